@@ -1,0 +1,59 @@
+import { ConfigError, loadConfig } from './config';
+
+describe('loadConfig', () => {
+  it('selects the embedded adapters when no service URL is set', () => {
+    const config = loadConfig({ NOETL_HOME: '/tmp/x' });
+    expect(config.database.url).toBeUndefined();
+    expect(config.redis).toBeUndefined();
+    expect(config.nats).toBeUndefined();
+    expect(config.roles).toEqual(['api', 'scheduler', 'worker', 'projector']);
+    expect(config.home).toBe('/tmp/x');
+    expect(config.payloads.inlineLimitBytes).toBe(65536);
+  });
+
+  it('reads every setting into the typed object', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u:p@db:5432/noetl',
+      REDIS_URL: 'redis://r:6379',
+      NATS_URL: 'nats://n:4222',
+      PORT: '9000',
+      NOETL_ROLES: 'api, worker',
+      NOETL_ENCRYPTION_KEY: 'ab'.repeat(32),
+      NOETL_TENANT_ID: 't1',
+      NOETL_ORGANIZATION_ID: 'o1',
+      NOETL_PAYLOAD_INLINE_LIMIT: '2048',
+      LOG_LEVEL: 'debug',
+      NOETL_PYTHON: 'off',
+    });
+    expect(config.database.url?.reveal()).toBe('postgres://u:p@db:5432/noetl');
+    expect(config.redis?.url.reveal()).toBe('redis://r:6379');
+    expect(config.nats?.url).toBe('nats://n:4222');
+    expect(config.http.port).toBe(9000);
+    expect(config.roles).toEqual(['api', 'worker']);
+    expect(config.tenancy).toEqual({ tenantId: 't1', organizationId: 'o1' });
+    expect(config.payloads.inlineLimitBytes).toBe(2048);
+    expect(config.log.level).toBe('debug');
+    expect(config.worker.python).toBe(false);
+  });
+
+  it('masks secrets when the config is printed', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://u:hunter2@db/x', NOETL_ENCRYPTION_KEY: 'ab'.repeat(32) });
+    const printed = JSON.stringify(config) + String(config.database.url);
+    expect(printed).not.toContain('hunter2');
+    expect(printed).not.toContain('abab');
+  });
+
+  it.each([
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must use postgres:// or postgresql://'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL is not a valid URL'],
+    [{ PORT: 'eighty' }, 'PORT must be an integer, got "eighty"'],
+    [{ PORT: '70000' }, 'PORT must be between 0 and 65535, got 70000'],
+    [{ NOETL_ROLES: 'api,cook' }, 'NOETL_ROLES has unknown role(s) cook'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
+    [{ NOETL_ENCRYPTION_KEY: 'short' }, 'NOETL_ENCRYPTION_KEY must be 32 bytes'],
+    [{ NOETL_PYTHON: 'maybe' }, 'NOETL_PYTHON must be one of on, off'],
+  ])('stops with one clear message for %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

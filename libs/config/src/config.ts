@@ -1,0 +1,120 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export const ROLES = ['api', 'scheduler', 'worker', 'projector'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A value that must never be printed: `toString`/`toJSON` mask it. */
+export class Secret {
+  constructor(private readonly value: string) {}
+  reveal(): string {
+    return this.value;
+  }
+  toString(): string {
+    return '***';
+  }
+  toJSON(): string {
+    return '***';
+  }
+}
+
+/** The environment, validated once at boot. Nothing else reads `process.env`. */
+export interface NoetlConfig {
+  /** Absent: the CLI starts an embedded PostgreSQL under `home`. */
+  database: { url?: Secret };
+  /** Absent: no BullMQ lane; the durable timer sweep alone fires retries. */
+  redis?: { url: Secret };
+  /** Absent: the in-process transport. */
+  nats?: { url: string };
+  http: { port: number };
+  roles: Role[];
+  home: string;
+  encryptionKey?: Secret;
+  tenancy: { tenantId: string; organizationId: string };
+  payloads: { inlineLimitBytes: number };
+  log: { level: LogLevel };
+  worker: { python: boolean; concurrency: number };
+}
+
+export class ConfigError extends Error {
+  readonly code = 'config_invalid';
+}
+
+type Env = Record<string, string | undefined>;
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.map((p) => p.replace(':', '://')).join(' or ')}, got ${parsed.protocol}//`);
+  }
+  return raw;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function roles(env: Env): Role[] {
+  const raw = env.NOETL_ROLES?.trim();
+  if (!raw || raw === 'all') return [...ROLES];
+  const names = raw.split(',').map((r) => r.trim()).filter(Boolean);
+  const unknown = names.filter((r) => !(ROLES as readonly string[]).includes(r));
+  if (unknown.length) throw new ConfigError(`NOETL_ROLES has unknown role(s) ${unknown.join(', ')}; use ${ROLES.join(', ')} or all`);
+  return [...new Set(names)] as Role[];
+}
+
+/** A 32-byte AES key as 64 hex characters or base64. */
+function encryptionKey(env: Env): Secret | undefined {
+  const raw = env.NOETL_ENCRYPTION_KEY?.trim();
+  if (!raw) return undefined;
+  const bytes = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (bytes.length !== 32) throw new ConfigError('NOETL_ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64');
+  return new Secret(bytes.toString('hex'));
+}
+
+export function loadConfig(env: Env): NoetlConfig {
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const natsUrl = url(env, 'NATS_URL', ['nats:', 'tls:']);
+  const python = oneOf(env, 'NOETL_PYTHON', ['on', 'off'] as const, 'on');
+  return {
+    database: { url: databaseUrl ? new Secret(databaseUrl) : undefined },
+    redis: redisUrl ? { url: new Secret(redisUrl) } : undefined,
+    nats: natsUrl ? { url: natsUrl } : undefined,
+    http: { port: integer(env, 'PORT', 8082, 0, 65535) },
+    roles: roles(env),
+    home: env.NOETL_HOME?.trim() || join(homedir(), '.noetl'),
+    encryptionKey: encryptionKey(env),
+    tenancy: {
+      tenantId: env.NOETL_TENANT_ID?.trim() || 'default',
+      organizationId: env.NOETL_ORGANIZATION_ID?.trim() || 'default',
+    },
+    payloads: { inlineLimitBytes: integer(env, 'NOETL_PAYLOAD_INLINE_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024) },
+    log: { level: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info') },
+    worker: { python: python === 'on', concurrency: integer(env, 'NOETL_WORKER_CONCURRENCY', 8, 1, 1024) },
+  };
+}
