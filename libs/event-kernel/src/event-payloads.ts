@@ -1,0 +1,161 @@
+import type { EventType } from './event-types';
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+/** A content-addressed payload in the payload store (DESIGN.md invariant 6). */
+export interface PayloadRef {
+  sha256: string;
+  media_type: string;
+  bytes: number;
+  /** Arrow payloads: row count and schema digest. */
+  rows?: number;
+  schema_digest?: string;
+  uri?: string;
+}
+
+/** A value either inline or, above the inline limit, by reference. */
+export interface ValueOrRef {
+  value?: Json;
+  ref?: PayloadRef;
+}
+
+/** The classified error of a call, a step or an execution (mirrors DSL CallErrorInfo). */
+export interface EventError {
+  kind: string;
+  message: string;
+  retryable?: boolean;
+  status?: number;
+  code?: string;
+  step?: string;
+  expression?: string;
+}
+
+export type ExecutionStatus = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+export type CommandStatus = 'ISSUED' | 'CLAIMED' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'ABANDONED' | 'CANCELLED';
+export type FrameStatus = 'PENDING' | 'CLAIMED' | 'RUNNING' | 'COMMITTED' | 'FAILED';
+
+/** One row outcome inside a committed frame. */
+export interface RowOutcome {
+  index: number;
+  status: 'ok' | 'error';
+  error?: EventError;
+}
+
+/** The payload type of every event type: a handler cannot read the wrong shape. */
+export interface EventPayloads {
+  [EventType.ExecutionStarted]: {
+    path: string;
+    version: number;
+    catalog_id: string;
+    workload: JsonObject;
+    parent_execution_id?: string;
+    parent_command_id?: string;
+  };
+  [EventType.ExecutionCompleted]: { result?: Json; result_ref?: PayloadRef };
+  [EventType.ExecutionFailed]: { error: EventError };
+  [EventType.ExecutionCancelled]: { reason?: string; by?: string };
+  [EventType.StepEnter]: { step: string; run_id: string; activation: number; arrivals?: string[] };
+  [EventType.StepExit]: {
+    step: string;
+    run_id: string;
+    status: 'COMPLETED' | 'FAILED';
+    result?: Json;
+    result_ref?: PayloadRef;
+    error?: EventError;
+    /** Targets whose arcs fired (routing happens in the same decision as the exit). */
+    next?: string[];
+  };
+  [EventType.CommandIssued]: {
+    command_id: string;
+    step: string;
+    run_id: string;
+    kind: string;
+    attempt: number;
+    max_attempts: number;
+    /** What the worker needs to run the call: the task(s), rendered input and render context (refs for large values). */
+    spec: JsonObject;
+    loop_id?: string;
+    iteration?: number;
+  };
+  [EventType.CommandClaimed]: { worker_id: string; lease_until: string; attempt: number };
+  [EventType.CommandStarted]: { worker_id: string };
+  [EventType.CommandHeartbeat]: { worker_id: string; lease_until: string };
+  [EventType.CommandCompleted]: { result?: Json; result_ref?: PayloadRef; ctx?: JsonObject; duration_ms?: number };
+  [EventType.CommandFailed]: { error: EventError; ctx?: JsonObject; duration_ms?: number };
+  [EventType.CommandAbandoned]: { worker_id?: string; lease_until?: string; attempt: number; reason: string };
+  [EventType.CommandCancelled]: { reason?: string };
+  [EventType.CallDone]: { task: string; attempts: number; duration_ms: number; result?: Json; result_ref?: PayloadRef };
+  [EventType.CallError]: { task: string; attempts: number; duration_ms: number; error: EventError };
+  [EventType.RetryScheduled]: {
+    step: string;
+    run_id: string;
+    failed_command_id: string;
+    attempt: number;
+    due_at: string;
+    delay_ms: number;
+    timer_id: string;
+    error: EventError;
+  };
+  /** A durable delay that is not a retry (the `sleep` tool). */
+  [EventType.TimerScheduled]: { timer_id: string; purpose: 'sleep'; step: string; run_id: string; due_at: string };
+  [EventType.TimerFired]: { timer_id: string; purpose: 'retry' | 'sleep' };
+  [EventType.CtxUpdated]: { set: JsonObject; step?: string };
+  [EventType.LoopStarted]: {
+    loop_id: string;
+    step: string;
+    run_id: string;
+    epoch: number;
+    size: number | null;
+    collection?: Json[];
+    collection_ref?: PayloadRef;
+    mode: 'sequential' | 'parallel' | 'cursor';
+    max_in_flight: number;
+    stage_id: string;
+  };
+  [EventType.LoopDone]: {
+    loop_id: string;
+    step: string;
+    run_id: string;
+    status: 'complete' | 'partial';
+    total: number;
+    succeeded: number;
+    failed: number;
+    results?: Json[];
+    results_ref?: PayloadRef;
+  };
+  [EventType.StageOpened]: {
+    stage_id: string;
+    loop_id: string;
+    step: string;
+    kind: 'loop' | 'fanout' | 'reduce';
+    frame_count: number | null;
+    frame_policy: JsonObject;
+  };
+  [EventType.StageClosed]: { stage_id: string; loop_id: string; committed: number; failed: number };
+  [EventType.FrameDispatched]: { frame_id: string; stage_id: string; worker_id: string; lease_until: string; attempt: number };
+  [EventType.FrameStarted]: { frame_id: string; worker_id: string; lease_until: string };
+  [EventType.FrameHeartbeat]: { frame_id: string; worker_id: string; lease_until: string };
+  [EventType.FrameCommitted]: {
+    frame_id: string;
+    stage_id: string;
+    frame_index: number;
+    row_count: number;
+    rows: RowOutcome[];
+    /** The rows' results in row order, inline when small (else read them from output_ref). */
+    results?: Json[];
+    output_ref?: PayloadRef;
+    ctx?: JsonObject;
+  };
+  [EventType.FrameFailed]: { frame_id: string; stage_id: string; frame_index: number; error: EventError; attempt: number };
+  [EventType.FrameAbandoned]: { frame_id: string; worker_id?: string; attempt: number; reason: string };
+  [EventType.AdminAction]: {
+    actor: string;
+    action: string;
+    target_type: 'execution' | 'command' | 'frame';
+    target_id: string;
+    reason?: string;
+  };
+}
+
+export type PayloadOf<T extends keyof EventPayloads> = EventPayloads[T];

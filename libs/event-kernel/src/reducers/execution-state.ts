@@ -1,0 +1,143 @@
+import type {
+  CommandStatus,
+  EventError,
+  ExecutionStatus,
+  Json,
+  JsonObject,
+  PayloadRef,
+  RowOutcome,
+} from '../event-payloads';
+
+/** One activation of a step (a loop-back re-entry is a new run). */
+export interface StepRun {
+  runId: string;
+  step: string;
+  /** 1 for the first entry of the step, 2 for the next, ... */
+  activation: number;
+  status: 'RUNNING' | 'COMPLETED' | 'FAILED';
+  /** Runs whose arcs brought the execution here (several after a fan-in). */
+  arrivals: string[];
+  commandIds: string[];
+  /** Attempts of the step's command so far. */
+  attempts: number;
+  loopId?: string;
+  startedAt: string;
+  completedAt?: string;
+  result?: Json;
+  resultRef?: PayloadRef;
+  error?: EventError;
+}
+
+/** What the API shows per step: its latest run. */
+export interface StepSummary {
+  step: string;
+  status: StepRun['status'];
+  runs: number;
+  attempts: number;
+  lastRunId: string;
+  startedAt: string;
+  completedAt?: string;
+}
+
+export interface CommandState {
+  commandId: string;
+  step: string;
+  runId: string;
+  kind: string;
+  attempt: number;
+  maxAttempts: number;
+  status: CommandStatus;
+  workerId?: string;
+  leaseUntil?: string;
+  issuedAt: string;
+  completedAt?: string;
+  error?: EventError;
+  loopId?: string;
+  iteration?: number;
+}
+
+export interface TimerState {
+  timerId: string;
+  purpose: 'retry' | 'sleep';
+  step: string;
+  runId: string;
+  dueAt: string;
+  fired: boolean;
+  /** Retry timers: the attempt to issue when the timer fires. */
+  attempt?: number;
+}
+
+export interface FrameOutcome {
+  frameIndex: number;
+  status: 'COMMITTED' | 'FAILED';
+  rows: RowOutcome[];
+  results?: Json[];
+  outputRef?: PayloadRef;
+  error?: EventError;
+}
+
+export interface LoopState {
+  loopId: string;
+  step: string;
+  runId: string;
+  epoch: number;
+  stageId: string;
+  mode: 'sequential' | 'parallel' | 'cursor';
+  maxInFlight: number;
+  /** Items in the collection; null for cursor loops until they are exhausted. */
+  size: number | null;
+  collection?: Json[];
+  collectionRef?: PayloadRef;
+  /** Frames the stage was cut into; null while a cursor stage is still minting frames. */
+  frameCount: number | null;
+  /** Frames claimed and not yet terminal, by frame id. */
+  inFlight: Record<string, { frameIndex?: number; workerId: string; leaseUntil: string; attempt: number }>;
+  /** Terminal frames by frame index. */
+  frames: Record<number, FrameOutcome>;
+  succeededRows: number;
+  failedRows: number;
+  status: 'RUNNING' | 'DONE';
+  doneStatus?: 'complete' | 'partial';
+}
+
+/** The state of one execution, folded from its events by `applyEvent`. */
+export interface ExecutionState {
+  executionId: string;
+  tenantId: string;
+  organizationId: string;
+  path: string;
+  version: number;
+  catalogId: string;
+  parentExecutionId: string | null;
+  parentCommandId: string | null;
+  status: ExecutionStatus;
+  workload: JsonObject;
+  /** Execution variables: the workload plus every `set: ctx.*`. */
+  ctx: JsonObject;
+  /** The latest result of each step, inline or by reference. */
+  results: Record<string, { value?: Json; ref?: PayloadRef }>;
+  runs: Record<string, StepRun>;
+  steps: Record<string, StepSummary>;
+  /** Arrivals not yet consumed: target step -> the runs whose arcs fired toward it. */
+  pending: Record<string, string[]>;
+  commands: Record<string, CommandState>;
+  timers: Record<string, TimerState>;
+  loops: Record<string, LoopState>;
+  /** The step that completed last (the execution result when no final_step is set). */
+  lastCompletedStep: string | null;
+  result?: Json;
+  resultRef?: PayloadRef;
+  error?: EventError;
+  startedAt: string;
+  completedAt?: string;
+  lastEventId: string;
+  eventCount: number;
+}
+
+export function activeRuns(state: ExecutionState): StepRun[] {
+  return Object.values(state.runs).filter((run) => run.status === 'RUNNING');
+}
+
+export function isTerminal(state: ExecutionState): boolean {
+  return state.status !== 'RUNNING';
+}

@@ -1,0 +1,3 @@
+export * from './execution-state';
+export * from './apply-event';
+export * from './set-path';
