@@ -1,5 +1,4 @@
 import type { LedgerEvent } from '../envelope';
-import type { JsonObject } from '../event-payloads';
 import { EventType } from '../event-types';
 import type { CommandState, ExecutionState, LoopState, StepRun } from './execution-state';
 import { setPath } from './set-path';
