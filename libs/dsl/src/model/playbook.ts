@@ -32,6 +32,8 @@ export interface Step {
   next: Next;
   /** Per-iteration sink when it sits on the step instead of inside `loop:`. */
   sink?: Sink;
+  /** Step-level result options as written, e.g. `{output_select: [...]}` (three NoETL fixtures). */
+  output?: JsonObject;
 }
 
 export interface WorkbookEntry {

@@ -1,0 +1,2 @@
+export { parsePlaybook, type ParseResult } from './parse-playbook';
+export { formatProblem } from './format-problem';

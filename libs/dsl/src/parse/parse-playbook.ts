@@ -1,0 +1,27 @@
+import type { Playbook, Problem } from '../model';
+import { checkTemplates } from './check-templates';
+import { normaliseDocument } from './normalise-document';
+import type { ParseContext } from './parse-context';
+import { ProblemCollector } from './problem-collector';
+import { YamlSource } from './source-positions';
+
+export interface ParseResult {
+  /** Present only when `problems` is empty. */
+  playbook?: Playbook;
+  problems: Problem[];
+}
+
+/**
+ * YAML text -> the one Playbook model (DSL.md), or every problem found, each
+ * with its path, line and column. Pure: no I/O, no clock.
+ */
+export function parsePlaybook(yamlText: string): ParseResult {
+  const parsed = YamlSource.parse(yamlText);
+  if (!parsed.source) return { problems: parsed.problems };
+  const problems = new ProblemCollector(parsed.source);
+  const ctx: ParseContext = { problems, stepRefs: [], workbookRefs: [] };
+  const playbook = normaliseDocument(parsed.value, ctx);
+  checkTemplates(parsed.source, problems);
+  const list = problems.list();
+  return list.length === 0 && playbook ? { playbook, problems: [] } : { problems: list };
+}
