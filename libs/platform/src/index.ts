@@ -1,0 +1,3 @@
+export * from './config.module';
+export * from './logger';
+export * from './probe-server';

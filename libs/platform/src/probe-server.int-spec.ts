@@ -1,0 +1,20 @@
+import { startProbeServer } from './probe-server';
+
+describe('startProbeServer', () => {
+  it('answers liveness, and readiness from its checks', async () => {
+    let database: 'up' | 'down' = 'up';
+    const probe = await startProbeServer(0, async () => ({ database }));
+    try {
+      const base = `http://127.0.0.1:${probe.port}`;
+      expect((await fetch(`${base}/health/live`)).status).toBe(200);
+      const ready = await fetch(`${base}/health/ready`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ status: 'ok', details: { database: 'up' } });
+      database = 'down';
+      expect((await fetch(`${base}/health/ready`)).status).toBe(503);
+      expect((await fetch(`${base}/nope`)).status).toBe(404);
+    } finally {
+      await probe.close();
+    }
+  });
+});

@@ -1,0 +1,36 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type ReadinessCheck = () => Promise<Record<string, 'up' | 'down'>>;
+
+/**
+ * The tiny probe server of a non-HTTP app (STYLE.md "Shape"): `/health/live`
+ * answers while the process runs; `/health/ready` runs the checks and answers
+ * 503 when one is down.
+ */
+export async function startProbeServer(port: number, ready: ReadinessCheck): Promise<{ port: number; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method !== 'GET') return send(405, { code: 'method_not_allowed', message: 'use GET' });
+    if (req.url === '/health/live') return send(200, { status: 'ok' });
+    if (req.url === '/health/ready') {
+      ready().then(
+        (details) => send(Object.values(details).every((s) => s === 'up') ? 200 : 503, { status: 'ok', details }),
+        (error: unknown) => send(503, { status: 'error', message: error instanceof Error ? error.message : String(error) }),
+      );
+      return;
+    }
+    send(404, { code: 'not_found', message: `no route ${req.url}` });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '0.0.0.0', () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
