@@ -1,3 +1,4 @@
 export * from './model';
+export * from './expressions';
 export * from './policy';
 export * from './parse';

@@ -1,0 +1,157 @@
+/**
+ * The playbook expression engine (DSL.md §6): Jinja-syntax templates over a
+ * scope of JSON-like values, rendered by nunjucks' compiler in a locked-down
+ * form. See sandbox-runtime.ts for what templates can reach and
+ * safe-compiler.ts for the Python semantics of operators.
+ */
+import type { TemplateFunction } from './callables';
+import { checkTemplate, compileTemplate, type CompiledTemplate } from './compile-template';
+import { isConditionMet } from './evaluate-condition';
+import type { ExpressionEnv } from './expression-env';
+import {
+  adaptBuiltin, FILTERS, KEPT_BUILTIN_FILTERS, STRING_BUILTIN_FILTERS,
+} from './filters';
+import { createGlobals } from './globals';
+import { LruCache } from './lru-cache';
+import { baseRuntime, Environment, type NjEnvironment } from './nunjucks-internals';
+import { isPlainObject, unwrapSafe } from './python-values';
+import { createSandboxRuntime, RenderContext, RenderFault } from './sandbox-runtime';
+import { TemplateError, templateError } from './template-error';
+import { KEPT_BUILTIN_TESTS, TESTS } from './template-tests';
+import type { KnownNames } from './known-names';
+import type { TemplateProblem } from './validate-template';
+
+const DEFAULT_CACHE_SIZE = 1000;
+
+/** True when the string holds template syntax (`{{` or `{%`). */
+export function isTemplate(value: string): boolean {
+  return value.includes('{{') || value.includes('{%');
+}
+
+export interface ExpressionEngineOptions {
+  /** How many compiled templates to keep (least recently used are dropped). Default 1000. */
+  cacheSize?: number;
+}
+
+export interface ExpressionCacheStats {
+  size: number;
+  capacity: number;
+  hits: number;
+  misses: number;
+}
+
+function buildEnvironment(): { env: NjEnvironment; filters: Set<string>; tests: Set<string> } {
+  const env = new Environment([], { autoescape: false, throwOnUndefined: false });
+  const filters = new Set<string>();
+  const tests = new Set<string>();
+  for (const name of KEPT_BUILTIN_FILTERS) env.addFilter(name, adaptBuiltin(env.getFilter(name), false));
+  for (const name of STRING_BUILTIN_FILTERS) env.addFilter(name, adaptBuiltin(env.getFilter(name), true));
+  for (const [name, filter] of FILTERS) env.addFilter(name, filter);
+  for (const name of [...KEPT_BUILTIN_FILTERS, ...STRING_BUILTIN_FILTERS, ...FILTERS.keys()]) filters.add(name);
+  for (const [name, test] of TESTS) env.addTest(name, test);
+  for (const name of [...KEPT_BUILTIN_TESTS, ...TESTS.keys()]) tests.add(name);
+  return { env, filters, tests };
+}
+
+/** A value leaving the sandbox: no SafeString wrappers, no functions. */
+function exportValue(value: unknown): unknown {
+  const v = unwrapSafe(value);
+  return typeof v === 'function' ? undefined : v;
+}
+
+function renderFailure(error: unknown, template: string): TemplateError {
+  if (error instanceof TemplateError) return error;
+  if (error instanceof RenderFault) {
+    const cause = error.original;
+    const message = cause instanceof Error ? cause.message : String(cause);
+    return templateError(message, template, error.lineno + 1, error.colno + 1);
+  }
+  return templateError(error instanceof Error ? error.message : String(error), template);
+}
+
+export class ExpressionEngine {
+  private readonly nunjucks: NjEnvironment;
+  private readonly runtime = createSandboxRuntime();
+  private readonly globals: ReadonlyMap<string, TemplateFunction>;
+  private readonly known: KnownNames;
+  private readonly cache: LruCache<string, CompiledTemplate>;
+
+  constructor(env: ExpressionEnv, options: ExpressionEngineOptions = {}) {
+    const { env: nunjucks, filters, tests } = buildEnvironment();
+    this.nunjucks = nunjucks;
+    this.globals = createGlobals(env);
+    this.known = { filters, tests, functions: new Set(this.globals.keys()) };
+    this.cache = new LruCache(options.cacheSize ?? DEFAULT_CACHE_SIZE);
+  }
+
+  /**
+   * A string that is exactly one `{{ expr }}` (surrounding whitespace aside)
+   * returns the expression's value (list, object, number, bool, null, or
+   * undefined when missing); mixed text returns a string; strings without
+   * template syntax and non-strings are returned as they are.
+   */
+  renderString(template: string, scope: Record<string, unknown>): unknown {
+    if (typeof template !== 'string' || !isTemplate(template)) return template;
+    return this.execute(this.compile(template), template, scope);
+  }
+
+  /** Deep-renders every string inside objects and arrays (keys are not rendered). */
+  renderValue<T = unknown>(value: T, scope: Record<string, unknown>): unknown {
+    if (typeof value === 'string') return this.renderString(value, scope);
+    if (Array.isArray(value)) return value.map((item: unknown) => this.renderValue(item, scope));
+    if (!isPlainObject(value)) return value;
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      Object.defineProperty(out, key, {
+        value: this.renderValue(value[key], scope), enumerable: true, writable: true, configurable: true,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * `when:` truthiness. Absent means no condition (true); booleans are taken
+   * as they are; strings are rendered, then judged by isConditionMet.
+   */
+  evaluateCondition(when: string | boolean | undefined, scope: Record<string, unknown>): boolean {
+    if (when === undefined) return true;
+    if (typeof when === 'boolean') return when;
+    return isConditionMet(this.renderString(when, scope));
+  }
+
+  /** Problems found by parsing and validating, without rendering. Empty when fine. */
+  checkSyntax(template: string): TemplateProblem[] {
+    if (!isTemplate(template)) return [];
+    return checkTemplate(template, this.known);
+  }
+
+  cacheStats(): ExpressionCacheStats {
+    const { size, capacity, hits, misses } = this.cache;
+    return { size, capacity, hits, misses };
+  }
+
+  private compile(template: string): CompiledTemplate {
+    const cached = this.cache.get(template);
+    if (cached) return cached;
+    const compiled = compileTemplate(template, this.known);
+    this.cache.set(template, compiled);
+    return compiled;
+  }
+
+  private execute(compiled: CompiledTemplate, template: string, scope: Record<string, unknown>): unknown {
+    const context = new RenderContext(this.nunjucks, scope, this.globals, this.known);
+    const frame = new baseRuntime.Frame();
+    frame.topLevel = true;
+    let outcome: { error: unknown; result: unknown } | undefined;
+    try {
+      compiled.root(this.nunjucks, context, frame, this.runtime, (error, result) => {
+        outcome ??= { error, result };
+      });
+    } catch (error) {
+      throw renderFailure(error, template);
+    }
+    if (!outcome) throw templateError('rendering did not complete', template);
+    if (outcome.error) throw renderFailure(outcome.error, template);
+    return compiled.native ? exportValue(outcome.result) : outcome.result;
+  }
+}
