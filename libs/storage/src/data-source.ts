@@ -1,0 +1,39 @@
+import { DataSource } from 'typeorm';
+import { MIGRATIONS } from '../../../migrations';
+
+/**
+ * TypeORM keeps its bookkeeping table outside schema `noetl`, so reverting the
+ * initial migration (which drops the schema) can still record that it did.
+ */
+export const MIGRATIONS_SCHEMA = 'public';
+export const MIGRATIONS_TABLE = 'noetl_migrations';
+
+export interface DataSourceOptions {
+  /** Connections in the pool (pg `max`); default 10. */
+  poolSize?: number;
+  /** `application_name` in pg_stat_activity; default `noetl`. */
+  applicationName?: string;
+  connectTimeoutMs?: number;
+}
+
+/**
+ * A TypeORM DataSource over the pg driver: no entities, no `synchronize`; the
+ * schema changes only through `migrate()`. BIGINT columns come back as strings
+ * (pg's default, kept on purpose: ids travel as strings).
+ */
+export function createDataSource(url: string, options: DataSourceOptions = {}): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url,
+    schema: MIGRATIONS_SCHEMA,
+    migrations: [...MIGRATIONS],
+    migrationsTableName: MIGRATIONS_TABLE,
+    migrationsRun: false,
+    synchronize: false,
+    logging: false,
+    entities: [],
+    poolSize: options.poolSize ?? 10,
+    applicationName: options.applicationName ?? 'noetl',
+    connectTimeoutMS: options.connectTimeoutMs ?? 10_000,
+  });
+}

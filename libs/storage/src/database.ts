@@ -1,0 +1,69 @@
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
+import { createDataSource, type DataSourceOptions } from './data-source';
+
+/**
+ * What a repository needs to speak SQL: the pool itself or one open
+ * transaction. Repositories take a `Queryable`, so several of them can join
+ * the caller's transaction.
+ */
+export interface Queryable {
+  /** Rows of the statement (also for INSERT/UPDATE/DELETE ... RETURNING); [] when it returns none. */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+export interface TransactionOptions {
+  isolation?: IsolationLevel;
+}
+
+/** The TypeORM DataSource behind a small, explicit surface. */
+export class Database implements Queryable {
+  constructor(readonly dataSource: DataSource) {}
+
+  static async connect(url: string, options?: DataSourceOptions): Promise<Database> {
+    const dataSource = createDataSource(url, options);
+    await dataSource.initialize();
+    return new Database(dataSource);
+  }
+
+  async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      return await rowsOf<T>(runner, sql, params);
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /** Runs `fn` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws. */
+  async transaction<T>(fn: (q: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await runner.connect();
+      await runner.startTransaction(options.isolation);
+      const q: Queryable = { query: (sql, params) => rowsOf(runner, sql, params) };
+      const result = await fn(q);
+      await runner.commitTransaction();
+      return result;
+    } catch (error) {
+      // A failed rollback (a broken connection) must not hide why we rolled back.
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      throw error;
+    } finally {
+      await runner.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+  }
+}
+
+/**
+ * TypeORM's unstructured result is `[rows, rowCount]` for UPDATE/DELETE and
+ * `rows` otherwise; the structured one always has `records`.
+ */
+async function rowsOf<T>(runner: QueryRunner, sql: string, params?: unknown[]): Promise<T[]> {
+  const result = await runner.query(sql, params, true);
+  return (result.records ?? []) as T[];
+}

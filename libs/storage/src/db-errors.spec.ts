@@ -1,0 +1,25 @@
+import { QueryFailedError } from 'typeorm';
+import { isDeadlock, isLockNotAvailable, isSerializationFailure, isUniqueViolation, sqlStateOf } from './db-errors';
+
+const pgError = (code: string): Error & { code: string } => Object.assign(new Error(`pg ${code}`), { code });
+
+describe('SQLSTATE predicates', () => {
+  it.each([
+    ['23505', isUniqueViolation],
+    ['40001', isSerializationFailure],
+    ['40P01', isDeadlock],
+    ['55P03', isLockNotAvailable],
+  ])('recognises %s on a driver error and on TypeORM QueryFailedError', (code, predicate) => {
+    expect(predicate(pgError(code))).toBe(true);
+    expect(predicate(new QueryFailedError('SELECT 1', [], pgError(code)))).toBe(true);
+  });
+
+  it('says no for other states and for errors that are not from the database', () => {
+    expect(isUniqueViolation(pgError('23503'))).toBe(false);
+    expect(isDeadlock(Object.assign(new Error('socket'), { code: 'ECONNRESET' }))).toBe(false);
+    expect(isSerializationFailure(undefined)).toBe(false);
+    expect(isLockNotAvailable('55P03')).toBe(false);
+    expect(sqlStateOf(Object.assign(new Error('pipe'), { code: 'EPIPE' }))).toBeUndefined();
+    expect(sqlStateOf(pgError('XX000'))).toBe('XX000');
+  });
+});

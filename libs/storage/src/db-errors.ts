@@ -1,0 +1,41 @@
+/**
+ * PostgreSQL errors classified by SQLSTATE (STYLE.md "Errors"). TypeORM wraps
+ * driver errors in `QueryFailedError` and copies `code` onto it; the original
+ * sits on `driverError`. Both shapes are read here and nowhere else.
+ */
+export const SqlState = {
+  UniqueViolation: '23505',
+  SerializationFailure: '40001',
+  DeadlockDetected: '40P01',
+  LockNotAvailable: '55P03',
+  ObjectInUse: '55006',
+  InvalidCatalogName: '3D000',
+  DuplicateDatabase: '42P04',
+} as const;
+
+export type SqlStateCode = (typeof SqlState)[keyof typeof SqlState];
+
+// Five characters in a known class; Node's errno codes (EPIPE, EPERM) are not SQLSTATEs.
+const SQLSTATE = /^(?:[0-9][0-9A-Z]|F0|HV|P0|XX)[0-9A-Z]{3}$/;
+
+function codeOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || !('code' in value)) return undefined;
+  const code = (value as { code: unknown }).code;
+  return typeof code === 'string' && SQLSTATE.test(code) ? code : undefined;
+}
+
+/** The SQLSTATE of a database error, or undefined for anything else. */
+export function sqlStateOf(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'driverError' in error) {
+    const fromDriver = codeOf((error as { driverError: unknown }).driverError);
+    if (fromDriver) return fromDriver;
+  }
+  return codeOf(error);
+}
+
+export const isUniqueViolation = (error: unknown): boolean => sqlStateOf(error) === SqlState.UniqueViolation;
+export const isSerializationFailure = (error: unknown): boolean => sqlStateOf(error) === SqlState.SerializationFailure;
+export const isDeadlock = (error: unknown): boolean => sqlStateOf(error) === SqlState.DeadlockDetected;
+export const isLockNotAvailable = (error: unknown): boolean => sqlStateOf(error) === SqlState.LockNotAvailable;
+/** Deadlocks and serialization failures: the whole transaction may be retried as is. */
+export const isRetryableTransactionError = (error: unknown): boolean => isDeadlock(error) || isSerializationFailure(error);

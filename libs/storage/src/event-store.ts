@@ -1,0 +1,67 @@
+import type { AnyNewEvent, LedgerEvent } from '@noetl/event-kernel';
+import { StorageError, type TenantScope } from './storage-error';
+
+export const EVENT_STORE = Symbol('EventStore');
+
+export interface AppendResult {
+  event: LedgerEvent;
+  /** True when the event collided with one already in the ledger; `event` is then that existing event. */
+  duplicate: boolean;
+}
+
+export interface AppendOptions {
+  /** Optimistic concurrency: the stream must be at exactly this version before the batch (0 = empty). */
+  expectedVersion?: { streamId: string; version: number };
+}
+
+export interface ReadExecutionOptions {
+  /** Only events after this one (exclusive), for paging. */
+  afterEventId?: string;
+  limit?: number;
+  types?: readonly string[];
+  /** When given, events of another tenant or organization are never returned. */
+  scope?: TenantScope;
+}
+
+/** The ledger (DESIGN.md invariant 1): append-only, deduplicated at the database. */
+export interface EventStore {
+  /**
+   * Appends in one transaction with their outbox rows; a duplicate (any unique
+   * index: same event_id, command.issued per command, loop.done per loop, one
+   * terminal per execution, idempotency key) returns the existing event with
+   * duplicate=true instead of failing; no outbox row for duplicates.
+   */
+  append(events: AnyNewEvent[], options?: AppendOptions): Promise<AppendResult[]>;
+  /** Ledger order (event_id ascending). */
+  readExecution(executionId: string, options?: ReadExecutionOptions): Promise<LedgerEvent[]>;
+  /** Stream order (stream_version ascending), from `fromVersion` inclusive (default 1). */
+  readStream(streamId: string, fromVersion?: number): Promise<LedgerEvent[]>;
+  /** The stream's last version; 0 when empty. */
+  streamVersion(streamId: string): Promise<number>;
+}
+
+export class StreamVersionConflict extends StorageError {
+  readonly code = 'stream_version_conflict';
+
+  constructor(
+    readonly streamId: string,
+    readonly expected: number,
+    readonly actual: number,
+  ) {
+    super(`stream ${streamId} is at version ${actual}, expected ${expected}`);
+  }
+}
+
+/** An event the ledger refuses as written (unknown type, bad timestamp, missing payload). */
+export class InvalidEventError extends StorageError {
+  readonly code = 'event_invalid';
+}
+
+/**
+ * A new event collided with one that belongs to another tenant or organization
+ * (e.g. the same idempotency key in two organizations of one tenant). The
+ * existing event is not returned: it is not the caller's to see.
+ */
+export class EventKeyTakenError extends StorageError {
+  readonly code = 'event_key_taken';
+}

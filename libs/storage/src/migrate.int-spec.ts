@@ -1,0 +1,112 @@
+import { Client } from 'pg';
+import { createEmptyDatabase, type TestDatabase } from '../../../test/support/test-database';
+import { MIGRATIONS_TABLE, migrate } from '@noetl/storage';
+
+const NAMED_INDEXES = [
+  'idx_event_execution',
+  'idx_event_execution_type',
+  'idx_event_exec_stage_event_id_desc',
+  'idx_event_exec_frame_event_id_desc',
+  'uidx_event_command_issued',
+  'uidx_event_loop_done',
+  'uidx_event_terminal',
+  'uidx_event_idempotency_key',
+  'uidx_event_stream_version',
+  'idx_execution_tenant_status',
+  'idx_execution_tenant_path',
+  'idx_execution_parent',
+  'idx_command_unclaimed',
+  'idx_command_lease',
+  'idx_command_execution',
+  'uidx_frame_stage_index',
+  'frame_open_idx',
+  'idx_timer_due',
+  'idx_outbox_unpublished',
+];
+
+const TABLES = [
+  'event',
+  'catalog',
+  'execution',
+  'command',
+  'stage',
+  'frame',
+  'timer',
+  'outbox',
+  'payload',
+  'projection',
+  'projection_snapshot',
+  'credential',
+];
+
+describe('migrate', () => {
+  let db: TestDatabase;
+  let client: Client;
+
+  beforeAll(async () => {
+    db = await createEmptyDatabase();
+    client = new Client({ connectionString: db.url });
+    await client.connect();
+  });
+
+  afterAll(async () => {
+    await client.end();
+    await db.drop();
+  });
+
+  const schemaExists = async (): Promise<boolean> =>
+    (await client.query("SELECT 1 FROM pg_namespace WHERE nspname = 'noetl'")).rowCount === 1;
+  const indexNames = async (): Promise<string[]> =>
+    (await client.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = 'noetl'")).rows.map(
+      (row) => row.indexname,
+    );
+  const tableNames = async (): Promise<string[]> =>
+    (await client.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'noetl'")).rows.map(
+      (row) => row.tablename,
+    );
+
+  it('creates schema noetl with every table and named index, then reverts it and applies it again', async () => {
+    const applied = await migrate(db.url, 'up');
+    expect(applied).toEqual(['Initial1795344000000']);
+    expect(await schemaExists()).toBe(true);
+    expect((await tableNames()).sort()).toEqual([...TABLES].sort());
+    expect(await indexNames()).toEqual(expect.arrayContaining(NAMED_INDEXES));
+    expect(await migrate(db.url, 'up')).toEqual([]);
+
+    expect(await migrate(db.url, 'down')).toEqual(['Initial1795344000000']);
+    expect(await schemaExists()).toBe(false);
+    expect(await indexNames()).toEqual([]);
+    expect(await migrate(db.url, 'down')).toEqual([]);
+
+    expect(await migrate(db.url, 'up')).toEqual(['Initial1795344000000']);
+    expect(await schemaExists()).toBe(true);
+    expect(await indexNames()).toEqual(expect.arrayContaining(NAMED_INDEXES));
+  });
+
+  it('keeps its bookkeeping outside schema noetl', async () => {
+    const { rows } = await client.query('SELECT name FROM public.' + MIGRATIONS_TABLE);
+    expect(rows.map((row) => row.name)).toEqual(['Initial1795344000000']);
+  });
+
+  it('applies each migration once when two processes race to migrate', async () => {
+    const fresh = await createEmptyDatabase();
+    try {
+      const results = await Promise.all([migrate(fresh.url, 'up'), migrate(fresh.url, 'up'), migrate(fresh.url, 'up')]);
+      expect(results.flat()).toEqual(['Initial1795344000000']);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it('declares the partial unique indexes that make dispatch idempotent', async () => {
+    const { rows } = await client.query<{ indexname: string; indexdef: string }>(
+      "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'noetl' AND indexname LIKE 'uidx_event_%'",
+    );
+    const byName = Object.fromEntries(rows.map((row) => [row.indexname, row.indexdef]));
+    expect(byName.uidx_event_command_issued).toMatch(/UNIQUE .*\(execution_id, command_id\) WHERE \(event_type = 'command.issued'::text\)/);
+    expect(byName.uidx_event_loop_done).toMatch(/UNIQUE .*\(execution_id, loop_id\) WHERE \(event_type = 'loop.done'::text\)/);
+    expect(byName.uidx_event_terminal).toMatch(/UNIQUE .*\(execution_id\) WHERE .*execution.completed.*execution.failed.*execution.cancelled/);
+    expect(byName.uidx_event_idempotency_key).toMatch(/UNIQUE .*\(tenant_id, idempotency_key\) WHERE \(idempotency_key IS NOT NULL\)/);
+    expect(byName.uidx_event_stream_version).toMatch(/UNIQUE .*\(stream_id, stream_version\)/);
+  });
+});

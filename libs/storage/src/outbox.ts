@@ -1,0 +1,138 @@
+import type { LedgerEvent } from '@noetl/event-kernel';
+import type { Database, Queryable } from './database';
+
+/** NATS subject of an execution's events: `noetl.events.<tenant_id>.<execution_id>`. */
+export const EVENTS_SUBJECT_PREFIX = 'noetl.events';
+
+/** A subject token may not contain separators or wildcards. */
+function subjectToken(value: string): string {
+  return value.replace(/[.*>\s]/g, '_') || '_';
+}
+
+export function eventSubject(tenantId: string, executionId: string): string {
+  return `${EVENTS_SUBJECT_PREFIX}.${subjectToken(tenantId)}.${subjectToken(executionId)}`;
+}
+
+/** One row of `noetl.outbox`: a sealed event waiting to be published. */
+export interface OutboxMessage {
+  outboxId: string;
+  eventId: string;
+  tenantId: string;
+  organizationId: string;
+  executionId: string;
+  subject: string;
+  eventType: string;
+  envelope: LedgerEvent;
+  attempts: number;
+  createdAt: string;
+}
+
+interface OutboxRow {
+  outbox_id: string;
+  event_id: string;
+  tenant_id: string;
+  organization_id: string;
+  execution_id: string;
+  subject: string;
+  event_type: string;
+  payload: LedgerEvent;
+  attempts: number;
+  created_at: Date;
+}
+
+/** Writes outbox rows for new events; part of the event store's append transaction. */
+export async function insertOutboxRows(q: Queryable, events: readonly LedgerEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await q.query(
+    `INSERT INTO noetl.outbox (event_id, tenant_id, organization_id, execution_id, subject, event_type, payload)
+     SELECT event_id, tenant_id, organization_id, execution_id, subject, event_type, payload::jsonb
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[])
+         AS o(event_id, tenant_id, organization_id, execution_id, subject, event_type, payload)`,
+    [
+      events.map((e) => e.event_id),
+      events.map((e) => e.tenant_id),
+      events.map((e) => e.organization_id),
+      events.map((e) => e.execution_id),
+      events.map((e) => eventSubject(e.tenant_id, e.execution_id)),
+      events.map((e) => e.event_type),
+      events.map((e) => JSON.stringify(e)),
+    ],
+  );
+}
+
+/**
+ * The publisher's side of the outbox. Claims are row locks, so they hold only
+ * inside a transaction: call `claimUnpublished` and `markPublished` with the
+ * same transaction's Queryable, or let `publishPending` do both.
+ */
+export class OutboxRepository {
+  constructor(private readonly db: Database) {}
+
+  /** Oldest unpublished rows not locked by another publisher (FOR UPDATE SKIP LOCKED). */
+  async claimUnpublished(limit: number, q: Queryable = this.db): Promise<OutboxMessage[]> {
+    const rows = await q.query<OutboxRow>(
+      `SELECT outbox_id, event_id, tenant_id, organization_id, execution_id, subject, event_type, payload, attempts, created_at
+         FROM noetl.outbox
+        WHERE published_at IS NULL
+        ORDER BY outbox_id
+        LIMIT $1
+          FOR UPDATE SKIP LOCKED`,
+      [limit],
+    );
+    return rows.map(toMessage);
+  }
+
+  async markPublished(outboxIds: readonly string[], q: Queryable = this.db): Promise<number> {
+    if (outboxIds.length === 0) return 0;
+    const rows = await q.query(
+      `UPDATE noetl.outbox SET published_at = now(), attempts = attempts + 1
+        WHERE outbox_id = ANY($1::bigint[]) AND published_at IS NULL
+        RETURNING outbox_id`,
+      [[...outboxIds]],
+    );
+    return rows.length;
+  }
+
+  async recordFailedAttempt(outboxIds: readonly string[], q: Queryable = this.db): Promise<void> {
+    if (outboxIds.length === 0) return;
+    await q.query('UPDATE noetl.outbox SET attempts = attempts + 1 WHERE outbox_id = ANY($1::bigint[])', [[...outboxIds]]);
+  }
+
+  /**
+   * Claims up to `limit` rows, hands them to `publish`, and marks them
+   * published in the same transaction. When `publish` throws, nothing is
+   * marked, the attempt is counted, and the error propagates.
+   */
+  async publishPending(limit: number, publish: (messages: OutboxMessage[]) => Promise<void>): Promise<number> {
+    let claimed: OutboxMessage[] = [];
+    try {
+      return await this.db.transaction(async (q) => {
+        claimed = await this.claimUnpublished(limit, q);
+        if (claimed.length === 0) return 0;
+        await publish(claimed);
+        return this.markPublished(
+          claimed.map((m) => m.outboxId),
+          q,
+        );
+      });
+    } catch (error) {
+      await this.recordFailedAttempt(claimed.map((m) => m.outboxId)).catch(() => undefined);
+      throw error;
+    }
+  }
+}
+
+function toMessage(row: OutboxRow): OutboxMessage {
+  return {
+    outboxId: row.outbox_id,
+    eventId: row.event_id,
+    tenantId: row.tenant_id,
+    organizationId: row.organization_id,
+    executionId: row.execution_id,
+    subject: row.subject,
+    eventType: row.event_type,
+    envelope: row.payload,
+    attempts: row.attempts,
+    createdAt: row.created_at.toISOString(),
+  };
+}

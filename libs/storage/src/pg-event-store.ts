@@ -1,0 +1,166 @@
+import { sealEvent, type AnyNewEvent, type EventEnvelope, type LedgerEvent } from '@noetl/event-kernel';
+import { isRetryableTransactionError } from './db-errors';
+import type { Database, Queryable } from './database';
+import {
+  EVENT_SELECT_LIST,
+  INSERT_EVENT_SQL,
+  eventInsertParams,
+  normaliseNewEvent,
+  toLedgerEvent,
+  type EventRow,
+} from './event-row';
+import {
+  EventKeyTakenError,
+  StreamVersionConflict,
+  type AppendOptions,
+  type AppendResult,
+  type EventStore,
+  type ReadExecutionOptions,
+} from './event-store';
+import { EventUniqueKey, uniqueKeyLookups } from './event-unique-keys';
+import { insertOutboxRows } from './outbox';
+import { StorageError } from './storage-error';
+
+/** Deadlocks between batches that collide on unique keys in opposite orders are retried whole. */
+const APPEND_ATTEMPTS = 3;
+
+/**
+ * The ledger on PostgreSQL.
+ *
+ * Stream versions: the batch takes a transaction advisory lock per distinct
+ * stream (sorted, so two batches never wait on each other in a cycle), reads
+ * each stream's current version, then inserts the events one by one with the
+ * next version. A row that collides on any unique index is not inserted
+ * (`ON CONFLICT DO NOTHING`) and does not consume a version: the next event of
+ * that stream gets the same number again, so versions stay dense whatever the
+ * duplicates. The collided row is found by trying the event's unique keys in
+ * order (`uniqueKeyLookups`) and returned with `duplicate: true`; a row that
+ * shares only the stream position is another event, so that is a
+ * StreamVersionConflict, never a duplicate.
+ *
+ * `appendWithin` expects the caller's transaction at READ COMMITTED (the
+ * default): each statement must see rows committed while it waited for a lock.
+ */
+export class PgEventStore implements EventStore {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  async append(events: AnyNewEvent[], options: AppendOptions = {}): Promise<AppendResult[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.transaction((q) => this.appendWithin(q, events, options));
+      } catch (error) {
+        if (attempt >= APPEND_ATTEMPTS || !isRetryableTransactionError(error)) throw error;
+      }
+    }
+  }
+
+  /** `append` inside the caller's transaction; a StreamVersionConflict leaves the rollback to the caller. */
+  async appendWithin(q: Queryable, events: AnyNewEvent[], options: AppendOptions = {}): Promise<AppendResult[]> {
+    const normalised = events.map((event) => normaliseNewEvent(event));
+    const expected = options.expectedVersion;
+    const streams = [...new Set([...normalised.map((e) => e.stream_id), ...(expected ? [expected.streamId] : [])])].sort();
+    for (const streamId of streams) {
+      await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [streamId]);
+    }
+    const versions = await currentVersions(q, streams);
+    if (expected) {
+      const actual = versions.get(expected.streamId) ?? 0;
+      if (actual !== expected.version) throw new StreamVersionConflict(expected.streamId, expected.version, actual);
+    }
+
+    const ingestTime = this.clock();
+    const results: AppendResult[] = [];
+    const appended: LedgerEvent[] = [];
+    for (const event of normalised) {
+      const version = (versions.get(event.stream_id) ?? 0) + 1;
+      const sealed: EventEnvelope = sealEvent(event, version, ingestTime);
+      const [inserted] = await q.query<EventRow>(INSERT_EVENT_SQL, eventInsertParams(sealed));
+      if (inserted) {
+        versions.set(event.stream_id, version);
+        const stored = toLedgerEvent(inserted);
+        appended.push(stored);
+        results.push({ event: stored, duplicate: false });
+      } else {
+        results.push({ event: await findCollision(q, sealed), duplicate: true });
+      }
+    }
+    await insertOutboxRows(q, appended);
+    return results;
+  }
+
+  async readExecution(executionId: string, options: ReadExecutionOptions = {}): Promise<LedgerEvent[]> {
+    const rows = await this.db.query<EventRow>(
+      `SELECT ${EVENT_SELECT_LIST} FROM noetl.event
+        WHERE execution_id = $1::bigint
+          AND ($2::bigint IS NULL OR event_id > $2::bigint)
+          AND ($3::text[] IS NULL OR event_type = ANY($3::text[]))
+          AND ($4::text IS NULL OR (tenant_id = $4 AND organization_id = $5))
+        ORDER BY event_id
+        LIMIT $6`,
+      [
+        executionId,
+        options.afterEventId ?? null,
+        options.types ? [...options.types] : null,
+        options.scope?.tenantId ?? null,
+        options.scope?.organizationId ?? null,
+        options.limit ?? null,
+      ],
+    );
+    return rows.map(toLedgerEvent);
+  }
+
+  async readStream(streamId: string, fromVersion = 1): Promise<LedgerEvent[]> {
+    const rows = await this.db.query<EventRow>(
+      `SELECT ${EVENT_SELECT_LIST} FROM noetl.event
+        WHERE stream_id = $1 AND stream_version >= $2::int
+        ORDER BY stream_version`,
+      [streamId, fromVersion],
+    );
+    return rows.map(toLedgerEvent);
+  }
+
+  async streamVersion(streamId: string): Promise<number> {
+    return (await currentVersions(this.db, [streamId])).get(streamId) ?? 0;
+  }
+}
+
+class UnresolvedCollisionError extends StorageError {
+  readonly code = 'event_collision_unresolved';
+}
+
+async function currentVersions(q: Queryable, streamIds: string[]): Promise<Map<string, number>> {
+  if (streamIds.length === 0) return new Map();
+  const rows = await q.query<{ stream_id: string; version: number }>(
+    `SELECT stream_id, max(stream_version) AS version FROM noetl.event WHERE stream_id = ANY($1::text[]) GROUP BY stream_id`,
+    [streamIds],
+  );
+  return new Map(rows.map((row) => [row.stream_id, row.version]));
+}
+
+/**
+ * The stored event a sealed one collided with. Under READ COMMITTED each
+ * lookup sees the rival's row: ON CONFLICT waited for its transaction to
+ * commit before it gave up on ours.
+ */
+async function findCollision(q: Queryable, sealed: EventEnvelope): Promise<LedgerEvent> {
+  for (const lookup of uniqueKeyLookups(sealed)) {
+    const [row] = await q.query<EventRow>(`SELECT ${EVENT_SELECT_LIST} FROM noetl.event WHERE ${lookup.where} LIMIT 1`, lookup.params);
+    if (!row) continue;
+    if (lookup.key === EventUniqueKey.StreamVersion) {
+      // Only the stream position is shared: someone appended without the stream lock.
+      // That is a different event, not a duplicate of ours; refuse rather than lose ours.
+      const actual = (await currentVersions(q, [sealed.stream_id])).get(sealed.stream_id) ?? 0;
+      throw new StreamVersionConflict(sealed.stream_id, sealed.stream_version - 1, actual);
+    }
+    if (row.tenant_id !== sealed.tenant_id || row.organization_id !== sealed.organization_id) {
+      throw new EventKeyTakenError(
+        `${sealed.event_type} ${sealed.event_id} collides on ${lookup.key} with an event of another tenant or organization`,
+      );
+    }
+    return toLedgerEvent(row);
+  }
+  throw new UnresolvedCollisionError(`${sealed.event_type} ${sealed.event_id} was not inserted, yet no stored event shares a unique key with it`);
+}

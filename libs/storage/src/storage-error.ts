@@ -1,0 +1,15 @@
+/** The base of every error libs/storage throws on purpose: a stable string `code` the API edge maps once. */
+export abstract class StorageError extends Error {
+  abstract readonly code: string;
+
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Tenant and organization: on every event, payload key and query (DESIGN.md invariant 7). */
+export interface TenantScope {
+  tenantId: string;
+  organizationId: string;
+}

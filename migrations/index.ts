@@ -1,0 +1,8 @@
+import type { MigrationInterface } from 'typeorm';
+import { Initial1795344000000 } from './1795344000000-Initial';
+
+/**
+ * Every migration, oldest first. Listed by import rather than found by glob, so
+ * the same list loads under ts-jest/swc and from the compiled `dist`.
+ */
+export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [Initial1795344000000];

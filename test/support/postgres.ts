@@ -1,0 +1,45 @@
+import { Client } from 'pg';
+
+/** The machine's PostgreSQL (STYLE.md "Tests": real services, never skipped). */
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+export const TEMPLATE_DATABASE = 'noetl_test_template';
+export const POSTGRES_START_COMMAND = 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start';
+
+export function baseDatabaseUrl(): string {
+  return process.env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL;
+}
+
+/** The same server, another database. */
+export function databaseUrl(base: string, database: string): string {
+  const url = new URL(base);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** Runs `fn` with a client on the base database (the one CREATE/DROP DATABASE is issued from). */
+export async function withAdminClient<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+  const url = baseDatabaseUrl();
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    const hint = process.env.CI === 'true' ? 'CI must provide it' : 'tests do not skip without it';
+    throw new Error(
+      `PostgreSQL is unreachable at ${redact(url)} (${String(error)}); ${hint}. Start it with:\n  ${POSTGRES_START_COMMAND}\n` +
+        'or point DATABASE_URL at a server where the user may create databases.',
+    );
+  }
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function redact(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
