@@ -1,0 +1,48 @@
+import { Pool } from 'pg';
+import { type PgConnectionConfig, poolKey } from './pg-connection-config';
+import { resultTypes } from './pg-value-parsers';
+
+export interface PgPoolOptions {
+  /** Connections per distinct database config (default 10). */
+  maxConnections?: number;
+  /** Connect timeout in ms (default 10 000). */
+  connectTimeoutMs?: number;
+  /** Idle connections are closed after this many ms (default 30 000). */
+  idleTimeoutMs?: number;
+}
+
+/** One pg.Pool per distinct connection config, keyed by a hash of the config. */
+export class PgPoolCache {
+  private readonly pools = new Map<string, Pool>();
+
+  constructor(private readonly options: PgPoolOptions = {}) {}
+
+  get(config: PgConnectionConfig): Pool {
+    const key = poolKey(config);
+    const cached = this.pools.get(key);
+    if (cached) return cached;
+    const pool = new Pool({
+      ...config,
+      types: resultTypes,
+      max: this.options.maxConnections ?? 10,
+      connectionTimeoutMillis: this.options.connectTimeoutMs ?? 10_000,
+      idleTimeoutMillis: this.options.idleTimeoutMs ?? 30_000,
+      allowExitOnIdle: true,
+      application_name: 'noetl-tools',
+    });
+    // An idle client whose server went away: the pool drops it; the next query reconnects.
+    pool.on('error', () => undefined);
+    this.pools.set(key, pool);
+    return pool;
+  }
+
+  get size(): number {
+    return this.pools.size;
+  }
+
+  async close(): Promise<void> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.allSettled(pools.map((pool) => pool.end()));
+  }
+}

@@ -1,0 +1,203 @@
+import { randomBytes } from 'node:crypto';
+import { CallError } from '@noetl/dsl';
+import type { ToolContext } from '../tool';
+import { PostgresTool } from './postgres.tool';
+
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const url = new URL(DATABASE_URL);
+const credentials: Record<string, Record<string, unknown>> = {
+  pg_noetl: {
+    db_host: url.hostname,
+    db_port: Number(url.port || 5432),
+    db_user: decodeURIComponent(url.username),
+    db_password: decodeURIComponent(url.password),
+    db_name: url.pathname.slice(1),
+  },
+  pg_libpq: {
+    host: url.hostname,
+    port: String(url.port || 5432),
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    database: url.pathname.slice(1),
+  },
+  pg_dsn: { dsn: DATABASE_URL },
+  pg_refused: { db_host: '127.0.0.1', db_port: 1, db_user: 'x', db_password: 's3cret-value', db_name: 'x' },
+};
+
+function context(signal = new AbortController().signal): ToolContext {
+  return {
+    signal,
+    executionId: '1',
+    pythonEnabled: true,
+    resolveCredential: async (name) => {
+      const data = credentials[name];
+      if (!data) throw new Error(`no credential ${name}`);
+      return data;
+    },
+  };
+}
+
+async function failure(promise: Promise<unknown>): Promise<CallError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof CallError) return err;
+    throw err;
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('PostgresTool against PostgreSQL', () => {
+  const tool = new PostgresTool({ connectTimeoutMs: 3_000 });
+  const schema = `noetl_tools_${randomBytes(4).toString('hex')}`;
+  const run = (config: Record<string, unknown>, ctx = context()) => tool.run({ auth: 'pg_noetl', ...config }, ctx) as Promise<Record<string, unknown>>;
+
+  beforeAll(async () => {
+    await run({ command: `CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.items (id int PRIMARY KEY, name text, doc jsonb, n bigint, amount numeric, at timestamptz);` });
+  });
+
+  afterAll(async () => {
+    await run({ command: `DROP SCHEMA IF EXISTS ${schema} CASCADE` }).catch(() => undefined);
+    await tool.close();
+  });
+
+  it('runs a multi-statement script with DO $$ and a comment holding an apostrophe, shaping every statement', async () => {
+    const result = await run({
+      command: `
+        -- Reset this facility's rows in case of replay.
+        DELETE FROM ${schema}.items;
+        INSERT INTO ${schema}.items (id, name) VALUES (1, 'a'), (2, 'b'), (3, 'it''s');
+        DO $$
+        BEGIN
+          IF (SELECT count(*) FROM ${schema}.items) <> 3 THEN
+            RAISE EXCEPTION 'expected 3 rows, got %', (SELECT count(*) FROM ${schema}.items);
+          END IF;
+        END $$;
+        UPDATE ${schema}.items SET name = upper(name) WHERE id < 3;
+        SELECT id, name FROM ${schema}.items ORDER BY id;
+      `,
+    });
+    expect(result).toMatchObject({
+      status: 'success',
+      statement_count: 5,
+      rows: [{ id: 1, name: 'A' }, { id: 2, name: 'B' }, { id: 3, name: "it's" }],
+      row_count: 3,
+      columns: ['id', 'name'],
+      command_1: { rows: [], row_count: 3, columns: [] },
+      command_2: { rows: [], row_count: 0, columns: [] },
+      command_3: { rows: [], row_count: 2, columns: [] },
+    });
+    expect(result.command_4).toEqual({ rows: result.rows, row_count: 3, columns: ['id', 'name'] });
+  });
+
+  it('returns rows for UPDATE ... RETURNING and WITH ... UPDATE ... RETURNING, whatever the first keyword', async () => {
+    await run({ command: `DELETE FROM ${schema}.items; INSERT INTO ${schema}.items (id, name) VALUES (1, 'a'), (2, 'b')` });
+    const updated = await run({ command: `UPDATE ${schema}.items SET name = 'z' WHERE id = 1 RETURNING id, name` });
+    expect(updated).toMatchObject({ rows: [{ id: 1, name: 'z' }], row_count: 1, columns: ['id', 'name'] });
+    const claimed = await run({
+      query: `WITH c AS (SELECT id FROM ${schema}.items WHERE id = 2 FOR UPDATE SKIP LOCKED) UPDATE ${schema}.items i SET name = 'claimed' FROM c WHERE i.id = c.id RETURNING i.id`,
+    });
+    expect(claimed).toMatchObject({ rows: [{ id: 2 }], row_count: 1 });
+  });
+
+  it('reports affected rows for a single DML statement and rows: [] for an empty SELECT', async () => {
+    await run({ command: `DELETE FROM ${schema}.items; INSERT INTO ${schema}.items (id) SELECT g FROM generate_series(1, 4) g` });
+    expect(await run({ command: `UPDATE ${schema}.items SET name = 'x' WHERE id <= 3` })).toMatchObject({ rows: [], row_count: 3, statement_count: 1 });
+    expect(await run({ query: `SELECT id FROM ${schema}.items WHERE id > 100` })).toMatchObject({ rows: [], row_count: 0, columns: ['id'] });
+  });
+
+  it('binds params to $1..$n, including LIKE patterns with %', async () => {
+    await run({ command: `DELETE FROM ${schema}.items; INSERT INTO ${schema}.items (id, name) VALUES (1, 'alice@example.com'), (2, 'bob@other.org')` });
+    const result = await run({ query: `SELECT id FROM ${schema}.items WHERE name LIKE $1 AND id >= $2;`, params: ['%@example.com', 1] });
+    expect(result).toMatchObject({ rows: [{ id: 1 }], row_count: 1 });
+    const literal = await run({ query: `SELECT count(*) AS n FROM ${schema}.items WHERE name LIKE '%@%'` });
+    expect(literal.rows).toEqual([{ n: 2 }]);
+  });
+
+  it('returns JSON as parsed values, int8 as numbers when safe, numeric and timestamps as JSON-friendly values', async () => {
+    await run({
+      command: `DELETE FROM ${schema}.items;
+        INSERT INTO ${schema}.items VALUES (1, 'a', '{"k": [1, null, "x"]}', 42, 12.50, '2025-01-02 03:04:05.123+00'), (2, 'b', 'null', 9007199254740993, 12345678901234567890.123, NULL)`,
+    });
+    const { rows } = await run({ query: `SELECT id, doc, n, amount, at, ARRAY[n, 1]::bigint[] AS ns, DATE '2025-03-04' AS d FROM ${schema}.items ORDER BY id` });
+    expect(rows).toEqual([
+      { id: 1, doc: { k: [1, null, 'x'] }, n: 42, amount: 12.5, at: '2025-01-02T03:04:05.123Z', ns: [42, 1], d: '2025-03-04' },
+      { id: 2, doc: null, n: '9007199254740993', amount: '12345678901234567890.123', at: null, ns: ['9007199254740993', 1], d: '2025-03-04' },
+    ]);
+  });
+
+  it('rolls the whole script back when a statement fails, and names the failing statement', async () => {
+    await run({ command: `DELETE FROM ${schema}.items` });
+    const err = await failure(
+      run({ command: `INSERT INTO ${schema}.items (id) VALUES (1); CREATE TABLE ${schema}.never (x int); SELEC 1; INSERT INTO ${schema}.items (id) VALUES (2)` }),
+    );
+    expect(err.info).toMatchObject({ kind: 'db', code: '42601', retryable: false });
+    expect(err.info.message).toContain('statement 2 (command_2)');
+    expect(err.data).toMatchObject({ status: 'error', statement_count: 4, errors: [{ statement_index: 2, code: '42601' }] });
+    expect(await run({ query: `SELECT count(*) AS n, to_regclass('${schema}.never') AS t FROM ${schema}.items` })).toMatchObject({ rows: [{ n: 0, t: null }] });
+  });
+
+  it('keeps earlier statements with transaction: false', async () => {
+    await run({ command: `DELETE FROM ${schema}.items` });
+    await failure(run({ transaction: false, command: `INSERT INTO ${schema}.items (id) VALUES (1); INSERT INTO ${schema}.items (id) VALUES (1)` }));
+    expect((await run({ query: `SELECT count(*) AS n FROM ${schema}.items` })).rows).toEqual([{ n: 1 }]);
+  });
+
+  it('fails with SQLSTATE P0001 and the raised message when a DO block raises', async () => {
+    const err = await failure(run({ command: `SELECT 1; DO $$ BEGIN RAISE EXCEPTION 'Expected % pairs, got %', 4, 3; END $$;` }));
+    expect(err.info).toMatchObject({ kind: 'db', code: 'P0001' });
+    expect(err.info.message).toContain('Expected 4 pairs, got 3');
+  });
+
+  it('classifies a unique violation as a non-retryable db error', async () => {
+    await run({ command: `DELETE FROM ${schema}.items; INSERT INTO ${schema}.items (id) VALUES (7)` });
+    const err = await failure(run({ command: `INSERT INTO ${schema}.items (id) VALUES (7)` }));
+    expect(err.info).toMatchObject({ kind: 'db', code: '23505', retryable: false });
+  });
+
+  it('accepts libpq-style keys, a dsn credential, the credential alias, a connection DSN and a commands list', async () => {
+    const query = 'SELECT 1 AS one';
+    expect((await tool.run({ auth: 'pg_libpq', query }, context()) as Record<string, unknown>).rows).toEqual([{ one: 1 }]);
+    expect((await tool.run({ credential: 'pg_dsn', query }, context()) as Record<string, unknown>).rows).toEqual([{ one: 1 }]);
+    expect((await tool.run({ auth: { type: 'postgres', credential: 'pg_noetl' }, query }, context()) as Record<string, unknown>).rows).toEqual([{ one: 1 }]);
+    expect((await tool.run({ connection: DATABASE_URL, query }, context()) as Record<string, unknown>).rows).toEqual([{ one: 1 }]);
+    const list = (await tool.run({ connection: DATABASE_URL, commands: ['SELECT 1 AS a; SELECT 2 AS b', 'SELECT 3 AS c'] }, context())) as Record<string, unknown>;
+    expect(list).toMatchObject({ statement_count: 3, rows: [{ c: 3 }], command_0: { rows: [{ a: 1 }] }, command_1: { rows: [{ b: 2 }] } });
+  });
+
+  it('returns an empty success for SQL made only of comments', async () => {
+    expect(await run({ command: '-- nothing to do;\n/* really */' })).toEqual({ status: 'success', statement_count: 0, rows: [], row_count: 0, columns: [] });
+  });
+
+  it('runs a single statement outside a transaction block (VACUUM)', async () => {
+    expect(await run({ command: `VACUUM ${schema}.items;` })).toMatchObject({ status: 'success', statement_count: 1 });
+  });
+
+  it('rejects params with several statements', async () => {
+    const err = await failure(run({ command: 'SELECT $1; SELECT 2', params: [1] }));
+    expect(err.info).toMatchObject({ kind: 'internal', code: 'INVALID_CONFIG' });
+  });
+
+  it('reports a refused connection as a retryable connection error without the password', async () => {
+    const err = await failure(tool.run({ auth: 'pg_refused', query: 'SELECT 1' }, context()));
+    expect(err.info).toMatchObject({ kind: 'connection', retryable: true });
+    expect(err.info.message).not.toContain('s3cret-value');
+  });
+
+  it('cancels a running statement when the signal aborts and keeps the pool usable', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    const pending = failure(run({ command: `INSERT INTO ${schema}.items (id) VALUES (99); SELECT pg_sleep(10)` }, context(controller.signal)));
+    setTimeout(() => controller.abort(), 200);
+    const err = await pending;
+    expect(err.info.kind).toBe('cancelled');
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect((await run({ query: `SELECT count(*) AS n FROM ${schema}.items WHERE id = 99` })).rows).toEqual([{ n: 0 }]);
+  });
+
+  it('fails fast with kind cancelled when the signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    expect((await failure(run({ query: 'SELECT 1' }, context(controller.signal)))).info.kind).toBe('cancelled');
+  });
+});

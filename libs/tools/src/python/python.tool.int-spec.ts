@@ -1,0 +1,152 @@
+import { CallError } from '@noetl/dsl';
+import type { OutputStream, ToolContext } from '../tool';
+import { PythonTool } from './python.tool';
+
+function context(overrides: Partial<ToolContext> = {}): ToolContext {
+  return { signal: new AbortController().signal, executionId: '1', pythonEnabled: true, resolveCredential: async () => ({}), ...overrides };
+}
+
+async function failure(promise: Promise<unknown>): Promise<CallError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof CallError) return err;
+    throw err;
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('PythonTool with a real python3', () => {
+  const tool = new PythonTool();
+  const run = (config: Record<string, unknown>, ctx = context()) => tool.run(config, ctx);
+
+  it('returns the global result, with inputs as globals and print() kept out of the result (hello_world)', async () => {
+    const output: string[] = [];
+    const result = await run(
+      { code: 'print(f"HELLO_WORLD: {message}")\nresult = {"status": "ok", "data": {"message": message}}', input: { message: 'Hello World' } },
+      context({ onOutput: (stream: OutputStream, text: string) => output.push(`${stream}:${text}`) }),
+    );
+    expect(result).toEqual({ status: 'ok', data: { message: 'Hello World' } });
+    expect(output.join('')).toContain('stdout:HELLO_WORLD: Hello World');
+  });
+
+  it('calls main() when no result is set, binding arguments by name (fanout_reduce_phase6)', async () => {
+    expect(await run({ code: 'def main():\n    return {"normalized": True}' })).toEqual({ normalized: true });
+    expect(await run({ code: 'def main(a, b=10, **rest):\n    return [a, b, sorted(rest)]', input: { a: 1, c: 3, d: 4 } })).toEqual([1, 10, ['c', 'd']]);
+  });
+
+  it('supports a top-level return, with inputs visible and input_data as the input dict (loop_test)', async () => {
+    const code = "num = input_data.get('num')\nresult = num * 2\nprint(result)\nreturn {\"number\": num, \"doubled\": result, \"same\": num == input_data['num']}";
+    expect(await run({ code, input: { num: 3 } })).toEqual({ number: 3, doubled: 6, same: true });
+    expect(await run({ code: 'result = 5\nif x:\n    return', input: { x: true } })).toBe(5);
+  });
+
+  it('keeps helper functions and imports usable inside code with a top-level return', async () => {
+    const code = [
+      'import math',
+      'def double(v):',
+      '    return helper(v) * 2',
+      'def helper(v):',
+      '    return math.floor(v)',
+      'return {"d": double(n), "squares": [double(i) for i in range(3)]}',
+    ].join('\n');
+    expect(await run({ code, input: { n: 2.7 } })).toEqual({ d: 4, squares: [0, 2, 4] });
+  });
+
+  it('keeps module semantics under a top-level return: inputs can be reassigned, result and main are globals', async () => {
+    expect(await run({ code: 'count = count + 1\nif count > 100:\n    return "big"\nresult = count', input: { count: 1 } })).toBe(2);
+    expect(await run({ code: 'def main():\n    return "from main"\nif False:\n    return 1' })).toBe('from main');
+    expect(await run({ code: 'try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    return type(e).__name__' })).toBe('ZeroDivisionError');
+  });
+
+  it('does not run a main() guarded by __name__ == "__main__" twice', async () => {
+    const code = 'calls = []\ndef main():\n    calls.append(1)\n    return len(calls)\nif __name__ == "__main__":\n    main()';
+    expect(await run({ code })).toBe(1);
+  });
+
+  it('returns a large result and survives a flood of printed output', async () => {
+    const result = (await run({ code: 'for i in range(5000):\n    print("noise", i)\nresult = {"blob": "x" * 900000, "n": 1}' })) as { blob: string; n: number };
+    expect(result.blob).toHaveLength(900_000);
+    expect(result.n).toBe(1);
+  });
+
+  it('lets an input named input_data win over the input dict (test_start_with_action)', async () => {
+    expect(await run({ code: 'result = input_data', input: { input_data: { a: 1 }, other: 2 } })).toEqual({ a: 1 });
+  });
+
+  it('imports libs by alias, pre-imports os/json/datetime/uuid and exposes context', async () => {
+    const code = [
+      'assert callable(jl.dumps) and os.sep and json.dumps and uuid.uuid4 and datetime.date',
+      'result = {"t": tm.time() > 0, "keys": sorted(context.keys()), "wf": context.get("workload")}',
+    ].join('\n');
+    const result = await run({ code, libs: { jl: 'json', tm: 'time' } }, context({ scope: { workload: { a: 1 }, execution_id: '7' } }));
+    expect(result).toEqual({ t: true, keys: ['execution_id', 'workload'], wf: { a: 1 } });
+    expect(await run({ code: 'result = 1', libs: ['json'] })).toBe(1);
+  });
+
+  it('converts tuples, sets, datetimes and NaN to JSON', async () => {
+    const code = 'import decimal\nresult = {"t": (1, 2), "s": {3, 1}, "d": datetime.datetime(2025, 1, 2, 3, 4, 5), "n": float("nan"), "x": decimal.Decimal("1.5"), 7: True}';
+    expect(await run({ code })).toEqual({ t: [1, 2], s: [1, 3], d: '2025-01-02T03:04:05', n: null, x: 1.5, '7': true });
+  });
+
+  it('returns null when the code sets no result', async () => {
+    expect(await run({ code: 'x = 1' })).toBeNull();
+  });
+
+  it('accepts an inline script source', async () => {
+    expect(await run({ script: { uri: 'inline', source: { type: 'inline', code: 'result = 40 + 2' } } })).toBe(42);
+  });
+
+  it('fails with kind code, the exception type, message and innermost frame', async () => {
+    const err = await failure(run({ code: 'x = 1\nassert x == 2, "x should be 2"' }));
+    expect(err.info).toMatchObject({ kind: 'code', code: 'AssertionError', retryable: false });
+    expect(err.info.message).toContain('AssertionError: x should be 2');
+    expect(err.info.message).toContain('line 2');
+    expect(err.data).toMatchObject({ exception: 'AssertionError', message: 'x should be 2' });
+    expect((await failure(run({ code: 'import no_such_module_xyz' }))).info.code).toBe('ModuleNotFoundError');
+    expect((await failure(run({ code: 'def (' }))).info.code).toBe('SyntaxError');
+  });
+
+  it('fails when the process dies without a result', async () => {
+    const err = await failure(run({ code: 'import sys\nsys.stderr.write("dying\\n")\nos._exit(3)' }));
+    expect(err.info).toMatchObject({ kind: 'code', code: 'PythonExit' });
+    expect(err.info.message).toContain('code 3');
+    expect(err.info.message).toContain('dying');
+  });
+
+  it('kills the process at the timeout', async () => {
+    const started = Date.now();
+    const err = await failure(run({ code: 'import time\ntime.sleep(30)', timeout: 0.3 }));
+    expect(err.info).toMatchObject({ kind: 'timeout', retryable: true });
+    expect(err.info.message).toContain('timed out');
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('kills the process when the signal aborts', async () => {
+    const controller = new AbortController();
+    const pending = failure(run({ code: 'import time\ntime.sleep(30)' }, context({ signal: controller.signal })));
+    setTimeout(() => controller.abort(), 300);
+    expect((await pending).info.kind).toBe('cancelled');
+  });
+
+  it('refuses when python is disabled or missing', async () => {
+    expect((await failure(run({ code: 'result = 1' }, context({ pythonEnabled: false })))).info).toMatchObject({
+      kind: 'internal',
+      message: 'python tool disabled (NOETL_PYTHON=off)',
+    });
+    const missing = new PythonTool({ pythonBinary: '/nonexistent/bin/python3' });
+    expect((await failure(missing.run({ code: 'result = 1' }, context()))).info).toMatchObject({
+      kind: 'internal',
+      message: 'python3 not found on PATH (set NOETL_PYTHON=off to disable python steps)',
+    });
+  });
+
+  it('does not hand the worker environment to user code', async () => {
+    process.env.NOETL_TOOLS_TEST_SECRET = 'do-not-leak';
+    try {
+      expect(await new PythonTool().run({ code: 'result = os.environ.get("NOETL_TOOLS_TEST_SECRET")' }, context())).toBeNull();
+    } finally {
+      delete process.env.NOETL_TOOLS_TEST_SECRET;
+    }
+  });
+});

@@ -1,0 +1,27 @@
+/**
+ * The contract between a worker and the tool runners (DSL.md s3). A tool gets a
+ * config whose templates were already rendered and returns the raw result
+ * (JSON-serialisable) or throws a classified `CallError`.
+ */
+export type OutputStream = 'stdout' | 'stderr';
+
+export interface ToolContext {
+  /** Cancellation or lease loss: tools abort promptly and throw kind `cancelled`. */
+  signal: AbortSignal;
+  executionId: string;
+  /** Decrypted data of a stored credential. */
+  resolveCredential(name: string): Promise<Record<string, unknown>>;
+  /** NOETL_PYTHON=off -> false. */
+  pythonEnabled: boolean;
+  /** Full render scope, exposed to python as the `context` global and used for nothing else. */
+  scope?: Record<string, unknown>;
+  /** Receives what user code printed (python stdout/stderr, javascript console); never part of the result. */
+  onOutput?(stream: OutputStream, text: string): void;
+}
+
+export interface Tool {
+  readonly kind: string;
+  run(config: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
+  /** Releases what the tool holds (connection pools, agents). */
+  close?(): Promise<void>;
+}
