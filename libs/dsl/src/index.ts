@@ -2,3 +2,4 @@ export * from './model';
 export * from './expressions';
 export * from './policy';
 export * from './parse';
+export * from './interpreter';

@@ -104,7 +104,7 @@ describe('setPath', () => {
   });
 
   it('replaces non-objects on the way', () => {
-    const target = { a: 5 } as Record<string, never>;
+    const target: Record<string, never> = JSON.parse('{"a":5}');
     setPath(target, 'a.b', 1);
     expect(target).toEqual({ a: { b: 1 } });
   });

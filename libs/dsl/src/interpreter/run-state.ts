@@ -1,0 +1,164 @@
+import type { ExpressionEngine } from '../expressions';
+import type { CallErrorInfo, SetOp } from '../model';
+import { toPlainJson } from '../scope';
+import { defineOwn, isRecord, keySegments, withPath } from './write-path';
+
+/**
+ * A copy of `scope` with `extra` laid over it. Accessors are copied as
+ * accessors, so a lazily resolved step result (a getter of the scheduler's
+ * scope) is not read until a template reads it.
+ */
+export function extendScope(scope: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(scope))) {
+    if (!descriptor.enumerable) continue;
+    Object.defineProperty(out, key, { ...descriptor, configurable: true, ...('value' in descriptor ? { writable: true } : {}) });
+  }
+  for (const [key, value] of Object.entries(extra)) defineOwn(out, key, value);
+  return out;
+}
+
+/** What a task that failed but whose error a policy swallowed (`else: continue`) leaves as its result. */
+export interface SwallowedError {
+  status: 'error';
+  error: CallErrorInfo;
+  data?: unknown;
+}
+
+/**
+ * The state of one pipeline run (a single tool is a pipeline of one task):
+ * the writes made by `set:` in every scope, each finished task's raw result
+ * and the render scope built from them (RESULT_SHAPES s7, s8).
+ */
+export class RunState {
+  private ctx: Record<string, unknown>;
+  private iterScope: Record<string, unknown>;
+  private locals: Record<string, unknown> = {};
+  /** ctx.* writes, flat by dotted key, in the order they must be applied (an overwritten key moves last). */
+  private readonly ctxWritten: Record<string, unknown> = {};
+  private readonly stepWritten: { key: string; value: unknown }[] = [];
+  /** Raw results by task name, in the order of their latest run. */
+  private readonly results = new Map<string, unknown>();
+  private readonly swallowed = new Set<string>();
+  private prev: unknown = undefined;
+
+  constructor(private readonly base: Record<string, unknown>) {
+    this.ctx = isRecord(base.ctx) ? base.ctx : {};
+    this.iterScope = isRecord(base.iter) ? { ...base.iter } : {};
+  }
+
+  /**
+   * The render scope; later layers win: the caller's scope (its lazy step
+   * results stay lazy), finished tasks by name, ctx writes as bare keys,
+   * pipeline-local variables, then `ctx` (and `vars` when the caller has it),
+   * `iter`, `_prev`, `results`, and `extra`.
+   */
+  scope(extra: Record<string, unknown> = {}): Record<string, unknown> {
+    const scope = extendScope(this.base, {});
+    for (const [name, raw] of this.results) defineOwn(scope, name, raw);
+    for (const key of Object.keys(this.ctxWritten)) {
+      const head = keySegments(key)[0];
+      defineOwn(scope, head, this.ctx[head]);
+    }
+    for (const [key, value] of Object.entries(this.locals)) defineOwn(scope, key, value);
+    defineOwn(scope, 'ctx', this.ctx);
+    if (Object.prototype.hasOwnProperty.call(this.base, 'vars')) defineOwn(scope, 'vars', this.ctx);
+    defineOwn(scope, 'iter', this.iterScope);
+    defineOwn(scope, '_prev', this.prev);
+    defineOwn(scope, 'results', this.resultsObject());
+    for (const [key, value] of Object.entries(extra)) defineOwn(scope, key, value);
+    return scope;
+  }
+
+  /**
+   * Renders every value of `ops` against one scope (each sees the scope as it
+   * was before the block), then writes them in order. Template errors and
+   * refused keys propagate before anything is written.
+   */
+  applySet(ops: readonly SetOp[], scope: Record<string, unknown>, engine: ExpressionEngine): void {
+    const rendered = ops.map((op) => {
+      keySegments(op.key);
+      return { op, value: engine.renderValue(op.value, scope) };
+    });
+    for (const { op, value } of rendered) this.write(op.scope, op.key, value);
+  }
+
+  write(scope: SetOp['scope'], key: string, value: unknown): void {
+    switch (scope) {
+      case 'ctx': {
+        const plain = toPlainJson(value);
+        this.ctx = withPath(this.ctx, key, plain);
+        delete this.ctxWritten[key];
+        defineOwn(this.ctxWritten, key, plain);
+        return;
+      }
+      case 'iter':
+        this.iterScope = withPath(this.iterScope, key, toPlainJson(value));
+        return;
+      case 'step':
+        keySegments(key);
+        this.stepWritten.push({ key, value: toPlainJson(value) });
+        return;
+      case 'local':
+        this.locals = withPath(this.locals, key, value);
+        return;
+    }
+  }
+
+  /** Records a task's result: its raw result, or the error a policy swallowed. */
+  recordResult(task: string, result: unknown, swallowed: boolean): void {
+    this.results.delete(task);
+    this.results.set(task, result);
+    if (swallowed) this.swallowed.add(task);
+    else this.swallowed.delete(task);
+    this.prev = result;
+  }
+
+  resultOf(task: string): unknown {
+    return this.results.get(task);
+  }
+
+  get ctxWrites(): Record<string, unknown> {
+    return { ...this.ctxWritten };
+  }
+
+  get iter(): Record<string, unknown> {
+    return this.iterScope;
+  }
+
+  /**
+   * The pipeline's step result (DSL.md s2.2, RESULT_SHAPES s1.6 Recommend):
+   * the fields of every task's object result (latest run last, so last wins;
+   * a swallowed error adds no fields), each task's result under its name,
+   * `results: {task: result}` and `status: 'ok'`.
+   */
+  pipelineResult(): Record<string, unknown> {
+    const result: Record<string, unknown> = {};
+    for (const [name, raw] of this.results) {
+      if (this.swallowed.has(name) || !isRecord(raw)) continue;
+      for (const [key, value] of Object.entries(raw)) defineOwn(result, key, value);
+    }
+    for (const [name, raw] of this.results) defineOwn(result, name, raw);
+    defineOwn(result, 'results', this.resultsObject());
+    defineOwn(result, 'status', 'ok');
+    return result;
+  }
+
+  /**
+   * `result` with the `step.*` writes applied (a copy). A result that is not
+   * a mapping becomes `{data: result}` first, so that the writes have a place
+   * and `{{ step.data }}` still reads the value.
+   */
+  withStepWrites(result: unknown): unknown {
+    if (this.stepWritten.length === 0) return result;
+    let target: Record<string, unknown> = isRecord(result) ? result : { data: result };
+    for (const { key, value } of this.stepWritten) target = withPath(target, key, value);
+    return target;
+  }
+
+  private resultsObject(): Record<string, unknown> {
+    const results: Record<string, unknown> = {};
+    for (const [name, raw] of this.results) defineOwn(results, name, raw);
+    return results;
+  }
+}
