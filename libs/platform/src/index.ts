@@ -1,3 +1,5 @@
 export * from './config.module';
+export * from './database.module';
 export * from './logger';
 export * from './probe-server';
+export * from './role-context';
