@@ -1,0 +1,138 @@
+import { EventType, type EventError, type EventPayloads, type Json, type LoopState } from '@noetl/event-kernel';
+import { completeStep } from './complete-step';
+import { guardStep } from './fail-step';
+import { maxRowsOf } from './frame-policy';
+import { StepFailure, type PlanContext } from './plan-context';
+
+/** How many iteration errors the failure message of a loop step quotes. */
+const QUOTED_ERRORS = 5;
+
+/** The rows of a loop epoch, in collection order, with what became of them. */
+interface Aggregate {
+  results: Json[];
+  succeeded: number;
+  failed: number;
+  errors: { index: number; error: EventError }[];
+  committedFrames: number;
+  failedFrames: number;
+}
+
+/**
+ * Every frame of the epoch is terminal (collection loops: as many terminal
+ * frames as the stage was cut into; cursor loops: a committed empty claim and
+ * nothing in flight).
+ */
+export function isLoopFinished(loop: LoopState): boolean {
+  const frames = Object.values(loop.frames);
+  if (loop.frameCount !== null) return frames.length >= loop.frameCount;
+  return Object.keys(loop.inFlight).length === 0 && frames.some((f) => f.status === 'COMMITTED' && f.rows.length === 0);
+}
+
+/**
+ * Closes a loop epoch (DSL.md s4): `loop.done` with the results in collection
+ * order (frame index, then row), `stage.closed`, then the loop step completes
+ * with `{results, stats}`; its arcs are evaluated once, with
+ * `event.name == 'loop.done'` and `fanin = {status, done, failed, total}`
+ * where `done` counts the finished iterations. Failed iterations make the
+ * status `partial`; if no arc then fires, the step fails with their errors.
+ */
+export function closeLoop(ctx: PlanContext, loopId: string): void {
+  const loop = ctx.state.loops[loopId];
+  if (!loop || loop.status !== 'RUNNING') return;
+  guardStep(ctx, loop.runId, loop.step, () => {
+    const step = ctx.step(loop.step);
+    const aggregate = aggregateFrames(ctx, loop, step.loop ? maxRowsOf(step.loop.frame) : 1);
+    const { results, succeeded, failed } = aggregate;
+    const total = loop.size ?? succeeded + failed;
+    const status = failed > 0 ? 'partial' : 'complete';
+    const done: EventPayloads[typeof EventType.LoopDone] = {
+      loop_id: loopId,
+      step: loop.step,
+      run_id: loop.runId,
+      status,
+      total,
+      succeeded,
+      failed,
+      results,
+    };
+    ctx.emit({ type: EventType.LoopDone, step: loop.step, loopId, stageId: loop.stageId, payload: done });
+    ctx.emit({
+      type: EventType.StageClosed,
+      step: loop.step,
+      loopId,
+      stageId: loop.stageId,
+      payload: { stage_id: loop.stageId, loop_id: loopId, committed: aggregate.committedFrames, failed: aggregate.failedFrames },
+    });
+    completeStep(ctx, loop.runId, {
+      value: { results, stats: { total, succeeded, success: succeeded, failed } },
+      trigger: { name: EventType.LoopDone, payload: done },
+      fanin: { status, done: succeeded + failed, failed, total },
+      ...(failed > 0 ? { unrouted: iterationsError(loop.step, aggregate, total) } : {}),
+    });
+  });
+}
+
+function aggregateFrames(ctx: PlanContext, loop: LoopState, maxRows: number): Aggregate {
+  const aggregate: Aggregate = { results: [], succeeded: 0, failed: 0, errors: [], committedFrames: 0, failedFrames: 0 };
+  const indices = Object.keys(loop.frames)
+    .map(Number)
+    .sort((a, b) => a - b);
+  for (const index of indices) {
+    const frame = loop.frames[index];
+    if (!frame) continue;
+    const first = index * maxRows;
+    if (frame.status === 'FAILED') {
+      aggregate.failedFrames += 1;
+      const rows = loop.size === null ? 1 : Math.max(0, Math.min(maxRows, loop.size - first));
+      for (let row = 0; row < rows; row += 1) aggregate.results.push(null);
+      aggregate.failed += rows;
+      const error = frame.error ?? { kind: 'internal', message: `frame ${index} failed` };
+      aggregate.errors.push({ index: first, error });
+      continue;
+    }
+    aggregate.committedFrames += 1;
+    const results = frameResults(ctx, loop, frame.results, frame.outputRef, index);
+    const count = Math.max(frame.rows.length, results.length);
+    for (let row = 0; row < count; row += 1) aggregate.results.push(results[row] ?? null);
+    for (const [position, row] of frame.rows.entries()) {
+      if (row.status === 'ok') {
+        aggregate.succeeded += 1;
+        continue;
+      }
+      aggregate.failed += 1;
+      aggregate.errors.push({ index: first + position, error: row.error ?? { kind: 'internal', message: 'iteration failed' } });
+    }
+  }
+  return aggregate;
+}
+
+function frameResults(
+  ctx: PlanContext,
+  loop: LoopState,
+  inline: Json[] | undefined,
+  ref: LoopState['frames'][number]['outputRef'],
+  index: number,
+): Json[] {
+  if (inline) return inline;
+  if (!ref) return [];
+  const value = ctx.env.resolve(ref);
+  if (Array.isArray(value)) return value;
+  throw new StepFailure({
+    kind: 'internal',
+    message: `frame ${index} of loop ${loop.loopId} has an output that is not a list of row results`,
+    step: loop.step,
+  });
+}
+
+function iterationsError(step: string, aggregate: Aggregate, total: number): EventError {
+  const quoted = aggregate.errors
+    .slice(0, QUOTED_ERRORS)
+    .map(({ index, error }) => `[${index}] ${error.kind}: ${error.message}`)
+    .join('; ');
+  const more = aggregate.errors.length > QUOTED_ERRORS ? `; and ${aggregate.errors.length - QUOTED_ERRORS} more` : '';
+  return {
+    kind: aggregate.errors[0]?.error.kind ?? 'internal',
+    message: `${aggregate.failed} of ${total} iterations of loop step ${step} failed and no arc handled it: ${quoted}${more}`,
+    step,
+  };
+}

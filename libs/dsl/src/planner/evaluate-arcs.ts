@@ -1,0 +1,19 @@
+import type { ExpressionEngine } from '../expressions';
+import type { Arc, Next } from '../model';
+
+/**
+ * The arcs that fire (DSL.md s2.1): `exclusive` -> the first whose `when`
+ * holds (an absent `when` holds), `inclusive` -> every one that holds, in
+ * order. Nothing fires when none holds (the branch ends; `on_no_match` only
+ * decides whether the step may give the execution its result, see
+ * check-completion.ts). A template error propagates (the step fails).
+ */
+export function evaluateArcs(engine: ExpressionEngine, next: Next, scope: Record<string, unknown>): Arc[] {
+  const fired: Arc[] = [];
+  for (const arc of next.arcs) {
+    if (!engine.evaluateCondition(arc.when, scope)) continue;
+    fired.push(arc);
+    if (next.mode === 'exclusive') break;
+  }
+  return fired;
+}

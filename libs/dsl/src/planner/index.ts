@@ -1,0 +1,6 @@
+// The pure planner (DESIGN.md s4): (playbook, state, event) -> decisions.
+export { plan } from './plan';
+export type { PlannerEnv } from './plan-context';
+export { DEFAULT_COMMAND_MAX_ATTEMPTS, commandSpec } from './issue-command';
+export { reachability, canReach, type Reachability } from './reachability';
+export { executionResult, isSettled } from './check-completion';

@@ -1,0 +1,58 @@
+import { EventType, type JsonObject } from '@noetl/event-kernel';
+import type { Step } from '../model';
+import { isJsonObject, toPlainJson } from '../scope';
+import type { PlanContext } from './plan-context';
+
+/** Lease re-dispatches a command gets (DESIGN.md invariant 4), its first run included. */
+export const DEFAULT_COMMAND_MAX_ATTEMPTS = 3;
+
+/**
+ * What the worker needs to run the step's call, all unrendered: the worker
+ * renders tool config and input itself against a scope it rebuilds from the
+ * state (a template error there fails the step at the worker).
+ * `retry` holds the policies a success outcome can match (`on: success` and
+ * `on: any`); error-side retry is the scheduler's (schedule-retry.ts).
+ */
+export function commandSpec(ctx: PlanContext, step: Step): JsonObject {
+  const spec = toPlainJson({
+    tool: step.tool,
+    input: step.input,
+    retry: step.retry.filter((policy) => policy.on !== 'error'),
+    scope_ref: { execution_id: ctx.state.executionId },
+    step: step.name,
+  });
+  return isJsonObject(spec) ? spec : {};
+}
+
+/** `tool.kind` of a single task, `pipeline` for a list-valued tool. */
+export function commandKind(step: Step): string {
+  const tasks = step.tool?.tasks ?? [];
+  return step.tool?.pipeline || tasks.length !== 1 ? 'pipeline' : (tasks[0]?.kind ?? 'pipeline');
+}
+
+/**
+ * `command.issued` for a step run. `maxAttempts` caps lease re-dispatches of
+ * this attempt chain: the first command gets 3; a command issued by an error
+ * retry at attempt n gets n + 2, so every policy attempt has the same lease budget.
+ */
+export function issueCommand(ctx: PlanContext, step: Step, runId: string, attempt: number, maxAttempts: number): void {
+  const commandId = ctx.newId();
+  ctx.emit({
+    type: EventType.CommandIssued,
+    step: step.name,
+    commandId,
+    payload: {
+      command_id: commandId,
+      step: step.name,
+      run_id: runId,
+      kind: commandKind(step),
+      attempt,
+      max_attempts: maxAttempts,
+      spec: commandSpec(ctx, step),
+    },
+  });
+}
+
+export function leaseBudgetFor(attempt: number): number {
+  return attempt + DEFAULT_COMMAND_MAX_ATTEMPTS - 1;
+}

@@ -1,0 +1,127 @@
+import {
+  applyEvent,
+  buildEvent,
+  type EventDraft,
+  type EventError,
+  type EventTypeName,
+  type ExecutionState,
+  type Json,
+  type LedgerEvent,
+  type PayloadRef,
+} from '@noetl/event-kernel';
+import type { ExpressionEngine } from '../expressions';
+import type { Playbook, Step } from '../model';
+import { buildScope } from '../scope';
+
+export interface PlannerEnv {
+  now: Date;
+  /** Fresh 64-bit decimal ids for runs, commands, loops, stages, timers. */
+  newId: () => string;
+  /** In [0, 1), for jitter. */
+  random: () => number;
+  engine: ExpressionEngine;
+  /** Payload refs the scheduler preloaded (results, frame outputs); throws if absent. */
+  resolve: (ref: PayloadRef) => Json;
+}
+
+/** A draft as a rule states it; the context adds execution, causation and idempotency. */
+export type Decision = {
+  [K in EventTypeName]: Omit<EventDraft<K>, 'executionId' | 'causationId' | 'idempotencyKey'> & { type: K };
+}[EventTypeName];
+
+/** What the step's trigger looks like to arcs and `set` (`{{ event.name }}`). */
+export interface TriggerView {
+  name: string;
+  payload: unknown;
+}
+
+/**
+ * A step cannot go on: a rule throws it, the step-level guard turns it into
+ * `step.exit FAILED` + `execution.failed`.
+ */
+export class StepFailure extends Error {
+  constructor(readonly error: EventError) {
+    super(error.message);
+    this.name = 'StepFailure';
+  }
+}
+
+/**
+ * One planning pass: the playbook, the trigger, the injected world, and a
+ * working copy of the state into which every decision is folded as it is
+ * made, so that later decisions of the batch see earlier ones (a step `set`
+ * before its arcs, an arc `set` before the target's entry).
+ */
+export class PlanContext {
+  readonly drafts: EventDraft<EventTypeName>[] = [];
+  readonly state: ExecutionState;
+  private readonly stepsByName: ReadonlyMap<string, Step>;
+
+  constructor(
+    readonly playbook: Playbook,
+    state: ExecutionState,
+    readonly trigger: LedgerEvent,
+    readonly env: PlannerEnv,
+  ) {
+    this.state = structuredClone(state);
+    this.stepsByName = stepIndex(playbook);
+  }
+
+  get running(): boolean {
+    return this.state.status === 'RUNNING';
+  }
+
+  emit(decision: Decision): void {
+    const draft = {
+      ...decision,
+      executionId: this.state.executionId,
+      causationId: this.trigger.event_id,
+      idempotencyKey: `plan:${this.trigger.event_id}:${this.drafts.length}`,
+    } as EventDraft<EventTypeName>;
+    const index = this.drafts.length;
+    this.drafts.push(draft);
+    applyEvent(this.state, this.sealForFold(draft, index));
+  }
+
+  /** The step of that name; an unknown name (the parser prevents it) is an internal failure. */
+  step(name: string): Step {
+    const step = this.stepsByName.get(name);
+    if (!step) throw new StepFailure({ kind: 'internal', message: `unknown step "${name}"`, step: name });
+    return step;
+  }
+
+  hasStep(name: string): boolean {
+    return this.stepsByName.has(name);
+  }
+
+  scope(extra?: Record<string, unknown>): Record<string, unknown> {
+    return buildScope({ state: this.state, playbook: this.playbook, resolve: this.env.resolve, extra });
+  }
+
+  newId(): string {
+    return this.env.newId();
+  }
+
+  /** A stand-in envelope, only for folding a decision into the working state. */
+  private sealForFold(draft: EventDraft<EventTypeName>, index: number): LedgerEvent {
+    const event = buildEvent(draft, {
+      ids: { next: () => `${this.trigger.event_id}:${index}` },
+      now: () => this.env.now,
+      producer: 'planner',
+      tenantId: this.state.tenantId,
+      organizationId: this.state.organizationId,
+    });
+    return { ...event, stream_version: 0, ingest_time: event.event_time, checksum: '' } as LedgerEvent;
+  }
+}
+
+const stepIndexes = new WeakMap<Playbook, ReadonlyMap<string, Step>>();
+
+function stepIndex(playbook: Playbook): ReadonlyMap<string, Step> {
+  let index = stepIndexes.get(playbook);
+  if (!index) {
+    index = new Map(playbook.steps.map((step) => [step.name, step]));
+    stepIndexes.set(playbook, index);
+  }
+  return index;
+}

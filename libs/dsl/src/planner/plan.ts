@@ -1,0 +1,70 @@
+import { EventType, type EventDraft, type EventTypeName, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
+import type { Playbook } from '../model';
+import { onExecutionCancelled } from './cancel-execution';
+import { checkCompletion } from './check-completion';
+import { onCommandCompleted } from './command-completed';
+import { enterStep } from './enter-step';
+import { onTimerFired } from './fire-timer';
+import { onFrameTerminal } from './frame-terminal';
+import { PlanContext, type PlannerEnv } from './plan-context';
+import { onCommandAbandoned } from './reissue-abandoned';
+import { releaseArrivals } from './release-arrivals';
+import { onCommandFailed } from './schedule-retry';
+
+/** Events the planner answers; every other event (claims, heartbeats, call.*, its own decisions) needs none. */
+const TRIGGERS: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
+  EventType.ExecutionStarted,
+  EventType.ExecutionCancelled,
+  EventType.CommandCompleted,
+  EventType.CommandFailed,
+  EventType.CommandAbandoned,
+  EventType.TimerFired,
+  EventType.FrameCommitted,
+  EventType.FrameFailed,
+]);
+
+/**
+ * The pure planner (DESIGN.md s4): `(playbook, state, event) -> decisions`.
+ * `state` is the execution state AFTER folding `event`. Returns the drafts to
+ * append, in order, each with idempotency key `plan:<event_id>:<n>` (n from
+ * 0) and causation `event.event_id`. Decisions of one batch see each other:
+ * each is folded into a working copy of the state as it is made. After the
+ * trigger's own rule, waiting arrivals are released (fan-in) and the
+ * execution completes when nothing is left. Nothing follows a terminal
+ * execution, except the cancellation of its open commands when the trigger
+ * is the cancellation itself.
+ */
+export function plan(playbook: Playbook, state: ExecutionState, event: LedgerEvent, env: PlannerEnv): EventDraft<EventTypeName>[] {
+  if (!TRIGGERS.has(event.event_type)) return [];
+  if (event.event_type === EventType.ExecutionCancelled) {
+    const ctx = new PlanContext(playbook, state, event, env);
+    onExecutionCancelled(ctx, event);
+    return ctx.drafts;
+  }
+  if (state.status !== 'RUNNING') return [];
+  const ctx = new PlanContext(playbook, state, event, env);
+  switch (event.event_type) {
+    case EventType.ExecutionStarted:
+      enterStep(ctx, playbook.executor.entryStep, []);
+      break;
+    case EventType.CommandCompleted:
+      onCommandCompleted(ctx, event);
+      break;
+    case EventType.CommandFailed:
+      onCommandFailed(ctx, event);
+      break;
+    case EventType.CommandAbandoned:
+      onCommandAbandoned(ctx, event);
+      break;
+    case EventType.TimerFired:
+      onTimerFired(ctx, event);
+      break;
+    case EventType.FrameCommitted:
+    case EventType.FrameFailed:
+      onFrameTerminal(ctx, event);
+      break;
+  }
+  releaseArrivals(ctx);
+  checkCompletion(ctx);
+  return ctx.drafts;
+}

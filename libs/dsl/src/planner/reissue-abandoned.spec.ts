@@ -1,0 +1,52 @@
+import { EventType } from '@noetl/event-kernel';
+import { PlannerHarness, workflow } from './testing/planner-harness';
+
+const playbook = workflow(`
+  - step: work
+    tool: { kind: python, code: "result = 1" }
+`);
+
+describe('onCommandAbandoned', () => {
+  it('re-issues the same run\'s command as attempt + 1, then fails the step at max_attempts', () => {
+    const h = new PlannerHarness(playbook).start();
+    const first = h.command('work');
+    h.abandon('work');
+    const second = h.command('work');
+    expect(second).toMatchObject({ runId: first.runId, attempt: 2, maxAttempts: 3 });
+    expect(second.commandId).not.toBe(first.commandId);
+    h.abandon('work');
+    expect(h.command('work').attempt).toBe(3);
+    h.abandon('work');
+    expect(h.ofType(EventType.CommandIssued)).toHaveLength(3);
+    expect(h.state.status).toBe('FAILED');
+    expect(h.state.error).toEqual({ step: 'work', kind: 'internal', message: 'lease expired after 3 attempts' });
+  });
+
+  it('re-issues once for a duplicate abandonment', () => {
+    const h = new PlannerHarness(playbook).start();
+    const first = h.command('work');
+    h.abandon('work');
+    const duplicate = h.append({
+      type: EventType.CommandAbandoned,
+      executionId: h.executionId,
+      commandId: first.commandId,
+      payload: { attempt: 1, reason: 'lease expired' },
+    });
+    expect(h.batches.get(duplicate.event_id)).toEqual([]);
+    expect(h.ofType(EventType.CommandIssued)).toHaveLength(2);
+  });
+
+  it('gives a command issued by an error retry its own lease budget', () => {
+    const retrying = workflow(`
+  - step: work
+    tool: { kind: python, code: "result = 1" }
+    retry: { when: "{{ true }}", max_attempts: 5, initial_delay: 0 }
+`);
+    const h = new PlannerHarness(retrying).start();
+    h.fail('work', { kind: 'code', message: 'x' });
+    h.fireTimers();
+    expect(h.command('work')).toMatchObject({ attempt: 2, maxAttempts: 4 });
+    h.abandon('work');
+    expect(h.command('work')).toMatchObject({ attempt: 3, maxAttempts: 4 });
+  });
+});
