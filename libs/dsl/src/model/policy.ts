@@ -1,4 +1,4 @@
-import type { Json, JsonObject } from './json';
+import type { JsonObject } from './json';
 import type { SetOp } from './set-op';
 import type { Task } from './task';
 
