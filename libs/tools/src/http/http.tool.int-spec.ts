@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CallError } from '@noetl/dsl';
 import type { ToolContext } from '../tool';
 import { HttpTool } from './http.tool';
+import { callFailure } from '../testing/call-failure';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 
@@ -62,15 +62,6 @@ function context(signal = new AbortController().signal): ToolContext {
   };
 }
 
-async function failure(promise: Promise<unknown>): Promise<CallError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof CallError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('HttpTool against a local HTTP server', () => {
   let server: Server;
@@ -137,41 +128,41 @@ describe('HttpTool against a local HTTP server', () => {
   });
 
   it('keeps credential values out of the message even when the server echoes them', async () => {
-    const err = await failure(run({ url: `${base}/echo-401`, auth: 'api_bearer' }));
+    const err = await callFailure(run({ url: `${base}/echo-401`, auth: 'api_bearer' }));
     expect(err.info).toMatchObject({ kind: 'auth', status: 401 });
     expect(err.info.message).toContain('bad credentials');
     expect(err.info.message).not.toContain('tok-123');
   });
 
   it('fails a 404 as not_found with the envelope as data', async () => {
-    const err = await failure(run({ url: `${base}/missing` }));
+    const err = await callFailure(run({ url: `${base}/missing` }));
     expect(err.info).toMatchObject({ kind: 'not_found', status: 404, status_code: 404, code: 'HTTP_404', retryable: false });
     expect(err.info.message).toContain('404');
     expect(err.data).toMatchObject({ status_code: 404, data: { detail: 'no such thing' }, body: { detail: 'no such thing' } });
   });
 
   it('fails a 429 as a retryable rate_limit honouring Retry-After seconds', async () => {
-    const err = await failure(run({ url: `${base}/limited` }));
+    const err = await callFailure(run({ url: `${base}/limited` }));
     expect(err.info).toMatchObject({ kind: 'rate_limit', retryable: true, retry_after_ms: 2000 });
   });
 
   it('reads a Retry-After HTTP-date on a 503', async () => {
-    const err = await failure(run({ url: `${base}/limited-date` }));
+    const err = await callFailure(run({ url: `${base}/limited-date` }));
     expect(err.info).toMatchObject({ kind: 'server_error', retryable: true });
     expect(err.info.retry_after_ms).toBeGreaterThan(50_000);
     expect(err.info.retry_after_ms).toBeLessThanOrEqual(60_000);
   });
 
   it('fails a 500 as a retryable server_error and a 403 as auth', async () => {
-    const err = await failure(run({ url: `${base}/broken` }));
+    const err = await callFailure(run({ url: `${base}/broken` }));
     expect(err.info).toMatchObject({ kind: 'server_error', retryable: true, status: 500 });
     expect(err.data).toMatchObject({ data: 'internal failure' });
-    expect((await failure(run({ url: `${base}/forbidden` }))).info).toMatchObject({ kind: 'auth', retryable: false });
+    expect((await callFailure(run({ url: `${base}/forbidden` }))).info).toMatchObject({ kind: 'auth', retryable: false });
   });
 
   it('times out after `timeout` seconds as a retryable timeout saying "timed out"', async () => {
     const started = Date.now();
-    const err = await failure(run({ url: `${base}/slow`, timeout: 0.3 }));
+    const err = await callFailure(run({ url: `${base}/slow`, timeout: 0.3 }));
     expect(err.info).toMatchObject({ kind: 'timeout', retryable: true });
     expect(err.info.message).toContain('timed out');
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -182,19 +173,19 @@ describe('HttpTool against a local HTTP server', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const err = await failure(run({ url: `http://127.0.0.1:${port}/` }));
+    const err = await callFailure(run({ url: `http://127.0.0.1:${port}/` }));
     expect(err.info).toMatchObject({ kind: 'connection', retryable: true, code: 'ECONNREFUSED' });
   });
 
   it('stops with kind cancelled when the caller aborts', async () => {
     const controller = new AbortController();
-    const pending = failure(run({ url: `${base}/slow` }, context(controller.signal)));
+    const pending = callFailure(run({ url: `${base}/slow` }, context(controller.signal)));
     setTimeout(() => controller.abort(), 100);
     const err = await pending;
     expect(err.info).toMatchObject({ kind: 'cancelled', retryable: false });
   });
 
   it('rejects a config without a url', async () => {
-    expect((await failure(run({ method: 'GET' }))).info).toMatchObject({ kind: 'internal', code: 'INVALID_CONFIG' });
+    expect((await callFailure(run({ method: 'GET' }))).info).toMatchObject({ kind: 'internal', code: 'INVALID_CONFIG' });
   });
 });

@@ -1,20 +1,11 @@
-import { CallError } from '@noetl/dsl';
 import type { OutputStream, ToolContext } from '../tool';
 import { JavaScriptTool } from './javascript.tool';
+import { callFailure } from '../testing/call-failure';
 
 function context(signal = new AbortController().signal, onOutput?: (stream: OutputStream, text: string) => void): ToolContext {
   return { signal, executionId: '1', pythonEnabled: true, resolveCredential: async () => ({}), ...(onOutput ? { onOutput } : {}) };
 }
 
-async function failure(promise: Promise<unknown>): Promise<CallError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof CallError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('JavaScriptTool in QuickJS', () => {
   const tool = new JavaScriptTool({ memoryLimitBytes: 8 * 1024 * 1024 });
@@ -54,29 +45,29 @@ describe('JavaScriptTool in QuickJS', () => {
   });
 
   it('fails with kind code and the JS error message', async () => {
-    const err = await failure(run({ code: 'throw new TypeError("bad input " + x);', input: { x: 7 } }));
+    const err = await callFailure(run({ code: 'throw new TypeError("bad input " + x);', input: { x: 7 } }));
     expect(err.info).toMatchObject({ kind: 'code', code: 'TypeError', retryable: false });
     expect(err.info.message).toContain('TypeError: bad input 7');
-    expect((await failure(run({ code: 'return ;;; )' }))).info).toMatchObject({ kind: 'code', code: 'SyntaxError' });
+    expect((await callFailure(run({ code: 'return ;;; )' }))).info).toMatchObject({ kind: 'code', code: 'SyntaxError' });
   });
 
   it('stops an infinite loop at the timeout', async () => {
     const started = Date.now();
-    const err = await failure(run({ code: 'while (true) {}', timeout: 0.3 }));
+    const err = await callFailure(run({ code: 'while (true) {}', timeout: 0.3 }));
     expect(err.info).toMatchObject({ kind: 'timeout', retryable: true });
     expect(err.info.message).toContain('timed out');
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it('stops a memory bomb at the memory limit and keeps working afterwards', async () => {
-    const err = await failure(run({ code: 'const a = []; while (true) a.push([a.length, a.length, a.length, a.length]);', timeout: 5 }));
+    const err = await callFailure(run({ code: 'const a = []; while (true) a.push([a.length, a.length, a.length, a.length]);', timeout: 5 }));
     expect(err.info.kind).toBe('code');
     expect(err.info.message).toMatch(/out of memory|sandbox/);
     expect(await run({ code: 'return 1 + 1' })).toBe(2);
   });
 
   it('reports runaway recursion as an error and keeps working afterwards', async () => {
-    const err = await failure(run({ code: 'function f(n) { return f(n + 1) + 1; } return f(0);' }));
+    const err = await callFailure(run({ code: 'function f(n) { return f(n + 1) + 1; } return f(0);' }));
     expect(err.info.kind).toBe('code');
     expect(await run({ code: 'function f(n) { return n === 0 ? 0 : 1 + f(n - 1); } return f(500);' })).toBe(500);
   });
@@ -84,6 +75,6 @@ describe('JavaScriptTool in QuickJS', () => {
   it('refuses to start when the signal is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    expect((await failure(run({ code: 'return 1' }, context(controller.signal)))).info.kind).toBe('cancelled');
+    expect((await callFailure(run({ code: 'return 1' }, context(controller.signal)))).info.kind).toBe('cancelled');
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { CallError } from '@noetl/dsl';
 import type { ToolContext } from '../tool';
 import { PostgresTool } from './postgres.tool';
+import { callFailure } from '../testing/call-failure';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const url = new URL(DATABASE_URL);
@@ -37,15 +37,6 @@ function context(signal = new AbortController().signal): ToolContext {
   };
 }
 
-async function failure(promise: Promise<unknown>): Promise<CallError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof CallError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('PostgresTool against PostgreSQL', () => {
   const tool = new PostgresTool({ connectTimeoutMs: 3_000 });
@@ -128,7 +119,7 @@ describe('PostgresTool against PostgreSQL', () => {
 
   it('rolls the whole script back when a statement fails, and names the failing statement', async () => {
     await run({ command: `DELETE FROM ${schema}.items` });
-    const err = await failure(
+    const err = await callFailure(
       run({ command: `INSERT INTO ${schema}.items (id) VALUES (1); CREATE TABLE ${schema}.never (x int); SELEC 1; INSERT INTO ${schema}.items (id) VALUES (2)` }),
     );
     expect(err.info).toMatchObject({ kind: 'db', code: '42601', retryable: false });
@@ -139,19 +130,19 @@ describe('PostgresTool against PostgreSQL', () => {
 
   it('keeps earlier statements with transaction: false', async () => {
     await run({ command: `DELETE FROM ${schema}.items` });
-    await failure(run({ transaction: false, command: `INSERT INTO ${schema}.items (id) VALUES (1); INSERT INTO ${schema}.items (id) VALUES (1)` }));
+    await callFailure(run({ transaction: false, command: `INSERT INTO ${schema}.items (id) VALUES (1); INSERT INTO ${schema}.items (id) VALUES (1)` }));
     expect((await run({ query: `SELECT count(*) AS n FROM ${schema}.items` })).rows).toEqual([{ n: 1 }]);
   });
 
   it('fails with SQLSTATE P0001 and the raised message when a DO block raises', async () => {
-    const err = await failure(run({ command: `SELECT 1; DO $$ BEGIN RAISE EXCEPTION 'Expected % pairs, got %', 4, 3; END $$;` }));
+    const err = await callFailure(run({ command: `SELECT 1; DO $$ BEGIN RAISE EXCEPTION 'Expected % pairs, got %', 4, 3; END $$;` }));
     expect(err.info).toMatchObject({ kind: 'db', code: 'P0001' });
     expect(err.info.message).toContain('Expected 4 pairs, got 3');
   });
 
   it('classifies a unique violation as a non-retryable db error', async () => {
     await run({ command: `DELETE FROM ${schema}.items; INSERT INTO ${schema}.items (id) VALUES (7)` });
-    const err = await failure(run({ command: `INSERT INTO ${schema}.items (id) VALUES (7)` }));
+    const err = await callFailure(run({ command: `INSERT INTO ${schema}.items (id) VALUES (7)` }));
     expect(err.info).toMatchObject({ kind: 'db', code: '23505', retryable: false });
   });
 
@@ -174,12 +165,12 @@ describe('PostgresTool against PostgreSQL', () => {
   });
 
   it('rejects params with several statements', async () => {
-    const err = await failure(run({ command: 'SELECT $1; SELECT 2', params: [1] }));
+    const err = await callFailure(run({ command: 'SELECT $1; SELECT 2', params: [1] }));
     expect(err.info).toMatchObject({ kind: 'internal', code: 'INVALID_CONFIG' });
   });
 
   it('reports a refused connection as a retryable connection error without the password', async () => {
-    const err = await failure(tool.run({ auth: 'pg_refused', query: 'SELECT 1' }, context()));
+    const err = await callFailure(tool.run({ auth: 'pg_refused', query: 'SELECT 1' }, context()));
     expect(err.info).toMatchObject({ kind: 'connection', retryable: true });
     expect(err.info.message).not.toContain('s3cret-value');
   });
@@ -187,7 +178,7 @@ describe('PostgresTool against PostgreSQL', () => {
   it('cancels a running statement when the signal aborts and keeps the pool usable', async () => {
     const controller = new AbortController();
     const started = Date.now();
-    const pending = failure(run({ command: `INSERT INTO ${schema}.items (id) VALUES (99); SELECT pg_sleep(10)` }, context(controller.signal)));
+    const pending = callFailure(run({ command: `INSERT INTO ${schema}.items (id) VALUES (99); SELECT pg_sleep(10)` }, context(controller.signal)));
     setTimeout(() => controller.abort(), 200);
     const err = await pending;
     expect(err.info.kind).toBe('cancelled');
@@ -198,6 +189,6 @@ describe('PostgresTool against PostgreSQL', () => {
   it('fails fast with kind cancelled when the signal is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    expect((await failure(run({ query: 'SELECT 1' }, context(controller.signal)))).info.kind).toBe('cancelled');
+    expect((await callFailure(run({ query: 'SELECT 1' }, context(controller.signal)))).info.kind).toBe('cancelled');
   });
 });

@@ -1,20 +1,11 @@
-import { CallError } from '@noetl/dsl';
 import type { OutputStream, ToolContext } from '../tool';
 import { PythonTool } from './python.tool';
+import { callFailure } from '../testing/call-failure';
 
 function context(overrides: Partial<ToolContext> = {}): ToolContext {
   return { signal: new AbortController().signal, executionId: '1', pythonEnabled: true, resolveCredential: async () => ({}), ...overrides };
 }
 
-async function failure(promise: Promise<unknown>): Promise<CallError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof CallError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('PythonTool with a real python3', () => {
   const tool = new PythonTool();
@@ -98,17 +89,17 @@ describe('PythonTool with a real python3', () => {
   });
 
   it('fails with kind code, the exception type, message and innermost frame', async () => {
-    const err = await failure(run({ code: 'x = 1\nassert x == 2, "x should be 2"' }));
+    const err = await callFailure(run({ code: 'x = 1\nassert x == 2, "x should be 2"' }));
     expect(err.info).toMatchObject({ kind: 'code', code: 'AssertionError', retryable: false });
     expect(err.info.message).toContain('AssertionError: x should be 2');
     expect(err.info.message).toContain('line 2');
     expect(err.data).toMatchObject({ exception: 'AssertionError', message: 'x should be 2' });
-    expect((await failure(run({ code: 'import no_such_module_xyz' }))).info.code).toBe('ModuleNotFoundError');
-    expect((await failure(run({ code: 'def (' }))).info.code).toBe('SyntaxError');
+    expect((await callFailure(run({ code: 'import no_such_module_xyz' }))).info.code).toBe('ModuleNotFoundError');
+    expect((await callFailure(run({ code: 'def (' }))).info.code).toBe('SyntaxError');
   });
 
   it('fails when the process dies without a result', async () => {
-    const err = await failure(run({ code: 'import sys\nsys.stderr.write("dying\\n")\nos._exit(3)' }));
+    const err = await callFailure(run({ code: 'import sys\nsys.stderr.write("dying\\n")\nos._exit(3)' }));
     expect(err.info).toMatchObject({ kind: 'code', code: 'PythonExit' });
     expect(err.info.message).toContain('code 3');
     expect(err.info.message).toContain('dying');
@@ -116,7 +107,7 @@ describe('PythonTool with a real python3', () => {
 
   it('kills the process at the timeout', async () => {
     const started = Date.now();
-    const err = await failure(run({ code: 'import time\ntime.sleep(30)', timeout: 0.3 }));
+    const err = await callFailure(run({ code: 'import time\ntime.sleep(30)', timeout: 0.3 }));
     expect(err.info).toMatchObject({ kind: 'timeout', retryable: true });
     expect(err.info.message).toContain('timed out');
     expect(Date.now() - started).toBeLessThan(3_000);
@@ -124,18 +115,18 @@ describe('PythonTool with a real python3', () => {
 
   it('kills the process when the signal aborts', async () => {
     const controller = new AbortController();
-    const pending = failure(run({ code: 'import time\ntime.sleep(30)' }, context({ signal: controller.signal })));
+    const pending = callFailure(run({ code: 'import time\ntime.sleep(30)' }, context({ signal: controller.signal })));
     setTimeout(() => controller.abort(), 300);
     expect((await pending).info.kind).toBe('cancelled');
   });
 
   it('refuses when python is disabled or missing', async () => {
-    expect((await failure(run({ code: 'result = 1' }, context({ pythonEnabled: false })))).info).toMatchObject({
+    expect((await callFailure(run({ code: 'result = 1' }, context({ pythonEnabled: false })))).info).toMatchObject({
       kind: 'internal',
       message: 'python tool disabled (NOETL_PYTHON=off)',
     });
     const missing = new PythonTool({ pythonBinary: '/nonexistent/bin/python3' });
-    expect((await failure(missing.run({ code: 'result = 1' }, context()))).info).toMatchObject({
+    expect((await callFailure(missing.run({ code: 'result = 1' }, context()))).info).toMatchObject({
       kind: 'internal',
       message: 'python3 not found on PATH (set NOETL_PYTHON=off to disable python steps)',
     });
