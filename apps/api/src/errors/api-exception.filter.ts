@@ -50,7 +50,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       ];
     }
     const errorId = randomUUID();
-    this.logger.error({ errorId, err: error }, 'unhandled error');
+    this.logger.error(`unhandled error ${errorId}`, error instanceof Error ? error.stack : String(error));
     return [HttpStatus.INTERNAL_SERVER_ERROR, { code: 'internal', message: `internal error (id ${errorId})` }];
   }
 }
