@@ -4,7 +4,6 @@ import {
   type EventEnvelope,
   type JsonObject,
   type LedgerEvent,
-  type PayloadRef,
 } from '@noetl/event-kernel';
 import { InvalidEventError } from './event-store';
 
@@ -56,37 +55,17 @@ export const INSERT_EVENT_SQL =
   `ON CONFLICT DO NOTHING RETURNING ${EVENT_SELECT_LIST}`;
 
 /** A row of `noetl.event` as pg returns it: int8 as string, int4 as number, timestamptz as Date, jsonb parsed. */
-export interface EventRow {
-  event_id: string;
-  tenant_id: string;
-  organization_id: string;
-  execution_id: string;
-  stream_id: string;
-  stream_version: number;
+export type EventRow = Omit<
+  EventEnvelope,
+  'aggregate_type' | 'event_type' | 'event_time' | 'ingest_time' | 'payload' | 'meta'
+> & {
   aggregate_type: string;
-  aggregate_id: string;
   event_type: string;
-  schema_name: string;
-  schema_version: number;
   event_time: Date | string;
   ingest_time: Date | string;
-  producer: string;
-  causation_id: string | null;
-  correlation_id: string | null;
-  idempotency_key: string | null;
-  parent_event_id: string | null;
-  parent_execution_id: string | null;
-  node_name: string | null;
-  command_id: string | null;
-  stage_id: string | null;
-  frame_id: string | null;
-  loop_id: string | null;
-  status: string | null;
   payload: unknown;
-  payload_ref: PayloadRef | null;
   meta: JsonObject | null;
-  checksum: string;
-}
+};
 
 const AGGREGATE_TYPES = ['execution', 'command', 'stage', 'frame', 'timer'] as const;
 type AggregateType = EventEnvelope['aggregate_type'];
