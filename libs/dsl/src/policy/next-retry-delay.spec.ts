@@ -1,17 +1,6 @@
 import type { Backoff } from '../model';
+import { seededRandom } from '../testing/seeded-random';
 import { nextRetryDelayMs } from './next-retry-delay';
-
-/** Seeded PRNG (mulberry32): the same seed gives the same sequence in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const noRandom = (): number => {
   throw new Error('random must not be called');
@@ -70,7 +59,7 @@ describe('nextRetryDelayMs', () => {
   });
 
   it('keeps jittered waits within [0.5, 1.5) of the capped wait', () => {
-    const random = mulberry32(42);
+    const random = seededRandom(42);
     for (let n = 1; n <= 10; n += 1) {
       const capped = Math.min(1000 * 2 ** (n - 1), 60000);
       for (let sample = 0; sample < 200; sample += 1) {
@@ -83,7 +72,7 @@ describe('nextRetryDelayMs', () => {
 
   it('is deterministic for a seeded random source', () => {
     const run = (): number[] => {
-      const random = mulberry32(7);
+      const random = seededRandom(7);
       return [1, 2, 3, 4].map((n) => nextRetryDelayMs(backoff({ jitter: true }), n, random));
     };
     expect(run()).toEqual(run());

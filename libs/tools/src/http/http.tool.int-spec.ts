@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { ToolContext } from '../tool';
 import { HttpTool } from './http.tool';
 import { callFailure } from '../testing/call-failure';
+import { testToolContext } from '../testing/tool-context';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 
@@ -44,22 +45,14 @@ function json(res: ServerResponse, status: number, value: unknown): void {
   res.end(JSON.stringify(value));
 }
 
+const credentials: Record<string, Record<string, unknown>> = {
+  api_bearer: { type: 'bearer', token: 'tok-123' },
+  api_basic: { type: 'basic', username: 'u', password: 'p' },
+  api_headers: { headers: { 'x-api-key': 'k-1' } },
+};
+
 function context(signal = new AbortController().signal): ToolContext {
-  const credentials: Record<string, Record<string, unknown>> = {
-    api_bearer: { type: 'bearer', token: 'tok-123' },
-    api_basic: { type: 'basic', username: 'u', password: 'p' },
-    api_headers: { headers: { 'x-api-key': 'k-1' } },
-  };
-  return {
-    signal,
-    executionId: '1',
-    pythonEnabled: true,
-    resolveCredential: async (name) => {
-      const data = credentials[name];
-      if (!data) throw new Error(`no credential ${name}`);
-      return data;
-    },
-  };
+  return testToolContext(credentials, { signal });
 }
 
 

@@ -1,9 +1,10 @@
 import type { OutputStream, ToolContext } from '../tool';
 import { JavaScriptTool } from './javascript.tool';
 import { callFailure } from '../testing/call-failure';
+import { testToolContext } from '../testing/tool-context';
 
 function context(signal = new AbortController().signal, onOutput?: (stream: OutputStream, text: string) => void): ToolContext {
-  return { signal, executionId: '1', pythonEnabled: true, resolveCredential: async () => ({}), ...(onOutput ? { onOutput } : {}) };
+  return testToolContext({}, { signal, ...(onOutput ? { onOutput } : {}) });
 }
 
 

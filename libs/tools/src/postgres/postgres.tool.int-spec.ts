@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ToolContext } from '../tool';
 import { PostgresTool } from './postgres.tool';
 import { callFailure } from '../testing/call-failure';
+import { testToolContext } from '../testing/tool-context';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const url = new URL(DATABASE_URL);
@@ -25,16 +26,7 @@ const credentials: Record<string, Record<string, unknown>> = {
 };
 
 function context(signal = new AbortController().signal): ToolContext {
-  return {
-    signal,
-    executionId: '1',
-    pythonEnabled: true,
-    resolveCredential: async (name) => {
-      const data = credentials[name];
-      if (!data) throw new Error(`no credential ${name}`);
-      return data;
-    },
-  };
+  return testToolContext(credentials, { signal });
 }
 
 

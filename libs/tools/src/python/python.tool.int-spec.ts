@@ -1,9 +1,10 @@
 import type { OutputStream, ToolContext } from '../tool';
 import { PythonTool } from './python.tool';
 import { callFailure } from '../testing/call-failure';
+import { testToolContext } from '../testing/tool-context';
 
 function context(overrides: Partial<ToolContext> = {}): ToolContext {
-  return { signal: new AbortController().signal, executionId: '1', pythonEnabled: true, resolveCredential: async () => ({}), ...overrides };
+  return testToolContext({}, overrides);
 }
 
 

@@ -20,6 +20,9 @@ import type { Playbook } from '../../model';
 import { parsePlaybook } from '../../parse';
 import { plan } from '../plan';
 import type { PlannerEnv } from '../plan-context';
+import { seededRandom } from '../../testing/seeded-random';
+
+export { seededRandom };
 
 /** A playbook from YAML that must be valid. */
 export function playbookOf(yaml: string): Playbook {
@@ -33,17 +36,6 @@ export function workflow(steps: string, extra = ''): Playbook {
   return playbookOf(`apiVersion: noetl.io/v2\nkind: Playbook\nmetadata: {name: t}\n${extra}\nworkflow:\n${steps}`);
 }
 
-/** A seeded [0, 1) source (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface HarnessOptions {
   workload?: JsonObject;
