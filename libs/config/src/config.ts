@@ -36,7 +36,19 @@ export interface NoetlConfig {
   tenancy: { tenantId: string; organizationId: string };
   payloads: { inlineLimitBytes: number };
   log: { level: LogLevel };
-  worker: { python: boolean; concurrency: number };
+  worker: {
+    python: boolean;
+    concurrency: number;
+    /** Lease of a claimed command; heartbeats renew it at a third of it. */
+    leaseMs: number;
+  };
+  /** How often the scheduler sweeps due timers, expired leases and unclaimed commands. */
+  scheduler: { sweepMs: number };
+  /**
+   * The API a separate worker process (roles without `api`) and the CLI's
+   * client commands talk to. Absent: the worker uses the in-process control plane.
+   */
+  server?: { url: string };
 }
 
 export class ConfigError extends Error {
@@ -101,6 +113,7 @@ export function loadConfig(env: Env): NoetlConfig {
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
   const natsUrl = url(env, 'NATS_URL', ['nats:', 'tls:']);
   const python = oneOf(env, 'NOETL_PYTHON', ['on', 'off'] as const, 'on');
+  const serverUrl = url(env, 'NOETL_SERVER_URL', ['http:', 'https:']);
   return {
     database: { url: databaseUrl ? new Secret(databaseUrl) : undefined },
     redis: redisUrl ? { url: new Secret(redisUrl) } : undefined,
@@ -115,6 +128,12 @@ export function loadConfig(env: Env): NoetlConfig {
     },
     payloads: { inlineLimitBytes: integer(env, 'NOETL_PAYLOAD_INLINE_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024) },
     log: { level: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info') },
-    worker: { python: python === 'on', concurrency: integer(env, 'NOETL_WORKER_CONCURRENCY', 8, 1, 1024) },
+    worker: {
+      python: python === 'on',
+      concurrency: integer(env, 'NOETL_WORKER_CONCURRENCY', 8, 1, 1024),
+      leaseMs: integer(env, 'NOETL_LEASE_SECONDS', 30, 1, 86_400) * 1000,
+    },
+    scheduler: { sweepMs: integer(env, 'NOETL_SWEEP_MS', 1000, 10, 600_000) },
+    server: serverUrl ? { url: serverUrl.replace(/\/+$/, '') } : undefined,
   };
 }

@@ -1,0 +1,61 @@
+import type { JsonObject } from '@noetl/event-kernel';
+import type { Bus, SubscribeOptions, Unsubscribe } from './bus';
+
+interface Subscription {
+  handler: (message: JsonObject) => void;
+  queue?: string;
+}
+
+/**
+ * The bus of the modular monolith: delivery on the next microtask, so a
+ * publisher never runs a consumer inside its own call stack (or transaction).
+ * A queue group gets each message once, round-robin, like NATS queue groups.
+ */
+export class InProcessBus implements Bus {
+  private readonly subscriptions = new Map<string, Subscription[]>();
+  private readonly cursors = new Map<string, number>();
+  private closed = false;
+
+  publish(subject: string, message: JsonObject): void {
+    if (this.closed) return;
+    const subscribers = this.subscriptions.get(subject) ?? [];
+    const groups = new Map<string, Subscription[]>();
+    for (const subscription of subscribers) {
+      if (subscription.queue === undefined) this.deliver(subscription, message);
+      else groups.set(subscription.queue, [...(groups.get(subscription.queue) ?? []), subscription]);
+    }
+    for (const [queue, members] of groups) {
+      const key = `${subject}\u0000${queue}`;
+      const next = this.cursors.get(key) ?? 0;
+      this.cursors.set(key, next + 1);
+      this.deliver(members[next % members.length]!, message);
+    }
+  }
+
+  subscribe(subject: string, handler: (message: JsonObject) => void, options: SubscribeOptions = {}): Unsubscribe {
+    const subscription: Subscription = { handler, ...(options.queue !== undefined ? { queue: options.queue } : {}) };
+    this.subscriptions.set(subject, [...(this.subscriptions.get(subject) ?? []), subscription]);
+    return () => {
+      this.subscriptions.set(
+        subject,
+        (this.subscriptions.get(subject) ?? []).filter((s) => s !== subscription),
+      );
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.subscriptions.clear();
+  }
+
+  private deliver(subscription: Subscription, message: JsonObject): void {
+    queueMicrotask(() => {
+      // A consumer's failure is its own: the bus only notifies.
+      try {
+        subscription.handler(message);
+      } catch {
+        /* consumers log their own errors */
+      }
+    });
+  }
+}

@@ -1,0 +1,147 @@
+import { canonicalChecksum, type IdGenerator } from '@noetl/event-kernel';
+import { parsePlaybook, type Playbook } from '@noetl/dsl';
+import type { Database, TenantScope } from '@noetl/storage';
+import { parse as parseYaml } from 'yaml';
+import { RuntimeError } from '../runtime-error';
+import type { CatalogEntry, PlaybookRef, RegisteredPlaybook } from './catalog-types';
+
+interface CatalogRow {
+  catalog_id: string;
+  path: string;
+  version: number;
+  content: string;
+  playbook: { metadata?: { name?: string } } | null;
+  created_at: Date;
+}
+
+/** A registered playbook: its catalog row and the parsed model. */
+export interface ResolvedPlaybook {
+  entry: CatalogEntry;
+  playbook: Playbook;
+}
+
+/**
+ * The playbook catalog, keyed by tenant, organization and path (NoETL
+ * fixtures README s6.10). Registering validates the whole document first:
+ * nothing invalid is stored. Each registration of a path is a new version
+ * (1, 2, ...); re-registering identical content returns the existing version.
+ */
+export class CatalogService {
+  /** Parsed models by catalog id: a catalog row never changes once written. */
+  private readonly parsed = new Map<string, Playbook>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly ids: IdGenerator,
+    private readonly scope: TenantScope,
+  ) {}
+
+  /** Throws RuntimeError `invalid_playbook` with `details: [{path, line, column, message}]`. */
+  async register(content: string): Promise<RegisteredPlaybook> {
+    const { playbook, problems } = parsePlaybook(content);
+    if (!playbook) {
+      const first = problems[0];
+      const where = first ? `${first.line !== undefined ? `line ${first.line}: ` : ''}${first.path ? `${first.path} ` : ''}${first.message}` : 'invalid';
+      throw new RuntimeError('invalid_playbook', `playbook is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}; first: ${where})`, problems);
+    }
+    const checksum = canonicalChecksum(content);
+    return this.db.transaction(async (q) => {
+      // Versions of one path are numbered under a lock so two registrations never take the same number.
+      await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 1))', [`catalog:${this.scope.tenantId}:${this.scope.organizationId}:${playbook.path}`]);
+      const [latest] = await q.query<{ catalog_id: string; version: number; checksum: string }>(
+        `SELECT catalog_id, version, checksum FROM noetl.catalog
+          WHERE tenant_id = $1 AND organization_id = $2 AND path = $3 ORDER BY version DESC LIMIT 1`,
+        [this.scope.tenantId, this.scope.organizationId, playbook.path],
+      );
+      if (latest && latest.checksum === checksum) return { catalog_id: latest.catalog_id, path: playbook.path, version: latest.version };
+      const catalogId = this.ids.next();
+      const version = (latest?.version ?? 0) + 1;
+      await q.query(
+        `INSERT INTO noetl.catalog (catalog_id, tenant_id, organization_id, path, version, content, playbook, checksum)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8)`,
+        [catalogId, this.scope.tenantId, this.scope.organizationId, playbook.path, version, content, JSON.stringify(documentOf(content)), checksum],
+      );
+      this.parsed.set(catalogId, playbook);
+      return { catalog_id: catalogId, path: playbook.path, version };
+    });
+  }
+
+  /** The latest version of every path. */
+  async list(): Promise<CatalogEntry[]> {
+    const rows = await this.db.query<CatalogRow>(
+      `SELECT DISTINCT ON (path) catalog_id, path, version, playbook, created_at FROM noetl.catalog
+        WHERE tenant_id = $1 AND organization_id = $2 ORDER BY path, version DESC`,
+      [this.scope.tenantId, this.scope.organizationId],
+    );
+    return rows.map(toEntry);
+  }
+
+  /** Every version of a path, newest first. */
+  async versions(path: string): Promise<CatalogEntry[]> {
+    const rows = await this.db.query<CatalogRow>(
+      `SELECT catalog_id, path, version, playbook, created_at FROM noetl.catalog
+        WHERE tenant_id = $1 AND organization_id = $2 AND path = $3 ORDER BY version DESC`,
+      [this.scope.tenantId, this.scope.organizationId, path],
+    );
+    return rows.map(toEntry);
+  }
+
+  /** The playbook a request names; throws `not_found`. */
+  async resolve(ref: PlaybookRef): Promise<ResolvedPlaybook> {
+    const row = await this.findRow(ref);
+    if (!row) throw new RuntimeError('not_found', `playbook ${describeRef(ref)} is not registered`);
+    return { entry: toEntry(row), playbook: this.model(row) };
+  }
+
+  /** The parsed model of a catalog id (what the scheduler plans with); throws `not_found`. */
+  async playbook(catalogId: string): Promise<Playbook> {
+    const cached = this.parsed.get(catalogId);
+    if (cached) return cached;
+    return (await this.resolve({ catalog_id: catalogId })).playbook;
+  }
+
+  private async findRow(ref: PlaybookRef): Promise<CatalogRow | undefined> {
+    const select = `SELECT catalog_id, path, version, content, playbook, created_at FROM noetl.catalog WHERE tenant_id = $1 AND organization_id = $2`;
+    const scope = [this.scope.tenantId, this.scope.organizationId];
+    if (ref.catalog_id !== undefined) {
+      if (!/^\d{1,19}$/.test(ref.catalog_id)) return undefined;
+      const [row] = await this.db.query<CatalogRow>(`${select} AND catalog_id = $3::bigint`, [...scope, ref.catalog_id]);
+      return row;
+    }
+    if (ref.path === undefined) throw new RuntimeError('invalid_request', 'give the playbook "path" or "catalog_id"');
+    const [row] = await this.db.query<CatalogRow>(
+      `${select} AND path = $3 AND ($4::int IS NULL OR version = $4::int) ORDER BY version DESC LIMIT 1`,
+      [...scope, ref.path, ref.version ?? null],
+    );
+    return row;
+  }
+
+  private model(row: CatalogRow): Playbook {
+    const cached = this.parsed.get(row.catalog_id);
+    if (cached) return cached;
+    const { playbook } = parsePlaybook(row.content);
+    // Stored content was valid when registered; a parser change that rejects it now is a bug to surface.
+    if (!playbook) throw new Error(`catalog ${row.catalog_id} (${row.path} v${row.version}) no longer parses`);
+    this.parsed.set(row.catalog_id, playbook);
+    return playbook;
+  }
+}
+
+function documentOf(content: string): unknown {
+  return parseYaml(content) ?? {};
+}
+
+function toEntry(row: CatalogRow): CatalogEntry {
+  return {
+    catalog_id: String(row.catalog_id),
+    path: row.path,
+    version: row.version,
+    name: row.playbook?.metadata?.name ?? row.path,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+function describeRef(ref: PlaybookRef): string {
+  if (ref.catalog_id !== undefined) return `with catalog id ${ref.catalog_id}`;
+  return `"${ref.path ?? ''}"${ref.version !== undefined ? ` version ${ref.version}` : ''}`;
+}

@@ -1,0 +1,59 @@
+import { EventType, type EventDraft, type EventError, type EventTypeName, type Json, type JsonObject } from '@noetl/event-kernel';
+import { putJson, type PayloadStore, type TenantScope } from '@noetl/storage';
+import type { CallReport } from './control-plane';
+import type { CommandRow } from './command-row';
+
+export type CommandOutcome =
+  | { status: 'COMPLETED'; result?: Json; ctx?: JsonObject; calls?: CallReport[]; durationMs?: number }
+  | { status: 'FAILED'; error: EventError; ctx?: JsonObject; calls?: CallReport[]; durationMs?: number };
+
+/** `call.done` / `call.error` per call, in order. */
+export function callDrafts(command: CommandRow, calls: readonly CallReport[]): EventDraft<EventTypeName>[] {
+  return calls.map((call) =>
+    call.status === 'ok'
+      ? {
+          type: EventType.CallDone,
+          executionId: command.execution_id,
+          step: command.step,
+          commandId: command.command_id,
+          payload: { task: call.task, attempts: call.attempts, duration_ms: call.duration_ms },
+        }
+      : {
+          type: EventType.CallError,
+          executionId: command.execution_id,
+          step: command.step,
+          commandId: command.command_id,
+          payload: {
+            task: call.task,
+            attempts: call.attempts,
+            duration_ms: call.duration_ms,
+            error: call.error ?? { kind: 'internal', message: 'the worker reported an error without details' },
+          },
+        },
+  );
+}
+
+/**
+ * The terminal event of a command. A result larger than the inline limit
+ * goes to the payload store first and the event carries its ref
+ * (invariant 6); the store is content-addressed, so a retried report
+ * writes it once.
+ */
+export async function terminalDraft(
+  command: CommandRow,
+  outcome: CommandOutcome,
+  payloads: { store: PayloadStore; scope: TenantScope; inlineLimitBytes: number },
+): Promise<EventDraft<EventTypeName>> {
+  const base = { executionId: command.execution_id, step: command.step, commandId: command.command_id };
+  const common = {
+    ...(outcome.ctx && Object.keys(outcome.ctx).length > 0 ? { ctx: outcome.ctx } : {}),
+    ...(outcome.durationMs !== undefined ? { duration_ms: outcome.durationMs } : {}),
+  };
+  if (outcome.status === 'FAILED') {
+    return { ...base, type: EventType.CommandFailed, status: 'FAILED', payload: { error: outcome.error, ...common } };
+  }
+  const result = outcome.result ?? null;
+  const inline = Buffer.byteLength(JSON.stringify(result)) <= payloads.inlineLimitBytes;
+  const stored = inline ? { result } : { result_ref: await putJson(payloads.store, result, payloads.scope) };
+  return { ...base, type: EventType.CommandCompleted, status: 'COMPLETED', payload: { ...stored, ...common } };
+}

@@ -1,0 +1,113 @@
+import type { EventError, Json, JsonObject } from '@noetl/event-kernel';
+
+/**
+ * The worker's side of the runtime (DESIGN.md s4 step 4, s6 "worker control
+ * plane"). Two adapters: `LocalControlPlane` (in-process, on the database)
+ * and `HttpControlPlane` (over the REST endpoints, for a separate worker
+ * process). Every method is idempotent for the worker that holds the lease,
+ * and a report after the command is terminal throws RuntimeError
+ * `already_terminal` (HTTP 409) and changes nothing.
+ */
+export interface ControlPlane {
+  /**
+   * Takes the lease on an ISSUED command: appends `command.claimed` and
+   * `command.started`. Throws `not_found`, `already_claimed` (another worker
+   * holds it) or `already_terminal`.
+   */
+  claim(commandId: string, request: ClaimRequest): Promise<ClaimedCommand>;
+  /** Extends the lease. `cancelled: true` tells the worker to abort. Throws `lease_lost` when the worker no longer holds it. */
+  heartbeat(commandId: string, request: LeaseRequest): Promise<HeartbeatResult>;
+  /** `call.*` events for the calls, then `command.completed` (a large result goes to the payload store). */
+  complete(commandId: string, request: CompleteRequest): Promise<void>;
+  /** `call.*` events for the calls, then `command.failed` with the error. */
+  fail(commandId: string, request: FailRequest): Promise<void>;
+  /**
+   * A `playbook` command starts its child execution (idempotent per command)
+   * and gives up its lease: the command stays RUNNING until the child's
+   * terminal event completes or fails it (no worker waits, nothing polls).
+   */
+  startChild(commandId: string, request: StartChildRequest): Promise<{ execution_id: string }>;
+  /** `call.done` / `call.error` events for calls of a command the worker holds, ahead of its terminal report. */
+  recordCalls(commandId: string, request: RecordCallsRequest): Promise<void>;
+  /** The decrypted data of a credential, for the worker that holds the command's lease (never logged, never in events). */
+  resolveCredential(commandId: string, request: CredentialRequest): Promise<ResolvedCredential>;
+}
+
+export interface RecordCallsRequest {
+  worker_id: string;
+  calls: CallReport[];
+}
+
+export interface CredentialRequest {
+  worker_id: string;
+  name: string;
+}
+
+export interface ResolvedCredential {
+  type: string;
+  data: JsonObject;
+}
+
+export interface LeaseRequest {
+  worker_id: string;
+  /** Default 30 s. */
+  lease_ms?: number;
+}
+
+export type ClaimRequest = LeaseRequest;
+
+export interface ClaimedCommand {
+  command_id: string;
+  execution_id: string;
+  step: string;
+  run_id: string;
+  kind: string;
+  attempt: number;
+  max_attempts: number;
+  lease_until: string;
+  /** `command.issued` spec: {tool, input, retry, step, ...}, unrendered. */
+  spec: JsonObject;
+  /** The render scope as plain JSON (results by reference resolved), built at claim time. */
+  scope: JsonObject;
+}
+
+export interface HeartbeatResult {
+  lease_until: string;
+  /** The command (or its execution) was cancelled: abort and report nothing. */
+  cancelled: boolean;
+}
+
+/** One task run of the command (a pipeline has several). */
+export interface CallReport {
+  task: string;
+  attempts: number;
+  duration_ms: number;
+  status: 'ok' | 'error';
+  error?: EventError;
+}
+
+export interface CompleteRequest {
+  worker_id: string;
+  result?: Json;
+  /** `set: ctx.*` writes, by dotted key, in order. */
+  ctx?: JsonObject;
+  calls?: CallReport[];
+  duration_ms?: number;
+}
+
+export interface FailRequest {
+  worker_id: string;
+  error: EventError;
+  ctx?: JsonObject;
+  calls?: CallReport[];
+  duration_ms?: number;
+}
+
+export interface StartChildRequest {
+  worker_id: string;
+  path: string;
+  version?: number;
+  payload?: JsonObject;
+}
+
+export const DEFAULT_LEASE_MS = 30_000;

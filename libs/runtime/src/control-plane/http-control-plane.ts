@@ -1,0 +1,219 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { Agent, type Dispatcher, request } from 'undici';
+import { RuntimeError, type RuntimeErrorCode } from '../runtime-error';
+import type {
+  ClaimedCommand,
+  ClaimRequest,
+  CompleteRequest,
+  ControlPlane,
+  CredentialRequest,
+  FailRequest,
+  HeartbeatResult,
+  LeaseRequest,
+  RecordCallsRequest,
+  ResolvedCredential,
+  StartChildRequest,
+} from './control-plane';
+
+export interface HttpControlPlaneOptions {
+  /** Per attempt, connect to last body byte (default 10 s). */
+  timeoutMs?: number;
+  /** Tries per call when the transport fails or the server answers 5xx (default 4). */
+  attempts?: number;
+  /** Pause before the first retry, doubled for each next one (default 200 ms). */
+  retryDelayMs?: number;
+  /** Send through this dispatcher (not closed by `close()`). Default: an own keep-alive Agent. */
+  dispatcher?: Dispatcher;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_ATTEMPTS = 4;
+const DEFAULT_RETRY_DELAY_MS = 200;
+
+/**
+ * Every code the API may answer with that the worker handles as it would the
+ * in-process adapter's RuntimeError. A Record so a new RuntimeErrorCode fails
+ * the build until it is listed here.
+ */
+const RUNTIME_ERROR_CODES: Record<RuntimeErrorCode, true> = {
+  not_found: true,
+  invalid_playbook: true,
+  invalid_payload: true,
+  invalid_request: true,
+  already_terminal: true,
+  already_claimed: true,
+  lease_lost: true,
+  credentials_locked: true,
+};
+
+interface Answer {
+  status: number;
+  text: string;
+}
+
+/**
+ * The worker's control plane over the API's REST endpoints (DESIGN.md s6),
+ * for a worker in its own process. An error body with a RuntimeErrorCode
+ * becomes that RuntimeError, so the worker cannot tell this adapter from the
+ * in-process one. Every call is idempotent for the lease holder, so transport
+ * failures and 5xx are retried with backoff before a plain Error naming the
+ * URL is thrown.
+ */
+export class HttpControlPlane implements ControlPlane {
+  private readonly baseUrl: string;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownAgent?: Agent;
+  private readonly timeoutMs: number;
+  private readonly attempts: number;
+  private readonly retryDelayMs: number;
+
+  /** `baseUrl`: the API's origin (and path prefix, if any), e.g. `http://noetl-api:8082`. */
+  constructor(baseUrl: string, options: HttpControlPlaneOptions = {}) {
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    if (options.dispatcher) {
+      this.dispatcher = options.dispatcher;
+    } else {
+      this.ownAgent = new Agent();
+      this.dispatcher = this.ownAgent;
+    }
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.attempts = Math.max(1, options.attempts ?? DEFAULT_ATTEMPTS);
+    this.retryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
+  }
+
+  claim(commandId: string, request: ClaimRequest): Promise<ClaimedCommand> {
+    return this.post(commandPath(commandId, 'claim'), request, isClaimedCommand);
+  }
+
+  heartbeat(commandId: string, request: LeaseRequest): Promise<HeartbeatResult> {
+    return this.post(commandPath(commandId, 'heartbeat'), request, isHeartbeatResult);
+  }
+
+  async complete(commandId: string, request: CompleteRequest): Promise<void> {
+    await this.post(commandPath(commandId, 'complete'), request, anyBody);
+  }
+
+  async fail(commandId: string, request: FailRequest): Promise<void> {
+    await this.post(commandPath(commandId, 'fail'), request, anyBody);
+  }
+
+  startChild(commandId: string, request: StartChildRequest): Promise<{ execution_id: string }> {
+    return this.post(commandPath(commandId, 'child'), request, isStartedChild);
+  }
+
+  async recordCalls(commandId: string, request: RecordCallsRequest): Promise<void> {
+    await this.post('/api/events', { command_id: commandId, ...request }, anyBody);
+  }
+
+  resolveCredential(commandId: string, request: CredentialRequest): Promise<ResolvedCredential> {
+    return this.post(commandPath(commandId, 'credential'), request, isResolvedCredential);
+  }
+
+  /** Closes the keep-alive connections of the own Agent (a given dispatcher is the caller's). */
+  async close(): Promise<void> {
+    await this.ownAgent?.close();
+  }
+
+  private async post<T>(path: string, body: object, accepts: (value: unknown) => value is T): Promise<T> {
+    const url = `${this.baseUrl}${path}`;
+    const answer = await this.send(url, JSON.stringify(body));
+    if (answer.status >= 400) throw errorFromAnswer(url, answer);
+    const value = parseJson(answer.text);
+    // The body is not quoted: it may hold credential data.
+    if (!accepts(value)) throw new Error(`POST ${url} answered ${answer.status} with a body of an unexpected shape`);
+    return value;
+  }
+
+  /** One call with retries; returns the first answer below 500. */
+  private async send(url: string, body: string): Promise<Answer> {
+    for (let attempt = 1; ; attempt++) {
+      let failure: string;
+      let cause: unknown;
+      const timeout = AbortSignal.timeout(this.timeoutMs);
+      try {
+        const response = await request(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body,
+          dispatcher: this.dispatcher,
+          signal: timeout,
+        });
+        const text = await response.body.text();
+        if (response.statusCode < 500) return { status: response.statusCode, text };
+        failure = `HTTP ${response.statusCode}${describeErrorBody(text)}`;
+      } catch (error) {
+        failure = timeout.aborted ? `timed out after ${this.timeoutMs} ms` : (error as Error).message;
+        cause = error;
+      }
+      if (attempt >= this.attempts) {
+        throw new Error(`POST ${url} failed after ${attempt} attempt(s): ${failure}`, { cause });
+      }
+      await delay(this.retryDelayMs * 2 ** (attempt - 1));
+    }
+  }
+}
+
+function commandPath(commandId: string, action: string): string {
+  return `/api/commands/${encodeURIComponent(commandId)}/${action}`;
+}
+
+function errorFromAnswer(url: string, answer: Answer): Error {
+  const body = parseJson(answer.text);
+  if (isObject(body) && isRuntimeErrorCode(body.code)) {
+    const message = typeof body.message === 'string' ? body.message : body.code;
+    return new RuntimeError(body.code, message, body.details);
+  }
+  return new Error(`POST ${url} answered HTTP ${answer.status}${describeErrorBody(answer.text)}`);
+}
+
+function isRuntimeErrorCode(code: unknown): code is RuntimeErrorCode {
+  return typeof code === 'string' && Object.hasOwn(RUNTIME_ERROR_CODES, code);
+}
+
+/** `: code: message` from an error body of the API's shape; nothing for any other body. */
+function describeErrorBody(text: string): string {
+  const body = parseJson(text);
+  if (!isObject(body)) return '';
+  const parts = [body.code, body.message].filter((part) => typeof part === 'string');
+  return parts.length ? `: ${parts.join(': ')}` : '';
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function anyBody(_value: unknown): _value is unknown {
+  return true;
+}
+
+function isClaimedCommand(value: unknown): value is ClaimedCommand {
+  return (
+    isObject(value) &&
+    typeof value.command_id === 'string' &&
+    typeof value.execution_id === 'string' &&
+    typeof value.lease_until === 'string' &&
+    isObject(value.spec) &&
+    isObject(value.scope)
+  );
+}
+
+function isHeartbeatResult(value: unknown): value is HeartbeatResult {
+  return isObject(value) && typeof value.lease_until === 'string' && typeof value.cancelled === 'boolean';
+}
+
+function isStartedChild(value: unknown): value is { execution_id: string } {
+  return isObject(value) && typeof value.execution_id === 'string';
+}
+
+function isResolvedCredential(value: unknown): value is ResolvedCredential {
+  return isObject(value) && typeof value.type === 'string' && isObject(value.data);
+}

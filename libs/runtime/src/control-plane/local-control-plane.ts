@@ -1,0 +1,217 @@
+import { EventType, type EventDraft, type EventTypeName, type JsonObject } from '@noetl/event-kernel';
+import { buildScope, isJsonObject, toPlainJson } from '@noetl/dsl';
+import type { Database, PayloadStore, Queryable } from '@noetl/storage';
+import { Subjects, type Bus } from '../bus/bus';
+import type { CatalogService } from '../catalog/catalog.service';
+import type { CredentialStore } from '../credentials/credential-types';
+import type { ExecutionService } from '../executions/execution.service';
+import type { Ledger } from '../ledger';
+import type { RuntimeMetrics } from '../metrics';
+import { RuntimeError, notFound } from '../runtime-error';
+import type { ExecutionStates } from '../state/execution-states';
+import type { PayloadCache } from '../state/payload-cache';
+import { callDrafts, terminalDraft, type CommandOutcome } from './command-outcome';
+import { isTerminalCommand, lockCommand, type CommandRow } from './command-row';
+import {
+  DEFAULT_LEASE_MS,
+  type ClaimRequest,
+  type ClaimedCommand,
+  type CompleteRequest,
+  type ControlPlane,
+  type CredentialRequest,
+  type FailRequest,
+  type HeartbeatResult,
+  type LeaseRequest,
+  type RecordCallsRequest,
+  type ResolvedCredential,
+  type StartChildRequest,
+} from './control-plane';
+
+export interface LocalControlPlaneDeps {
+  db: Database;
+  ledger: Ledger;
+  states: ExecutionStates;
+  catalog: CatalogService;
+  payloads: PayloadCache;
+  payloadStore: PayloadStore;
+  inlineLimitBytes: number;
+  credentials: CredentialStore;
+  executions: ExecutionService;
+  bus: Bus;
+  metrics: RuntimeMetrics;
+}
+
+/**
+ * The control plane on the database. Every call locks the command row, so
+ * reports on one command are serialised; the row's status says whether a
+ * report is still acceptable (DESIGN.md invariant 4). Events and the row
+ * change in one transaction; the scheduler is told after the commit.
+ */
+export class LocalControlPlane implements ControlPlane {
+  constructor(private readonly deps: LocalControlPlaneDeps) {}
+
+  async claim(commandId: string, request: ClaimRequest): Promise<ClaimedCommand> {
+    const { db, ledger } = this.deps;
+    const leaseMs = request.lease_ms ?? DEFAULT_LEASE_MS;
+    const claimed = await db.transaction(async (q) => {
+      const command = await this.locked(q, commandId);
+      if (command.status !== 'ISSUED') {
+        if ((command.status === 'RUNNING' || command.status === 'CLAIMED') && command.worker_id === request.worker_id) {
+          return { command, leaseUntil: command.lease_until ?? ledger.now() };
+        }
+        throw new RuntimeError('already_claimed', `command ${commandId} is ${command.status} (worker ${command.worker_id ?? '-'})`);
+      }
+      const leaseUntil = new Date(ledger.now().getTime() + leaseMs);
+      const lease = { worker_id: request.worker_id, lease_until: leaseUntil.toISOString() };
+      await ledger.append(q, [
+        this.draft(command, EventType.CommandClaimed, { ...lease, attempt: command.attempt }),
+        this.draft(command, EventType.CommandStarted, { worker_id: request.worker_id }),
+      ]);
+      await q.query(
+        `UPDATE noetl.command SET status = 'RUNNING', worker_id = $2, lease_until = $3, claimed_at = now(), started_at = now()
+          WHERE command_id = $1::bigint`,
+        [commandId, request.worker_id, leaseUntil],
+      );
+      this.deps.metrics.claimLatency.observe((ledger.now().getTime() - command.created_at.getTime()) / 1000);
+      return { command, leaseUntil };
+    });
+    return {
+      command_id: claimed.command.command_id,
+      execution_id: claimed.command.execution_id,
+      step: claimed.command.step,
+      run_id: claimed.command.run_id ?? '',
+      kind: claimed.command.kind ?? 'pipeline',
+      attempt: claimed.command.attempt,
+      max_attempts: claimed.command.max_attempts,
+      lease_until: claimed.leaseUntil.toISOString(),
+      spec: claimed.command.spec ?? {},
+      scope: await this.scopeOf(claimed.command.execution_id),
+    };
+  }
+
+  async heartbeat(commandId: string, request: LeaseRequest): Promise<HeartbeatResult> {
+    const { db, ledger } = this.deps;
+    return db.transaction(async (q) => {
+      const command = await this.locked(q, commandId);
+      if (command.status === 'CANCELLED') return { lease_until: ledger.now().toISOString(), cancelled: true };
+      this.assertHolder(command, request.worker_id);
+      const leaseUntil = new Date(ledger.now().getTime() + (request.lease_ms ?? DEFAULT_LEASE_MS));
+      await ledger.append(q, [
+        this.draft(command, EventType.CommandHeartbeat, { worker_id: request.worker_id, lease_until: leaseUntil.toISOString() }),
+      ]);
+      await q.query('UPDATE noetl.command SET lease_until = $2 WHERE command_id = $1::bigint', [commandId, leaseUntil]);
+      return { lease_until: leaseUntil.toISOString(), cancelled: await this.executionEnded(q, command) };
+    });
+  }
+
+  async complete(commandId: string, request: CompleteRequest): Promise<void> {
+    await this.finish(commandId, request.worker_id, {
+      status: 'COMPLETED',
+      ...(request.result !== undefined ? { result: request.result } : {}),
+      ...(request.ctx ? { ctx: request.ctx } : {}),
+      ...(request.calls ? { calls: request.calls } : {}),
+      ...(request.duration_ms !== undefined ? { durationMs: request.duration_ms } : {}),
+    });
+  }
+
+  async fail(commandId: string, request: FailRequest): Promise<void> {
+    await this.finish(commandId, request.worker_id, {
+      status: 'FAILED',
+      error: request.error,
+      ...(request.ctx ? { ctx: request.ctx } : {}),
+      ...(request.calls ? { calls: request.calls } : {}),
+      ...(request.duration_ms !== undefined ? { durationMs: request.duration_ms } : {}),
+    });
+  }
+
+  /**
+   * Ends a command. `workerId` null: the runtime itself reports (a child
+   * execution ended), which needs no lease.
+   */
+  async finish(commandId: string, workerId: string | null, outcome: CommandOutcome): Promise<void> {
+    const { db, ledger, payloadStore, inlineLimitBytes } = this.deps;
+    const executionId = await db.transaction(async (q) => {
+      const command = await this.locked(q, commandId);
+      if (workerId !== null) this.assertHolder(command, workerId);
+      else if (isTerminalCommand(command.status)) throw alreadyTerminal(command);
+      const terminal = await terminalDraft(command, outcome, { store: payloadStore, scope: ledger.scope, inlineLimitBytes });
+      const appended = await ledger.append(q, [...callDrafts(command, outcome.calls ?? []), terminal]);
+      const event = appended[appended.length - 1]?.event;
+      await q.query(
+        `UPDATE noetl.command SET status = $2, completed_at = now(), lease_until = NULL, terminal_event_id = $3 WHERE command_id = $1::bigint`,
+        [commandId, outcome.status, event?.event_id ?? null],
+      );
+      return command.execution_id;
+    });
+    this.deps.metrics.commandsFinished.inc({ status: outcome.status });
+    this.deps.bus.publish(Subjects.execution(ledger.scope.tenantId), { execution_id: executionId });
+  }
+
+  async startChild(commandId: string, request: StartChildRequest): Promise<{ execution_id: string }> {
+    const command = await this.deps.db.transaction(async (q) => {
+      const row = await this.locked(q, commandId);
+      this.assertHolder(row, request.worker_id);
+      return row;
+    });
+    // The child's start and the command's release of its lease are one transaction:
+    // a crash leaves either a leased command (re-run, same idempotent child) or a started child and no lease.
+    return this.deps.executions.start(
+      { path: request.path, ...(request.version !== undefined ? { version: request.version } : {}), payload: request.payload ?? {} },
+      { executionId: command.execution_id, commandId },
+      (q) => q.query('UPDATE noetl.command SET lease_until = NULL WHERE command_id = $1::bigint', [commandId]).then(() => undefined),
+    );
+  }
+
+  async recordCalls(commandId: string, request: RecordCallsRequest): Promise<void> {
+    await this.deps.db.transaction(async (q) => {
+      const command = await this.locked(q, commandId);
+      this.assertHolder(command, request.worker_id);
+      await this.deps.ledger.append(q, callDrafts(command, request.calls));
+    });
+  }
+
+  async resolveCredential(commandId: string, request: CredentialRequest): Promise<ResolvedCredential> {
+    const command = await this.deps.db.transaction((q) => this.locked(q, commandId));
+    this.assertHolder(command, request.worker_id);
+    return this.deps.credentials.resolve(request.name);
+  }
+
+  /** The render scope of the command's execution as plain JSON (results by reference resolved). */
+  private async scopeOf(executionId: string): Promise<JsonObject> {
+    const { db, states, catalog, payloads } = this.deps;
+    const loaded = await states.load(db, executionId);
+    if (!loaded) throw notFound('execution', executionId);
+    const playbook = await catalog.playbook(loaded.state.catalogId);
+    await payloads.preloadState(loaded.state);
+    const scope = toPlainJson(buildScope({ state: loaded.state, playbook, resolve: payloads.resolve }));
+    return isJsonObject(scope) ? scope : {};
+  }
+
+  private async locked(q: Queryable, commandId: string): Promise<CommandRow> {
+    const { ledger } = this.deps;
+    const command = await lockCommand(q, ledger.scope, commandId, (executionId) => ledger.lockStream(q, executionId));
+    if (!command) throw notFound('command', commandId);
+    if (isTerminalCommand(command.status) && command.status !== 'CANCELLED') throw alreadyTerminal(command);
+    return command;
+  }
+
+  private assertHolder(command: CommandRow, workerId: string): void {
+    if (isTerminalCommand(command.status)) throw alreadyTerminal(command);
+    if (command.status === 'ISSUED' || command.worker_id !== workerId) {
+      throw new RuntimeError('lease_lost', `worker ${workerId} does not hold command ${command.command_id} (${command.status}, worker ${command.worker_id ?? '-'})`);
+    }
+  }
+
+  private async executionEnded(q: Queryable, command: CommandRow): Promise<boolean> {
+    const [row] = await q.query<{ status: string }>('SELECT status FROM noetl.execution WHERE execution_id = $1::bigint', [command.execution_id]);
+    return row?.status === 'CANCELLED';
+  }
+
+  private draft<T extends EventTypeName>(command: CommandRow, type: T, payload: EventDraft<T>['payload']): EventDraft<EventTypeName> {
+    return { type, executionId: command.execution_id, step: command.step, commandId: command.command_id, payload } as EventDraft<EventTypeName>;
+  }
+}
+
+function alreadyTerminal(command: CommandRow): RuntimeError {
+  return new RuntimeError('already_terminal', `command ${command.command_id} is already ${command.status}`);
+}

@@ -1,0 +1,3 @@
+export * from './credential-types';
+export * from './credential-name';
+export * from './pg-credential-store';

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { Secret } from '@noetl/config';
+import { Database, type TenantScope } from '@noetl/storage';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
+import { openCredentialStore } from './pg-credential-store';
+
+const newKey = (): Secret => new Secret(randomBytes(32).toString('hex'));
+const newScope = (): TenantScope => ({ tenantId: `t_${randomBytes(4).toString('hex')}`, organizationId: 'org' });
+const PG_DATA = { host: 'db.internal', user: 'etl', password: 'p4ss-w0rd-!unique' };
+
+describe('PgCredentialStore', () => {
+  let testDb: TestDatabase;
+  let db: Database;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    db = await Database.connect(testDb.url);
+  });
+
+  afterAll(async () => {
+    await db?.close();
+    await testDb?.drop();
+  });
+
+  it('stores, lists, shows, resolves and deletes a credential, never listing its data', async () => {
+    const store = await openCredentialStore(db, newKey(), newScope());
+    const summary = await store.put({ name: 'pg_main', type: 'postgres', data: PG_DATA });
+    expect(summary).toEqual({ name: 'pg_main', type: 'postgres', created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(await store.list()).toEqual([summary]);
+    expect(await store.get('pg_main')).toEqual(summary);
+    expect(await store.resolve('pg_main')).toEqual({ type: 'postgres', data: PG_DATA });
+    await store.delete('pg_main');
+    await expect(store.get('pg_main')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(store.delete('pg_main')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('replaces a credential on put with a fresh IV and keeps its creation time', async () => {
+    const scope = newScope();
+    const store = await openCredentialStore(db, newKey(), scope);
+    const first = await store.put({ name: 'api', type: 'bearer', data: { token: 'one' } });
+    const ivBefore = await rowOf(scope, 'api');
+    const second = await store.put({ name: 'api', type: 'http', data: { token: 'two' } });
+    expect(second.created_at).toBe(first.created_at);
+    expect((await rowOf(scope, 'api')).iv.equals(ivBefore.iv)).toBe(false);
+    expect(await store.resolve('api')).toEqual({ type: 'http', data: { token: 'two' } });
+  });
+
+  it('keeps no plaintext in the row', async () => {
+    const scope = newScope();
+    const store = await openCredentialStore(db, newKey(), scope);
+    await store.put({ name: 'pg_main', type: 'postgres', data: PG_DATA });
+    const row = await rowOf(scope, 'pg_main');
+    expect(row.ciphertext.includes(PG_DATA.password)).toBe(false);
+    expect(row.ciphertext.includes('password')).toBe(false);
+    expect(row.iv).toHaveLength(12);
+    expect(row.auth_tag).toHaveLength(16);
+  });
+
+  it('refuses to decrypt with another key, saying which key is wrong', async () => {
+    const scope = newScope();
+    await (await openCredentialStore(db, newKey(), scope)).put({ name: 'pg_main', type: 'postgres', data: PG_DATA });
+    const other = await openCredentialStore(db, newKey(), scope);
+    await expect(other.resolve('pg_main')).rejects.toMatchObject({
+      code: 'credentials_locked',
+      message: expect.stringContaining('NOETL_ENCRYPTION_KEY is not the key it was stored with'),
+    });
+  });
+
+  it('does not let a ciphertext copied onto another name decrypt', async () => {
+    const scope = newScope();
+    const store = await openCredentialStore(db, newKey(), scope);
+    await store.put({ name: 'a', type: 'http', data: { token: 'secret-a' } });
+    await store.put({ name: 'b', type: 'http', data: { token: 'secret-b' } });
+    await db.query(
+      `UPDATE noetl.credential b SET ciphertext = a.ciphertext, iv = a.iv, auth_tag = a.auth_tag
+         FROM noetl.credential a
+        WHERE a.tenant_id = $1 AND b.tenant_id = $1 AND a.name = 'a' AND b.name = 'b'`,
+      [scope.tenantId],
+    );
+    await expect(store.resolve('b')).rejects.toMatchObject({ code: 'credentials_locked' });
+  });
+
+  it('keeps tenants apart', async () => {
+    const key = newKey();
+    const mine = await openCredentialStore(db, key, newScope());
+    const theirs = await openCredentialStore(db, key, newScope());
+    await mine.put({ name: 'shared_name', type: 'http', data: { token: 'mine' } });
+    expect(await theirs.list()).toEqual([]);
+    await expect(theirs.resolve('shared_name')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('rejects an invalid name before touching the database', async () => {
+    const store = await openCredentialStore(db, newKey(), newScope());
+    await expect(store.put({ name: 'no spaces', type: 'http', data: {} })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  describe('without a key', () => {
+    it('opens locked when the scope has no credentials: lists, but neither stores nor resolves', async () => {
+      const store = await openCredentialStore(db, undefined, newScope());
+      expect(await store.list()).toEqual([]);
+      await expect(store.put({ name: 'pg', type: 'postgres', data: PG_DATA })).rejects.toMatchObject({
+        code: 'credentials_locked',
+        message: expect.stringContaining('set NOETL_ENCRYPTION_KEY'),
+      });
+      await expect(store.resolve('pg')).rejects.toMatchObject({ code: 'credentials_locked' });
+    });
+
+    it('refuses to open when the scope has credentials', async () => {
+      const scope = newScope();
+      await (await openCredentialStore(db, newKey(), scope)).put({ name: 'pg', type: 'postgres', data: PG_DATA });
+      await expect(openCredentialStore(db, undefined, scope)).rejects.toMatchObject({
+        code: 'credentials_locked',
+        message: expect.stringMatching(/1 credential\(s\) are stored .* set NOETL_ENCRYPTION_KEY/),
+      });
+    });
+  });
+
+  async function rowOf(scope: TenantScope, name: string): Promise<{ ciphertext: Buffer; iv: Buffer; auth_tag: Buffer }> {
+    const [row] = await db.query<{ ciphertext: Buffer; iv: Buffer; auth_tag: Buffer }>(
+      'SELECT ciphertext, iv, auth_tag FROM noetl.credential WHERE tenant_id = $1 AND organization_id = $2 AND name = $3',
+      [scope.tenantId, scope.organizationId, name],
+    );
+    return row!;
+  }
+});

@@ -1,0 +1,206 @@
+import type { NoetlConfig, Role } from '@noetl/config';
+import { ExpressionEngine } from '@noetl/dsl';
+import { SnowflakeIds, type ExecutionStatus } from '@noetl/event-kernel';
+import { PgEventStore, PgPayloadStore, type Database } from '@noetl/storage';
+import { defaultTools, type ToolRegistry } from '@noetl/tools';
+import { randomUUID, randomInt } from 'node:crypto';
+import pino, { type Logger } from 'pino';
+import { Subjects, type Bus } from './bus/bus';
+import { CatalogService } from './catalog/catalog.service';
+import type { ControlPlane } from './control-plane/control-plane';
+import { LocalControlPlane } from './control-plane/local-control-plane';
+import type { CredentialStore } from './credentials/credential-types';
+import { openCredentialStore } from './credentials/pg-credential-store';
+import type { EngineOptions } from './engine-types';
+import type { ExecutionDetail } from './executions/execution-types';
+import { ExecutionService } from './executions/execution.service';
+import { Ledger } from './ledger';
+import { RuntimeMetrics } from './metrics';
+import { RuntimeError } from './runtime-error';
+import { Scheduler } from './scheduler/scheduler';
+import { Sweeper } from './scheduler/sweeper';
+import { ExecutionStates } from './state/execution-states';
+import { PayloadCache } from './state/payload-cache';
+import { createBus, createRemoteControlPlane } from './transport-factory';
+import { Worker } from './worker/worker';
+
+/** The id node of this process: random, so processes sharing a ledger mint distinct ids (10 bits: see ids.ts). */
+const idNode = (): number => randomInt(0, 1024);
+
+/**
+ * The runtime in one object: the services every role shares (catalog,
+ * executions, the in-process control plane, credentials, metrics, the bus)
+ * and, per role, the scheduler with its sweeper and the worker. The Nest
+ * apps and the CLI only compose this; it is plain TypeScript.
+ */
+export class Engine {
+  private sweepTimer?: NodeJS.Timeout;
+  private sweeping?: Promise<void>;
+  private stopped = false;
+
+  private constructor(
+    readonly config: NoetlConfig,
+    readonly catalog: CatalogService,
+    readonly executions: ExecutionService,
+    readonly controlPlane: LocalControlPlane,
+    readonly credentials: CredentialStore,
+    readonly metrics: RuntimeMetrics,
+    readonly bus: Bus,
+    readonly logger: Logger,
+    private readonly parts: {
+      scheduler?: Scheduler;
+      sweeper?: Sweeper;
+      worker?: Worker;
+      ownsBus: boolean;
+      tools: ToolRegistry;
+      remote?: { close(): Promise<void> };
+    },
+  ) {}
+
+  static async start(options: EngineOptions): Promise<Engine> {
+    const { config, database } = options;
+    const roles: readonly Role[] = options.roles ?? config.roles;
+    const logger = options.logger ?? pino({ level: config.log.level });
+    const scope = config.tenancy;
+    const metrics = new RuntimeMetrics();
+    const ids = new SnowflakeIds(idNode(), () => Date.now());
+    const ledger = new Ledger(new PgEventStore(database), ids, scope, roles.join('+') || 'engine', metrics);
+    const bus = options.bus ?? (await createBus(config, logger));
+    const payloadStore = new PgPayloadStore(database);
+    const payloads = new PayloadCache(payloadStore, scope);
+    const states = new ExecutionStates(ledger);
+    const catalog = new CatalogService(database, ids, scope);
+    const credentials = await openCredentialStore(database, config.encryptionKey, scope);
+    const executions = new ExecutionService(database, ledger, catalog, states, payloads, bus, metrics);
+    const controlPlane = new LocalControlPlane({
+      db: database,
+      ledger,
+      states,
+      catalog,
+      payloads,
+      payloadStore,
+      inlineLimitBytes: config.payloads.inlineLimitBytes,
+      credentials,
+      executions,
+      bus,
+      metrics,
+    });
+    const expressions = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() });
+    const tools = options.tools ?? defaultTools();
+    const parts: Engine['parts'] = { ownsBus: options.bus === undefined, tools };
+
+    if (roles.includes('scheduler')) {
+      let sweeper: Sweeper | undefined;
+      const scheduler = new Scheduler({
+        db: database,
+        ledger,
+        catalog,
+        payloads,
+        engine: expressions,
+        bus,
+        metrics,
+        logger: logger.child({ role: 'scheduler' }),
+        followUps: {
+          timerArmed: (dueAt) => sweeper?.timerArmed(dueAt),
+          commandCancelled: (commandId) => sweeper?.commandCancelled(commandId),
+          executionEnded: (state) => sweeper?.executionEnded(state),
+        },
+      });
+      sweeper = new Sweeper({ db: database, ledger, bus, executions, controlPlane, logger: logger.child({ role: 'sweeper' }) }, scheduler);
+      parts.scheduler = scheduler;
+      parts.sweeper = sweeper;
+    }
+    if (roles.includes('worker')) {
+      const remote = roles.includes('api') ? undefined : createRemoteControlPlane(config);
+      const workerPlane: ControlPlane = options.controlPlane ?? remote ?? controlPlane;
+      if (remote && !options.controlPlane) parts.remote = remote;
+      parts.worker = new Worker({
+        controlPlane: workerPlane,
+        bus,
+        tenantId: scope.tenantId,
+        tools,
+        engine: expressions,
+        metrics,
+        logger: logger.child({ role: 'worker' }),
+        concurrency: config.worker.concurrency,
+        leaseMs: config.worker.leaseMs,
+        pythonEnabled: config.worker.python,
+      });
+    }
+    const engine = new Engine(config, catalog, executions, controlPlane, credentials, metrics, bus, logger, parts);
+    engine.run();
+    return engine;
+  }
+
+  /**
+   * Resolves with the execution's detail once it is terminal (or throws
+   * `not_found`); rejects after `timeoutMs`. Wakes on the `finished`
+   * notification and re-reads at least every 500 ms, so a lost message only delays it.
+   */
+  async waitForTerminal(executionId: string, options: { timeoutMs?: number } = {}): Promise<ExecutionDetail> {
+    const deadline = Date.now() + (options.timeoutMs ?? 10 * 60_000);
+    let wake: (() => void) | undefined;
+    const unsubscribe = this.bus.subscribe(Subjects.finished(this.config.tenancy.tenantId), (message) => {
+      if (message['execution_id'] === executionId) wake?.();
+    });
+    try {
+      for (;;) {
+        const detail = await this.executions.get(executionId);
+        if (isTerminalStatus(detail.status)) return detail;
+        const left = deadline - Date.now();
+        if (left <= 0) throw new RuntimeError('invalid_request', `execution ${executionId} is still ${detail.status} after the wait`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(500, left));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  /** Runs one sweep now (tests and the admin use it; the engine also sweeps on its own period). */
+  async sweep(): Promise<void> {
+    if (!this.parts.sweeper) return;
+    this.sweeping ??= this.parts.sweeper.sweep().finally(() => (this.sweeping = undefined));
+    await this.sweeping;
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.sweepTimer);
+    this.parts.sweeper?.stop();
+    await this.parts.worker?.stop();
+    await this.sweeping?.catch(() => undefined);
+    await this.parts.scheduler?.idle();
+    await this.parts.tools.close();
+    await this.parts.remote?.close();
+    if (this.parts.ownsBus) await this.bus.close();
+  }
+
+  private run(): void {
+    const { scheduler, worker } = this.parts;
+    if (scheduler) {
+      this.bus.subscribe(
+        Subjects.execution(this.config.tenancy.tenantId),
+        (message) => {
+          if (typeof message['execution_id'] === 'string') void scheduler.process(message['execution_id']);
+        },
+        { queue: 'schedulers' },
+      );
+      this.sweepTimer = setInterval(() => void this.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'sweep failed')), this.config.scheduler.sweepMs);
+      this.sweepTimer.unref();
+      // Resume what a previous process left: unplanned events, due timers, expired leases.
+      void this.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'startup sweep failed'));
+    }
+    worker?.start();
+  }
+}
+
+function isTerminalStatus(status: ExecutionStatus): boolean {
+  return status !== 'RUNNING';
+}

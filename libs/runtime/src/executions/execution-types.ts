@@ -1,0 +1,103 @@
+import type { ExecutionStatus, Json, JsonObject, PayloadRef } from '@noetl/event-kernel';
+import type { PlaybookRef } from '../catalog/catalog-types';
+
+export interface StartExecutionRequest extends PlaybookRef {
+  /** Deep-merged over the playbook's workload; request values win. */
+  payload?: JsonObject;
+}
+
+export interface StartedExecution {
+  execution_id: string;
+  status: ExecutionStatus;
+}
+
+/** GET /api/executions/{id} (DESIGN.md s6). */
+export interface ExecutionDetail {
+  execution_id: string;
+  parent_execution_id: string | null;
+  path: string;
+  version: number;
+  status: ExecutionStatus;
+  started_at: string;
+  completed_at: string | null;
+  workload: JsonObject;
+  result: Json | null;
+  result_ref?: PayloadRef | null;
+  error: { step: string | null; kind: string; message: string } | null;
+  steps: StepView[];
+  loops: LoopView[];
+}
+
+export interface StepView {
+  step: string;
+  status: 'RUNNING' | 'COMPLETED' | 'FAILED';
+  attempts: number;
+  started_at: string;
+  completed_at: string | null;
+}
+
+export interface LoopView {
+  step: string;
+  loop_id: string;
+  total: number | null;
+  done: number;
+  failed: number;
+  completed: boolean;
+}
+
+export interface ExecutionSummary {
+  execution_id: string;
+  parent_execution_id: string | null;
+  path: string | null;
+  version: number | null;
+  status: ExecutionStatus;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+export interface ListExecutionsQuery {
+  status?: ExecutionStatus;
+  path?: string;
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+}
+
+export interface ExecutionPage {
+  executions: ExecutionSummary[];
+  next_cursor: string | null;
+}
+
+export interface ListEventsQuery {
+  /** Events after this event id (exclusive), in ledger order. */
+  after?: string;
+  limit?: number;
+  /** Only these event types. */
+  type?: string[];
+}
+
+/** One event as GET /api/executions/{id}/events shows it. */
+export interface EventView {
+  event_id: string;
+  event_type: string;
+  step: string | null;
+  status: string | null;
+  command_id: string | null;
+  frame_id: string | null;
+  loop_id: string | null;
+  payload: Json;
+  payload_ref: PayloadRef | null;
+  created_at: string;
+}
+
+export interface EventPage {
+  events: EventView[];
+  /** Pass as `after` for the next page; null when this page was the last one so far. */
+  next_after: string | null;
+}
+
+export interface CancelRequest {
+  reason?: string;
+  /** Who asked (an admin or user name). */
+  by?: string;
+}

@@ -1,0 +1,53 @@
+import type { ExecutionState, Json, LedgerEvent } from '@noetl/event-kernel';
+import type { EventView, ExecutionDetail, LoopView, StepView } from './execution-types';
+
+/** GET /api/executions/{id}: the folded state in the shape of DESIGN.md s6. */
+export function executionDetail(state: ExecutionState, result: Json | null): ExecutionDetail {
+  return {
+    execution_id: state.executionId,
+    parent_execution_id: state.parentExecutionId,
+    path: state.path,
+    version: state.version,
+    status: state.status,
+    started_at: state.startedAt,
+    completed_at: state.completedAt ?? null,
+    workload: state.workload,
+    result,
+    ...(state.resultRef ? { result_ref: state.resultRef } : {}),
+    error: state.error ? { step: state.error.step ?? null, kind: state.error.kind, message: state.error.message } : null,
+    steps: Object.values(state.steps).map(
+      (step): StepView => ({
+        step: step.step,
+        status: step.status,
+        attempts: step.attempts,
+        started_at: step.startedAt,
+        completed_at: step.completedAt ?? null,
+      }),
+    ),
+    loops: Object.values(state.loops).map(
+      (loop): LoopView => ({
+        step: loop.step,
+        loop_id: loop.loopId,
+        total: loop.size,
+        done: loop.succeededRows,
+        failed: loop.failedRows,
+        completed: loop.status === 'DONE',
+      }),
+    ),
+  };
+}
+
+export function eventView(event: LedgerEvent): EventView {
+  return {
+    event_id: event.event_id,
+    event_type: event.event_type,
+    step: event.node_name,
+    status: event.status,
+    command_id: event.command_id,
+    frame_id: event.frame_id,
+    loop_id: event.loop_id,
+    payload: event.payload as unknown as Json,
+    payload_ref: event.payload_ref,
+    created_at: event.event_time,
+  };
+}

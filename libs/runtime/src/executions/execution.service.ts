@@ -1,0 +1,225 @@
+import { EventType, isTerminalExecutionEvent, type Json, type JsonObject } from '@noetl/event-kernel';
+import { EVENT_SELECT_LIST, toLedgerEvent, type Database, type EventRow, type Queryable } from '@noetl/storage';
+import { Subjects, type Bus } from '../bus/bus';
+import type { CatalogService } from '../catalog/catalog.service';
+import { executionStream, type Ledger } from '../ledger';
+import type { RuntimeMetrics } from '../metrics';
+import { RuntimeError, notFound } from '../runtime-error';
+import type { ExecutionStates } from '../state/execution-states';
+import type { PayloadCache } from '../state/payload-cache';
+import { deepMerge } from './deep-merge';
+import { eventView, executionDetail } from './execution-view';
+import type {
+  CancelRequest,
+  EventPage,
+  ExecutionDetail,
+  ExecutionPage,
+  ExecutionSummary,
+  ListEventsQuery,
+  ListExecutionsQuery,
+  StartExecutionRequest,
+  StartedExecution,
+} from './execution-types';
+
+export interface ParentLink {
+  executionId: string;
+  commandId: string;
+}
+
+const MAX_PAGE = 1000;
+const ID = /^\d{1,19}$/;
+
+/** Starting, reading and cancelling executions: what the API and the CLI ask of the runtime. */
+export class ExecutionService {
+  constructor(
+    private readonly db: Database,
+    private readonly ledger: Ledger,
+    private readonly catalog: CatalogService,
+    private readonly states: ExecutionStates,
+    private readonly payloads: PayloadCache,
+    private readonly bus: Bus,
+    private readonly metrics: RuntimeMetrics,
+  ) {}
+
+  /**
+   * Appends `execution.started` (workload = the playbook's deep-merged with
+   * the payload) and the execution row in one transaction, then tells the
+   * schedulers. A child start is idempotent per parent command; `within`
+   * runs in the same transaction when the execution is new.
+   */
+  async start(request: StartExecutionRequest, parent?: ParentLink, within?: (q: Queryable) => Promise<void>): Promise<StartedExecution> {
+    const payload: unknown = request.payload ?? {};
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+      throw new RuntimeError('invalid_payload', 'payload must be a JSON object (it is merged over the playbook workload)');
+    }
+    const { entry, playbook } = await this.catalog.resolve(request);
+    const executionId = this.ledger.ids.next();
+    const workload = deepMerge(playbook.workload, payload as JsonObject);
+    const started = await this.db.transaction(async (q) => {
+      const [result] = await this.ledger.append(q, [
+        {
+          type: EventType.ExecutionStarted,
+          executionId,
+          parentExecutionId: parent?.executionId ?? null,
+          idempotencyKey: parent ? `child-of:${parent.commandId}` : null,
+          payload: {
+            path: entry.path,
+            version: entry.version,
+            catalog_id: entry.catalog_id,
+            workload,
+            ...(parent ? { parent_execution_id: parent.executionId, parent_command_id: parent.commandId } : {}),
+          },
+        },
+      ]);
+      if (!result) throw new Error('append returned no result');
+      if (result.duplicate) return result.event.execution_id;
+      await insertExecutionRow(q, this.ledger, {
+        executionId,
+        parent,
+        catalogId: entry.catalog_id,
+        path: entry.path,
+        version: entry.version,
+        workload,
+        startedAt: result.event.event_time,
+      });
+      await within?.(q);
+      return executionId;
+    });
+    if (started === executionId) this.metrics.executionsStarted.inc();
+    this.bus.publish(Subjects.execution(this.ledger.scope.tenantId), { execution_id: started });
+    return { execution_id: started, status: 'RUNNING' };
+  }
+
+  async get(executionId: string): Promise<ExecutionDetail> {
+    const loaded = ID.test(executionId) ? await this.states.load(this.db, executionId) : undefined;
+    if (!loaded) throw notFound('execution', executionId);
+    const { state } = loaded;
+    const result: Json | null = state.resultRef ? await this.payloads.get(state.resultRef) : (state.result ?? null);
+    return executionDetail(state, result);
+  }
+
+  /** The latest result of a step (resolved from the payload store when stored by reference); undefined when it has none. */
+  async stepResult(executionId: string, step: string): Promise<Json | undefined> {
+    const loaded = await this.states.load(this.db, executionId);
+    const stored = loaded?.state.results[step];
+    if (!stored) return undefined;
+    return stored.ref ? this.payloads.get(stored.ref) : stored.value;
+  }
+
+  async list(query: ListExecutionsQuery): Promise<ExecutionPage> {
+    const limit = Math.min(Math.max(query.limit ?? 50, 1), MAX_PAGE);
+    if (query.cursor !== undefined && !ID.test(query.cursor)) throw new RuntimeError('invalid_request', 'cursor is not one this API returned');
+    const rows = await this.db.query<{
+      execution_id: string;
+      parent_execution_id: string | null;
+      path: string | null;
+      version: number | null;
+      status: ExecutionSummary['status'];
+      started_at: Date | null;
+      completed_at: Date | null;
+    }>(
+      `SELECT execution_id, parent_execution_id, path, version, status, started_at, completed_at FROM noetl.execution
+        WHERE tenant_id = $1 AND organization_id = $2
+          AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR path = $4)
+          AND ($5::bigint IS NULL OR execution_id < $5::bigint)
+        ORDER BY execution_id DESC LIMIT $6`,
+      [this.ledger.scope.tenantId, this.ledger.scope.organizationId, query.status ?? null, query.path ?? null, query.cursor ?? null, limit + 1],
+    );
+    const page = rows.slice(0, limit).map(
+      (row): ExecutionSummary => ({
+        execution_id: String(row.execution_id),
+        parent_execution_id: row.parent_execution_id === null ? null : String(row.parent_execution_id),
+        path: row.path,
+        version: row.version,
+        status: row.status,
+        started_at: row.started_at?.toISOString() ?? null,
+        completed_at: row.completed_at?.toISOString() ?? null,
+      }),
+    );
+    return { executions: page, next_cursor: rows.length > limit ? (page[page.length - 1]?.execution_id ?? null) : null };
+  }
+
+  /** Ledger order is stream order: an event committed later never appears before one already listed. */
+  async events(executionId: string, query: ListEventsQuery): Promise<EventPage> {
+    if (!ID.test(executionId) || !(await this.exists(executionId))) throw notFound('execution', executionId);
+    if (query.after !== undefined && !ID.test(query.after)) throw new RuntimeError('invalid_request', '"after" must be an event id');
+    const limit = Math.min(Math.max(query.limit ?? 100, 1), MAX_PAGE);
+    const rows = await this.db.query<EventRow>(
+      `SELECT ${EVENT_SELECT_LIST} FROM noetl.event
+        WHERE stream_id = $1 AND tenant_id = $2 AND organization_id = $3
+          AND stream_version > COALESCE((SELECT stream_version FROM noetl.event WHERE event_id = $4::bigint AND stream_id = $1), 0)
+          AND ($5::text[] IS NULL OR event_type = ANY($5::text[]))
+        ORDER BY stream_version LIMIT $6`,
+      [
+        executionStream(executionId),
+        this.ledger.scope.tenantId,
+        this.ledger.scope.organizationId,
+        query.after ?? null,
+        query.type && query.type.length > 0 ? query.type : null,
+        limit,
+      ],
+    );
+    const events = rows.map((row) => eventView(toLedgerEvent(row)));
+    return { events, next_after: events.length === limit ? (events[events.length - 1]?.event_id ?? null) : null };
+  }
+
+  /**
+   * Appends `execution.cancelled`; the scheduler then cancels its open
+   * commands and children. Cancelling twice is fine; cancelling an execution
+   * that already ended is `already_terminal`.
+   */
+  async cancel(executionId: string, request: CancelRequest): Promise<void> {
+    if (!ID.test(executionId) || !(await this.exists(executionId))) throw notFound('execution', executionId);
+    const [result] = await this.db.transaction((q) =>
+      this.ledger.append(q, [
+        {
+          type: EventType.ExecutionCancelled,
+          executionId,
+          idempotencyKey: `cancel:${executionId}`,
+          payload: { ...(request.reason ? { reason: request.reason } : {}), ...(request.by ? { by: request.by } : {}) },
+        },
+      ]),
+    );
+    if (result?.duplicate && isTerminalExecutionEvent(result.event.event_type) && result.event.event_type !== EventType.ExecutionCancelled) {
+      throw new RuntimeError('already_terminal', `execution ${executionId} already ended (${result.event.event_type})`);
+    }
+    this.bus.publish(Subjects.execution(this.ledger.scope.tenantId), { execution_id: executionId });
+  }
+
+  private async exists(executionId: string): Promise<boolean> {
+    const rows = await this.db.query(
+      'SELECT 1 FROM noetl.execution WHERE execution_id = $1::bigint AND tenant_id = $2 AND organization_id = $3',
+      [executionId, this.ledger.scope.tenantId, this.ledger.scope.organizationId],
+    );
+    return rows.length > 0;
+  }
+}
+
+interface ExecutionRowInput {
+  executionId: string;
+  parent?: ParentLink;
+  catalogId: string;
+  path: string;
+  version: number;
+  workload: JsonObject;
+  startedAt: string;
+}
+
+async function insertExecutionRow(q: Queryable, ledger: Ledger, row: ExecutionRowInput): Promise<void> {
+  await q.query(
+    `INSERT INTO noetl.execution (execution_id, tenant_id, organization_id, parent_execution_id, parent_command_id, catalog_id, path, version, status, workload, started_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'RUNNING', $9::jsonb, $10) ON CONFLICT (execution_id) DO NOTHING`,
+    [
+      row.executionId,
+      ledger.scope.tenantId,
+      ledger.scope.organizationId,
+      row.parent?.executionId ?? null,
+      row.parent?.commandId ?? null,
+      row.catalogId,
+      row.path,
+      row.version,
+      JSON.stringify(row.workload),
+      row.startedAt,
+    ],
+  );
+}

@@ -1,0 +1,77 @@
+import {
+  buildEvent,
+  streamIdOf,
+  type AnyNewEvent,
+  type EventDraft,
+  type EventTypeName,
+  type IdGenerator,
+  type LedgerEvent,
+} from '@noetl/event-kernel';
+import { EVENT_SELECT_LIST, toLedgerEvent, type AppendResult, type EventRow, type PgEventStore, type Queryable, type TenantScope } from '@noetl/storage';
+import type { RuntimeMetrics } from './metrics';
+
+/** Every event of an execution is on its stream, so the stream version is the ledger order every consumer follows. */
+export function executionStream(executionId: string): string {
+  return streamIdOf({ type: 'execution', id: executionId });
+}
+
+/**
+ * How this process writes and reads the ledger: it stamps drafts with ids,
+ * time, producer and tenancy, appends them (in the caller's transaction),
+ * counts them, and reads an execution's stream in version order.
+ */
+export class Ledger {
+  constructor(
+    private readonly store: PgEventStore,
+    readonly ids: IdGenerator,
+    readonly scope: TenantScope,
+    private readonly producer: string,
+    private readonly metrics: RuntimeMetrics,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  seal(drafts: readonly EventDraft<EventTypeName>[]): AnyNewEvent[] {
+    return drafts.map(
+      (draft) =>
+        buildEvent(draft, {
+          ids: this.ids,
+          now: this.clock,
+          producer: this.producer,
+          tenantId: this.scope.tenantId,
+          organizationId: this.scope.organizationId,
+        }) as AnyNewEvent,
+    );
+  }
+
+  async append(q: Queryable, drafts: readonly EventDraft<EventTypeName>[]): Promise<AppendResult[]> {
+    if (drafts.length === 0) return [];
+    const results = await this.store.appendWithin(q, this.seal(drafts));
+    for (const result of results) if (!result.duplicate) this.metrics.eventsAppended.inc({ type: result.event.event_type });
+    return results;
+  }
+
+  /**
+   * Holds the execution stream's append lock (the one PgEventStore takes) for
+   * the rest of `q`'s transaction. Writers that also lock rows take it FIRST,
+   * so the scheduler and the control plane never wait on each other in a cycle,
+   * and a reader under it sees every event of the stream that will precede its own.
+   */
+  async lockStream(q: Queryable, executionId: string): Promise<void> {
+    await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [executionStream(executionId)]);
+  }
+
+  /** The execution's events after `afterVersion`, in stream order, as `q` sees them (its own transaction's appends included). */
+  async readAfter(q: Queryable, executionId: string, afterVersion: number, limit = 1000): Promise<LedgerEvent[]> {
+    const rows = await q.query<EventRow>(
+      `SELECT ${EVENT_SELECT_LIST} FROM noetl.event
+        WHERE stream_id = $1 AND stream_version > $2 AND tenant_id = $3 AND organization_id = $4
+        ORDER BY stream_version LIMIT $5`,
+      [executionStream(executionId), afterVersion, this.scope.tenantId, this.scope.organizationId, limit],
+    );
+    return rows.map(toLedgerEvent);
+  }
+
+  now(): Date {
+    return this.clock();
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The errors the runtime throws on purpose. Each has a stable `code` that the
+ * API edge maps to one HTTP status (runtime-error-status.ts in apps/api) and
+ * the CLI prints as is.
+ */
+export type RuntimeErrorCode =
+  | 'not_found'
+  | 'invalid_playbook'
+  | 'invalid_payload'
+  | 'invalid_request'
+  | 'already_terminal'
+  | 'already_claimed'
+  | 'lease_lost'
+  | 'credentials_locked';
+
+export class RuntimeError extends Error {
+  constructor(
+    readonly code: RuntimeErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'RuntimeError';
+  }
+}
+
+export function notFound(what: string, id: string): RuntimeError {
+  return new RuntimeError('not_found', `${what} ${id} not found`);
+}

@@ -1,0 +1,76 @@
+import { EventType, type LedgerEvent } from '@noetl/event-kernel';
+import type { Queryable, TenantScope } from '@noetl/storage';
+
+/** What a planned batch asks of the world once its transaction committed. */
+export interface Effects {
+  /** Commands to offer to workers. */
+  work: { command_id: string; execution_id: string }[];
+  /** Due times of new timers, for an early sweep. */
+  timers: Date[];
+  /** Commands cancelled: a `playbook` command's child is cancelled too. */
+  cancelledCommands: string[];
+}
+
+export function noEffects(): Effects {
+  return { work: [], timers: [], cancelledCommands: [] };
+}
+
+/**
+ * Keeps the derived tables in step with the events the scheduler plans
+ * (DESIGN.md s4 step 3): the command row of a `command.issued`, the timer row
+ * of a delay, a cancelled command's row. Same transaction as the events.
+ */
+export async function materialize(q: Queryable, scope: TenantScope, event: LedgerEvent, effects: Effects): Promise<void> {
+  switch (event.event_type) {
+    case EventType.CommandIssued: {
+      const p = event.payload;
+      await q.query(
+        `INSERT INTO noetl.command (command_id, execution_id, tenant_id, organization_id, step, run_id, kind, attempt, max_attempts,
+                                    status, spec, issued_event_id, notified_at, loop_id, iteration)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'ISSUED', $10::jsonb, $11, now(), $12, $13)
+         ON CONFLICT (command_id) DO NOTHING`,
+        [
+          p.command_id,
+          event.execution_id,
+          scope.tenantId,
+          scope.organizationId,
+          p.step,
+          p.run_id,
+          p.kind,
+          p.attempt,
+          p.max_attempts,
+          JSON.stringify(p.spec),
+          event.event_id,
+          p.loop_id ?? null,
+          p.iteration ?? null,
+        ],
+      );
+      effects.work.push({ command_id: p.command_id, execution_id: event.execution_id });
+      return;
+    }
+    case EventType.RetryScheduled:
+    case EventType.TimerScheduled: {
+      const p = event.payload;
+      const purpose = event.event_type === EventType.RetryScheduled ? 'retry' : 'sleep';
+      await q.query(
+        `INSERT INTO noetl.timer (timer_id, execution_id, tenant_id, organization_id, purpose, due_at, payload, created_event_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) ON CONFLICT (timer_id) DO NOTHING`,
+        [p.timer_id, event.execution_id, scope.tenantId, scope.organizationId, purpose, p.due_at, JSON.stringify(p), event.event_id],
+      );
+      effects.timers.push(new Date(p.due_at));
+      return;
+    }
+    case EventType.CommandCancelled: {
+      if (!event.command_id) return;
+      await q.query(
+        `UPDATE noetl.command SET status = 'CANCELLED', completed_at = now(), lease_until = NULL, terminal_event_id = $2
+          WHERE command_id = $1::bigint AND status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'ABANDONED')`,
+        [event.command_id, event.event_id],
+      );
+      effects.cancelledCommands.push(event.command_id);
+      return;
+    }
+    default:
+      return;
+  }
+}

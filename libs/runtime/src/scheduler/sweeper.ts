@@ -1,0 +1,252 @@
+import { EventType, type ExecutionState, type JsonObject } from '@noetl/event-kernel';
+import type { Database } from '@noetl/storage';
+import type { Logger } from 'pino';
+import { Subjects, type Bus } from '../bus/bus';
+import type { LocalControlPlane } from '../control-plane/local-control-plane';
+import type { ExecutionService } from '../executions/execution.service';
+import type { Ledger } from '../ledger';
+import type { Scheduler, SchedulerFollowUps } from './scheduler';
+import { childOutcome, type ChildEnd } from './child-outcome';
+
+export interface SweeperDeps {
+  db: Database;
+  ledger: Ledger;
+  bus: Bus;
+  executions: ExecutionService;
+  controlPlane: LocalControlPlane;
+  logger: Logger;
+  /** An ISSUED command not claimed for this long is offered to workers again. */
+  renotifyAfterMs?: number;
+}
+
+const SWEEP_LIMIT = 100;
+
+/**
+ * The scheduler's safety net (DESIGN.md s4 "Reaper and timers", invariant 5):
+ * nothing here is needed when every message arrives and no process dies, and
+ * everything here is idempotent. Each sweep fires due timers, abandons
+ * commands whose lease expired (the planner re-issues them), offers
+ * unclaimed commands again, plans executions with unplanned events (lost
+ * notifications, a restart), and settles parent/child links a crash left
+ * half done. It is also the scheduler's follow-up after a commit.
+ */
+export class Sweeper implements SchedulerFollowUps {
+  private wakeups = new Set<NodeJS.Timeout>();
+
+  constructor(
+    private readonly deps: SweeperDeps,
+    private readonly scheduler: Scheduler,
+  ) {}
+
+  async sweep(): Promise<void> {
+    await this.fireDueTimers();
+    await this.abandonExpiredLeases();
+    await this.renotifyUnclaimed();
+    await this.settleChildren();
+    await this.planBacklog();
+  }
+
+  timerArmed(dueAt: Date): void {
+    const delay = Math.max(0, dueAt.getTime() - this.deps.ledger.now().getTime());
+    // Past the sweep's own period the sweep finds it; a near timer fires on time.
+    if (delay > 2_147_000_000) return;
+    const handle = setTimeout(() => {
+      this.wakeups.delete(handle);
+      void this.fireDueTimers().catch((error: unknown) => this.deps.logger.error({ err: error }, 'timer sweep failed'));
+    }, delay + 5);
+    handle.unref();
+    this.wakeups.add(handle);
+  }
+
+  commandCancelled(commandId: string): void {
+    void this.cancelChildOf(commandId).catch((error: unknown) => this.deps.logger.error({ err: error, command_id: commandId }, 'cancelling a child failed'));
+  }
+
+  executionEnded(state: ExecutionState): void {
+    if (!state.parentCommandId) return;
+    void this.reportToParent(state.executionId).catch((error: unknown) =>
+      this.deps.logger.error({ err: error, execution_id: state.executionId }, 'reporting to the parent failed'),
+    );
+  }
+
+  stop(): void {
+    for (const handle of this.wakeups) clearTimeout(handle);
+    this.wakeups.clear();
+  }
+
+  /** Due timers -> `timer.fired` (one per timer: its idempotency key) and the row marked, in one transaction. */
+  async fireDueTimers(): Promise<void> {
+    const { db, ledger } = this.deps;
+    const fired = await db.transaction(async (q) => {
+      const due = await q.query<{ timer_id: string; execution_id: string; purpose: 'retry' | 'sleep' }>(
+        `SELECT timer_id, execution_id, purpose FROM noetl.timer
+          WHERE fired_at IS NULL AND due_at <= now() AND tenant_id = $1 AND organization_id = $2
+          ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
+        [ledger.scope.tenantId, ledger.scope.organizationId, SWEEP_LIMIT],
+      );
+      for (const timer of due) {
+        const executionId = String(timer.execution_id);
+        const [result] = await ledger.append(q, [
+          {
+            type: EventType.TimerFired,
+            executionId,
+            idempotencyKey: `timer-fired:${timer.timer_id}`,
+            payload: { timer_id: String(timer.timer_id), purpose: timer.purpose },
+          },
+        ]);
+        await q.query('UPDATE noetl.timer SET fired_at = now(), fired_event_id = $2 WHERE timer_id = $1::bigint', [timer.timer_id, result?.event.event_id ?? null]);
+      }
+      return due.map((timer) => String(timer.execution_id));
+    });
+    for (const executionId of new Set(fired)) void this.scheduler.process(executionId);
+  }
+
+  /** Leases that ran out -> `command.abandoned`; the planner issues the next attempt or fails the step. */
+  private async abandonExpiredLeases(): Promise<void> {
+    const { db, ledger } = this.deps;
+    const expired = await db.query<{ command_id: string; execution_id: string }>(
+      `SELECT command_id, execution_id FROM noetl.command
+        WHERE status IN ('CLAIMED', 'RUNNING') AND lease_until < now() AND tenant_id = $1 AND organization_id = $2
+        ORDER BY lease_until LIMIT $3`,
+      [ledger.scope.tenantId, ledger.scope.organizationId, SWEEP_LIMIT],
+    );
+    for (const { command_id: commandId, execution_id: executionId } of expired) {
+      const abandoned = await db.transaction(async (q) => {
+        await ledger.lockStream(q, String(executionId));
+        const [row] = await q.query<{ step: string; attempt: number; worker_id: string | null; lease_until: Date }>(
+          `SELECT step, attempt, worker_id, lease_until FROM noetl.command
+            WHERE command_id = $1::bigint AND status IN ('CLAIMED', 'RUNNING') AND lease_until < now() FOR UPDATE`,
+          [commandId],
+        );
+        if (!row) return false;
+        await ledger.append(q, [
+          {
+            type: EventType.CommandAbandoned,
+            executionId: String(executionId),
+            step: row.step,
+            commandId: String(commandId),
+            idempotencyKey: `abandoned:${commandId}`,
+            payload: {
+              attempt: row.attempt,
+              reason: 'lease expired',
+              ...(row.worker_id ? { worker_id: row.worker_id } : {}),
+              lease_until: row.lease_until.toISOString(),
+            },
+          },
+        ]);
+        await q.query(`UPDATE noetl.command SET status = 'ABANDONED', completed_at = now(), lease_until = NULL WHERE command_id = $1::bigint`, [
+          commandId,
+        ]);
+        return true;
+      });
+      if (abandoned) {
+        this.deps.logger.warn({ command_id: String(commandId), execution_id: String(executionId) }, 'command lease expired; abandoned');
+        void this.scheduler.process(String(executionId));
+      }
+    }
+  }
+
+  private async renotifyUnclaimed(): Promise<void> {
+    const { db, ledger, bus } = this.deps;
+    const rows = await db.query<{ command_id: string; execution_id: string }>(
+      `UPDATE noetl.command SET notified_at = now()
+        WHERE command_id IN (
+          SELECT command_id FROM noetl.command
+           WHERE status = 'ISSUED' AND notified_at < now() - make_interval(secs => $3::double precision / 1000)
+             AND tenant_id = $1 AND organization_id = $2
+           ORDER BY created_at LIMIT $4)
+        RETURNING command_id, execution_id`,
+      [ledger.scope.tenantId, ledger.scope.organizationId, this.deps.renotifyAfterMs ?? 5000, SWEEP_LIMIT],
+    );
+    for (const row of rows) {
+      bus.publish(Subjects.work(ledger.scope.tenantId), { command_id: String(row.command_id), execution_id: String(row.execution_id) });
+    }
+  }
+
+  /** Executions with events after their cursor: after a restart, or when a notification was lost. */
+  private async planBacklog(): Promise<void> {
+    const { db, ledger } = this.deps;
+    const rows = await db.query<{ execution_id: string }>(
+      `SELECT e.execution_id FROM noetl.execution e
+        WHERE e.status = 'RUNNING' AND e.tenant_id = $1 AND e.organization_id = $2
+          AND EXISTS (SELECT 1 FROM noetl.event ev
+                       WHERE ev.stream_id = 'execution/' || e.execution_id AND ev.stream_version > e.planned_version)
+        LIMIT $3`,
+      [ledger.scope.tenantId, ledger.scope.organizationId, SWEEP_LIMIT],
+    );
+    await Promise.all(rows.map((row) => this.scheduler.process(String(row.execution_id))));
+  }
+
+  /** Children that ended while their parent command is still open; running children of ended parents. */
+  private async settleChildren(): Promise<void> {
+    const { db, ledger } = this.deps;
+    const scope = [ledger.scope.tenantId, ledger.scope.organizationId];
+    const ended = await db.query<{ execution_id: string }>(
+      `SELECT child.execution_id FROM noetl.execution child
+         JOIN noetl.command parent ON parent.command_id = child.parent_command_id
+        WHERE child.status <> 'RUNNING' AND parent.status = 'RUNNING' AND child.tenant_id = $1 AND child.organization_id = $2
+        LIMIT ${SWEEP_LIMIT}`,
+      scope,
+    );
+    for (const row of ended) await this.reportToParent(String(row.execution_id));
+    const orphans = await db.query<{ execution_id: string }>(
+      `SELECT child.execution_id FROM noetl.execution child
+         JOIN noetl.execution parent ON parent.execution_id = child.parent_execution_id
+        WHERE child.status = 'RUNNING' AND parent.status <> 'RUNNING' AND child.tenant_id = $1 AND child.organization_id = $2
+        LIMIT ${SWEEP_LIMIT}`,
+      scope,
+    );
+    for (const row of orphans) await this.cancelChild(String(row.execution_id), 'the parent execution ended');
+  }
+
+  /** The child's end completes or fails the parent's `playbook` command (DSL s3: the parent waits, durably). */
+  private async reportToParent(childId: string): Promise<void> {
+    const end = await this.childEnd(childId);
+    if (!end) return;
+    await this.deps.controlPlane.finish(end.parentCommandId, null, childOutcome(end)).catch((error: unknown) => {
+      if ((error as { code?: string }).code !== 'already_terminal') throw error;
+    });
+  }
+
+  private async childEnd(childId: string): Promise<ChildEnd | undefined> {
+    const [row] = await this.deps.db.query<{ parent_command_id: string | null; spec: JsonObject | null }>(
+      `SELECT child.parent_command_id, parent.spec FROM noetl.execution child
+         LEFT JOIN noetl.command parent ON parent.command_id = child.parent_command_id
+        WHERE child.execution_id = $1::bigint`,
+      [childId],
+    );
+    if (!row?.parent_command_id) return undefined;
+    const detail = await this.deps.executions.get(childId);
+    if (detail.status === 'RUNNING') return undefined;
+    const returnStep = returnStepOf(row.spec);
+    return {
+      parentCommandId: String(row.parent_command_id),
+      detail,
+      ...(returnStep !== undefined ? { returnStep, stepResult: await this.deps.executions.stepResult(childId, returnStep) } : {}),
+    };
+  }
+
+  private async cancelChildOf(commandId: string): Promise<void> {
+    const rows = await this.deps.db.query<{ execution_id: string }>(
+      `SELECT execution_id FROM noetl.execution WHERE parent_command_id = $1::bigint AND status = 'RUNNING'`,
+      [commandId],
+    );
+    for (const row of rows) await this.cancelChild(String(row.execution_id), 'the parent command was cancelled');
+  }
+
+  private async cancelChild(childId: string, reason: string): Promise<void> {
+    await this.deps.executions.cancel(childId, { reason, by: 'scheduler' }).catch((error: unknown) => {
+      if ((error as { code?: string }).code !== 'already_terminal') throw error;
+    });
+  }
+}
+
+/** `return_step` of the command's single `playbook` task, as written (a literal step name). */
+function returnStepOf(spec: JsonObject | null): string | undefined {
+  const tool = spec?.['tool'];
+  const tasks = typeof tool === 'object' && tool !== null && !Array.isArray(tool) ? tool['tasks'] : undefined;
+  const first = Array.isArray(tasks) ? tasks[0] : undefined;
+  const config = typeof first === 'object' && first !== null && !Array.isArray(first) ? first['config'] : undefined;
+  const step = typeof config === 'object' && config !== null && !Array.isArray(config) ? config['return_step'] : undefined;
+  return typeof step === 'string' ? step : undefined;
+}
