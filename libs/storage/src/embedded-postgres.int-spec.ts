@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { dataDirFor, migrate, startEmbeddedPostgres, type EmbeddedPostgres } from '@noetl/storage';
+import { MIGRATIONS } from '../../../migrations';
 
 const BOOT_TIMEOUT_MS = 120_000;
 
@@ -39,7 +40,7 @@ describe('startEmbeddedPostgres', () => {
       expect(first.reused).toBe(false);
       expect(first.url).toMatch(/^postgres:\/\/postgres:[^@]+@127\.0\.0\.1:\d+\/noetl$/);
       expect(await withClient(first.url, async (c) => (await c.query('SELECT 1 AS one')).rows)).toEqual([{ one: 1 }]);
-      expect(await migrate(first.url, 'up')).toEqual(['Initial1795344000000']);
+      expect(await migrate(first.url, 'up')).toEqual(MIGRATIONS.map((Migration) => new Migration().name));
       await withClient(first.url, (c) => c.query("INSERT INTO noetl.catalog VALUES (1, 't', 'o', 'p', 1, 'yaml', '{}', 'sum')"));
       await first.stop();
       started.pop();

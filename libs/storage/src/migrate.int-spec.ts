@@ -1,8 +1,13 @@
 import { Client } from 'pg';
 import { createEmptyDatabase, type TestDatabase } from '../../../test/support/test-database';
 import { MIGRATIONS_TABLE, migrate } from '@noetl/storage';
+import { MIGRATIONS } from '../../../migrations';
+
+const ALL_MIGRATIONS = MIGRATIONS.map((Migration) => new Migration().name);
 
 const NAMED_INDEXES = [
+  'idx_execution_running',
+  'idx_execution_parent_command',
   'idx_event_execution',
   'idx_event_execution_type',
   'idx_event_exec_stage_event_id_desc',
@@ -67,32 +72,33 @@ describe('migrate', () => {
 
   it('creates schema noetl with every table and named index, then reverts it and applies it again', async () => {
     const applied = await migrate(db.url, 'up');
-    expect(applied).toEqual(['Initial1795344000000']);
+    expect(applied).toEqual(ALL_MIGRATIONS);
     expect(await schemaExists()).toBe(true);
     expect((await tableNames()).sort()).toEqual([...TABLES].sort());
     expect(await indexNames()).toEqual(expect.arrayContaining(NAMED_INDEXES));
     expect(await migrate(db.url, 'up')).toEqual([]);
 
-    expect(await migrate(db.url, 'down')).toEqual(['Initial1795344000000']);
+    // `down` reverts the newest migration only: walk back one at a time.
+    for (const name of [...ALL_MIGRATIONS].reverse()) expect(await migrate(db.url, 'down')).toEqual([name]);
     expect(await schemaExists()).toBe(false);
     expect(await indexNames()).toEqual([]);
     expect(await migrate(db.url, 'down')).toEqual([]);
 
-    expect(await migrate(db.url, 'up')).toEqual(['Initial1795344000000']);
+    expect(await migrate(db.url, 'up')).toEqual(ALL_MIGRATIONS);
     expect(await schemaExists()).toBe(true);
     expect(await indexNames()).toEqual(expect.arrayContaining(NAMED_INDEXES));
   });
 
   it('keeps its bookkeeping outside schema noetl', async () => {
     const { rows } = await client.query('SELECT name FROM public.' + MIGRATIONS_TABLE);
-    expect(rows.map((row) => row.name)).toEqual(['Initial1795344000000']);
+    expect(rows.map((row) => row.name)).toEqual(ALL_MIGRATIONS);
   });
 
   it('applies each migration once when two processes race to migrate', async () => {
     const fresh = await createEmptyDatabase();
     try {
       const results = await Promise.all([migrate(fresh.url, 'up'), migrate(fresh.url, 'up'), migrate(fresh.url, 'up')]);
-      expect(results.flat()).toEqual(['Initial1795344000000']);
+      expect(results.flat()).toEqual(ALL_MIGRATIONS);
     } finally {
       await fresh.drop();
     }

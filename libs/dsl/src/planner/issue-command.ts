@@ -2,6 +2,7 @@ import { EventType, type JsonObject } from '@noetl/event-kernel';
 import type { Step } from '../model';
 import { isJsonObject, toPlainJson } from '../scope';
 import type { PlanContext } from './plan-context';
+import { resolveWorkbookTasks } from './resolve-workbook';
 
 /** Lease re-dispatches a command gets (DESIGN.md invariant 4), its first run included. */
 export const DEFAULT_COMMAND_MAX_ATTEMPTS = 3;
@@ -15,7 +16,7 @@ export const DEFAULT_COMMAND_MAX_ATTEMPTS = 3;
  */
 export function commandSpec(ctx: PlanContext, step: Step): JsonObject {
   const spec = toPlainJson({
-    tool: step.tool,
+    tool: step.tool ? resolveWorkbookTasks(ctx.playbook, step.tool, step.name) : step.tool,
     input: step.input,
     retry: step.retry.filter((policy) => policy.on !== 'error'),
     scope_ref: { execution_id: ctx.state.executionId },
@@ -24,9 +25,9 @@ export function commandSpec(ctx: PlanContext, step: Step): JsonObject {
   return isJsonObject(spec) ? spec : {};
 }
 
-/** `tool.kind` of a single task, `pipeline` for a list-valued tool. */
-export function commandKind(step: Step): string {
-  const tasks = step.tool?.tasks ?? [];
+/** `tool.kind` of a single task (a workbook call: its entry's kind), `pipeline` for a list-valued tool. */
+export function commandKind(ctx: PlanContext, step: Step): string {
+  const tasks = step.tool ? resolveWorkbookTasks(ctx.playbook, step.tool, step.name).tasks : [];
   return step.tool?.pipeline || tasks.length !== 1 ? 'pipeline' : (tasks[0]?.kind ?? 'pipeline');
 }
 
@@ -45,7 +46,7 @@ export function issueCommand(ctx: PlanContext, step: Step, runId: string, attemp
       command_id: commandId,
       step: step.name,
       run_id: runId,
-      kind: commandKind(step),
+      kind: commandKind(ctx, step),
       attempt,
       max_attempts: maxAttempts,
       spec: commandSpec(ctx, step),

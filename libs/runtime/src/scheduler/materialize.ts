@@ -3,8 +3,8 @@ import type { Queryable, TenantScope } from '@noetl/storage';
 
 /** What a planned batch asks of the world once its transaction committed. */
 export interface Effects {
-  /** Commands to offer to workers. */
-  work: { command_id: string; execution_id: string }[];
+  /** Commands to offer to workers (the offer is this very message). */
+  work: { command_id: string; execution_id: string; kind: string }[];
   /** Due times of new timers, for an early sweep. */
   timers: Date[];
   /** Commands cancelled: a `playbook` command's child is cancelled too. */
@@ -45,7 +45,7 @@ export async function materialize(q: Queryable, scope: TenantScope, event: Ledge
           p.iteration ?? null,
         ],
       );
-      effects.work.push({ command_id: p.command_id, execution_id: event.execution_id });
+      effects.work.push({ command_id: p.command_id, execution_id: event.execution_id, kind: p.kind });
       return;
     }
     case EventType.RetryScheduled:

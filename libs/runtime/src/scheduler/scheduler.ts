@@ -189,7 +189,10 @@ export class Scheduler {
   private afterCommit(effects: Effects, terminal: ExecutionState | undefined): void {
     const { bus, ledger, metrics } = this.deps;
     const tenant = ledger.scope.tenantId;
-    for (const work of effects.work) bus.publish(Subjects.work(tenant), work);
+    for (const work of effects.work) {
+      metrics.commandsIssued.inc({ kind: work.kind });
+      bus.publish(Subjects.work(tenant), work);
+    }
     for (const dueAt of effects.timers) this.deps.followUps.timerArmed(dueAt);
     for (const commandId of effects.cancelledCommands) this.deps.followUps.commandCancelled(commandId);
     if (terminal) {
