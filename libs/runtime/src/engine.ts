@@ -106,7 +106,19 @@ export class Engine {
           executionEnded: (state) => sweeper?.executionEnded(state),
         },
       });
-      sweeper = new Sweeper({ db: database, ledger, bus, executions, controlPlane, logger: logger.child({ role: 'sweeper' }) }, scheduler);
+      sweeper = new Sweeper(
+        {
+          db: database,
+          ledger,
+          bus,
+          executions,
+          controlPlane,
+          logger: logger.child({ role: 'sweeper' }),
+          // A few sweeps' grace before an unclaimed command is offered again.
+          renotifyAfterMs: Math.max(1000, config.scheduler.sweepMs * 5),
+        },
+        scheduler,
+      );
       parts.scheduler = scheduler;
       parts.sweeper = sweeper;
     }

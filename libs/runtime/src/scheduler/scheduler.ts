@@ -137,6 +137,7 @@ export class Scheduler {
     try {
       const playbook = await catalog.playbook(state.catalogId);
       await payloads.preloadState(state);
+      await payloads.preloadEvent(event);
       const env: PlannerEnv = {
         now: ledger.now(),
         newId: () => ledger.ids.next(),

@@ -1,4 +1,4 @@
-import type { ExecutionState, Json, PayloadRef } from '@noetl/event-kernel';
+import type { ExecutionState, Json, LedgerEvent, PayloadRef } from '@noetl/event-kernel';
 import { getJson, type PayloadStore, type TenantScope } from '@noetl/storage';
 
 /**
@@ -24,6 +24,15 @@ export class PayloadCache {
       for (const frame of Object.values(loop.frames)) if (frame.outputRef) refs.push(frame.outputRef);
     }
     if (state.resultRef) refs.push(state.resultRef);
+    await this.preload(refs);
+  }
+
+  /** Loads the refs an event carries (`result_ref`, `output_ref`, ... and the envelope's `payload_ref`). */
+  async preloadEvent(event: LedgerEvent): Promise<void> {
+    const refs: PayloadRef[] = event.payload_ref ? [event.payload_ref] : [];
+    for (const [key, value] of Object.entries(event.payload as object)) {
+      if (key.endsWith('_ref') && isPayloadRef(value)) refs.push(value);
+    }
     await this.preload(refs);
   }
 
@@ -62,4 +71,8 @@ export class PayloadCache {
       this.values.delete(oldest);
     }
   }
+}
+
+function isPayloadRef(value: unknown): value is PayloadRef {
+  return typeof value === 'object' && value !== null && typeof (value as PayloadRef).sha256 === 'string' && typeof (value as PayloadRef).media_type === 'string';
 }

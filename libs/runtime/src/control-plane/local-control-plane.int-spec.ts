@@ -1,0 +1,107 @@
+import { EventType } from '@noetl/event-kernel';
+import { startTestEngine, type TestEngine } from '../../../../test/support/test-engine';
+import { waitFor } from '../../../../test/support/wait-for';
+
+const PLAYBOOK = `
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: cp, path: tests/control-plane}
+workflow:
+  - step: start
+    tool: {kind: noop}
+`;
+
+/** The control plane with no worker running: the spec plays the worker. */
+describe('LocalControlPlane', () => {
+  let t: TestEngine;
+
+  beforeAll(async () => {
+    t = await startTestEngine({ roles: ['scheduler'] });
+    await t.engine.catalog.register(PLAYBOOK);
+  });
+  afterAll(async () => t?.close());
+
+  async function issuedCommand(): Promise<{ executionId: string; commandId: string }> {
+    const { execution_id: executionId } = await t.engine.executions.start({ path: 'tests/control-plane' });
+    const commandId = await waitFor(async () => {
+      const page = await t.engine.executions.events(executionId, { type: [EventType.CommandIssued] });
+      return page.events[0]?.command_id ?? undefined;
+    });
+    return { executionId, commandId };
+  }
+
+  it('gives a command to one worker only; the holder may claim again', async () => {
+    const { commandId } = await issuedCommand();
+    const claims = await Promise.allSettled(['w1', 'w2', 'w3'].map((worker) => t.engine.controlPlane.claim(commandId, { worker_id: worker })));
+    const won = claims.filter((claim) => claim.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    expect(claims.filter((claim) => claim.status === 'rejected').map((claim) => (claim as PromiseRejectedResult).reason.code)).toEqual([
+      'already_claimed',
+      'already_claimed',
+    ]);
+    const holder = (won[0] as PromiseFulfilledResult<{ command_id: string }>).value;
+    const winner = ['w1', 'w2', 'w3'][claims.indexOf(won[0]!)]!;
+    await expect(t.engine.controlPlane.claim(commandId, { worker_id: winner })).resolves.toMatchObject({ command_id: holder.command_id });
+  });
+
+  it('completes once: a duplicate or late report is already_terminal and appends nothing', async () => {
+    const { executionId, commandId } = await issuedCommand();
+    await t.engine.controlPlane.claim(commandId, { worker_id: 'w1' });
+    await t.engine.controlPlane.complete(commandId, { worker_id: 'w1', result: { ok: true } });
+    const before = (await t.engine.executions.events(executionId, { limit: 1000 })).events.length;
+    await expect(t.engine.controlPlane.complete(commandId, { worker_id: 'w1', result: { ok: false } })).rejects.toMatchObject({ code: 'already_terminal' });
+    await expect(
+      t.engine.controlPlane.fail(commandId, { worker_id: 'w2', error: { kind: 'internal', message: 'late' } }),
+    ).rejects.toMatchObject({ code: 'already_terminal' });
+    const detail = await t.engine.waitForTerminal(executionId, { timeoutMs: 10_000 });
+    expect(detail.status).toBe('COMPLETED');
+    const completed = (await t.engine.executions.events(executionId, { type: [EventType.CommandCompleted] })).events;
+    expect(completed).toHaveLength(1);
+    expect(before).toBeGreaterThan(0);
+  });
+
+  it('refuses heartbeats and reports from a worker that does not hold the lease', async () => {
+    const { commandId } = await issuedCommand();
+    await expect(t.engine.controlPlane.heartbeat(commandId, { worker_id: 'w1' })).rejects.toMatchObject({ code: 'lease_lost' });
+    await t.engine.controlPlane.claim(commandId, { worker_id: 'w1' });
+    await expect(t.engine.controlPlane.complete(commandId, { worker_id: 'w2' })).rejects.toMatchObject({ code: 'lease_lost' });
+    await expect(t.engine.controlPlane.heartbeat(commandId, { worker_id: 'w1', lease_ms: 60_000 })).resolves.toMatchObject({ cancelled: false });
+  });
+
+  it('tells the holder at its heartbeat that the execution was cancelled', async () => {
+    const { executionId, commandId } = await issuedCommand();
+    await t.engine.controlPlane.claim(commandId, { worker_id: 'w1' });
+    await t.engine.executions.cancel(executionId, { reason: 'test' });
+    const detail = await t.engine.waitForTerminal(executionId, { timeoutMs: 10_000 });
+    expect(detail.status).toBe('CANCELLED');
+    await expect(t.engine.controlPlane.heartbeat(commandId, { worker_id: 'w1' })).resolves.toMatchObject({ cancelled: true });
+    await expect(t.engine.controlPlane.complete(commandId, { worker_id: 'w1' })).rejects.toMatchObject({ code: 'already_terminal' });
+  });
+
+  it('abandons a command whose lease ran out and issues the next one', async () => {
+    const { executionId, commandId } = await issuedCommand();
+    await t.engine.controlPlane.claim(commandId, { worker_id: 'w1', lease_ms: 1 });
+    const next = await waitFor(async () => {
+      await t.engine.sweep();
+      const issued = (await t.engine.executions.events(executionId, { type: [EventType.CommandIssued] })).events;
+      return issued.length === 2 ? issued[1]!.command_id : undefined;
+    });
+    expect(next).not.toBe(commandId);
+    const abandoned = (await t.engine.executions.events(executionId, { type: [EventType.CommandAbandoned] })).events;
+    expect(abandoned.map((event) => event.command_id)).toEqual([commandId]);
+    await expect(t.engine.controlPlane.complete(commandId, { worker_id: 'w1' })).rejects.toMatchObject({ code: 'already_terminal' });
+  });
+
+  it('stores a result above the inline limit in the payload store and reads it back', async () => {
+    const { executionId, commandId } = await issuedCommand();
+    await t.engine.controlPlane.claim(commandId, { worker_id: 'w1' });
+    const big = { rows: Array.from({ length: 20_000 }, (_, i) => ({ i, text: 'x'.repeat(4) })) };
+    await t.engine.controlPlane.complete(commandId, { worker_id: 'w1', result: big });
+    const [completed] = (await t.engine.executions.events(executionId, { type: [EventType.CommandCompleted] })).events;
+    expect(completed?.payload).toMatchObject({ result_ref: { sha256: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect(completed?.payload).not.toHaveProperty('result');
+    const detail = await t.engine.waitForTerminal(executionId, { timeoutMs: 10_000 });
+    expect(detail.status).toBe('COMPLETED');
+    expect(detail.result).toEqual(big);
+  });
+});

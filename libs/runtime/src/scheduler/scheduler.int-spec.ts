@@ -1,0 +1,69 @@
+import { EventType } from '@noetl/event-kernel';
+import { Engine } from '@noetl/runtime';
+import { startTestEngine, type TestEngine } from '../../../../test/support/test-engine';
+import { waitFor } from '../../../../test/support/wait-for';
+
+const CHAIN = `
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: chain, path: tests/chain}
+workload: {n: 2}
+workflow:
+  - step: start
+    tool: {kind: noop}
+    next: [{step: double}]
+  - step: double
+    tool: {kind: javascript, code: "return {value: input.n * 2}", input: {n: "{{ n }}"}}
+    next: [{step: nap}]
+  - step: nap
+    tool: {kind: sleep, seconds: 0.3}
+    next: [{step: end}]
+  - step: end
+    tool: {kind: javascript, code: "return {final: input.v}", input: {v: "{{ double.value }}"}}
+`;
+
+describe('Scheduler', () => {
+  let t: TestEngine;
+
+  beforeAll(async () => {
+    t = await startTestEngine();
+    await t.engine.catalog.register(CHAIN);
+  });
+  afterAll(async () => t?.close());
+
+  it('runs many executions at once, each to exactly one terminal event', async () => {
+    const started = await Promise.all(Array.from({ length: 12 }, (_, i) => t.engine.executions.start({ path: 'tests/chain', payload: { n: i } })));
+    const details = await Promise.all(started.map(({ execution_id }) => t.engine.waitForTerminal(execution_id, { timeoutMs: 30_000 })));
+    expect(details.map((detail) => detail.status)).toEqual(details.map(() => 'COMPLETED'));
+    expect(details.map((detail) => detail.result)).toEqual(started.map((_, i) => ({ final: i * 2 })));
+    for (const { execution_id } of started) {
+      const terminal = await t.engine.executions.events(execution_id, {
+        type: [EventType.ExecutionCompleted, EventType.ExecutionFailed, EventType.ExecutionCancelled],
+      });
+      expect(terminal.events).toHaveLength(1);
+    }
+  });
+
+  it('sleeps on a durable timer fired once, however many sweeps race for it', async () => {
+    const { execution_id } = await t.engine.executions.start({ path: 'tests/chain' });
+    await waitFor(async () => (await t.engine.executions.events(execution_id, { type: [EventType.TimerScheduled] })).events.length === 1);
+    await Promise.all([t.engine.sweep(), t.engine.sweep(), t.engine.sweep()]);
+    const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 10_000 });
+    expect(detail.status).toBe('COMPLETED');
+    const fired = await t.engine.executions.events(execution_id, { type: [EventType.TimerFired] });
+    expect(fired.events).toHaveLength(1);
+    const napCommands = await t.engine.executions.events(execution_id, { type: [EventType.CommandIssued] });
+    expect(napCommands.events.map((event) => event.step)).not.toContain('nap');
+  });
+
+  it('resumes an execution a stopped engine left mid-way', async () => {
+    const other = await Engine.start({ config: t.config, database: t.database, roles: ['scheduler'] });
+    const { execution_id } = await other.executions.start({ path: 'tests/chain', payload: { n: 21 } });
+    // Without a worker the execution waits on its first command; stop that engine there.
+    await waitFor(async () => (await other.executions.events(execution_id, { type: [EventType.CommandIssued] })).events.length === 1);
+    await other.stop();
+    // The suite's engine (scheduler + worker) picks it up through its sweep: the command is offered again.
+    const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 30_000 });
+    expect(detail).toMatchObject({ status: 'COMPLETED', result: { final: 42 } });
+  }, 20_000);
+});
