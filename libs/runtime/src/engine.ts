@@ -1,7 +1,7 @@
 import type { NoetlConfig, Role } from '@noetl/config';
 import { ExpressionEngine } from '@noetl/dsl';
 import { SnowflakeIds, type ExecutionStatus } from '@noetl/event-kernel';
-import { PgEventStore, PgPayloadStore, type Database } from '@noetl/storage';
+import { PgEventStore, PgPayloadStore } from '@noetl/storage';
 import { defaultTools, type ToolRegistry } from '@noetl/tools';
 import { randomUUID, randomInt } from 'node:crypto';
 import pino, { type Logger } from 'pino';
@@ -90,7 +90,7 @@ export class Engine {
     const parts: Engine['parts'] = { ownsBus: options.bus === undefined, tools };
 
     if (roles.includes('scheduler')) {
-      let sweeper: Sweeper | undefined;
+      // The scheduler's follow-ups are the sweeper's, which needs the scheduler: the closures run only after both exist.
       const scheduler = new Scheduler({
         db: database,
         ledger,
@@ -101,12 +101,12 @@ export class Engine {
         metrics,
         logger: logger.child({ role: 'scheduler' }),
         followUps: {
-          timerArmed: (dueAt) => sweeper?.timerArmed(dueAt),
-          commandCancelled: (commandId) => sweeper?.commandCancelled(commandId),
-          executionEnded: (state) => sweeper?.executionEnded(state),
+          timerArmed: (dueAt) => sweeper.timerArmed(dueAt),
+          commandCancelled: (commandId) => sweeper.commandCancelled(commandId),
+          executionEnded: (state) => sweeper.executionEnded(state),
         },
       });
-      sweeper = new Sweeper(
+      const sweeper = new Sweeper(
         {
           db: database,
           ledger,
