@@ -1,0 +1,89 @@
+/**
+ * Per-step overhead of the durable core (issue 4 baseline): a chain of 100
+ * `noop` steps, run in-process (scheduler + worker) on a real PostgreSQL.
+ * A step transition is the time from one step's `step.exit` to the next's;
+ * it holds everything the runtime does per step: plan, command, claim,
+ * run, report, fold, route. Writes bench/results/step-overhead.{json,md}.
+ *
+ * DATABASE_URL selects the database (a fresh schema is migrated into it);
+ * without it, the embedded PostgreSQL under NOETL_HOME is used.
+ */
+import { loadConfig } from '@noetl/config';
+import { EventType } from '@noetl/event-kernel';
+import { DatabaseConnection } from '@noetl/platform';
+import { Engine } from '@noetl/runtime';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+const STEPS = 100;
+const RUNS = 5;
+
+function playbook(): string {
+  const steps = Array.from({ length: STEPS }, (_, i) => {
+    const next = i + 1 < STEPS ? `\n    next: [{step: s${i + 1}}]` : '';
+    return `  - step: ${i === 0 ? 'start' : `s${i}`}\n    tool: {kind: noop}${next}`;
+  });
+  return `apiVersion: noetl.io/v2\nkind: Playbook\nmetadata: {name: bench_chain, path: bench/chain-${STEPS}}\nworkflow:\n${steps.join('\n')}\n`;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig({ ...process.env, LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn' });
+  const connection = await DatabaseConnection.open(config);
+  const engine = await Engine.start({ config, database: connection.database, roles: ['scheduler', 'worker'] });
+  try {
+    await engine.catalog.register(playbook());
+    const transitions: number[] = [];
+    const walls: number[] = [];
+    let events = 0;
+    for (let run = 0; run < RUNS; run++) {
+      const began = performance.now();
+      const { execution_id } = await engine.executions.start({ path: `bench/chain-${STEPS}` });
+      const detail = await engine.waitForTerminal(execution_id, { timeoutMs: 600_000 });
+      walls.push(performance.now() - began);
+      if (detail.status !== 'COMPLETED') throw new Error(`run ${run} ended ${detail.status}: ${detail.error?.message ?? ''}`);
+      const exits = (await engine.executions.events(execution_id, { type: [EventType.StepExit], limit: 1000 })).events;
+      for (let i = 1; i < exits.length; i++) transitions.push(Date.parse(exits[i]!.created_at) - Date.parse(exits[i - 1]!.created_at));
+      events += (await engine.executions.events(execution_id, { limit: 1000 })).events.length;
+    }
+    const result = {
+      benchmark: 'step-overhead',
+      date: new Date().toISOString(),
+      database: config.database.url ? 'DATABASE_URL' : 'embedded',
+      steps_per_run: STEPS,
+      runs: RUNS,
+      transition_ms: { median: median(transitions), p90: percentile(transitions, 90), p99: percentile(transitions, 99) },
+      run_wall_ms: { median: Math.round(median(walls)) },
+      events_per_step: Math.round((events / (RUNS * STEPS)) * 10) / 10,
+      node: process.version,
+    };
+    const dir = join(process.cwd(), 'bench', 'results');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'step-overhead.json'), `${JSON.stringify(result, null, 2)}\n`);
+    const table = [
+      `| steps x runs | median ms / transition | p90 | p99 | median run wall ms | events / step |`,
+      `| --- | --- | --- | --- | --- | --- |`,
+      `| ${STEPS} x ${RUNS} | ${result.transition_ms.median} | ${result.transition_ms.p90} | ${result.transition_ms.p99} | ${result.run_wall_ms.median} | ${result.events_per_step} |`,
+    ].join('\n');
+    await writeFile(join(dir, 'step-overhead.md'), `${table}\n`);
+    process.stdout.write(`${table}\n`);
+  } finally {
+    await engine.stop();
+    await connection.onApplicationShutdown();
+  }
+}
+
+void main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
