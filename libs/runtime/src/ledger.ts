@@ -1,5 +1,6 @@
 import {
   buildEvent,
+  TERMINAL_EXECUTION_EVENTS,
   streamIdOf,
   type AnyNewEvent,
   type EventDraft,
@@ -58,6 +59,19 @@ export class Ledger {
    */
   async lockStream(q: Queryable, executionId: string): Promise<void> {
     await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [executionStream(executionId)]);
+  }
+
+  /**
+   * Whether the execution's terminal event is in the ledger as `q` sees it.
+   * Under `lockStream` that is final: a writer that checks it first never
+   * appends after the end (DESIGN.md s5: nothing follows a terminal event).
+   */
+  async hasEnded(q: Queryable, executionId: string): Promise<boolean> {
+    const rows = await q.query(`SELECT 1 FROM noetl.event WHERE execution_id = $1::bigint AND event_type = ANY($2::text[]) LIMIT 1`, [
+      executionId,
+      [...TERMINAL_EXECUTION_EVENTS],
+    ]);
+    return rows.length > 0;
   }
 
   /** The execution's events after `afterVersion`, in stream order, as `q` sees them (its own transaction's appends included). */

@@ -92,15 +92,18 @@ export class LocalControlPlane implements ControlPlane {
   async heartbeat(commandId: string, request: LeaseRequest): Promise<HeartbeatResult> {
     const { db, ledger } = this.deps;
     return db.transaction(async (q) => {
-      const command = await this.locked(q, commandId);
-      if (command.status === 'CANCELLED') return { lease_until: ledger.now().toISOString(), cancelled: true };
+      const command = await this.locked(q, commandId, { allowEnded: true });
+      if (command.status === 'CANCELLED' || (await ledger.hasEnded(q, command.execution_id))) {
+        return { lease_until: ledger.now().toISOString(), cancelled: true };
+      }
+      if (isTerminalCommand(command.status)) throw alreadyTerminal(command);
       this.assertHolder(command, request.worker_id);
       const leaseUntil = new Date(ledger.now().getTime() + (request.lease_ms ?? DEFAULT_LEASE_MS));
       await ledger.append(q, [
         this.draft(command, EventType.CommandHeartbeat, { worker_id: request.worker_id, lease_until: leaseUntil.toISOString() }),
       ]);
       await q.query('UPDATE noetl.command SET lease_until = $2 WHERE command_id = $1::bigint', [commandId, leaseUntil]);
-      return { lease_until: leaseUntil.toISOString(), cancelled: await this.executionEnded(q, command) };
+      return { lease_until: leaseUntil.toISOString(), cancelled: false };
     });
   }
 
@@ -133,7 +136,6 @@ export class LocalControlPlane implements ControlPlane {
     const executionId = await db.transaction(async (q) => {
       const command = await this.locked(q, commandId);
       if (workerId !== null) this.assertHolder(command, workerId);
-      else if (isTerminalCommand(command.status)) throw alreadyTerminal(command);
       const terminal = await terminalDraft(command, outcome, { store: payloadStore, scope: ledger.scope, inlineLimitBytes });
       const appended = await ledger.append(q, [...callDrafts(command, outcome.calls ?? []), terminal]);
       const event = appended[appended.length - 1]?.event;
@@ -187,24 +189,28 @@ export class LocalControlPlane implements ControlPlane {
     return isJsonObject(scope) ? scope : {};
   }
 
-  private async locked(q: Queryable, commandId: string): Promise<CommandRow> {
+  /**
+   * The command row, locked after its stream (see Ledger.lockStream). A
+   * command that ended, or whose execution ended, takes no more reports:
+   * `already_terminal` (a cancelled command is left to the caller, so that a
+   * heartbeat can say `cancelled`).
+   */
+  private async locked(q: Queryable, commandId: string, options: { allowEnded?: boolean } = {}): Promise<CommandRow> {
     const { ledger } = this.deps;
     const command = await lockCommand(q, ledger.scope, commandId, (executionId) => ledger.lockStream(q, executionId));
     if (!command) throw notFound('command', commandId);
-    if (isTerminalCommand(command.status) && command.status !== 'CANCELLED') throw alreadyTerminal(command);
+    if (options.allowEnded) return command;
+    if (isTerminalCommand(command.status)) throw alreadyTerminal(command);
+    if (await ledger.hasEnded(q, command.execution_id)) {
+      throw new RuntimeError('already_terminal', `execution ${command.execution_id} of command ${commandId} already ended`);
+    }
     return command;
   }
 
   private assertHolder(command: CommandRow, workerId: string): void {
-    if (isTerminalCommand(command.status)) throw alreadyTerminal(command);
     if (command.status === 'ISSUED' || command.worker_id !== workerId) {
       throw new RuntimeError('lease_lost', `worker ${workerId} does not hold command ${command.command_id} (${command.status}, worker ${command.worker_id ?? '-'})`);
     }
-  }
-
-  private async executionEnded(q: Queryable, command: CommandRow): Promise<boolean> {
-    const [row] = await q.query<{ status: string }>('SELECT status FROM noetl.execution WHERE execution_id = $1::bigint', [command.execution_id]);
-    return row?.status === 'CANCELLED';
   }
 
   private draft<T extends EventTypeName>(command: CommandRow, type: T, payload: EventDraft<T>['payload']): EventDraft<EventTypeName> {

@@ -74,18 +74,33 @@ export class Sweeper implements SchedulerFollowUps {
     this.wakeups.clear();
   }
 
-  /** Due timers -> `timer.fired` (one per timer: its idempotency key) and the row marked, in one transaction. */
+  /**
+   * Due timers -> `timer.fired` (one per timer: its idempotency key) and the
+   * row marked, in one transaction. A timer of an execution that already
+   * ended is retired without an event: nothing follows a terminal event.
+   */
   async fireDueTimers(): Promise<void> {
     const { db, ledger } = this.deps;
     const fired = await db.transaction(async (q) => {
-      const due = await q.query<{ timer_id: string; execution_id: string; purpose: 'retry' | 'sleep' }>(
-        `SELECT timer_id, execution_id, purpose FROM noetl.timer
-          WHERE fired_at IS NULL AND due_at <= now() AND tenant_id = $1 AND organization_id = $2
-          ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
+      const due = await q.query<{ timer_id: string; execution_id: string; purpose: 'retry' | 'sleep'; running: boolean }>(
+        `SELECT t.timer_id, t.execution_id, t.purpose, e.status = 'RUNNING' AS running
+           FROM noetl.timer t JOIN noetl.execution e ON e.execution_id = t.execution_id
+          WHERE t.fired_at IS NULL AND t.due_at <= now() AND t.tenant_id = $1 AND t.organization_id = $2
+          ORDER BY t.due_at LIMIT $3 FOR UPDATE OF t SKIP LOCKED`,
         [ledger.scope.tenantId, ledger.scope.organizationId, SWEEP_LIMIT],
       );
-      for (const timer of due) {
+      const live: typeof due = [];
+      const retired: string[] = [];
+      // Stream locks in one order, so two sweeps never wait on each other in a cycle.
+      const byExecution = [...due].sort((a, b) => (BigInt(a.execution_id) < BigInt(b.execution_id) ? -1 : 1));
+      for (const timer of byExecution) {
         const executionId = String(timer.execution_id);
+        await ledger.lockStream(q, executionId);
+        if (!timer.running || (await ledger.hasEnded(q, executionId))) {
+          retired.push(timer.timer_id);
+          continue;
+        }
+        live.push(timer);
         const [result] = await ledger.append(q, [
           {
             type: EventType.TimerFired,
@@ -96,7 +111,8 @@ export class Sweeper implements SchedulerFollowUps {
         ]);
         await q.query('UPDATE noetl.timer SET fired_at = now(), fired_event_id = $2 WHERE timer_id = $1::bigint', [timer.timer_id, result?.event.event_id ?? null]);
       }
-      return due.map((timer) => String(timer.execution_id));
+      if (retired.length > 0) await q.query('UPDATE noetl.timer SET fired_at = now() WHERE timer_id = ANY($1::bigint[])', [retired]);
+      return live.map((timer) => String(timer.execution_id));
     });
     for (const executionId of new Set(fired)) void this.scheduler.process(executionId);
   }
@@ -118,7 +134,8 @@ export class Sweeper implements SchedulerFollowUps {
             WHERE command_id = $1::bigint AND status IN ('CLAIMED', 'RUNNING') AND lease_until < now() FOR UPDATE`,
           [commandId],
         );
-        if (!row) return false;
+        // An ended execution's open commands are the planner's to cancel; nothing follows its end.
+        if (!row || (await ledger.hasEnded(q, String(executionId)))) return false;
         await ledger.append(q, [
           {
             type: EventType.CommandAbandoned,
