@@ -1,42 +1,103 @@
-import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
-import { loadConfig } from '@noetl/config';
 import request from 'supertest';
-import { createTestDatabase } from '../../../test/support/test-database';
-import { ApiModule } from './api.module';
-import { configureApi } from './configure-api';
+import { startApiTestApp, type ApiTestApp } from './testing/api-test-app';
+
+/** The routes of DESIGN.md s6 this app serves, as Swagger names them. */
+const ROUTES: Record<string, string[]> = {
+  '/health/live': ['get'],
+  '/health/ready': ['get'],
+  '/metrics': ['get'],
+  '/api/catalog/register': ['post'],
+  '/api/catalog': ['get'],
+  '/api/catalog/versions': ['get'],
+  '/api/execute': ['post'],
+  '/api/executions': ['get'],
+  '/api/executions/{id}': ['get'],
+  '/api/executions/{id}/events': ['get'],
+  '/api/executions/{id}/cancel': ['post'],
+  '/api/commands/{id}/claim': ['post'],
+  '/api/commands/{id}/heartbeat': ['post'],
+  '/api/commands/{id}/complete': ['post'],
+  '/api/commands/{id}/fail': ['post'],
+  '/api/commands/{id}/child': ['post'],
+  '/api/commands/{id}/credential': ['post'],
+  '/api/events': ['post'],
+  '/api/credentials': ['post', 'get'],
+  '/api/credentials/{name}': ['get', 'delete'],
+};
+
+interface Operation {
+  summary?: string;
+  responses: Record<string, unknown>;
+  requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
+}
 
 describe('api app', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let app: INestApplication;
+  let api: ApiTestApp;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
-    const moduleRef = await Test.createTestingModule({ imports: [ApiModule.forRoot(config)] }).compile();
-    app = moduleRef.createNestApplication({ logger: false });
-    configureApi(app);
-    await app.init();
+    api = await startApiTestApp();
   });
 
   afterAll(async () => {
-    await app?.close();
-    await db?.drop();
+    await api?.close();
   });
 
-  it('answers liveness and readiness with the database up', async () => {
-    await request(app.getHttpServer()).get('/health/live').expect(200);
-    const ready = await request(app.getHttpServer()).get('/health/ready').expect(200);
+  it('answers liveness and readiness with the database up, and checks no Redis or NATS it is not configured with', async () => {
+    await request(api.http).get('/health/live').expect(200);
+    const ready = await request(api.http).get('/health/ready').expect(200);
     expect(ready.body.details).toEqual({ database: { status: 'up' } });
   });
 
-  it('describes its routes in Swagger', async () => {
-    const doc = await request(app.getHttpServer()).get('/docs-json').expect(200);
-    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/health/live', '/health/ready']));
+  it('describes every route in Swagger, each with a summary, a success response and a documented body', async () => {
+    const doc = await request(api.http).get('/docs-json').expect(200);
+    const paths = doc.body.paths as Record<string, Record<string, Operation>>;
+    expect(Object.keys(paths).sort()).toEqual(Object.keys(ROUTES).sort());
+    for (const [path, methods] of Object.entries(ROUTES)) {
+      expect(Object.keys(paths[path]!).sort()).toEqual([...methods].sort());
+      for (const method of methods) {
+        const operation = paths[path]![method]!;
+        expect({ path, method, summary: operation.summary }).toEqual({ path, method, summary: expect.any(String) });
+        expect(Object.keys(operation.responses).some((status) => status.startsWith('2'))).toBe(true);
+        if (method === 'post' && path !== '/api/executions/{id}/cancel') {
+          expect(operation.requestBody?.content['application/json']?.schema.$ref).toMatch(/^#\/components\/schemas\/\w+Dto$/);
+        }
+      }
+    }
+    expect(Object.keys(paths['/api/catalog/register']!.post!.requestBody!.content)).toEqual(
+      expect.arrayContaining(['application/json', 'application/yaml', 'application/x-yaml', 'text/yaml']),
+    );
+  });
+
+  it('serves Prometheus metrics', async () => {
+    const res = await request(api.http).get('/metrics').expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.text).toContain('# TYPE noetl_executions_started_total counter');
   });
 
   it('answers an unknown route with the one error body', async () => {
-    const res = await request(app.getHttpServer()).get('/api/nowhere').expect(404);
+    const res = await request(api.http).get('/api/nowhere').expect(404);
     expect(res.body).toEqual({ code: 'not_found', message: 'Cannot GET /api/nowhere' });
+  });
+
+  it('answers malformed JSON with 400 bad_request', async () => {
+    const res = await request(api.http).post('/api/execute').set('Content-Type', 'application/json').send('{"path": "a",').expect(400);
+    expect(res.body).toEqual({ code: 'bad_request', message: expect.any(String) });
+  });
+
+  it('answers an unknown field with 400 naming it', async () => {
+    const res = await request(api.http).post('/api/execute').send({ path: 'a', paylaod: {} }).expect(400);
+    expect(res.body).toMatchObject({ code: 'bad_request', details: ['property paylaod should not exist'] });
+  });
+
+  it('takes JSON bodies far larger than the 100 kB express default', async () => {
+    const payload = { blob: 'x'.repeat(2 * 1024 * 1024) };
+    const res = await request(api.http).post('/api/execute').send({ path: 'not/registered', payload }).expect(404);
+    expect(res.body.code).toBe('not_found');
+  });
+
+  it('without NOETL_ENCRYPTION_KEY lists credentials but refuses to store one (503 credentials_locked)', async () => {
+    expect((await request(api.http).get('/api/credentials').expect(200)).body).toEqual({ credentials: [] });
+    const res = await request(api.http).post('/api/credentials').send({ name: 'pg', type: 'postgres', data: { password: 'x' } }).expect(503);
+    expect(res.body).toEqual({ code: 'credentials_locked', message: expect.stringContaining('NOETL_ENCRYPTION_KEY') });
   });
 });

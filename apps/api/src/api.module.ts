@@ -1,19 +1,35 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import type { NoetlConfig } from '@noetl/config';
-import { ConfigModule, DatabaseModule } from '@noetl/platform';
+import { ConfigModule, DatabaseModule, EngineModule } from '@noetl/platform';
+import { CatalogController } from './catalog/catalog.controller';
+import { CommandsController } from './control-plane/commands.controller';
+import { WorkerEventsController } from './control-plane/worker-events.controller';
+import { CredentialsController } from './credentials/credentials.controller';
+import { ExecutionsController } from './executions/executions.controller';
 import { DatabaseHealthIndicator } from './health/database.health';
 import { HealthController } from './health/health.controller';
+import { NatsHealthIndicator } from './health/nats.health';
+import { RedisHealthIndicator } from './health/redis.health';
+import { MetricsController } from './metrics/metrics.controller';
 
-/** The api role: REST over the ledger, health probes and Swagger. */
+/** The api role: REST over the engine (DESIGN.md s6), health probes, metrics and Swagger. */
 @Module({})
 export class ApiModule {
   static forRoot(config?: NoetlConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, TerminusModule.forRoot({ logger: false })],
-      controllers: [HealthController],
-      providers: [DatabaseHealthIndicator],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, EngineModule, TerminusModule.forRoot({ logger: false })],
+      controllers: [
+        HealthController,
+        MetricsController,
+        CatalogController,
+        ExecutionsController,
+        CommandsController,
+        WorkerEventsController,
+        CredentialsController,
+      ],
+      providers: [DatabaseHealthIndicator, RedisHealthIndicator, NatsHealthIndicator],
     };
   }
 }

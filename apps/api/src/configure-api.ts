@@ -1,9 +1,12 @@
-import { type INestApplication, ValidationPipe } from '@nestjs/common';
+import { ValidationPipe } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { useBodyParsers } from './body-parsers';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 
-/** What every instance of the API shares, in tests too: validation, the error body, Swagger. */
-export function configureApi(app: INestApplication): void {
+/** What every instance of the API shares, in tests too: body parsers, validation, the error body, Swagger. Call before `init()`. */
+export function configureApi(app: NestExpressApplication): void {
+  useBodyParsers(app);
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   app.useGlobalFilters(new ApiExceptionFilter());
   const document = SwaggerModule.createDocument(

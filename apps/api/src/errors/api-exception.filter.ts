@@ -1,12 +1,16 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { RuntimeError } from '@noetl/runtime';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
+import { RUNTIME_ERROR_STATUS } from './runtime-error-status';
 
 /** The one error body of the API (DESIGN.md s6): `{code, message, details?}`. */
 export interface ApiErrorBody {
   code: string;
   message: string;
   details?: unknown;
+  /** `invalid_playbook` only: each problem with its place in the document. */
+  errors?: unknown;
 }
 
 const CODE_BY_STATUS: Record<number, string> = {
@@ -20,6 +24,13 @@ const CODE_BY_STATUS: Record<number, string> = {
   503: 'unavailable',
 };
 
+/** An error body-parser raised (http-errors): a client error whose message is safe to show. */
+interface ExposedHttpError {
+  status: number;
+  message: string;
+  expose: true;
+}
+
 /** Maps every error to the one body; unknown errors become 500 with a logged error id. */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
@@ -32,25 +43,45 @@ export class ApiExceptionFilter implements ExceptionFilter {
   }
 
   private toBody(error: unknown): [number, ApiErrorBody] {
-    if (error instanceof HttpException) {
-      const status = error.getStatus();
-      const raw = error.getResponse();
-      if (typeof raw === 'object' && raw !== null && 'code' in raw && typeof raw.code === 'string') {
-        return [status, raw as ApiErrorBody];
-      }
-      const message = typeof raw === 'string' ? raw : (raw as { message?: unknown }).message;
-      const messages = Array.isArray(message) ? message.map(String) : undefined;
-      return [
-        status,
-        {
-          code: CODE_BY_STATUS[status] ?? `http_${status}`,
-          message: messages ? messages.join('; ') : String(message ?? error.message),
-          ...(messages ? { details: messages } : {}),
-        },
-      ];
-    }
+    if (error instanceof RuntimeError) return runtimeErrorBody(error);
+    if (error instanceof HttpException) return httpExceptionBody(error);
+    if (isExposedHttpError(error)) return [error.status, { code: codeOf(error.status), message: error.message }];
     const errorId = randomUUID();
     this.logger.error(`unhandled error ${errorId}`, error instanceof Error ? error.stack : String(error));
     return [HttpStatus.INTERNAL_SERVER_ERROR, { code: 'internal', message: `internal error (id ${errorId})` }];
   }
+}
+
+function runtimeErrorBody(error: RuntimeError): [number, ApiErrorBody] {
+  const status = RUNTIME_ERROR_STATUS[error.code];
+  if (error.code === 'invalid_playbook') return [status, { code: error.code, message: error.message, errors: error.details ?? [] }];
+  return [status, { code: error.code, message: error.message, ...(error.details !== undefined ? { details: error.details } : {}) }];
+}
+
+function httpExceptionBody(error: HttpException): [number, ApiErrorBody] {
+  const status = error.getStatus();
+  const raw = error.getResponse();
+  if (typeof raw === 'object' && raw !== null && 'code' in raw && typeof raw.code === 'string') {
+    return [status, raw as ApiErrorBody];
+  }
+  const message = typeof raw === 'string' ? raw : (raw as { message?: unknown }).message;
+  const messages = Array.isArray(message) ? message.map(String) : undefined;
+  return [
+    status,
+    {
+      code: codeOf(status),
+      message: messages ? messages.join('; ') : String(message ?? error.message),
+      ...(messages ? { details: messages } : {}),
+    },
+  ];
+}
+
+function isExposedHttpError(error: unknown): error is ExposedHttpError {
+  if (!(error instanceof Error)) return false;
+  const { status, expose } = error as Error & { status?: unknown; expose?: unknown };
+  return expose === true && typeof status === 'number' && status >= 400 && status < 500;
+}
+
+function codeOf(status: number): string {
+  return CODE_BY_STATUS[status] ?? `http_${status}`;
 }

@@ -157,11 +157,12 @@ export class LocalControlPlane implements ControlPlane {
     });
     // The child's start and the command's release of its lease are one transaction:
     // a crash leaves either a leased command (re-run, same idempotent child) or a started child and no lease.
-    return this.deps.executions.start(
+    const started = await this.deps.executions.start(
       { path: request.path, ...(request.version !== undefined ? { version: request.version } : {}), payload: request.payload ?? {} },
       { executionId: command.execution_id, commandId },
       (q) => q.query('UPDATE noetl.command SET lease_until = NULL WHERE command_id = $1::bigint', [commandId]).then(() => undefined),
     );
+    return { execution_id: started.execution_id };
   }
 
   async recordCalls(commandId: string, request: RecordCallsRequest): Promise<void> {

@@ -1,0 +1,70 @@
+import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Engine, type ClaimedCommand, type HeartbeatResult, type ResolvedCredential } from '@noetl/runtime';
+import { ApiErrorDto } from '../errors/api-error.dto';
+import { CompleteDto, CredentialRequestDto, FailDto, LeaseDto, StartChildDto } from './control-plane-requests.dto';
+import { ChildStartedDto, ClaimedCommandDto, CommandReportedDto, HeartbeatResultDto, ResolvedCredentialDto } from './control-plane-responses.dto';
+
+/** The worker control plane over HTTP (DESIGN.md s6): each route is one call of the `ControlPlane` port. */
+@ApiTags('control-plane')
+@ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such command' })
+@Controller('api/commands/:id')
+export class CommandsController {
+  constructor(private readonly engine: Engine) {}
+
+  @Post('claim')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Take the lease on an issued command' })
+  @ApiOkResponse({ type: ClaimedCommandDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'already_claimed by another worker, or already_terminal' })
+  claim(@Param('id') id: string, @Body() body: LeaseDto): Promise<ClaimedCommand> {
+    return this.engine.controlPlane.claim(id, body);
+  }
+
+  @Post('heartbeat')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Extend the lease; the answer says whether the command was cancelled' })
+  @ApiOkResponse({ type: HeartbeatResultDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost, or already_terminal' })
+  heartbeat(@Param('id') id: string, @Body() body: LeaseDto): Promise<HeartbeatResult> {
+    return this.engine.controlPlane.heartbeat(id, body);
+  }
+
+  @Post('complete')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Report the command done, with its result' })
+  @ApiOkResponse({ type: CommandReportedDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'A late or duplicate report (already_terminal), or lease_lost' })
+  async complete(@Param('id') id: string, @Body() body: CompleteDto): Promise<CommandReportedDto> {
+    await this.engine.controlPlane.complete(id, body);
+    return { command_id: id, status: 'COMPLETED' };
+  }
+
+  @Post('fail')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Report the command failed, with the error' })
+  @ApiOkResponse({ type: CommandReportedDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'A late or duplicate report (already_terminal), or lease_lost' })
+  async fail(@Param('id') id: string, @Body() body: FailDto): Promise<CommandReportedDto> {
+    await this.engine.controlPlane.fail(id, body);
+    return { command_id: id, status: 'FAILED' };
+  }
+
+  @Post('child')
+  @ApiOperation({ summary: "Start a playbook command's child execution (idempotent per command)" })
+  @ApiCreatedResponse({ type: ChildStartedDto })
+  @ApiConflictResponse({ type: ApiErrorDto })
+  async child(@Param('id') id: string, @Body() body: StartChildDto): Promise<ChildStartedDto> {
+    const { execution_id } = await this.engine.controlPlane.startChild(id, body);
+    return { execution_id };
+  }
+
+  @Post('credential')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Resolve a credential for the worker holding the command' })
+  @ApiOkResponse({ type: ResolvedCredentialDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'The worker does not hold the lease' })
+  credential(@Param('id') id: string, @Body() body: CredentialRequestDto): Promise<ResolvedCredential> {
+    return this.engine.controlPlane.resolveCredential(id, body);
+  }
+}

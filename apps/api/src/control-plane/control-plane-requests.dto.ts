@@ -1,0 +1,186 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { EventError, Json, JsonObject } from '@noetl/event-kernel';
+import type {
+  CallReport,
+  ClaimRequest,
+  CompleteRequest,
+  CredentialRequest,
+  FailRequest,
+  LeaseRequest,
+  RecordCallsRequest,
+  StartChildRequest,
+} from '@noetl/runtime';
+import { Type } from 'class-transformer';
+import { Allow, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
+
+/** A day: longer leases would hide a dead worker for longer than any reaper cycle is worth. */
+const MAX_LEASE_MS = 86_400_000;
+
+export class LeaseDto implements LeaseRequest, ClaimRequest {
+  @ApiProperty({ description: 'The worker asking; the lease is its own' })
+  @IsString()
+  @IsNotEmpty()
+  worker_id!: string;
+
+  @ApiPropertyOptional({ type: 'integer', description: 'Lease length (default 30 s)', minimum: 1, maximum: MAX_LEASE_MS })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_LEASE_MS)
+  lease_ms?: number;
+}
+
+export class EventErrorDto implements EventError {
+  @ApiProperty({ description: 'Classified kind, e.g. http_error, timeout, tool_error' })
+  @IsString()
+  @IsNotEmpty()
+  kind!: string;
+
+  @ApiProperty()
+  @IsString()
+  message!: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsBoolean()
+  retryable?: boolean;
+
+  @ApiPropertyOptional({ type: 'integer', description: 'HTTP status of a failed call' })
+  @IsOptional()
+  @IsInt()
+  status?: number;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  code?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  step?: string;
+
+  @ApiPropertyOptional({ description: 'The expression that failed to evaluate' })
+  @IsOptional()
+  @IsString()
+  expression?: string;
+}
+
+export class CallReportDto implements CallReport {
+  @ApiProperty({ description: 'The task of the command (one per pipeline task)' })
+  @IsString()
+  @IsNotEmpty()
+  task!: string;
+
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  @IsInt()
+  @Min(0)
+  attempts!: number;
+
+  @ApiProperty({ minimum: 0 })
+  @IsNumber()
+  @Min(0)
+  duration_ms!: number;
+
+  @ApiProperty({ enum: ['ok', 'error'] })
+  @IsIn(['ok', 'error'])
+  status!: 'ok' | 'error';
+
+  @ApiPropertyOptional({ type: EventErrorDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => EventErrorDto)
+  error?: EventErrorDto;
+}
+
+/** What complete and fail share: the ctx writes, the calls and the run time. */
+class CommandReportDto {
+  @ApiProperty()
+  @IsString()
+  @IsNotEmpty()
+  worker_id!: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: '`set: ctx.*` writes by dotted key, in order' })
+  @IsOptional()
+  @IsObject()
+  ctx?: JsonObject;
+
+  @ApiPropertyOptional({ type: [CallReportDto] })
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => CallReportDto)
+  calls?: CallReportDto[];
+
+  @ApiPropertyOptional({ minimum: 0 })
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  duration_ms?: number;
+}
+
+export class CompleteDto extends CommandReportDto implements CompleteRequest {
+  @ApiPropertyOptional({ description: 'The tool result: any JSON value (a large one goes to the payload store)' })
+  @Allow()
+  result?: Json;
+}
+
+export class FailDto extends CommandReportDto implements FailRequest {
+  @ApiProperty({ type: EventErrorDto })
+  @ValidateNested()
+  @Type(() => EventErrorDto)
+  error!: EventErrorDto;
+}
+
+export class StartChildDto implements StartChildRequest {
+  @ApiProperty()
+  @IsString()
+  @IsNotEmpty()
+  worker_id!: string;
+
+  @ApiProperty({ description: 'The child playbook path' })
+  @IsString()
+  @IsNotEmpty()
+  path!: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  version?: number;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @IsOptional()
+  @IsObject()
+  payload?: JsonObject;
+}
+
+export class CredentialRequestDto implements CredentialRequest {
+  @ApiProperty()
+  @IsString()
+  @IsNotEmpty()
+  worker_id!: string;
+
+  @ApiProperty({ description: 'The credential name' })
+  @IsString()
+  @IsNotEmpty()
+  name!: string;
+}
+
+export class RecordCallsDto implements RecordCallsRequest {
+  @ApiProperty({ description: 'The command the calls belong to' })
+  @IsString()
+  @IsNotEmpty()
+  command_id!: string;
+
+  @ApiProperty()
+  @IsString()
+  @IsNotEmpty()
+  worker_id!: string;
+
+  @ApiProperty({ type: [CallReportDto] })
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => CallReportDto)
+  calls!: CallReportDto[];
+}

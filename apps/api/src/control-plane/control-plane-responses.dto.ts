@@ -1,0 +1,72 @@
+import { ApiProperty } from '@nestjs/swagger';
+import type { JsonObject } from '@noetl/event-kernel';
+import type { ClaimedCommand, HeartbeatResult, ResolvedCredential } from '@noetl/runtime';
+
+export class ClaimedCommandDto implements ClaimedCommand {
+  @ApiProperty()
+  command_id!: string;
+
+  @ApiProperty()
+  execution_id!: string;
+
+  @ApiProperty()
+  step!: string;
+
+  @ApiProperty()
+  run_id!: string;
+
+  @ApiProperty({ description: 'The tool kind', example: 'http' })
+  kind!: string;
+
+  @ApiProperty()
+  attempt!: number;
+
+  @ApiProperty()
+  max_attempts!: number;
+
+  @ApiProperty({ format: 'date-time' })
+  lease_until!: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The command.issued spec, unrendered' })
+  spec!: JsonObject;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The render scope as plain JSON' })
+  scope!: JsonObject;
+}
+
+export class HeartbeatResultDto implements HeartbeatResult {
+  @ApiProperty({ format: 'date-time' })
+  lease_until!: string;
+
+  @ApiProperty({ description: 'The command or its execution was cancelled: abort and report nothing' })
+  cancelled!: boolean;
+}
+
+export class CommandReportedDto {
+  @ApiProperty()
+  command_id!: string;
+
+  @ApiProperty({ enum: ['COMPLETED', 'FAILED'] })
+  status!: 'COMPLETED' | 'FAILED';
+}
+
+export class ChildStartedDto {
+  @ApiProperty({ description: 'The child execution' })
+  execution_id!: string;
+}
+
+export class CallsRecordedDto {
+  @ApiProperty()
+  command_id!: string;
+
+  @ApiProperty({ description: 'How many call reports were accepted' })
+  recorded!: number;
+}
+
+export class ResolvedCredentialDto implements ResolvedCredential {
+  @ApiProperty()
+  type!: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The decrypted data: for the leaseholder only, never logged' })
+  data!: JsonObject;
+}

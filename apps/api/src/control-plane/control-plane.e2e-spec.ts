@@ -1,0 +1,120 @@
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import { waitFor } from '../../../../test/support/wait-for';
+import { noopPlaybook, startApiTestApp, type ApiTestApp } from '../testing/api-test-app';
+
+/**
+ * The worker control plane over HTTP. The app runs the scheduler but no
+ * worker, so issued commands wait and this spec plays the worker.
+ */
+describe('worker control plane routes', () => {
+  let api: ApiTestApp;
+
+  beforeAll(async () => {
+    api = await startApiTestApp({ NOETL_ROLES: 'api,scheduler', NOETL_ENCRYPTION_KEY: randomBytes(32).toString('hex') });
+    await request(api.http).post('/api/catalog/register').send({ content: noopPlaybook('cp/one') }).expect(201);
+  });
+
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  /** Starts `cp/one` and returns its execution and the id of its issued command. */
+  async function issuedCommand(): Promise<{ executionId: string; commandId: string }> {
+    const started = await request(api.http).post('/api/execute').send({ path: 'cp/one' }).expect(201);
+    const executionId: string = started.body.execution_id;
+    const commandId = await waitFor(
+      async () => {
+        const page = await request(api.http).get(`/api/executions/${executionId}/events`).query({ type: 'command.issued' }).expect(200);
+        return page.body.events[0]?.command_id as string | undefined;
+      },
+      { timeoutMs: 20_000, description: `a command of execution ${executionId}` },
+    );
+    return { executionId, commandId };
+  }
+
+  function statusOf(executionId: string): Promise<string> {
+    return request(api.http)
+      .get(`/api/executions/${executionId}`)
+      .expect(200)
+      .then((res) => res.body.status as string);
+  }
+
+  it('claims, heartbeats, records calls and completes a command; a duplicate complete is 409 already_terminal', async () => {
+    const { executionId, commandId } = await issuedCommand();
+    const command = `/api/commands/${commandId}`;
+
+    const claimed = await request(api.http).post(`${command}/claim`).send({ worker_id: 'w1', lease_ms: 60_000 }).expect(200);
+    expect(claimed.body).toMatchObject({ command_id: commandId, execution_id: executionId, step: 'start', kind: 'noop', attempt: 1 });
+    const taken = await request(api.http).post(`${command}/claim`).send({ worker_id: 'w2' }).expect(409);
+    expect(taken.body.code).toBe('already_claimed');
+
+    const beat = await request(api.http).post(`${command}/heartbeat`).send({ worker_id: 'w1' }).expect(200);
+    expect(beat.body).toEqual({ lease_until: expect.any(String), cancelled: false });
+    expect((await request(api.http).post(`${command}/heartbeat`).send({ worker_id: 'w2' }).expect(409)).body.code).toBe('lease_lost');
+
+    const calls = [{ task: 'start', attempts: 1, duration_ms: 3, status: 'ok' }];
+    const recorded = await request(api.http).post('/api/events').send({ command_id: commandId, worker_id: 'w1', calls }).expect(202);
+    expect(recorded.body).toEqual({ command_id: commandId, recorded: 1 });
+
+    const done = await request(api.http).post(`${command}/complete`).send({ worker_id: 'w1', result: { rows: [1, 2] }, duration_ms: 3 }).expect(200);
+    expect(done.body).toEqual({ command_id: commandId, status: 'COMPLETED' });
+    const late = await request(api.http).post(`${command}/complete`).send({ worker_id: 'w1', result: { rows: [] } }).expect(409);
+    expect(late.body).toEqual({ code: 'already_terminal', message: expect.any(String) });
+    const lateFail = await request(api.http).post(`${command}/fail`).send({ worker_id: 'w1', error: { kind: 'tool_error', message: 'x' } }).expect(409);
+    expect(lateFail.body.code).toBe('already_terminal');
+
+    await waitFor(async () => (await statusOf(executionId)) === 'COMPLETED', { timeoutMs: 20_000, description: 'the execution to complete' });
+    const completions = await request(api.http).get(`/api/executions/${executionId}/events`).query({ type: 'command.completed' }).expect(200);
+    expect(completions.body.events).toHaveLength(1);
+  });
+
+  it('fails a command with its error, and the execution fails with it', async () => {
+    const { executionId, commandId } = await issuedCommand();
+    await request(api.http).post(`/api/commands/${commandId}/claim`).send({ worker_id: 'w1' }).expect(200);
+    const error = { kind: 'http_error', message: 'upstream said 500', status: 500, retryable: false };
+    const failed = await request(api.http).post(`/api/commands/${commandId}/fail`).send({ worker_id: 'w1', error }).expect(200);
+    expect(failed.body).toEqual({ command_id: commandId, status: 'FAILED' });
+    await waitFor(async () => (await statusOf(executionId)) === 'FAILED', { timeoutMs: 20_000, description: 'the execution to fail' });
+    const detail = await request(api.http).get(`/api/executions/${executionId}`).expect(200);
+    expect(detail.body.error).toMatchObject({ kind: 'http_error', message: 'upstream said 500' });
+  });
+
+  it('resolves a credential for the worker holding the lease, and cancels through to the heartbeat', async () => {
+    await request(api.http).post('/api/credentials').send({ name: 'pg_main', type: 'postgres', data: { password: 's3cret' } }).expect(201);
+    const { executionId, commandId } = await issuedCommand();
+    await request(api.http).post(`/api/commands/${commandId}/claim`).send({ worker_id: 'w1' }).expect(200);
+    const resolved = await request(api.http).post(`/api/commands/${commandId}/credential`).send({ worker_id: 'w1', name: 'pg_main' }).expect(200);
+    expect(resolved.body).toEqual({ type: 'postgres', data: { password: 's3cret' } });
+
+    expect((await request(api.http).post(`/api/executions/${executionId}/cancel`).send({ reason: 'enough' }).expect(202)).body).toEqual({
+      execution_id: executionId,
+      status: 'CANCELLED',
+    });
+    await waitFor(
+      async () => (await request(api.http).post(`/api/commands/${commandId}/heartbeat`).send({ worker_id: 'w1' })).body.cancelled === true,
+      { timeoutMs: 20_000, description: 'the heartbeat to report the cancel' },
+    );
+    expect(await statusOf(executionId)).toBe('CANCELLED');
+  });
+
+  it('starts a child execution for the command a worker holds', async () => {
+    const { executionId, commandId } = await issuedCommand();
+    await request(api.http).post(`/api/commands/${commandId}/claim`).send({ worker_id: 'w1' }).expect(200);
+    const child = await request(api.http).post(`/api/commands/${commandId}/child`).send({ worker_id: 'w1', path: 'cp/one', payload: { n: 1 } }).expect(201);
+    expect(child.body).toEqual({ execution_id: expect.stringMatching(/^\d+$/) });
+    const detail = await request(api.http).get(`/api/executions/${child.body.execution_id}`).expect(200);
+    expect(detail.body).toMatchObject({ parent_execution_id: executionId, path: 'cp/one', workload: { n: 1 } });
+  });
+
+  it('validates every body and answers an unknown command with 404', async () => {
+    const { commandId } = await issuedCommand();
+    const command = `/api/commands/${commandId}`;
+    expect((await request(api.http).post(`${command}/claim`).send({}).expect(400)).body.code).toBe('bad_request');
+    expect((await request(api.http).post(`${command}/claim`).send({ worker_id: 'w1', lease_ms: -5 }).expect(400)).body.code).toBe('bad_request');
+    expect((await request(api.http).post(`${command}/fail`).send({ worker_id: 'w1', error: { message: 'no kind' } }).expect(400)).body.code).toBe('bad_request');
+    expect((await request(api.http).post(`${command}/complete`).send({ worker_id: 'w1', calls: [{ task: 't' }] }).expect(400)).body.code).toBe('bad_request');
+    expect((await request(api.http).post('/api/events').send({ worker_id: 'w1', calls: [] }).expect(400)).body.code).toBe('bad_request');
+    expect((await request(api.http).post('/api/commands/999/claim').send({ worker_id: 'w1' }).expect(404)).body.code).toBe('not_found');
+  });
+});

@@ -1,0 +1,67 @@
+import { type ArgumentsHost, BadRequestException, Logger } from '@nestjs/common';
+import { RuntimeError, type RuntimeErrorCode } from '@noetl/runtime';
+import { ApiExceptionFilter } from './api-exception.filter';
+
+/** Runs the filter on `error` and returns what it answered. */
+function answer(error: unknown): { status: number; body: unknown } {
+  const sent: { status: number; body: unknown } = { status: 0, body: undefined };
+  const response = {
+    status(code: number) {
+      sent.status = code;
+      return this;
+    },
+    json(body: unknown) {
+      sent.body = body;
+    },
+  };
+  const host = { switchToHttp: () => ({ getResponse: () => response }) } as unknown as ArgumentsHost;
+  new ApiExceptionFilter().catch(error, host);
+  return sent;
+}
+
+describe('ApiExceptionFilter', () => {
+  it.each<[RuntimeErrorCode, number]>([
+    ['not_found', 404],
+    ['invalid_payload', 422],
+    ['invalid_request', 400],
+    ['already_terminal', 409],
+    ['already_claimed', 409],
+    ['lease_lost', 409],
+    ['credentials_locked', 503],
+  ])('answers RuntimeError %s with %i and the one body', (code, status) => {
+    expect(answer(new RuntimeError(code, 'what happened'))).toEqual({ status, body: { code, message: 'what happened' } });
+  });
+
+  it('keeps the details of a runtime error', () => {
+    expect(answer(new RuntimeError('invalid_request', 'bad', { field: 'x' })).body).toEqual({ code: 'invalid_request', message: 'bad', details: { field: 'x' } });
+  });
+
+  it('answers invalid_playbook with 422 and its problems as `errors`', () => {
+    const problems = [{ path: 'workflow[0].next', line: 9, column: 11, message: 'unknown step "nowhere"' }];
+    expect(answer(new RuntimeError('invalid_playbook', 'playbook is invalid', problems))).toEqual({
+      status: 422,
+      body: { code: 'invalid_playbook', message: 'playbook is invalid', errors: problems },
+    });
+  });
+
+  it('answers validation failures with 400 bad_request, each message in details', () => {
+    expect(answer(new BadRequestException(['a must be a string', 'b should not exist']))).toEqual({
+      status: 400,
+      body: { code: 'bad_request', message: 'a must be a string; b should not exist', details: ['a must be a string', 'b should not exist'] },
+    });
+  });
+
+  it('answers a body-parser client error (an exposed http error) with its status', () => {
+    const tooLarge = Object.assign(new Error('request entity too large'), { status: 413, expose: true });
+    expect(answer(tooLarge)).toEqual({ status: 413, body: { code: 'payload_too_large', message: 'request entity too large' } });
+  });
+
+  it('answers anything else with 500 and an error id, logging the error, never its message', () => {
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const { status, body } = answer(new Error('password=hunter2 leaked into a driver message'));
+    expect(status).toBe(500);
+    expect(body).toEqual({ code: 'internal', message: expect.stringMatching(/^internal error \(id [0-9a-f-]{36}\)$/) });
+    expect(logged).toHaveBeenCalledTimes(1);
+    logged.mockRestore();
+  });
+});

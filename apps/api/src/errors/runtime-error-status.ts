@@ -1,0 +1,15 @@
+import { HttpStatus } from '@nestjs/common';
+import type { RuntimeErrorCode } from '@noetl/runtime';
+
+/** The one place a runtime error code becomes an HTTP status (STYLE.md "Errors"). */
+export const RUNTIME_ERROR_STATUS: Record<RuntimeErrorCode, HttpStatus> = {
+  not_found: HttpStatus.NOT_FOUND,
+  invalid_playbook: HttpStatus.UNPROCESSABLE_ENTITY,
+  invalid_payload: HttpStatus.UNPROCESSABLE_ENTITY,
+  invalid_request: HttpStatus.BAD_REQUEST,
+  already_terminal: HttpStatus.CONFLICT,
+  already_claimed: HttpStatus.CONFLICT,
+  lease_lost: HttpStatus.CONFLICT,
+  // The server lacks its key: the request is fine, the service cannot serve it yet.
+  credentials_locked: HttpStatus.SERVICE_UNAVAILABLE,
+};

@@ -1,0 +1,100 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import type { ExecutionStatus } from '@noetl/event-kernel';
+import { Transform, Type } from 'class-transformer';
+import { Allow, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+
+const STATUS_NAMES: Record<ExecutionStatus, true> = { RUNNING: true, COMPLETED: true, FAILED: true, CANCELLED: true };
+export const EXECUTION_STATUSES = Object.keys(STATUS_NAMES) as ExecutionStatus[];
+const EVENT_ID = /^\d{1,19}$/;
+const MAX_PAGE = 1000;
+
+export class ExecuteDto {
+  @ApiPropertyOptional({ description: 'The playbook path (latest version unless `version`); exactly one of path and catalog_id' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  path?: string;
+
+  @ApiPropertyOptional({ description: 'A catalog id; exactly one of path and catalog_id' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  catalog_id?: string;
+
+  @ApiPropertyOptional({ type: 'integer', description: 'A version of `path`', minimum: 1 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  version?: number;
+
+  // Checked by the handler, not here: a payload that is not an object is 422 invalid_payload, not 400.
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Deep-merged over the playbook workload' })
+  @Allow()
+  payload?: unknown;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'NoETL spelling of `payload`' })
+  @Allow()
+  workload?: unknown;
+}
+
+export class ListExecutionsQueryDto {
+  @ApiPropertyOptional({ enum: EXECUTION_STATUSES })
+  @IsOptional()
+  @IsIn(EXECUTION_STATUSES)
+  status?: ExecutionStatus;
+
+  @ApiPropertyOptional({ description: 'Only executions of this playbook path' })
+  @IsOptional()
+  @IsString()
+  path?: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'The `next_cursor` of the previous page' })
+  @IsOptional()
+  @IsString()
+  cursor?: string;
+}
+
+export class ListEventsQueryDto {
+  @ApiPropertyOptional({ description: 'Only events after this event id (the `next_after` of the previous page)' })
+  @IsOptional()
+  @Matches(EVENT_ID, { message: 'after must be an event id' })
+  after?: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE)
+  limit?: number;
+
+  @ApiPropertyOptional({ type: [String], description: 'Only these event types; repeat the parameter or separate with commas' })
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => splitList(value))
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
+  type?: string[];
+}
+
+export class CancelDto {
+  @ApiPropertyOptional({ description: 'Why, recorded on execution.cancelled', maxLength: 1000 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  reason?: string;
+}
+
+/** `?type=a&type=b,c` -> ['a', 'b', 'c']; anything else is left for the validators to reject. */
+function splitList(value: unknown): unknown {
+  const parts = Array.isArray(value) ? value : [value];
+  if (!parts.every((part): part is string => typeof part === 'string')) return value;
+  return parts.flatMap((part) => part.split(',')).map((part) => part.trim()).filter((part) => part !== '');
+}

@@ -1,0 +1,97 @@
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
+import type { JsonObject } from '@noetl/event-kernel';
+import { Engine, RuntimeError, type EventPage, type ExecutionDetail, type ExecutionPage, type PlaybookRef, type StartedExecution } from '@noetl/runtime';
+import { ApiErrorDto } from '../errors/api-error.dto';
+import { CancelDto, ExecuteDto, ListEventsQueryDto, ListExecutionsQueryDto } from './execution-requests.dto';
+import { CancelledExecutionDto, EventPageDto, ExecutionDetailDto, ExecutionPageDto, StartedExecutionDto } from './execution-responses.dto';
+
+@ApiTags('executions')
+@Controller('api')
+export class ExecutionsController {
+  constructor(private readonly engine: Engine) {}
+
+  @Post('execute')
+  @ApiOperation({ summary: 'Start an execution of a registered playbook' })
+  @ApiCreatedResponse({ type: StartedExecutionDto })
+  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Not exactly one of path and catalog_id, or a malformed body' })
+  @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such playbook' })
+  @ApiUnprocessableEntityResponse({ type: ApiErrorDto, description: 'The payload is not a JSON object (invalid_payload)' })
+  execute(@Body() body: ExecuteDto): Promise<StartedExecution> {
+    const payload = payloadOf(body);
+    return this.engine.executions.start({ ...playbookRefOf(body), ...(payload ? { payload } : {}) });
+  }
+
+  @Get('executions')
+  @ApiOperation({ summary: 'Executions, newest first, a page at a time' })
+  @ApiOkResponse({ type: ExecutionPageDto })
+  @ApiBadRequestResponse({ type: ApiErrorDto })
+  list(@Query() query: ListExecutionsQueryDto): Promise<ExecutionPage> {
+    return this.engine.executions.list(query);
+  }
+
+  @Get('executions/:id')
+  @ApiOperation({ summary: 'One execution: status, result or error, steps and loops' })
+  @ApiOkResponse({ type: ExecutionDetailDto })
+  @ApiNotFoundResponse({ type: ApiErrorDto })
+  get(@Param('id') id: string): Promise<ExecutionDetail> {
+    return this.engine.executions.get(id);
+  }
+
+  @Get('executions/:id/events')
+  @ApiOperation({ summary: "An execution's events in ledger order, a page at a time" })
+  @ApiOkResponse({ type: EventPageDto })
+  @ApiBadRequestResponse({ type: ApiErrorDto })
+  @ApiNotFoundResponse({ type: ApiErrorDto })
+  events(@Param('id') id: string, @Query() query: ListEventsQueryDto): Promise<EventPage> {
+    return this.engine.executions.events(id, query);
+  }
+
+  @Post('executions/:id/cancel')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @ApiOperation({ summary: 'Cancel an execution; its open commands and child executions are cancelled after' })
+  @ApiAcceptedResponse({ type: CancelledExecutionDto })
+  @ApiNotFoundResponse({ type: ApiErrorDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'The execution already ended (already_terminal)' })
+  async cancel(@Param('id') id: string, @Body() body: CancelDto): Promise<CancelledExecutionDto> {
+    await this.engine.executions.cancel(id, body);
+    return { execution_id: id, status: 'CANCELLED' };
+  }
+}
+
+function playbookRefOf(body: ExecuteDto): PlaybookRef {
+  if ((body.path === undefined) === (body.catalog_id === undefined)) {
+    throw new RuntimeError('invalid_request', 'give exactly one of "path" and "catalog_id"');
+  }
+  return {
+    ...(body.path !== undefined ? { path: body.path } : {}),
+    ...(body.catalog_id !== undefined ? { catalog_id: body.catalog_id } : {}),
+    ...(body.version !== undefined ? { version: body.version } : {}),
+  };
+}
+
+function payloadOf(body: ExecuteDto): JsonObject | undefined {
+  if (body.payload !== undefined && body.workload !== undefined) {
+    throw new RuntimeError('invalid_request', 'give "payload" or its alias "workload", not both');
+  }
+  // `null` is kept (and rejected below): only an absent payload means none.
+  const payload = body.payload !== undefined ? body.payload : body.workload;
+  if (payload === undefined) return undefined;
+  if (!isJsonObject(payload)) throw new RuntimeError('invalid_payload', 'payload must be a JSON object (it is merged over the playbook workload)');
+  return payload;
+}
+
+/** A parsed JSON body holds only JSON values, so an object here is a JSON object. */
+function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
