@@ -1,0 +1,74 @@
+import { loadConfig } from '@noetl/config';
+import { Engine } from '@noetl/runtime';
+import { Database } from '@noetl/storage';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { requireNats } from '../../../../test/support/services';
+import { waitFor } from '../../../../test/support/wait-for';
+import { startApiTestApp, type ApiTestApp } from '../testing/api-test-app';
+
+const PLAYBOOK = `
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: remote, path: tests/remote-worker}
+workload: {n: 20}
+workflow:
+  - step: start
+    tool: {kind: javascript, code: "return {doubled: input.n * 2}", input: {n: "{{ n }}"}}
+    next: [{step: end}]
+  - step: end
+    tool: {kind: javascript, code: "return {total: input.d + 2}", input: {d: "{{ start.doubled }}"}}
+`;
+
+/**
+ * The microservice shape of DESIGN.md s3: the api + scheduler in one process,
+ * a worker in another (here: another engine) that knows only the API's URL
+ * and NATS. Work offers travel over NATS; claims and reports over HTTP.
+ */
+describe('a worker on the HTTP control plane, over NATS', () => {
+  let api: ApiTestApp;
+  let worker: Engine;
+  let workerDb: Database;
+
+  beforeAll(async () => {
+    const nats = await requireNats();
+    // A tenant of its own keeps this suite's NATS subjects apart from any other run.
+    const tenant = `t${randomBytes(4).toString('hex')}`;
+    api = await startApiTestApp({ NOETL_ROLES: 'api,scheduler', NATS_URL: nats, NOETL_TENANT_ID: tenant, NOETL_SWEEP_MS: '200' });
+    await api.app.listen(0, '127.0.0.1');
+    const { port } = api.app.getHttpServer().address() as AddressInfo;
+    const config = loadConfig({
+      DATABASE_URL: api.config.database.url!.reveal(),
+      NATS_URL: nats,
+      NOETL_TENANT_ID: tenant,
+      NOETL_ROLES: 'worker',
+      NOETL_SERVER_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: 'silent',
+    });
+    workerDb = await Database.connect(config.database.url!.reveal());
+    worker = await Engine.start({ config, database: workerDb });
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await workerDb?.close();
+    await api?.close();
+  });
+
+  it('runs a playbook end to end with the worker in the other engine', async () => {
+    await request(api.http).post('/api/catalog/register').send({ content: PLAYBOOK }).expect(201);
+    const { body } = await request(api.http).post('/api/execute').send({ path: 'tests/remote-worker' }).expect(201);
+    const detail = await waitFor(
+      async () => {
+        const { body: current } = await request(api.http).get(`/api/executions/${body.execution_id}`).expect(200);
+        return current.status === 'RUNNING' ? undefined : current;
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(detail).toMatchObject({ status: 'COMPLETED', result: { total: 42 } });
+    // The api process runs no worker: both commands were run by the remote one.
+    const ran = await worker.metrics.stepDuration.get();
+    expect(ran.values.find((value) => value.metricName?.endsWith('_count'))?.value).toBe(2);
+  });
+});
