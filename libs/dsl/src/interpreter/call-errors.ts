@@ -4,7 +4,7 @@ import { classifyError } from '../policy';
 
 /** A template that failed to render, as a call error (DSL.md s6: the expression and message go into the event). */
 export function templateCallError(error: TemplateError): CallErrorInfo {
-  return { kind: 'template', message: error.message, retryable: false, code: error.code };
+  return { kind: 'template', message: error.message, retryable: false, code: error.code, expression: error.expression };
 }
 
 /** The runtime's own failure (a jump loop over its bound, a bad sink identifier, ...). */

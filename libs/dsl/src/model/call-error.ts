@@ -29,6 +29,8 @@ export interface CallErrorInfo {
   code?: string;
   /** Minimum wait the server asked for (429/503 `Retry-After`), in ms. */
   retry_after_ms?: number;
+  /** A template error: the template that failed to render. */
+  expression?: string;
 }
 
 /** Thrown by tools; carries the classified error and, when there was one, the raw result (e.g. an error body). */

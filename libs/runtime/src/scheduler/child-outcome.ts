@@ -17,10 +17,10 @@ function isObject(value: Json | undefined): value is JsonObject {
 }
 
 /**
- * RESULT_SHAPES s5 `playbook`, as recommended there: the parent's step result
- * is `{status, execution_id, path}` merged over the child's `return_step`
- * result (or with the child's result under `result` when no step is named);
- * a child that did not complete fails the command.
+ * DSL.md s3 `playbook`, as RESULT_SHAPES s5 recommends: the parent's step
+ * result is the child's result (or its `return_step`'s) with
+ * `{status, execution_id, path}` merged over it (a result that is not a
+ * mapping goes under `result`); a child that did not complete fails the command.
  */
 export function childOutcome(end: ChildEnd): CommandOutcome {
   const { detail } = end;
@@ -37,6 +37,6 @@ export function childOutcome(end: ChildEnd): CommandOutcome {
     };
   }
   const base: JsonObject = { status: detail.status, execution_id: detail.execution_id, path: detail.path };
-  if (end.returnStep === undefined) return { status: 'COMPLETED', result: { ...base, result: detail.result } };
-  return { status: 'COMPLETED', result: isObject(end.stepResult) ? { ...end.stepResult, ...base } : { ...base, result: end.stepResult ?? null } };
+  const value = end.returnStep === undefined ? detail.result : (end.stepResult ?? null);
+  return { status: 'COMPLETED', result: isObject(value) ? { ...value, ...base } : { ...base, result: value } };
 }

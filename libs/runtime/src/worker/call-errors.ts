@@ -10,6 +10,7 @@ export function eventErrorOf(info: CallErrorInfo, step?: string): EventError {
     retryable: info.retryable,
     ...(info.status !== undefined ? { status: info.status } : {}),
     ...(info.code !== undefined ? { code: info.code } : {}),
+    ...(info.expression !== undefined ? { expression: info.expression } : {}),
     ...(step !== undefined ? { step } : {}),
   };
 }

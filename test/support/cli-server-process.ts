@@ -1,0 +1,102 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { waitFor } from './wait-for';
+
+const CLI_MAIN = join(__dirname, '..', '..', 'dist', 'apps', 'cli', 'src', 'main.js');
+const OUTPUT_KEPT = 20_000;
+
+export interface CliServerProcess {
+  /** e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  /** The process's stdout and stderr so far (the last 20 kB), for failure messages. */
+  output(): string;
+  /** Kills it with SIGKILL (a crash: no shutdown hook runs) and waits until it is gone. */
+  crash(): Promise<void>;
+  /** SIGTERM, then SIGKILL after 10 s; waits until it is gone. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `noetl server` from the built CLI (`dist/`, made by `npm run build`; this
+ * builds nothing) as a child process on a free loopback port, resolved once
+ * GET /health/ready answers 200. `env` adds to a clean environment: the
+ * caller gives DATABASE_URL and any NOETL_* tuning.
+ */
+export async function startCliServer(env: Record<string, string>): Promise<CliServerProcess> {
+  if (!existsSync(CLI_MAIN)) {
+    throw new Error(`${CLI_MAIN} is missing: run \`npm run build\` before this spec (it starts the built CLI and builds nothing itself)`);
+  }
+  const port = await freePort();
+  const child = spawn(process.execPath, [CLI_MAIN, 'server'], {
+    env: { ...inheritedEnv(), PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+
+  try {
+    const ready = waitFor(async () => (await fetch(`${url}/health/ready`)).status === 200, {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      description: `noetl server on :${port} to be ready`,
+    });
+    await Promise.race([ready, exited.then(() => Promise.reject(new ExitedEarly(child)))]);
+  } catch (error) {
+    await killAndWait(child, exited, 'SIGKILL');
+    throw new Error(`${String(error)}\n--- noetl server output ---\n${output}`);
+  }
+
+  return {
+    url,
+    output: () => output,
+    crash: () => killAndWait(child, exited, 'SIGKILL'),
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+class ExitedEarly extends Error {
+  constructor(child: ChildProcess) {
+    super(`noetl server exited before it was ready (code ${child.exitCode}, signal ${child.signalCode})`);
+  }
+}
+
+async function killAndWait(child: ChildProcess, exited: Promise<void>, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  await exited;
+}
+
+/** The parent's environment without the runtime's own settings, so only what the spec gives configures the server. */
+function inheritedEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined || key.startsWith('NOETL_') || ['DATABASE_URL', 'REDIS_URL', 'NATS_URL', 'PORT', 'LOG_LEVEL'].includes(key)) continue;
+    env[key] = value;
+  }
+  return env;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
