@@ -32,6 +32,13 @@ export class ClaimedCommandDto implements ClaimedCommand {
 
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'The render scope as plain JSON' })
   scope!: JsonObject;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string', enum: ['step', 'loop'] },
+    description: 'Scope names that are step results (a loop step: loop), so the worker restores their `.data`/`.result` views',
+  })
+  result_views!: Record<string, 'step' | 'loop'>;
 }
 
 export class HeartbeatResultDto implements HeartbeatResult {

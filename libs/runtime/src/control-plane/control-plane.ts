@@ -1,3 +1,4 @@
+import type { ResultViews } from '@noetl/dsl';
 import type { EventError, Json, JsonObject } from '@noetl/event-kernel';
 
 /**
@@ -69,6 +70,8 @@ export interface ClaimedCommand {
   spec: JsonObject;
   /** The render scope as plain JSON (results by reference resolved), built at claim time. */
   scope: JsonObject;
+  /** The scope names that are step results: the worker restores their views (`withResultViews`). */
+  result_views: ResultViews;
 }
 
 export interface HeartbeatResult {

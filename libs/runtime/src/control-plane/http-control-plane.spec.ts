@@ -58,7 +58,8 @@ const claimed: ClaimedCommand = {
   max_attempts: 3,
   lease_until: '2030-01-01T00:00:00.000Z',
   spec: { tool: { kind: 'http' } },
-  scope: { workload: { n: 1 } },
+  scope: { workload: { n: 1 }, start: { data: [1] } },
+  result_views: { start: 'step' },
 };
 
 describe('HttpControlPlane', () => {

@@ -202,7 +202,8 @@ function isClaimedCommand(value: unknown): value is ClaimedCommand {
     typeof value.execution_id === 'string' &&
     typeof value.lease_until === 'string' &&
     isObject(value.spec) &&
-    isObject(value.scope)
+    isObject(value.scope) &&
+    isObject(value.result_views)
   );
 }
 

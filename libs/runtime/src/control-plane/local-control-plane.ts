@@ -1,5 +1,5 @@
 import { EventType, type EventDraft, type EventTypeName, type JsonObject } from '@noetl/event-kernel';
-import { buildScope, isJsonObject, toPlainJson } from '@noetl/dsl';
+import { buildScope, isJsonObject, resultViewsOf, toPlainJson } from '@noetl/dsl';
 import type { Database, PayloadStore, Queryable } from '@noetl/storage';
 import { Subjects, type Bus } from '../bus/bus';
 import type { CatalogService } from '../catalog/catalog.service';
@@ -85,7 +85,7 @@ export class LocalControlPlane implements ControlPlane {
       max_attempts: claimed.command.max_attempts,
       lease_until: claimed.leaseUntil.toISOString(),
       spec: claimed.command.spec ?? {},
-      scope: await this.scopeOf(claimed.command.execution_id),
+      ...(await this.scopeOf(claimed.command.execution_id)),
     };
   }
 
@@ -179,15 +179,15 @@ export class LocalControlPlane implements ControlPlane {
     return this.deps.credentials.resolve(request.name);
   }
 
-  /** The render scope of the command's execution as plain JSON (results by reference resolved). */
-  private async scopeOf(executionId: string): Promise<JsonObject> {
+  /** The render scope of the command's execution as plain JSON (results by reference resolved), and its result views. */
+  private async scopeOf(executionId: string): Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>> {
     const { db, states, catalog, payloads } = this.deps;
     const loaded = await states.load(db, executionId);
     if (!loaded) throw notFound('execution', executionId);
     const playbook = await catalog.playbook(loaded.state.catalogId);
     await payloads.preloadState(loaded.state);
     const scope = toPlainJson(buildScope({ state: loaded.state, playbook, resolve: payloads.resolve }));
-    return isJsonObject(scope) ? scope : {};
+    return { scope: isJsonObject(scope) ? scope : {}, result_views: resultViewsOf(loaded.state, playbook) };
   }
 
   /**

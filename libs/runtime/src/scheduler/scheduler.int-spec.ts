@@ -19,7 +19,7 @@ workflow:
     tool: {kind: sleep, seconds: 0.3}
     next: [{step: end}]
   - step: end
-    tool: {kind: javascript, code: "return {final: input.v}", input: {v: "{{ double.value }}"}}
+    tool: {kind: javascript, code: "return {final: input.v}", input: {v: "{{ double.data.value }}"}}
 `;
 
 describe('Scheduler', () => {

@@ -1,5 +1,5 @@
 import type { JsonObject } from '@noetl/event-kernel';
-import { isJsonObject, toPlainJson, type ExpressionEngine, type Task, type ToolSpec } from '@noetl/dsl';
+import { isJsonObject, toPlainJson, withResultViews, type ExpressionEngine, type Task, type ToolSpec } from '@noetl/dsl';
 import type { ToolRegistry } from '@noetl/tools';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
@@ -124,7 +124,7 @@ export class Worker {
   /** A `playbook` step: render the call, start the child, and let go (the child's end completes the command). */
   private async startChild(command: ClaimedCommand): Promise<void> {
     const task = ((command.spec['tool'] as unknown as ToolSpec | undefined)?.tasks ?? [])[0] as Task | undefined;
-    const scope = { ...command.scope };
+    const scope = withResultViews(command.scope, command.result_views ?? {});
     const config = toPlainJson(this.options.engine.renderValue(task?.config ?? {}, scope));
     const input = toPlainJson(
       this.options.engine.renderValue({ ...(isJsonObject(command.spec['input']) ? command.spec['input'] : {}), ...(task?.input ?? {}) }, scope),
