@@ -1,4 +1,4 @@
-import { EventType, type EventDraft, type EventTypeName, type JsonObject } from '@noetl/event-kernel';
+import { EventType, type EventDraft, type EventTypeName } from '@noetl/event-kernel';
 import { buildScope, isJsonObject, resultViewsOf, toPlainJson } from '@noetl/dsl';
 import type { Database, PayloadStore, Queryable } from '@noetl/storage';
 import { Subjects, type Bus } from '../bus/bus';
