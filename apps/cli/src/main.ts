@@ -1,11 +1,25 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
+import { registerCancelCommand } from './commands/cancel.command';
+import { registerEventsCommand } from './commands/events.command';
+import { registerExecuteCommand } from './commands/execute.command';
 import { registerMigrateCommand } from './commands/migrate.command';
+import { registerRegisterCommand } from './commands/register.command';
+import { registerRunCommand } from './commands/run.command';
+import { registerServerCommand } from './commands/server.command';
+import { registerStatusCommand } from './commands/status.command';
 import { registerValidateCommand } from './commands/validate.command';
 
 /** `noetl`: the command line of the runtime (DESIGN.md s6, from the repo root: `npm run noetl -- <command>`). */
 export function buildProgram(): Command {
   const program = new Command('noetl').description('NoETL playbook runtime').showHelpAfterError();
+  registerRunCommand(program);
+  registerServerCommand(program);
+  registerRegisterCommand(program);
+  registerExecuteCommand(program);
+  registerStatusCommand(program);
+  registerEventsCommand(program);
+  registerCancelCommand(program);
   registerValidateCommand(program);
   registerMigrateCommand(program);
   return program;

@@ -1,16 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { formatProblem, parsePlaybook } from '@noetl/dsl';
 import type { Command } from 'commander';
+import { readPlaybookFile } from '../shared/read-playbook-file';
 
 /** Checks each file; prints `file:line:column path message` per problem. Returns the number of problems. */
 export function validateFiles(files: string[], out: (line: string) => void): number {
   let problems = 0;
   for (const file of files) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      out(`${file}: cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    const text = readPlaybookFile(file, out);
+    if (text === undefined) {
       problems += 1;
       continue;
     }

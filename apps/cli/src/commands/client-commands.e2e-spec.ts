@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startApiTestApp, type ApiTestApp } from '../../../api/src/testing/api-test-app';
+import { ServerClient } from '../shared/server-client';
+import { captureOutput } from '../shared/testing/capture-output';
+import { printEvents } from './events.command';
+import { registerFiles } from './register.command';
+import { showStatus } from './status.command';
+
+const hello = resolve(__dirname, '../../../../examples/hello.yaml');
+
+describe('noetl client commands against a running server', () => {
+  let api: ApiTestApp;
+  let client: ServerClient;
+  let scratch: string;
+
+  beforeAll(async () => {
+    api = await startApiTestApp({ NOETL_ROLES: 'api,scheduler,worker' });
+    await api.app.listen(0, '127.0.0.1');
+    client = new ServerClient(`http://127.0.0.1:${(api.app.getHttpServer().address() as AddressInfo).port}`);
+    scratch = mkdtempSync(join(tmpdir(), 'noetl-cli-'));
+  });
+
+  afterAll(async () => {
+    rmSync(scratch, { recursive: true, force: true });
+    await api?.close();
+  });
+
+  it('registers, executes, watches to completion and lists the events of a playbook', async () => {
+    const registered = captureOutput();
+    expect(await registerFiles([hello], client, registered)).toBe(0);
+    expect(registered.stdout).toEqual([expect.stringMatching(/^examples\/hello v1 \d+ \(.*hello\.yaml\)$/)]);
+
+    const { execution_id: id } = await client.execute({ path: 'examples/hello', payload: { name: 'Ada' } });
+    const watched = captureOutput();
+    expect(await showStatus(id, client, { watch: true }, watched)).toBe(0);
+    expect(JSON.parse(watched.stdout.at(-1)!)).toEqual({ message: 'Hello, Ada!', letters: 3 });
+
+    const paged = captureOutput();
+    await printEvents(id, client, { all: true, limit: 2 }, paged);
+    expect(paged.stdout[0]).toMatch(/ execution\.started$/);
+    expect(paged.stdout.at(-1)).toMatch(/ execution\.completed status=COMPLETED$/);
+    const onePage = captureOutput();
+    await printEvents(id, client, { limit: 1000 }, onePage);
+    expect(paged.stdout).toEqual(onePage.stdout);
+    const exits = captureOutput();
+    await printEvents(id, client, { type: ['step.exit'] }, exits);
+    expect(exits.stdout.map((line) => line.split(' ')[3])).toEqual(['step=start', 'step=greet', 'step=end']);
+  });
+
+  it("prints a rejected playbook's problems as file:line:column and exits 1", async () => {
+    const file = join(scratch, 'invalid.yaml');
+    writeFileSync(file, 'apiVersion: noetl.io/v2\nkind: Playbook\nmetadata: {name: bad}\nworkflow:\n  - step: start\n    next: nowhere\n');
+    const output = captureOutput();
+    expect(await registerFiles([file], client, output)).toBe(1);
+    expect(output.stderr).toEqual([`${file}:6:11 workflow[0].next unknown step "nowhere"`]);
+  });
+
+  it("passes on the server's error code and message", async () => {
+    await expect(client.execution('12345')).rejects.toThrow('not_found: execution 12345 not found (HTTP 404)');
+  });
+
+  it('says clearly when no server answers at the URL', async () => {
+    await expect(new ServerClient('http://127.0.0.1:1').execution('1')).rejects.toThrow(
+      /^no NoETL server is reachable at http:\/\/127\.0\.0\.1:1 \(connect ECONNREFUSED/,
+    );
+  });
+});

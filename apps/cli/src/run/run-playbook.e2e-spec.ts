@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { loadConfig, type NoetlConfig } from '@noetl/config';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
+import { captureOutput } from '../shared/testing/capture-output';
+import { runPlaybook } from './run-playbook';
+
+const examples = resolve(__dirname, '../../../../examples');
+
+const FAILING = `
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: { name: failing, path: cli-test/failing }
+workflow:
+  - step: start
+    next: explode
+  - step: explode
+    tool:
+      kind: javascript
+      code: |
+        throw new Error('boom');
+`;
+
+// A run that never ends is cancelled at this deadline and fails its test with the detail, instead of hanging.
+const DEADLINE = { timeoutMs: 20_000 };
+jest.setTimeout(30_000);
+
+describe('noetl run', () => {
+  let db: TestDatabase;
+  let config: NoetlConfig;
+  let scratch: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
+    scratch = mkdtempSync(join(tmpdir(), 'noetl-cli-'));
+  });
+
+  afterAll(async () => {
+    rmSync(scratch, { recursive: true, force: true });
+    await db?.drop();
+  });
+
+  it('runs examples/hello.yaml with a --set value, prints each step and the result, and exits 0', async () => {
+    const output = captureOutput();
+    expect(await runPlaybook(join(examples, 'hello.yaml'), { ...DEADLINE, set: { name: 'Ada' } }, output, config)).toBe(0);
+    expect(output.stdout.filter((line) => line.startsWith('✓ ')).map((line) => line.split(' ')[1])).toEqual(['start', 'greet', 'end']);
+    expect(output.stdout.at(-2)).toMatch(/^execution \d+ \(examples\/hello v\d+\) COMPLETED in /);
+    expect(JSON.parse(output.stdout.at(-1)!)).toEqual({ message: 'Hello, Ada!', letters: 3 });
+    expect(output.stderr).toEqual([]);
+  });
+
+  it.each([
+    ['routing.yaml', { size: 'large', approved: true, checks: { limit: true, fraud: true } }],
+    ['pipeline.yaml', { summary: { count: 7, sum: 93, mean: 93 / 7, median: 9 }, above_mean: [15, 26, 31], mean: 93 / 7 }],
+    ['retry.yaml', { ready: true, waited_ms: expect.any(Number) }],
+    ['sleep.yaml', { slept_until: expect.any(String), slept_ms: expect.any(Number) }],
+  ])('runs examples/%s to completion', async (file, result) => {
+    const output = captureOutput();
+    const code = await runPlaybook(join(examples, file), { ...DEADLINE, json: true }, output, config);
+    expect(output.stderr).toEqual([]);
+    expect(code).toBe(0);
+    expect(output.stdout).toHaveLength(1);
+    expect(JSON.parse(output.stdout[0]!)).toMatchObject({ status: 'COMPLETED', result });
+  });
+
+  it('exits 1 and prints the error of a playbook that fails', async () => {
+    const file = join(scratch, 'failing.yaml');
+    writeFileSync(file, FAILING);
+    const output = captureOutput();
+    expect(await runPlaybook(file, DEADLINE, output, config)).toBe(1);
+    expect(output.stdout).toContainEqual(expect.stringMatching(/^✗ explode failed/));
+    expect(output.stdout.at(-1)).toMatch(/FAILED in /);
+    expect(output.stderr).toEqual([expect.stringMatching(/^step explode failed \(code\): .*boom/)]);
+  });
+
+  it('prints the problems of an invalid playbook as file:line:column and exits 1', async () => {
+    const file = join(scratch, 'invalid.yaml');
+    writeFileSync(file, FAILING.replace('next: explode', 'next: nowhere'));
+    const output = captureOutput();
+    expect(await runPlaybook(file, {}, output, config)).toBe(1);
+    expect(output.stderr).toEqual([expect.stringMatching(new RegExp(`^${file}:\\d+:\\d+ workflow\\[0\\]\\.next .*nowhere`))]);
+  });
+});

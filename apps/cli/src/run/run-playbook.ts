@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import type { NoetlConfig } from '@noetl/config';
+import type { JsonObject } from '@noetl/event-kernel';
+import { DatabaseConnection } from '@noetl/platform';
+import { Engine, RuntimeError } from '@noetl/runtime';
+import { cliLogger } from '../shared/cli-logger';
+import type { CliOutput } from '../shared/cli-output';
+import { printProblems } from '../shared/playbook-problems';
+import { printExecution } from '../shared/print-execution';
+import { watchExecution } from '../shared/watch-execution';
+import { validateFiles } from '../commands/validate.command';
+
+export interface RunOptions {
+  /** Deep-merged over the playbook's workload. */
+  set?: JsonObject;
+  json?: boolean;
+  timeoutMs?: number;
+  /** Aborting stops the run: the execution is cancelled. */
+  signal?: AbortSignal;
+}
+
+/**
+ * `noetl run <file>`: the whole runtime in this process, no HTTP. Without
+ * DATABASE_URL the ledger is the embedded PostgreSQL under NOETL_HOME. The
+ * file is registered, executed with the `--set` payload and watched to its
+ * end. Returns the exit code: 0 when the execution completed, else 1. The
+ * engine and the database are stopped whatever happens.
+ */
+export async function runPlaybook(file: string, options: RunOptions, output: CliOutput, config: NoetlConfig): Promise<number> {
+  // Validate before starting a database: a typo is reported in milliseconds.
+  if (validateFiles([file], output.err) > 0) return 1;
+  const content = readFileSync(file, 'utf8');
+  const connection = await DatabaseConnection.open(config);
+  try {
+    const engine = await Engine.start({
+      // One self-contained process: the in-process bus and control plane even when NATS_URL or NOETL_SERVER_URL is set.
+      config: { ...config, nats: undefined, server: undefined },
+      database: connection.database,
+      roles: ['scheduler', 'worker'],
+      logger: cliLogger(config, 'noetl-run'),
+    });
+    try {
+      return await execute(engine, file, content, options, output);
+    } finally {
+      await engine.stop();
+    }
+  } finally {
+    await connection.onApplicationShutdown();
+  }
+}
+
+async function execute(engine: Engine, file: string, content: string, options: RunOptions, output: CliOutput): Promise<number> {
+  let catalogId: string;
+  try {
+    catalogId = (await engine.catalog.register(content)).catalog_id;
+  } catch (error) {
+    const rejected = error instanceof RuntimeError && error.code === 'invalid_playbook';
+    if (rejected && printProblems(file, error.details, output.err)) return 1;
+    throw error;
+  }
+  const { execution_id: id } = await engine.executions.start({ catalog_id: catalogId, payload: options.set ?? {} });
+  const end = await watchExecution(() => engine.executions.get(id), output, {
+    quiet: options.json,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+  });
+  if (end.reason !== 'terminal') {
+    // Left running, the execution would resume the next time an engine starts on this database.
+    const why = end.reason === 'timeout' ? `timed out after ${options.timeoutMs! / 1000} s` : 'interrupted';
+    output.err(`execution ${id} ${why}; cancelling it`);
+    await engine.executions.cancel(id, { reason: `noetl run ${why}`, by: 'noetl run' }).catch((error: unknown) => {
+      // It may have ended meanwhile: then its own outcome is printed below.
+      if (!(error instanceof RuntimeError && error.code === 'already_terminal')) throw error;
+    });
+  }
+  return printExecution(end.reason === 'terminal' ? end.detail : await engine.executions.get(id), output, { json: options.json });
+}

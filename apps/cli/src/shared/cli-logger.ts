@@ -1,0 +1,14 @@
+import type { LogLevel, NoetlConfig } from '@noetl/config';
+import { REDACTED_PATHS } from '@noetl/platform';
+import pino, { type Logger } from 'pino';
+
+/**
+ * The engine's logger inside a CLI command: on stderr, so that stdout holds
+ * only what the command prints, and from `warn` up at the default level,
+ * because info lines would interleave with the progress display.
+ * LOG_LEVEL=debug (or trace) still shows everything.
+ */
+export function cliLogger(config: NoetlConfig, name: string): Logger {
+  const level: LogLevel = config.log.level === 'info' ? 'warn' : config.log.level;
+  return pino({ name, level, redact: { paths: REDACTED_PATHS, censor: '***' } }, pino.destination(2));
+}

@@ -1,0 +1,106 @@
+import type { NoetlConfig } from '@noetl/config';
+import type { JsonObject } from '@noetl/event-kernel';
+import type { EventPage, ExecutionDetail, ListEventsQuery, RegisteredPlaybook, StartExecutionRequest, StartedExecution } from '@noetl/runtime';
+import type { Command } from 'commander';
+import { request } from 'undici';
+
+/** An error answer of the server: its `{code, message, details?}` body (DESIGN.md s6). */
+export class ServerError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** `details`, or the `errors` list of a rejected registration. */
+    readonly details?: unknown,
+  ) {
+    super(`${code}: ${message} (HTTP ${status})`);
+    this.name = 'ServerError';
+  }
+}
+
+export class ServerUnreachableError extends Error {
+  constructor(url: string, reason: string) {
+    super(`no NoETL server is reachable at ${url} (${reason}); start one with \`npm run noetl -- server\` or pass --server <url>`);
+    this.name = 'ServerUnreachableError';
+  }
+}
+
+/** Error codes of a connection that never reached an HTTP server. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET']);
+
+/** The REST API of a running `noetl server`, as the client commands use it. */
+export class ServerClient {
+  constructor(readonly baseUrl: string) {}
+
+  register(content: string): Promise<RegisteredPlaybook> {
+    return this.call('POST', '/api/catalog/register', { content });
+  }
+
+  execute(req: StartExecutionRequest): Promise<StartedExecution> {
+    return this.call('POST', '/api/execute', req);
+  }
+
+  execution(id: string): Promise<ExecutionDetail> {
+    return this.call('GET', `/api/executions/${encodeURIComponent(id)}`);
+  }
+
+  events(id: string, query: ListEventsQuery): Promise<EventPage> {
+    const params = new URLSearchParams();
+    if (query.after !== undefined) params.set('after', query.after);
+    if (query.limit !== undefined) params.set('limit', String(query.limit));
+    for (const type of query.type ?? []) params.append('type', type);
+    const search = params.size ? `?${params.toString()}` : '';
+    return this.call('GET', `/api/executions/${encodeURIComponent(id)}/events${search}`);
+  }
+
+  async cancel(id: string, reason?: string): Promise<void> {
+    await this.call('POST', `/api/executions/${encodeURIComponent(id)}/cancel`, reason === undefined ? {} : { reason });
+  }
+
+  private async call<T>(method: 'GET' | 'POST', path: string, body?: JsonObject | StartExecutionRequest): Promise<T> {
+    let response: Awaited<ReturnType<typeof request>>;
+    try {
+      response = await request(`${this.baseUrl}${path}`, {
+        method,
+        headers: { accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== undefined && UNREACHABLE_CODES.has(code)) throw new ServerUnreachableError(this.baseUrl, (error as Error).message);
+      throw error;
+    }
+    const text = await response.body.text();
+    const parsed = parseJson(text);
+    if (response.statusCode >= 400) throw toServerError(response.statusCode, parsed, text);
+    return parsed as T;
+  }
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function toServerError(status: number, body: unknown, text: string): ServerError {
+  if (typeof body === 'object' && body !== null && 'code' in body && typeof body.code === 'string') {
+    const { code, message, details, errors } = body as { code: string; message?: unknown; details?: unknown; errors?: unknown };
+    return new ServerError(status, code, typeof message === 'string' ? message : '', errors ?? details);
+  }
+  return new ServerError(status, `http_${status}`, text.slice(0, 500) || 'no body');
+}
+
+/** `--server <url>` of a client command. */
+export function addServerOption(command: Command): Command {
+  return command.option('--server <url>', 'the NoETL server (default NOETL_SERVER_URL, else http://127.0.0.1:$PORT)');
+}
+
+/** The server a client command talks to: `--server`, else NOETL_SERVER_URL, else this machine on PORT. */
+export function serverClient(config: NoetlConfig, option: string | undefined): ServerClient {
+  const url = option ?? config.server?.url ?? `http://127.0.0.1:${config.http.port}`;
+  return new ServerClient(url.replace(/\/+$/, ''));
+}
