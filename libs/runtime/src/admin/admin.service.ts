@@ -1,0 +1,351 @@
+import { EventType, type EventDraft, type EventTypeName, type FrameStatus } from '@noetl/event-kernel';
+import type { Database, Queryable } from '@noetl/storage';
+import { Subjects, type Bus } from '../bus/bus';
+import { isTerminalCommand, lockCommand, type CommandRow } from '../control-plane/command-row';
+import { lockFrame, type FrameRow } from '../control-plane/frame-row';
+import type { Ledger } from '../ledger';
+import { RuntimeError, notFound } from '../runtime-error';
+import {
+  AdminActions,
+  WORK_KINDS,
+  type AdminActionName,
+  type AdminActionResult,
+  type AdminReasonedRequest,
+  type AdminRequest,
+  type AdminTargetType,
+  type StuckList,
+  type StuckQuery,
+  type WorkKind,
+} from './admin-types';
+import { stuckCommands, stuckFrames } from './stuck-work';
+
+export interface AdminServiceDeps {
+  db: Database;
+  ledger: Ledger;
+  /** Offers a reclaimed frame's stage to workers again. */
+  bus: Bus;
+  /** Asks the scheduler to plan the execution's new events (after the commit). */
+  notify: (executionId: string) => void;
+}
+
+const DEFAULT_ACTOR = 'admin';
+const DEFAULT_STUCK_LIMIT = 100;
+const MAX_STUCK_LIMIT = 1000;
+const ID = /^\d{1,19}$/;
+const TERMINAL_FRAME_STATUSES: readonly FrameStatus[] = ['COMMITTED', 'FAILED'];
+
+/** The envelope fields that place an event on its target (the step, the command or the frame). */
+type Placement = Pick<EventDraft<EventTypeName>, 'executionId' | 'step' | 'commandId' | 'stageId' | 'frameId' | 'loopId'>;
+
+interface Target {
+  type: AdminTargetType;
+  id: string;
+  placement: Placement;
+}
+
+/**
+ * Stuck work made visible and actionable (DESIGN.md s4 "Reaper and timers").
+ * Each action is one transaction under the execution's stream lock: one
+ * `admin.action` event (who, what, why), the effect's events caused by it,
+ * and the derived rows; the scheduler is told after the commit and plans the
+ * rest as it would for the reaper or a worker (a next attempt, a retry, a
+ * failed step). A target that already ended is `already_terminal` and
+ * nothing is recorded.
+ */
+export class AdminService {
+  constructor(private readonly deps: AdminServiceDeps) {}
+
+  async stuck(query: StuckQuery = {}): Promise<StuckList> {
+    if (query.kind !== undefined && !WORK_KINDS.includes(query.kind)) {
+      throw new RuntimeError('invalid_request', `kind must be one of ${WORK_KINDS.join(', ')}`);
+    }
+    const limit = Math.min(Math.max(query.limit ?? DEFAULT_STUCK_LIMIT, 1), MAX_STUCK_LIMIT);
+    const { db, ledger } = this.deps;
+    const [commands, frames] = await Promise.all([
+      query.kind === 'frame' ? [] : stuckCommands(db, ledger.scope, limit),
+      query.kind === 'command' ? [] : stuckFrames(db, ledger.scope, limit),
+    ]);
+    // Ids are time-ordered across kinds: the oldest work first.
+    const stuck = [...commands, ...frames].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)).slice(0, limit);
+    return { stuck };
+  }
+
+  /**
+   * Takes the work from its holder, as the reaper does when a lease expires:
+   * a command is abandoned (the planner issues its next attempt, or fails the
+   * step when none is left); a frame goes back to PENDING to be claimed again.
+   */
+  async reclaim(kind: WorkKind, id: string, request: AdminRequest = {}): Promise<AdminActionResult> {
+    return kind === 'command' ? this.reclaimCommand(id, request) : this.reclaimFrame(id, request);
+  }
+
+  /** Fails the work with `{kind: 'admin', message: reason}`; the planner's retry policies decide as for any failure. */
+  async fail(kind: WorkKind, id: string, request: AdminReasonedRequest): Promise<AdminActionResult> {
+    const reason = requireReason(request);
+    return kind === 'command' ? this.failCommand(id, { ...request, reason }) : this.failFrame(id, { ...request, reason });
+  }
+
+  /**
+   * Force-fails a stuck execution: `execution.failed {kind: 'admin'}`, then
+   * its open commands are cancelled, as the planner does when it fails one.
+   */
+  async finalize(executionId: string, request: AdminReasonedRequest): Promise<AdminActionResult> {
+    const reason = requireReason(request);
+    const { db, ledger } = this.deps;
+    const result = await db.transaction(async (q) => {
+      await this.lockRunningExecution(q, executionId);
+      const open = await q.query<{ command_id: string; step: string }>(
+        `SELECT command_id, step FROM noetl.command
+          WHERE execution_id = $1::bigint AND status IN ('ISSUED', 'CLAIMED', 'RUNNING') ORDER BY command_id FOR UPDATE`,
+        [executionId],
+      );
+      const target: Target = { type: 'execution', id: executionId, placement: { executionId } };
+      const audit = await this.record(q, target, AdminActions.finalize, { ...request, reason });
+      const appended = await ledger.append(q, [
+        { type: EventType.ExecutionFailed, executionId, causationId: audit, status: 'FAILED', payload: { error: { kind: 'admin', message: reason } } },
+        ...open.map((command) => ({
+          type: EventType.CommandCancelled,
+          executionId,
+          step: command.step,
+          commandId: String(command.command_id),
+          causationId: audit,
+          payload: { reason: `execution finalized by admin: ${reason}` },
+        })),
+      ]);
+      for (const { event } of appended.slice(1)) {
+        await q.query(
+          `UPDATE noetl.command SET status = 'CANCELLED', completed_at = now(), lease_until = NULL, terminal_event_id = $2 WHERE command_id = $1::bigint`,
+          [event.command_id, event.event_id],
+        );
+      }
+      return actionResult(target, AdminActions.finalize, audit, 'FAILED');
+    });
+    this.deps.notify(executionId);
+    return result;
+  }
+
+  /** `execution.cancelled {by: actor}`; the scheduler then cancels its open commands and children. */
+  async cancelExecution(executionId: string, request: AdminRequest = {}): Promise<AdminActionResult> {
+    const { db, ledger } = this.deps;
+    const result = await db.transaction(async (q) => {
+      await this.lockRunningExecution(q, executionId);
+      const target: Target = { type: 'execution', id: executionId, placement: { executionId } };
+      const audit = await this.record(q, target, AdminActions.cancel, request);
+      await ledger.append(q, [
+        {
+          type: EventType.ExecutionCancelled,
+          executionId,
+          causationId: audit,
+          // The key ExecutionService.cancel uses: one cancellation per execution, whoever asks.
+          idempotencyKey: `cancel:${executionId}`,
+          payload: { ...(request.reason ? { reason: request.reason } : {}), by: actorOf(request) },
+        },
+      ]);
+      return actionResult(target, AdminActions.cancel, audit, 'CANCELLED');
+    });
+    this.deps.notify(executionId);
+    return result;
+  }
+
+  private async reclaimCommand(commandId: string, request: AdminRequest): Promise<AdminActionResult> {
+    return this.onCommand(commandId, async (q, command, target) => {
+      if (command.status === 'ISSUED') {
+        throw new RuntimeError('invalid_request', `command ${commandId} is ISSUED: no worker holds it, so there is nothing to reclaim`);
+      }
+      const audit = await this.record(q, target, AdminActions.reclaim, request);
+      const [abandoned] = await this.deps.ledger.append(q, [
+        {
+          type: EventType.CommandAbandoned,
+          ...target.placement,
+          causationId: audit,
+          // The reaper's key: a command is abandoned once, by the reaper or by an admin.
+          idempotencyKey: `abandoned:${commandId}`,
+          payload: {
+            attempt: command.attempt,
+            reason: 'reclaimed by admin',
+            ...(command.worker_id ? { worker_id: command.worker_id } : {}),
+            ...(command.lease_until ? { lease_until: command.lease_until.toISOString() } : {}),
+          },
+        },
+      ]);
+      await q.query(
+        `UPDATE noetl.command SET status = 'ABANDONED', completed_at = now(), lease_until = NULL, terminal_event_id = $2 WHERE command_id = $1::bigint`,
+        [commandId, abandoned?.event.event_id ?? null],
+      );
+      return actionResult(target, AdminActions.reclaim, audit, 'ABANDONED');
+    });
+  }
+
+  private async failCommand(commandId: string, request: AdminReasonedRequest): Promise<AdminActionResult> {
+    return this.onCommand(commandId, async (q, _command, target) => {
+      const audit = await this.record(q, target, AdminActions.fail, request);
+      const [failed] = await this.deps.ledger.append(q, [
+        {
+          type: EventType.CommandFailed,
+          ...target.placement,
+          causationId: audit,
+          status: 'FAILED',
+          payload: { error: { kind: 'admin', message: request.reason } },
+        },
+      ]);
+      await q.query(
+        `UPDATE noetl.command SET status = 'FAILED', completed_at = now(), lease_until = NULL, terminal_event_id = $2 WHERE command_id = $1::bigint`,
+        [commandId, failed?.event.event_id ?? null],
+      );
+      return actionResult(target, AdminActions.fail, audit, 'FAILED');
+    });
+  }
+
+  private async reclaimFrame(frameId: string, request: AdminRequest): Promise<AdminActionResult> {
+    const { bus, ledger } = this.deps;
+    // After the commit, the frame's stage is offered to workers again (its frame is claimable).
+    let offer: { stage_id: string; execution_id: string } | undefined;
+    const result = await this.onFrame(frameId, async (q, frame, target) => {
+      if (frame.status === 'PENDING') {
+        throw new RuntimeError('invalid_request', `frame ${frameId} is PENDING: no worker holds it, so there is nothing to reclaim`);
+      }
+      const audit = await this.record(q, target, AdminActions.reclaim, request);
+      await this.deps.ledger.append(q, [
+        {
+          type: EventType.FrameAbandoned,
+          ...target.placement,
+          causationId: audit,
+          payload: {
+            frame_id: frameId,
+            attempt: frame.attempts,
+            reason: 'reclaimed by admin',
+            ...(frame.owner_worker ? { worker_id: frame.owner_worker } : {}),
+          },
+        },
+      ]);
+      await q.query(`UPDATE noetl.frame SET status = 'PENDING', owner_worker = NULL, lease_until = NULL WHERE frame_id = $1::bigint`, [frameId]);
+      offer = { stage_id: frame.stage_id, execution_id: frame.execution_id };
+      return actionResult(target, AdminActions.reclaim, audit, 'PENDING');
+    });
+    if (offer) bus.publish(Subjects.frames(ledger.scope.tenantId), offer);
+    return result;
+  }
+
+  private async failFrame(frameId: string, request: AdminReasonedRequest): Promise<AdminActionResult> {
+    return this.onFrame(frameId, async (q, frame, target) => {
+      const audit = await this.record(q, target, AdminActions.fail, request);
+      const [failed] = await this.deps.ledger.append(q, [
+        {
+          type: EventType.FrameFailed,
+          ...target.placement,
+          causationId: audit,
+          status: 'FAILED',
+          payload: {
+            frame_id: frameId,
+            stage_id: frame.stage_id,
+            frame_index: frame.frame_index,
+            error: { kind: 'admin', message: request.reason },
+            attempt: frame.attempts,
+          },
+        },
+      ]);
+      await q.query(
+        `UPDATE noetl.frame SET status = 'FAILED', completed_at = now(), lease_until = NULL, terminal_event_id = $2 WHERE frame_id = $1::bigint`,
+        [frameId, failed?.event.event_id ?? null],
+      );
+      return actionResult(target, AdminActions.fail, audit, 'FAILED');
+    });
+  }
+
+  /** Runs `act` on the locked, open command of a running execution, in one transaction; then tells the scheduler. */
+  private async onCommand(
+    commandId: string,
+    act: (q: Queryable, command: CommandRow, target: Target) => Promise<AdminActionResult>,
+  ): Promise<AdminActionResult> {
+    const { db, ledger } = this.deps;
+    const result = await db.transaction(async (q) => {
+      const command = await lockCommand(q, ledger.scope, commandId, (executionId) => ledger.lockStream(q, executionId));
+      if (!command) throw notFound('command', commandId);
+      if (isTerminalCommand(command.status)) throw new RuntimeError('already_terminal', `command ${commandId} is already ${command.status}`);
+      await this.assertNotEnded(q, command.execution_id, `command ${commandId}`);
+      const placement: Placement = { executionId: command.execution_id, step: command.step, commandId };
+      return act(q, command, { type: 'command', id: commandId, placement });
+    });
+    this.deps.notify(result.execution_id);
+    return result;
+  }
+
+  /** Runs `act` on the locked, open frame of a running execution, in one transaction; then tells the scheduler. */
+  private async onFrame(frameId: string, act: (q: Queryable, frame: FrameRow, target: Target) => Promise<AdminActionResult>): Promise<AdminActionResult> {
+    const { db, ledger } = this.deps;
+    const result = await db.transaction(async (q) => {
+      const frame = await lockFrame(q, ledger.scope, frameId, (executionId) => ledger.lockStream(q, executionId));
+      if (!frame) throw notFound('frame', frameId);
+      if (TERMINAL_FRAME_STATUSES.includes(frame.status)) throw new RuntimeError('already_terminal', `frame ${frameId} is already ${frame.status}`);
+      await this.assertNotEnded(q, frame.execution_id, `frame ${frameId}`);
+      const placement: Placement = {
+        executionId: frame.execution_id,
+        step: frame.step_name,
+        stageId: frame.stage_id,
+        frameId,
+        loopId: frame.loop_id,
+      };
+      return act(q, frame, { type: 'frame', id: frameId, placement });
+    });
+    this.deps.notify(result.execution_id);
+    return result;
+  }
+
+  /** Takes the execution's stream lock; `not_found` when unknown to this tenant, `already_terminal` when it ended. */
+  private async lockRunningExecution(q: Queryable, executionId: string): Promise<void> {
+    const { ledger } = this.deps;
+    const known =
+      ID.test(executionId) &&
+      (
+        await q.query('SELECT 1 FROM noetl.execution WHERE execution_id = $1::bigint AND tenant_id = $2 AND organization_id = $3', [
+          executionId,
+          ledger.scope.tenantId,
+          ledger.scope.organizationId,
+        ])
+      ).length > 0;
+    if (!known) throw notFound('execution', executionId);
+    await ledger.lockStream(q, executionId);
+    await this.assertNotEnded(q, executionId, `execution ${executionId}`);
+  }
+
+  /** Under the stream lock, so no terminal event can land before the action's own events. */
+  private async assertNotEnded(q: Queryable, executionId: string, what: string): Promise<void> {
+    if (await this.deps.ledger.hasEnded(q, executionId)) {
+      const of = what.startsWith('execution') ? '' : ` of ${what}`;
+      throw new RuntimeError('already_terminal', `execution ${executionId}${of} already ended`);
+    }
+  }
+
+  /** The one `admin.action` of an action; returns its event id (the cause of the effect's events). */
+  private async record(q: Queryable, target: Target, action: AdminActionName, request: AdminRequest): Promise<string> {
+    const [appended] = await this.deps.ledger.append(q, [
+      {
+        type: EventType.AdminAction,
+        ...target.placement,
+        payload: {
+          actor: actorOf(request),
+          action,
+          target_type: target.type,
+          target_id: target.id,
+          ...(request.reason ? { reason: request.reason } : {}),
+        },
+      },
+    ]);
+    if (!appended) throw new Error('append returned no result');
+    return appended.event.event_id;
+  }
+}
+
+function actorOf(request: AdminRequest): string {
+  return request.actor?.trim() || DEFAULT_ACTOR;
+}
+
+function requireReason(request: AdminRequest): string {
+  const reason = request.reason?.trim();
+  if (!reason) throw new RuntimeError('invalid_request', 'a reason is required: it becomes the error message');
+  return reason;
+}
+
+function actionResult(target: Target, action: AdminActionName, eventId: string, status: string): AdminActionResult {
+  return { action, target_type: target.type, target_id: target.id, execution_id: target.placement.executionId, event_id: eventId, status };
+}
