@@ -2,8 +2,10 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import type { NoetlConfig } from '@noetl/config';
 import { ConfigModule, DatabaseModule, EngineModule } from '@noetl/platform';
+import { AdminController } from './admin/admin.controller';
 import { CatalogController } from './catalog/catalog.controller';
 import { CommandsController } from './control-plane/commands.controller';
+import { FramesController } from './control-plane/frames.controller';
 import { WorkerEventsController } from './control-plane/worker-events.controller';
 import { CredentialsController } from './credentials/credentials.controller';
 import { ExecutionsController } from './executions/executions.controller';
@@ -26,8 +28,10 @@ export class ApiModule {
         CatalogController,
         ExecutionsController,
         CommandsController,
+        FramesController,
         WorkerEventsController,
         CredentialsController,
+        AdminController,
       ],
       providers: [DatabaseHealthIndicator, RedisHealthIndicator, NatsHealthIndicator],
     };

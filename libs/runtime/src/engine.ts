@@ -5,6 +5,7 @@ import { PgEventStore, PgPayloadStore } from '@noetl/storage';
 import { defaultTools, type ToolRegistry } from '@noetl/tools';
 import { randomUUID, randomInt } from 'node:crypto';
 import pino, { type Logger } from 'pino';
+import { AdminService } from './admin/admin.service';
 import { Subjects, type Bus } from './bus/bus';
 import { CatalogService } from './catalog/catalog.service';
 import type { ControlPlane } from './control-plane/control-plane';
@@ -17,6 +18,7 @@ import { ExecutionService } from './executions/execution.service';
 import { Ledger } from './ledger';
 import { RuntimeMetrics } from './metrics';
 import { RuntimeError } from './runtime-error';
+import { RetryLane } from './scheduler/retry-lane';
 import { Scheduler } from './scheduler/scheduler';
 import { Sweeper } from './scheduler/sweeper';
 import { ExecutionStates } from './state/execution-states';
@@ -46,10 +48,12 @@ export class Engine {
     readonly credentials: CredentialStore,
     readonly metrics: RuntimeMetrics,
     readonly bus: Bus,
+    readonly admin: AdminService,
     readonly logger: Logger,
     private readonly parts: {
       scheduler?: Scheduler;
       sweeper?: Sweeper;
+      lane?: RetryLane;
       worker?: Worker;
       ownsBus: boolean;
       tools: ToolRegistry;
@@ -85,23 +89,38 @@ export class Engine {
       bus,
       metrics,
     });
+    const admin = new AdminService({
+      db: database,
+      ledger,
+      bus,
+      notify: (executionId) => bus.publish(Subjects.execution(scope.tenantId), { execution_id: executionId }),
+    });
     const expressions = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() });
     const tools = options.tools ?? defaultTools();
     const parts: Engine['parts'] = { ownsBus: options.bus === undefined, tools };
 
     if (roles.includes('scheduler')) {
+      // With Redis, a timer fires on time in whichever scheduler takes its job; the sweep remains the authority.
+      const lane = config.redis
+        ? await RetryLane.open(config.redis.url.reveal(), {
+            prefix: `noetl.${scope.tenantId}.${scope.organizationId}`,
+            logger: logger.child({ role: 'retry-lane' }),
+          })
+        : undefined;
       // The scheduler's follow-ups are the sweeper's, which needs the scheduler: the closures run only after both exist.
       const scheduler = new Scheduler({
         db: database,
         ledger,
         catalog,
         payloads,
+        payloadStoreWithin: (q) => new PgPayloadStore(q),
+        inlineLimitBytes: config.payloads.inlineLimitBytes,
         engine: expressions,
         bus,
         metrics,
         logger: logger.child({ role: 'scheduler' }),
         followUps: {
-          timerArmed: (dueAt) => sweeper.timerArmed(dueAt),
+          timerArmed: (timer) => (lane ? void lane.schedule(timer.timerId, timer.dueAt) : sweeper.timerArmed(timer)),
           commandCancelled: (commandId) => sweeper.commandCancelled(commandId),
           executionEnded: (state) => sweeper.executionEnded(state),
         },
@@ -121,6 +140,7 @@ export class Engine {
       );
       parts.scheduler = scheduler;
       parts.sweeper = sweeper;
+      parts.lane = lane;
     }
     if (roles.includes('worker')) {
       const remote = roles.includes('api') ? undefined : createRemoteControlPlane(config);
@@ -139,7 +159,7 @@ export class Engine {
         pythonEnabled: config.worker.python,
       });
     }
-    const engine = new Engine(config, catalog, executions, controlPlane, credentials, metrics, bus, logger, parts);
+    const engine = new Engine(config, catalog, executions, controlPlane, credentials, metrics, bus, admin, logger, parts);
     engine.run();
     return engine;
   }
@@ -186,6 +206,7 @@ export class Engine {
     this.stopped = true;
     clearInterval(this.sweepTimer);
     this.parts.sweeper?.stop();
+    await this.parts.lane?.close();
     await this.parts.worker?.stop();
     await this.sweeping?.catch(() => undefined);
     await this.parts.scheduler?.idle();
@@ -195,7 +216,7 @@ export class Engine {
   }
 
   private run(): void {
-    const { scheduler, worker } = this.parts;
+    const { scheduler, sweeper, lane, worker } = this.parts;
     if (scheduler) {
       this.bus.subscribe(
         Subjects.execution(this.config.tenancy.tenantId),
@@ -206,6 +227,8 @@ export class Engine {
       );
       this.sweepTimer = setInterval(() => void this.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'sweep failed')), this.config.scheduler.sweepMs);
       this.sweepTimer.unref();
+      // fireTimer wakes the scheduler itself; a timer it did not fire was not due, or is fired already or by a sweep.
+      if (sweeper) lane?.start((timerId) => sweeper.fireTimer(timerId).then(() => undefined));
       // Resume what a previous process left: unplanned events, due timers, expired leases.
       void this.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'startup sweep failed'));
     }

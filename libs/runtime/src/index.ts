@@ -16,3 +16,5 @@ export * from './credentials';
 export * from './executions/execution.service';
 export * from './ledger';
 export * from './engine';
+export * from './admin/admin-types';
+export * from './admin/admin.service';

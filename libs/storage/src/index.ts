@@ -12,3 +12,4 @@ export * from './payload-store';
 export * from './pg-payload-store';
 export * from './fs-payload-store';
 export * from './embedded-postgres';
+export * from './frame-output';

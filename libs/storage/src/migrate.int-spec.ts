@@ -8,6 +8,7 @@ const ALL_MIGRATIONS = MIGRATIONS.map((Migration) => new Migration().name);
 const NAMED_INDEXES = [
   'idx_execution_running',
   'idx_execution_parent_command',
+  'idx_stage_open',
   'idx_event_execution',
   'idx_event_execution_type',
   'idx_event_exec_stage_event_id_desc',

@@ -1,5 +1,5 @@
 import type { PayloadRef } from '@noetl/event-kernel';
-import type { Database } from './database';
+import type { Queryable } from './database';
 import {
   PayloadNotFoundError,
   payloadRefOf,
@@ -10,9 +10,13 @@ import {
 } from './payload-store';
 import type { TenantScope } from './storage-error';
 
-/** Payloads in `noetl.payload`: the default store, one copy per (tenant, organization, sha256). */
+/**
+ * Payloads in `noetl.payload`: the default store, one copy per (tenant,
+ * organization, sha256). On the pool, or on one transaction's connection
+ * (code that holds a lock must not wait for a second connection).
+ */
 export class PgPayloadStore implements PayloadStore {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Queryable) {}
 
   async put(bytes: Uint8Array | string, mediaType: string, scope: TenantScope): Promise<PayloadRef> {
     const data = toBuffer(bytes);

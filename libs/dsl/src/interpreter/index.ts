@@ -9,4 +9,5 @@ export {
 } from './interpreter-deps';
 export { runStepCall, type StepCallArgs } from './run-step-call';
 export { runSink, type SinkArgs } from './run-sink';
+export { runFrame, type FrameArgs, type FrameRunResult, type RowResult } from './run-frame';
 export { tableSinkStatement, type TableSinkStatement } from './table-sink-statement';

@@ -4,3 +4,4 @@ export type { PlannerEnv } from './plan-context';
 export { DEFAULT_COMMAND_MAX_ATTEMPTS, commandSpec } from './issue-command';
 export { reachability, canReach, type Reachability } from './reachability';
 export { executionResult, isSettled } from './check-completion';
+export { loopBodySpec } from './loop-body-spec';

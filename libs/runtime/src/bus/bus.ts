@@ -23,6 +23,8 @@ export interface Bus {
 export const Subjects = {
   /** `{command_id, execution_id}`: a command is ready to claim (workers, queue group `workers`). */
   work: (tenantId: string): string => `noetl.${tenantId}.work`,
+  /** `{stage_id, execution_id}`: a stage has frames to claim (workers, queue group `workers`; one message per frame slot). */
+  frames: (tenantId: string): string => `noetl.${tenantId}.frames`,
   /** `{execution_id}`: the execution has events to plan (schedulers, queue group `schedulers`). */
   execution: (tenantId: string): string => `noetl.${tenantId}.execution`,
   /** `{execution_id, status}`: an execution ended (watchers such as `noetl run`; every subscriber). */

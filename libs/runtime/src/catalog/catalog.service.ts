@@ -1,6 +1,6 @@
 import { canonicalChecksum, type IdGenerator } from '@noetl/event-kernel';
 import { parsePlaybook, type Playbook } from '@noetl/dsl';
-import type { Database, TenantScope } from '@noetl/storage';
+import type { Database, Queryable, TenantScope } from '@noetl/storage';
 import { parse as parseYaml } from 'yaml';
 import { RuntimeError } from '../runtime-error';
 import type { CatalogEntry, PlaybookRef, RegisteredPlaybook } from './catalog-types';
@@ -93,23 +93,28 @@ export class CatalogService {
     return { entry: toEntry(row), playbook: this.model(row) };
   }
 
-  /** The parsed model of a catalog id (what the scheduler plans with); throws `not_found`. */
-  async playbook(catalogId: string): Promise<Playbook> {
+  /**
+   * The parsed model of a catalog id (what the scheduler plans with); throws
+   * `not_found`. `via`: read on that connection (a caller holding a lock).
+   */
+  async playbook(catalogId: string, via?: Queryable): Promise<Playbook> {
     const cached = this.parsed.get(catalogId);
     if (cached) return cached;
-    return (await this.resolve({ catalog_id: catalogId })).playbook;
+    const row = await this.findRow({ catalog_id: catalogId }, via);
+    if (!row) throw new RuntimeError('not_found', `playbook with catalog id ${catalogId} is not registered`);
+    return this.model(row);
   }
 
-  private async findRow(ref: PlaybookRef): Promise<CatalogRow | undefined> {
+  private async findRow(ref: PlaybookRef, q: Queryable = this.db): Promise<CatalogRow | undefined> {
     const select = `SELECT catalog_id, path, version, content, playbook, created_at FROM noetl.catalog WHERE tenant_id = $1 AND organization_id = $2`;
     const scope = [this.scope.tenantId, this.scope.organizationId];
     if (ref.catalog_id !== undefined) {
       if (!/^\d{1,19}$/.test(ref.catalog_id)) return undefined;
-      const [row] = await this.db.query<CatalogRow>(`${select} AND catalog_id = $3::bigint`, [...scope, ref.catalog_id]);
+      const [row] = await q.query<CatalogRow>(`${select} AND catalog_id = $3::bigint`, [...scope, ref.catalog_id]);
       return row;
     }
     if (ref.path === undefined) throw new RuntimeError('invalid_request', 'give the playbook "path" or "catalog_id"');
-    const [row] = await this.db.query<CatalogRow>(
+    const [row] = await q.query<CatalogRow>(
       `${select} AND path = $3 AND ($4::int IS NULL OR version = $4::int) ORDER BY version DESC LIMIT 1`,
       [...scope, ref.path, ref.version ?? null],
     );

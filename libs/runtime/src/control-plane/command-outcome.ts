@@ -1,4 +1,4 @@
-import { EventType, type EventDraft, type EventError, type EventTypeName, type Json, type JsonObject } from '@noetl/event-kernel';
+import { EventType, type EventDraft, type EventError, type EventTypeName, type Json, type JsonObject, type PayloadRef } from '@noetl/event-kernel';
 import { putJson, type PayloadStore, type TenantScope } from '@noetl/storage';
 import type { CallReport } from './control-plane';
 import type { CommandRow } from './command-row';
@@ -33,17 +33,22 @@ export function callDrafts(command: CommandRow, calls: readonly CallReport[]): E
   );
 }
 
-/**
- * The terminal event of a command. A result larger than the inline limit
- * goes to the payload store first and the event carries its ref
- * (invariant 6); the store is content-addressed, so a retried report
- * writes it once.
- */
-export async function terminalDraft(
-  command: CommandRow,
+/** A COMPLETED outcome's result as the event carries it: inline, or above the limit a ref into the payload store (invariant 6). */
+export type StoredResult = { result: Json } | { result_ref: PayloadRef } | undefined;
+
+/** Stores a large result (content-addressed: a retried report writes it once); undefined for a failure. */
+export async function storedResult(
   outcome: CommandOutcome,
   payloads: { store: PayloadStore; scope: TenantScope; inlineLimitBytes: number },
-): Promise<EventDraft<EventTypeName>> {
+): Promise<StoredResult> {
+  if (outcome.status === 'FAILED') return undefined;
+  const result = outcome.result ?? null;
+  if (Buffer.byteLength(JSON.stringify(result)) <= payloads.inlineLimitBytes) return { result };
+  return { result_ref: await putJson(payloads.store, result, payloads.scope) };
+}
+
+/** The terminal event of a command. */
+export function terminalDraft(command: CommandRow, outcome: CommandOutcome, stored: StoredResult): EventDraft<EventTypeName> {
   const base = { executionId: command.execution_id, step: command.step, commandId: command.command_id };
   const common = {
     ...(outcome.ctx && Object.keys(outcome.ctx).length > 0 ? { ctx: outcome.ctx } : {}),
@@ -52,8 +57,5 @@ export async function terminalDraft(
   if (outcome.status === 'FAILED') {
     return { ...base, type: EventType.CommandFailed, status: 'FAILED', payload: { error: outcome.error, ...common } };
   }
-  const result = outcome.result ?? null;
-  const inline = Buffer.byteLength(JSON.stringify(result)) <= payloads.inlineLimitBytes;
-  const stored = inline ? { result } : { result_ref: await putJson(payloads.store, result, payloads.scope) };
-  return { ...base, type: EventType.CommandCompleted, status: 'COMPLETED', payload: { ...stored, ...common } };
+  return { ...base, type: EventType.CommandCompleted, status: 'COMPLETED', payload: { ...(stored ?? { result: null }), ...common } };
 }

@@ -32,6 +32,60 @@ export interface ControlPlane {
   recordCalls(commandId: string, request: RecordCallsRequest): Promise<void>;
   /** The decrypted data of a credential, for the worker that holds the command's lease (never logged, never in events). */
   resolveCredential(commandId: string, request: CredentialRequest): Promise<ResolvedCredential>;
+
+  /**
+   * Takes the next claimable frame of a stage (DESIGN.md "Loops are stages
+   * of frames"): the lowest pending index, one at a time for `sequential`,
+   * up to `max_in_flight` for `parallel`. Appends `frame.dispatched` and
+   * `frame.started`. Null when nothing is claimable now.
+   */
+  claimFrame(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null>;
+  /** Extends the frame's lease (`frame.heartbeat`); `cancelled` when the execution ended. Throws `lease_lost` / `already_terminal`. */
+  heartbeatFrame(frameId: string, request: LeaseRequest): Promise<HeartbeatResult>;
+  /** ONE `frame.committed` with the row outcomes and the rows' results as Arrow in the payload store. */
+  commitFrame(frameId: string, request: CommitFrameRequest): Promise<void>;
+  /** `frame.failed`: the frame could not run at all (its rows count as failed). */
+  failFrame(frameId: string, request: FailRequest): Promise<void>;
+  /** `resolveCredential` for the worker that holds the frame's lease. */
+  resolveFrameCredential(frameId: string, request: CredentialRequest): Promise<ResolvedCredential>;
+}
+
+export interface ClaimedFrame {
+  frame_id: string;
+  stage_id: string;
+  loop_id: string;
+  execution_id: string;
+  step: string;
+  frame_index: number;
+  attempt: number;
+  lease_until: string;
+  /** The lease the frame was given; heartbeat well within it. */
+  lease_ms: number;
+  /** The frame's rows, in collection order. */
+  rows: Json[];
+  /** Collection index of `rows[0]`. */
+  first_index: number;
+  /** Collection size (null for a cursor loop). */
+  total: number | null;
+  /** The loop body: `loopBodySpec` (tool, input, retry, iterator, process, sink), unrendered. */
+  spec: JsonObject;
+  scope: JsonObject;
+  result_views: ResultViews;
+}
+
+export interface FrameRowReport {
+  /** Collection index. */
+  index: number;
+  status: 'ok' | 'error';
+  result?: Json;
+  error?: EventError;
+}
+
+export interface CommitFrameRequest {
+  worker_id: string;
+  rows: FrameRowReport[];
+  ctx?: JsonObject;
+  calls?: CallReport[];
 }
 
 export interface RecordCallsRequest {
@@ -114,3 +168,6 @@ export interface StartChildRequest {
 }
 
 export const DEFAULT_LEASE_MS = 30_000;
+
+/** A frame's lease when its policy names none (`frame.lease_seconds`). */
+export const DEFAULT_FRAME_LEASE_MS = 120_000;

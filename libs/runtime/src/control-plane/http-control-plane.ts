@@ -3,7 +3,9 @@ import { Agent, type Dispatcher, request } from 'undici';
 import { RuntimeError, type RuntimeErrorCode } from '../runtime-error';
 import type {
   ClaimedCommand,
+  ClaimedFrame,
   ClaimRequest,
+  CommitFrameRequest,
   CompleteRequest,
   ControlPlane,
   CredentialRequest,
@@ -109,6 +111,27 @@ export class HttpControlPlane implements ControlPlane {
     return this.post(commandPath(commandId, 'credential'), request, isResolvedCredential);
   }
 
+  async claimFrame(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null> {
+    const answer = await this.post(`/api/stages/${encodeURIComponent(stageId)}/frames/claim`, request, isFrameClaim);
+    return answer.frame;
+  }
+
+  heartbeatFrame(frameId: string, request: LeaseRequest): Promise<HeartbeatResult> {
+    return this.post(framePath(frameId, 'heartbeat'), request, isHeartbeatResult);
+  }
+
+  async commitFrame(frameId: string, request: CommitFrameRequest): Promise<void> {
+    await this.post(framePath(frameId, 'commit'), request, anyBody);
+  }
+
+  async failFrame(frameId: string, request: FailRequest): Promise<void> {
+    await this.post(framePath(frameId, 'fail'), request, anyBody);
+  }
+
+  resolveFrameCredential(frameId: string, request: CredentialRequest): Promise<ResolvedCredential> {
+    return this.post(framePath(frameId, 'credential'), request, isResolvedCredential);
+  }
+
   /** Closes the keep-alive connections of the own Agent (a given dispatcher is the caller's). */
   async close(): Promise<void> {
     await this.ownAgent?.close();
@@ -155,6 +178,17 @@ export class HttpControlPlane implements ControlPlane {
 
 function commandPath(commandId: string, action: string): string {
   return `/api/commands/${encodeURIComponent(commandId)}/${action}`;
+}
+
+function framePath(frameId: string, action: string): string {
+  return `/api/frames/${encodeURIComponent(frameId)}/${action}`;
+}
+
+/** `POST /api/stages/{id}/frames/claim` answers `{frame: ClaimedFrame | null}`. */
+function isFrameClaim(value: unknown): value is { frame: ClaimedFrame | null } {
+  if (!isObject(value) || !('frame' in value)) return false;
+  const frame = value.frame;
+  return frame === null || (isObject(frame) && typeof frame.frame_id === 'string' && Array.isArray(frame.rows) && isObject(frame.spec) && isObject(frame.scope));
 }
 
 function errorFromAnswer(url: string, answer: Answer): Error {

@@ -10,12 +10,15 @@ import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError, notFound } from '../runtime-error';
 import type { ExecutionStates } from '../state/execution-states';
 import type { PayloadCache } from '../state/payload-cache';
-import { callDrafts, terminalDraft, type CommandOutcome } from './command-outcome';
+import { callDrafts, storedResult, terminalDraft, type CommandOutcome } from './command-outcome';
 import { isTerminalCommand, lockCommand, type CommandRow } from './command-row';
+import { LocalFrames } from './local-frames';
 import {
   DEFAULT_LEASE_MS,
   type ClaimRequest,
   type ClaimedCommand,
+  type ClaimedFrame,
+  type CommitFrameRequest,
   type CompleteRequest,
   type ControlPlane,
   type CredentialRequest,
@@ -48,7 +51,32 @@ export interface LocalControlPlaneDeps {
  * change in one transaction; the scheduler is told after the commit.
  */
 export class LocalControlPlane implements ControlPlane {
-  constructor(private readonly deps: LocalControlPlaneDeps) {}
+  private readonly frames: LocalFrames;
+
+  constructor(private readonly deps: LocalControlPlaneDeps) {
+    this.frames = new LocalFrames(deps, (executionId) => this.scopeOf(executionId));
+  }
+
+  claimFrame(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null> {
+    return this.frames.claim(stageId, request);
+  }
+
+  heartbeatFrame(frameId: string, request: LeaseRequest): Promise<HeartbeatResult> {
+    return this.frames.heartbeat(frameId, request);
+  }
+
+  commitFrame(frameId: string, request: CommitFrameRequest): Promise<void> {
+    return this.frames.commit(frameId, request);
+  }
+
+  failFrame(frameId: string, request: FailRequest): Promise<void> {
+    return this.frames.fail(frameId, request);
+  }
+
+  async resolveFrameCredential(frameId: string, request: CredentialRequest): Promise<ResolvedCredential> {
+    await this.frames.assertHeld(frameId, request.worker_id);
+    return this.deps.credentials.resolve(request.name);
+  }
 
   async claim(commandId: string, request: ClaimRequest): Promise<ClaimedCommand> {
     const { db, ledger } = this.deps;
@@ -133,10 +161,12 @@ export class LocalControlPlane implements ControlPlane {
    */
   async finish(commandId: string, workerId: string | null, outcome: CommandOutcome): Promise<void> {
     const { db, ledger, payloadStore, inlineLimitBytes } = this.deps;
+    // A large result is stored first, outside the transaction: a lock holder never waits for a second connection.
+    const stored = await storedResult(outcome, { store: payloadStore, scope: ledger.scope, inlineLimitBytes });
     const executionId = await db.transaction(async (q) => {
       const command = await this.locked(q, commandId);
       if (workerId !== null) this.assertHolder(command, workerId);
-      const terminal = await terminalDraft(command, outcome, { store: payloadStore, scope: ledger.scope, inlineLimitBytes });
+      const terminal = terminalDraft(command, outcome, stored);
       const appended = await ledger.append(q, [...callDrafts(command, outcome.calls ?? []), terminal]);
       const event = appended[appended.length - 1]?.event;
       await q.query(

@@ -1,5 +1,5 @@
 import { EventType } from '@noetl/event-kernel';
-import { Engine } from '@noetl/runtime';
+import { Engine, InProcessBus } from '@noetl/runtime';
 import { startTestEngine, type TestEngine } from '../../../../test/support/test-engine';
 import { waitFor } from '../../../../test/support/wait-for';
 
@@ -66,4 +66,62 @@ describe('Scheduler', () => {
     const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 30_000 });
     expect(detail).toMatchObject({ status: 'COMPLETED', result: { final: 42 } });
   }, 20_000);
+});
+
+/** A scheduler alone (no worker, no periodic sweep): the spec decides when it plans. */
+describe('Scheduler, planning events that arrived together', () => {
+  let p: TestEngine;
+
+  beforeAll(async () => {
+    p = await startTestEngine({ roles: ['scheduler'], env: { NOETL_SWEEP_MS: '600000' } });
+  });
+  afterAll(async () => p?.close());
+
+  it('joins a fan-in whose branches both ended before the scheduler planned either', async () => {
+    await p.engine.catalog.register(`
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: fanin, path: tests/fan-in-race}
+workflow:
+  - step: start
+    tool: {kind: noop}
+    next: {spec: {mode: inclusive}, arcs: [{step: a}, {step: b}]}
+  - step: a
+    tool: {kind: noop}
+    next: [{step: join}]
+  - step: b
+    tool: {kind: noop}
+    next: [{step: join}]
+  - step: join
+    tool: {kind: noop}
+`);
+    const planner = p.engine;
+    // A second engine, on a bus of its own, reports for the branches without telling the scheduler.
+    const reporter = await Engine.start({ config: p.config, database: p.database, roles: [], bus: new InProcessBus() });
+    try {
+      const { execution_id } = await planner.executions.start({ path: 'tests/fan-in-race' });
+      const claimAll = async (count: number): Promise<string[]> =>
+        waitFor(async () => {
+          const issued = (await planner.executions.events(execution_id, { type: [EventType.CommandIssued] })).events;
+          return issued.length === count ? issued.map((event) => event.command_id!) : undefined;
+        });
+      const [first] = await claimAll(1);
+      await reporter.controlPlane.claim(first!, { worker_id: 'w' });
+      await planner.controlPlane.complete(first!, { worker_id: 'w' });
+      const branches = (await claimAll(3)).slice(1);
+      for (const id of branches) {
+        await reporter.controlPlane.claim(id, { worker_id: 'w' });
+        await reporter.controlPlane.complete(id, { worker_id: 'w' });
+      }
+      await planner.sweep();
+      const enters = await waitFor(async () => {
+        const events = (await planner.executions.events(execution_id, { type: [EventType.StepEnter] })).events;
+        return events.some((event) => event.step === 'join') ? events : undefined;
+      });
+      expect(enters.filter((event) => event.step === 'join')).toHaveLength(1);
+    } finally {
+      await reporter.stop();
+    }
+  });
+
 });

@@ -7,20 +7,24 @@ import {
   type LedgerEvent,
 } from '@noetl/event-kernel';
 import { plan, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
-import type { Database, Queryable } from '@noetl/storage';
+import type { Database, PayloadStore, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { Subjects, type Bus } from '../bus/bus';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
 import type { PayloadCache } from '../state/payload-cache';
-import { materialize, noEffects, type Effects } from './materialize';
+import { materialize, noEffects, type ArmedTimer, type Effects } from './materialize';
+import { offloadCollections } from './offload-collections';
 
 export interface SchedulerDeps {
   db: Database;
   ledger: Ledger;
   catalog: CatalogService;
   payloads: PayloadCache;
+  /** The payload store on the pass's connection: refs are read, and a loop collection above `inlineLimitBytes` is stored, through it. */
+  payloadStoreWithin: (q: Queryable) => PayloadStore;
+  inlineLimitBytes: number;
   engine: ExpressionEngine;
   bus: Bus;
   metrics: RuntimeMetrics;
@@ -31,16 +35,16 @@ export interface SchedulerDeps {
 
 /** What happens outside the pass's transaction once it committed (the sweeper's business). */
 export interface SchedulerFollowUps {
-  /** A durable timer was written: sweep it when due. */
-  timerArmed(dueAt: Date): void;
+  /** A durable timer was written: fire it when due. */
+  timerArmed(timer: ArmedTimer): void;
   /** A command was cancelled: cancel its child execution, if it has one. */
   commandCancelled(commandId: string): void;
   /** The execution reached a terminal status: report to its parent command, cancel its children. */
   executionEnded(state: ExecutionState): void;
 }
 
-/** Events planned in one transaction at most; a longer backlog continues in the next. */
-const BATCH_LIMIT = 500;
+/** Events read from the ledger at a time; a pass plans every pending event (see `pass`). */
+const READ_CHUNK = 1000;
 const STATE_CACHE_SIZE = 512;
 
 /**
@@ -48,8 +52,8 @@ const STATE_CACHE_SIZE = 512;
  * execution at a time (the execution row's lock), it takes every event after
  * the execution's cursor in stream order, folds it, asks the pure planner,
  * and appends the decisions together with the derived rows (commands,
- * timers) and the new cursor in ONE transaction. Decisions are events too:
- * they are folded (and planned: most need nothing) in the same pass.
+ * timers) and the new cursor in ONE transaction. Decisions are folded as
+ * they are made (the planner answers no decision of its own).
  * Workers, timers and children are told after the commit.
  */
 export class Scheduler {
@@ -80,24 +84,27 @@ export class Scheduler {
   private async drain(executionId: string): Promise<void> {
     for (;;) {
       this.dirty.delete(executionId);
-      let more: boolean;
       try {
-        more = await this.pass(executionId);
+        await this.pass(executionId);
       } catch (error) {
         this.states.delete(executionId);
         this.deps.logger.error({ err: error, execution_id: executionId }, 'scheduler pass failed; the sweep retries it');
         return;
       }
-      if (!more && !this.dirty.has(executionId)) return;
+      if (!this.dirty.has(executionId)) return;
     }
   }
 
-  /** One transaction; true when events are left for another pass. */
-  private async pass(executionId: string): Promise<boolean> {
+  /**
+   * One transaction that plans EVERY pending event: its decisions land after
+   * all of them in the stream, so a pass that stopped half way would leave a
+   * cursor that no single stream position describes.
+   */
+  private async pass(executionId: string): Promise<void> {
     const { db, ledger } = this.deps;
     const effects = noEffects();
     let terminal: ExecutionState | undefined;
-    const more = await db.transaction(async (q) => {
+    await db.transaction(async (q) => {
       // The stream lock is the execution's lock: one pass at a time, and no event can land between our reads and our appends.
       await ledger.lockStream(q, executionId);
       const [row] = await q.query<{ planned_version: number; status: string }>(
@@ -107,45 +114,59 @@ export class Scheduler {
       );
       if (!row) return false;
       let { state, version } = await this.stateAt(q, executionId, row.planned_version);
-      let planned = 0;
+      // Decisions are folded as they are made, so the next trigger is planned against them even
+      // though, in the stream, they land after every event this pass read. Read again below, they are skipped.
+      const folded = new Set<string>();
+      const fold = async (event: LedgerEvent): Promise<void> => {
+        const wasRunning = state?.status === 'RUNNING';
+        state = applyEvent(state, event);
+        await materialize(q, ledger, event, state, effects);
+        if (wasRunning && state.status !== 'RUNNING') terminal = state;
+      };
       for (;;) {
-        const events = await ledger.readAfter(q, executionId, version, BATCH_LIMIT - planned);
+        const events = await ledger.readAfter(q, executionId, version, READ_CHUNK);
         if (events.length === 0) break;
         for (const event of events) {
-          const wasRunning = state?.status === 'RUNNING';
-          state = applyEvent(state, event);
-          await materialize(q, ledger.scope, event, effects);
-          await ledger.append(q, await this.decide(state, event));
-          if (wasRunning && state.status !== 'RUNNING') terminal = state;
           version = event.stream_version;
-          planned += 1;
+          if (folded.has(event.event_id)) continue;
+          await fold(event);
+          for (const decision of await ledger.append(q, await this.decide(q, state!, event))) {
+            if (decision.duplicate) continue;
+            await fold(decision.event);
+            folded.add(decision.event.event_id);
+          }
         }
-        if (planned >= BATCH_LIMIT) break;
       }
       if (!state) return false;
       await saveCursor(q, state, version);
       this.remember(executionId, state, version);
-      return planned >= BATCH_LIMIT;
     });
     this.afterCommit(effects, terminal);
-    return more;
   }
 
-  /** The planner's decisions for one event; a planner crash fails the execution instead of wedging it. */
-  private async decide(state: ExecutionState, event: LedgerEvent): Promise<EventDraft<EventTypeName>[]> {
+  /**
+   * The planner's decisions for one event. Reads go through the pass's own
+   * connection `q`: a pass holds the stream lock, and waiting for a second
+   * pooled connection while others wait for that lock could starve the pool.
+   * A planner crash fails the execution instead of wedging it; a database
+   * error fails the pass (the sweep retries it).
+   */
+  private async decide(q: Queryable, state: ExecutionState, event: LedgerEvent): Promise<EventDraft<EventTypeName>[]> {
     const { catalog, payloads, engine, ledger } = this.deps;
+    const store = this.deps.payloadStoreWithin(q);
+    const playbook = await catalog.playbook(state.catalogId, q);
+    await payloads.preloadState(state, store);
+    await payloads.preloadEvent(event, store);
+    const env: PlannerEnv = {
+      now: ledger.now(),
+      newId: () => ledger.ids.next(),
+      random: this.deps.random ?? Math.random,
+      engine,
+      resolve: payloads.resolve,
+    };
+    let drafts: EventDraft<EventTypeName>[];
     try {
-      const playbook = await catalog.playbook(state.catalogId);
-      await payloads.preloadState(state);
-      await payloads.preloadEvent(event);
-      const env: PlannerEnv = {
-        now: ledger.now(),
-        newId: () => ledger.ids.next(),
-        random: this.deps.random ?? Math.random,
-        engine,
-        resolve: payloads.resolve,
-      };
-      return plan(playbook, state, event, env);
+      drafts = plan(playbook, state, event, env);
     } catch (error) {
       if (state.status !== 'RUNNING') return [];
       const message = error instanceof Error ? error.message : String(error);
@@ -160,6 +181,7 @@ export class Scheduler {
         },
       ];
     }
+    return offloadCollections(drafts, { store, scope: ledger.scope, inlineLimitBytes: this.deps.inlineLimitBytes });
   }
 
   private async stateAt(q: Queryable, executionId: string, version: number): Promise<{ state: ExecutionState | undefined; version: number }> {
@@ -194,7 +216,10 @@ export class Scheduler {
       metrics.commandsIssued.inc({ kind: work.kind });
       bus.publish(Subjects.work(tenant), work);
     }
-    for (const dueAt of effects.timers) this.deps.followUps.timerArmed(dueAt);
+    for (const stage of effects.stages) {
+      for (let slot = 0; slot < stage.slots; slot++) bus.publish(Subjects.frames(tenant), { stage_id: stage.stage_id, execution_id: stage.execution_id });
+    }
+    for (const timer of effects.timers) this.deps.followUps.timerArmed(timer);
     for (const commandId of effects.cancelledCommands) this.deps.followUps.commandCancelled(commandId);
     if (terminal) {
       metrics.executionsFinished.inc({ status: terminal.status });

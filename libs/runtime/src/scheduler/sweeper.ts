@@ -1,5 +1,5 @@
 import { EventType, type ExecutionState, type JsonObject } from '@noetl/event-kernel';
-import type { Database } from '@noetl/storage';
+import type { Database, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { Subjects, type Bus } from '../bus/bus';
 import type { LocalControlPlane } from '../control-plane/local-control-plane';
@@ -7,6 +7,8 @@ import type { ExecutionService } from '../executions/execution.service';
 import type { Ledger } from '../ledger';
 import type { Scheduler, SchedulerFollowUps } from './scheduler';
 import { childOutcome, type ChildEnd } from './child-outcome';
+import { reapExpiredFrames, reofferStages } from './frame-reaper';
+import type { ArmedTimer } from './materialize';
 
 export interface SweeperDeps {
   db: Database;
@@ -21,12 +23,24 @@ export interface SweeperDeps {
 
 const SWEEP_LIMIT = 100;
 
+interface DueTimer {
+  timer_id: string;
+  execution_id: string;
+  purpose: 'retry' | 'sleep';
+  running: boolean;
+}
+
+/** This scope's due, unfired timers with whether their execution still runs; callers add the filter, order and lock. */
+const DUE_TIMERS = `SELECT t.timer_id, t.execution_id, t.purpose, e.status = 'RUNNING' AS running
+  FROM noetl.timer t JOIN noetl.execution e ON e.execution_id = t.execution_id
+ WHERE t.fired_at IS NULL AND t.due_at <= now() AND t.tenant_id = $1 AND t.organization_id = $2`;
+
 /**
  * The scheduler's safety net (DESIGN.md s4 "Reaper and timers", invariant 5):
  * nothing here is needed when every message arrives and no process dies, and
  * everything here is idempotent. Each sweep fires due timers, abandons
- * commands whose lease expired (the planner re-issues them), offers
- * unclaimed commands again, plans executions with unplanned events (lost
+ * commands whose lease expired (the planner re-issues them), reaps frames
+ * whose lease expired, offers unclaimed commands and frames again, plans executions with unplanned events (lost
  * notifications, a restart), and settles parent/child links a crash left
  * half done. It is also the scheduler's follow-up after a commit.
  */
@@ -41,12 +55,25 @@ export class Sweeper implements SchedulerFollowUps {
   async sweep(): Promise<void> {
     await this.fireDueTimers();
     await this.abandonExpiredLeases();
+    await this.reapFrames();
     await this.renotifyUnclaimed();
+    await reofferStages(this.deps.db, this.deps.ledger, this.deps.bus, this.renotifyAfterMs());
     await this.settleChildren();
     await this.planBacklog();
   }
 
-  timerArmed(dueAt: Date): void {
+  /** Frames whose lease ran out: abandoned and offered again whole, or failed past their attempts. */
+  private async reapFrames(): Promise<void> {
+    const { executions, stages } = await reapExpiredFrames(this.deps.db, this.deps.ledger);
+    for (const stage of stages) this.deps.bus.publish(Subjects.frames(this.deps.ledger.scope.tenantId), stage);
+    for (const executionId of executions) void this.scheduler.process(executionId);
+  }
+
+  private renotifyAfterMs(): number {
+    return this.deps.renotifyAfterMs ?? 5000;
+  }
+
+  timerArmed({ dueAt }: ArmedTimer): void {
     const delay = Math.max(0, dueAt.getTime() - this.deps.ledger.now().getTime());
     // Past the sweep's own period the sweep finds it; a near timer fires on time.
     if (delay > 2_147_000_000) return;
@@ -82,39 +109,60 @@ export class Sweeper implements SchedulerFollowUps {
   async fireDueTimers(): Promise<void> {
     const { db, ledger } = this.deps;
     const fired = await db.transaction(async (q) => {
-      const due = await q.query<{ timer_id: string; execution_id: string; purpose: 'retry' | 'sleep'; running: boolean }>(
-        `SELECT t.timer_id, t.execution_id, t.purpose, e.status = 'RUNNING' AS running
-           FROM noetl.timer t JOIN noetl.execution e ON e.execution_id = t.execution_id
-          WHERE t.fired_at IS NULL AND t.due_at <= now() AND t.tenant_id = $1 AND t.organization_id = $2
-          ORDER BY t.due_at LIMIT $3 FOR UPDATE OF t SKIP LOCKED`,
-        [ledger.scope.tenantId, ledger.scope.organizationId, SWEEP_LIMIT],
-      );
-      const live: typeof due = [];
-      const retired: string[] = [];
+      const due = await q.query<DueTimer>(`${DUE_TIMERS} ORDER BY t.due_at LIMIT $3 FOR UPDATE OF t SKIP LOCKED`, [
+        ledger.scope.tenantId,
+        ledger.scope.organizationId,
+        SWEEP_LIMIT,
+      ]);
+      const live: string[] = [];
       // Stream locks in one order, so two sweeps never wait on each other in a cycle.
       const byExecution = [...due].sort((a, b) => (BigInt(a.execution_id) < BigInt(b.execution_id) ? -1 : 1));
-      for (const timer of byExecution) {
-        const executionId = String(timer.execution_id);
-        await ledger.lockStream(q, executionId);
-        if (!timer.running || (await ledger.hasEnded(q, executionId))) {
-          retired.push(timer.timer_id);
-          continue;
-        }
-        live.push(timer);
-        const [result] = await ledger.append(q, [
-          {
-            type: EventType.TimerFired,
-            executionId,
-            idempotencyKey: `timer-fired:${timer.timer_id}`,
-            payload: { timer_id: String(timer.timer_id), purpose: timer.purpose },
-          },
-        ]);
-        await q.query('UPDATE noetl.timer SET fired_at = now(), fired_event_id = $2 WHERE timer_id = $1::bigint', [timer.timer_id, result?.event.event_id ?? null]);
-      }
-      if (retired.length > 0) await q.query('UPDATE noetl.timer SET fired_at = now() WHERE timer_id = ANY($1::bigint[])', [retired]);
-      return live.map((timer) => String(timer.execution_id));
+      for (const timer of byExecution) if (await this.fire(q, timer)) live.push(String(timer.execution_id));
+      return live;
     });
     for (const executionId of new Set(fired)) void this.scheduler.process(executionId);
+  }
+
+  /**
+   * Fires one timer as the sweep would (the retry lane's job), when it is due
+   * and unfired. False when it is not due yet, already fired or retired, or a
+   * sweep holds it right now (that sweep fires it). Rows are locked in the
+   * sweep's order, timer row then stream, so the two never deadlock.
+   */
+  async fireTimer(timerId: string): Promise<boolean> {
+    const { db, ledger } = this.deps;
+    const executionId = await db.transaction(async (q) => {
+      const [timer] = await q.query<DueTimer>(`${DUE_TIMERS} AND t.timer_id = $3::bigint FOR UPDATE OF t SKIP LOCKED`, [
+        ledger.scope.tenantId,
+        ledger.scope.organizationId,
+        timerId,
+      ]);
+      return timer && (await this.fire(q, timer)) ? String(timer.execution_id) : undefined;
+    });
+    if (executionId === undefined) return false;
+    void this.scheduler.process(executionId);
+    return true;
+  }
+
+  /** A due timer whose row `q` holds: fired (true), or retired without an event when its execution has ended. */
+  private async fire(q: Queryable, timer: DueTimer): Promise<boolean> {
+    const { ledger } = this.deps;
+    const executionId = String(timer.execution_id);
+    await ledger.lockStream(q, executionId);
+    if (!timer.running || (await ledger.hasEnded(q, executionId))) {
+      await q.query('UPDATE noetl.timer SET fired_at = now() WHERE timer_id = $1::bigint', [timer.timer_id]);
+      return false;
+    }
+    const [result] = await ledger.append(q, [
+      {
+        type: EventType.TimerFired,
+        executionId,
+        idempotencyKey: `timer-fired:${timer.timer_id}`,
+        payload: { timer_id: String(timer.timer_id), purpose: timer.purpose },
+      },
+    ]);
+    await q.query('UPDATE noetl.timer SET fired_at = now(), fired_event_id = $2 WHERE timer_id = $1::bigint', [timer.timer_id, result?.event.event_id ?? null]);
+    return true;
   }
 
   /** Leases that ran out -> `command.abandoned`; the planner issues the next attempt or fails the step. */
@@ -173,7 +221,7 @@ export class Sweeper implements SchedulerFollowUps {
              AND tenant_id = $1 AND organization_id = $2
            ORDER BY created_at LIMIT $4)
         RETURNING command_id, execution_id`,
-      [ledger.scope.tenantId, ledger.scope.organizationId, this.deps.renotifyAfterMs ?? 5000, SWEEP_LIMIT],
+      [ledger.scope.tenantId, ledger.scope.organizationId, this.renotifyAfterMs(), SWEEP_LIMIT],
     );
     for (const row of rows) {
       bus.publish(Subjects.work(ledger.scope.tenantId), { command_id: String(row.command_id), execution_id: String(row.execution_id) });

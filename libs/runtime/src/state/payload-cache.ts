@@ -1,5 +1,5 @@
 import type { ExecutionState, Json, LedgerEvent, PayloadRef } from '@noetl/event-kernel';
-import { getJson, type PayloadStore, type TenantScope } from '@noetl/storage';
+import { ARROW_STREAM_MEDIA_TYPE, decodeFrameOutput, getJson, type PayloadStore, type TenantScope } from '@noetl/storage';
 
 /**
  * Payload-store values by sha256, loaded ahead of the synchronous code that
@@ -15,8 +15,8 @@ export class PayloadCache {
     private readonly capacity = 256,
   ) {}
 
-  /** Loads every ref the state's results and loops point at. */
-  async preloadState(state: ExecutionState): Promise<void> {
+  /** Loads every ref the state's results and loops point at (misses read through `via`, default the cache's store). */
+  async preloadState(state: ExecutionState, via?: PayloadStore): Promise<void> {
     const refs: PayloadRef[] = [];
     for (const stored of Object.values(state.results)) if (stored.ref) refs.push(stored.ref);
     for (const loop of Object.values(state.loops)) {
@@ -24,26 +24,32 @@ export class PayloadCache {
       for (const frame of Object.values(loop.frames)) if (frame.outputRef) refs.push(frame.outputRef);
     }
     if (state.resultRef) refs.push(state.resultRef);
-    await this.preload(refs);
+    await this.preload(refs, via);
   }
 
   /** Loads the refs an event carries (`result_ref`, `output_ref`, ... and the envelope's `payload_ref`). */
-  async preloadEvent(event: LedgerEvent): Promise<void> {
+  async preloadEvent(event: LedgerEvent, via?: PayloadStore): Promise<void> {
     const refs: PayloadRef[] = event.payload_ref ? [event.payload_ref] : [];
     for (const [key, value] of Object.entries(event.payload as object)) {
       if (key.endsWith('_ref') && isPayloadRef(value)) refs.push(value);
     }
-    await this.preload(refs);
+    await this.preload(refs, via);
   }
 
-  async preload(refs: readonly PayloadRef[]): Promise<void> {
+  async preload(refs: readonly PayloadRef[], via: PayloadStore = this.store): Promise<void> {
     for (const ref of refs) {
       if (this.values.has(ref.sha256)) {
         this.touch(ref.sha256);
         continue;
       }
-      this.remember(ref.sha256, await getJson(this.store, ref, this.scope));
+      this.remember(ref.sha256, await this.load(ref, via));
     }
+  }
+
+  /** JSON as stored; a frame's Arrow output as its rows' results, in row order (what the planner aggregates). */
+  private async load(ref: PayloadRef, via: PayloadStore): Promise<Json> {
+    if (ref.media_type !== ARROW_STREAM_MEDIA_TYPE) return getJson(via, ref, this.scope);
+    return decodeFrameOutput(await via.get(ref, this.scope)).map((row) => row.result ?? null);
   }
 
   /** @throws when the ref was not preloaded: a caller bug, not a data problem. */

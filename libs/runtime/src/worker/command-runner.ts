@@ -31,16 +31,9 @@ export type CommandReport = { status: 'COMPLETED'; request: Omit<CompleteRequest
  * continuation, tools from the registry. Never throws for a failed call: the
  * report says FAILED with the classified error (a template error included).
  */
-export async function runCommand(command: ClaimedCommand, signal: AbortSignal, deps: CommandRunnerDeps): Promise<CommandReport> {
+export async function runCommand(command: ClaimedCommand, signal: AbortSignal, interpreter: InterpreterDeps): Promise<CommandReport> {
   const started = performance.now();
   const spec = command.spec;
-  const interpreter: InterpreterDeps = {
-    engine: deps.engine,
-    callTool: (kind, config, callSignal) => callTool(deps, command, kind, config, callSignal),
-    sleep: (ms, sleepSignal) => sleep(ms, sleepSignal),
-    random: Math.random,
-    monotonicMs: () => performance.now(),
-  };
   const outcome = await runStepCall(
     {
       stepName: command.step,
@@ -61,9 +54,27 @@ export async function runCommand(command: ClaimedCommand, signal: AbortSignal, d
   return { status: 'FAILED', request: { error: eventErrorOf(outcome.error, command.step), ...common } };
 }
 
+/** What runs a call at the worker: the registry's tools, real time, real randomness. */
+export function workerInterpreter(deps: CommandRunnerDeps, at: CallSite): InterpreterDeps {
+  return {
+    engine: deps.engine,
+    callTool: (kind, config, signal) => callTool(deps, at, kind, config, signal),
+    sleep: (ms, signal) => sleep(ms, signal),
+    random: Math.random,
+    monotonicMs: () => performance.now(),
+  };
+}
+
+/** Where a call runs: its execution, step and (plain) scope. */
+interface CallSite {
+  executionId: string;
+  step: string;
+  scope: Record<string, unknown>;
+}
+
 async function callTool(
   deps: CommandRunnerDeps,
-  command: ClaimedCommand,
+  at: CallSite,
   kind: ToolKind,
   config: Record<string, unknown>,
   signal: AbortSignal,
@@ -77,16 +88,16 @@ async function callTool(
   if (kind === 'playbook' || kind === 'workbook') {
     throw new CallError({
       kind: 'internal',
-      message: `a ${kind} task inside a pipeline is not supported yet (step ${command.step}); make it a step of its own`,
+      message: `a ${kind} task inside a pipeline or a loop body is not supported yet (step ${at.step}); make it a step of its own`,
       retryable: false,
     });
   }
   return deps.tools.get(kind).run(config, {
     signal,
-    executionId: command.execution_id,
+    executionId: at.executionId,
     resolveCredential: deps.resolveCredential,
     pythonEnabled: deps.pythonEnabled,
-    scope: command.scope,
+    scope: at.scope,
     ...(deps.onOutput ? { onOutput: deps.onOutput } : {}),
   });
 }

@@ -1,14 +1,15 @@
 import type { JsonObject } from '@noetl/event-kernel';
-import { isJsonObject, toPlainJson, withResultViews, type ExpressionEngine, type Task, type ToolSpec } from '@noetl/dsl';
+import { isJsonObject, toPlainJson, withResultViews, type ExpressionEngine, type InterpreterDeps, type Task, type ToolSpec } from '@noetl/dsl';
 import type { ToolRegistry } from '@noetl/tools';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { QueueGroups, Subjects, type Bus, type Unsubscribe } from '../bus/bus';
-import type { ClaimedCommand, ControlPlane } from '../control-plane/control-plane';
+import type { ClaimedCommand, ControlPlane, HeartbeatResult } from '../control-plane/control-plane';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError } from '../runtime-error';
-import { runCommand } from './command-runner';
+import { runCommand, workerInterpreter } from './command-runner';
+import { runClaimedFrame } from './frame-runner';
 
 export interface WorkerOptions {
   controlPlane: ControlPlane;
@@ -32,53 +33,96 @@ export interface WorkerOptions {
  */
 export class Worker {
   readonly workerId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  private readonly queue: string[] = [];
-  private readonly queued = new Set<string>();
-  private readonly inFlight = new Map<string, AbortController>();
-  private unsubscribe?: Unsubscribe;
+  /** Offers waiting for a free slot: a command to claim, or a stage to claim a frame of. */
+  private readonly queue: Offer[] = [];
+  private readonly queuedCommands = new Set<string>();
+  private readonly inFlight = new Set<AbortController>();
+  private readonly unsubscribe: Unsubscribe[] = [];
   private stopping = false;
 
   constructor(private readonly options: WorkerOptions) {}
 
   start(): void {
-    this.unsubscribe = this.options.bus.subscribe(
-      Subjects.work(this.options.tenantId),
-      (message) => {
-        if (typeof message['command_id'] === 'string') this.offer(message['command_id']);
-      },
-      { queue: QueueGroups.workers },
+    const { bus, tenantId } = this.options;
+    this.unsubscribe.push(
+      bus.subscribe(
+        Subjects.work(tenantId),
+        (message) => {
+          if (typeof message['command_id'] === 'string') this.offer({ kind: 'command', id: message['command_id'] });
+        },
+        { queue: QueueGroups.workers },
+      ),
+      // Each message is one frame slot of a stage: several may arrive for one stage, and each runs.
+      bus.subscribe(
+        Subjects.frames(tenantId),
+        (message) => {
+          if (typeof message['stage_id'] === 'string') this.offer({ kind: 'stage', id: message['stage_id'] });
+        },
+        { queue: QueueGroups.workers },
+      ),
     );
   }
 
-  /** Aborts running calls (their commands' leases run out and the reaper re-issues them) and waits for them. */
+  /** Aborts running calls (their leases run out and the reaper re-issues them) and waits for them. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.unsubscribe?.();
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
     this.queue.length = 0;
-    this.queued.clear();
-    for (const controller of this.inFlight.values()) controller.abort();
+    this.queuedCommands.clear();
+    for (const controller of this.inFlight) controller.abort();
     while (this.inFlight.size > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
-  offer(commandId: string): void {
-    if (this.stopping || this.queued.has(commandId) || this.inFlight.has(commandId)) return;
-    this.queued.add(commandId);
-    this.queue.push(commandId);
+  offer(offer: Offer): void {
+    if (this.stopping) return;
+    if (offer.kind === 'command') {
+      if (this.queuedCommands.has(offer.id)) return;
+      this.queuedCommands.add(offer.id);
+    }
+    this.queue.push(offer);
     this.pump();
   }
 
   private pump(): void {
     while (!this.stopping && this.inFlight.size < this.options.concurrency && this.queue.length > 0) {
-      const commandId = this.queue.shift()!;
-      this.queued.delete(commandId);
+      const offer = this.queue.shift()!;
+      if (offer.kind === 'command') this.queuedCommands.delete(offer.id);
       const controller = new AbortController();
-      this.inFlight.set(commandId, controller);
-      void this.execute(commandId, controller)
-        .catch((error: unknown) => this.options.logger.error({ err: error, command_id: commandId }, 'command run failed'))
+      this.inFlight.add(controller);
+      const run = offer.kind === 'command' ? this.execute(offer.id, controller) : this.executeFrame(offer.id, controller);
+      void run
+        .catch((error: unknown) => this.options.logger.error({ err: error, [`${offer.kind}_id`]: offer.id }, `${offer.kind} run failed`))
         .finally(() => {
-          this.inFlight.delete(commandId);
+          this.inFlight.delete(controller);
           this.pump();
         });
+    }
+  }
+
+  /** Claims a frame of the stage, interprets its rows, commits it; nothing claimable is fine (the offer was stale). */
+  private async executeFrame(stageId: string, controller: AbortController): Promise<void> {
+    const { controlPlane } = this.options;
+    const frame = await controlPlane.claimFrame(stageId, { worker_id: this.workerId }).catch((error: unknown) => {
+      if (error instanceof RuntimeError) return null;
+      throw error;
+    });
+    if (!frame) return;
+    const log = this.options.logger.child({ execution_id: frame.execution_id, step: frame.step, frame_id: frame.frame_id });
+    const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeatFrame(frame.frame_id, { worker_id: this.workerId, lease_ms: frame.lease_ms });
+    const heartbeat = this.keepLease(beat, frame.lease_ms, controller, log);
+    try {
+      const report = await runClaimedFrame(frame, controller.signal, this.interpreterFor(frame.execution_id, frame.step, frame.scope, async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { worker_id: this.workerId, name })).data));
+      if (controller.signal.aborted) return;
+      const send =
+        report.status === 'COMMITTED'
+          ? controlPlane.commitFrame(frame.frame_id, { worker_id: this.workerId, ...report.request })
+          : controlPlane.failFrame(frame.frame_id, { worker_id: this.workerId, ...report.request });
+      await send.catch((error: unknown) => {
+        if (error instanceof RuntimeError) log.warn({ code: error.code }, `frame report refused: ${error.message}`);
+        else throw error;
+      });
+    } finally {
+      clearInterval(heartbeat);
     }
   }
 
@@ -93,19 +137,18 @@ export class Worker {
       throw error;
     }
     const log = this.options.logger.child({ execution_id: command.execution_id, step: command.step, command_id: commandId });
-    const heartbeat = this.keepLease(command, controller, log);
+    const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeat(commandId, { worker_id: this.workerId, lease_ms: leaseMs });
+    const heartbeat = this.keepLease(beat, leaseMs, controller, log);
     try {
       if (command.kind === 'playbook') {
         await this.startChild(command);
         return;
       }
-      const report = await runCommand(command, controller.signal, {
-        tools: this.options.tools,
-        engine: this.options.engine,
-        pythonEnabled: this.options.pythonEnabled,
-        resolveCredential: async (name) => (await controlPlane.resolveCredential(commandId, { worker_id: this.workerId, name })).data,
-        onOutput: (stream, text) => log.debug({ stream }, text),
-      });
+      const report = await runCommand(
+        command,
+        controller.signal,
+        this.interpreterFor(command.execution_id, command.step, command.scope, async (name) => (await controlPlane.resolveCredential(commandId, { worker_id: this.workerId, name })).data),
+      );
       if (controller.signal.aborted) return;
       this.options.metrics.stepDuration.observe({ kind: command.kind }, (report.request.duration_ms ?? 0) / 1000);
       const send =
@@ -146,14 +189,32 @@ export class Worker {
     });
   }
 
-  private keepLease(command: ClaimedCommand, controller: AbortController, log: Logger): NodeJS.Timeout {
-    const { controlPlane, leaseMs } = this.options;
+  private interpreterFor(
+    executionId: string,
+    step: string,
+    scope: Record<string, unknown>,
+    resolveCredential: (name: string) => Promise<Record<string, unknown>>,
+  ): InterpreterDeps {
+    const log = this.options.logger.child({ execution_id: executionId, step });
+    return workerInterpreter(
+      {
+        tools: this.options.tools,
+        engine: this.options.engine,
+        pythonEnabled: this.options.pythonEnabled,
+        resolveCredential,
+        onOutput: (stream, text) => log.debug({ stream }, text),
+      },
+      { executionId, step, scope },
+    );
+  }
+
+  /** Heartbeats at a third of the lease; a cancelled execution or a lost lease aborts the run. */
+  private keepLease(beat: () => Promise<HeartbeatResult>, leaseMs: number, controller: AbortController, log: Logger): NodeJS.Timeout {
     const timer = setInterval(() => {
-      controlPlane
-        .heartbeat(command.command_id, { worker_id: this.workerId, lease_ms: leaseMs })
+      beat()
         .then((result) => {
           if (result.cancelled) {
-            log.info('command cancelled; aborting');
+            log.info('execution cancelled; aborting');
             controller.abort();
           }
         })
@@ -168,3 +229,5 @@ export class Worker {
     return timer;
   }
 }
+
+type Offer = { kind: 'command'; id: string } | { kind: 'stage'; id: string };

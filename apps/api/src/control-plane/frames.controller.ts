@@ -1,0 +1,62 @@
+import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Engine, type ClaimedFrame, type HeartbeatResult, type ResolvedCredential } from '@noetl/runtime';
+import { ApiErrorDto } from '../errors/api-error.dto';
+import { CredentialRequestDto, FailDto, LeaseDto } from './control-plane-requests.dto';
+import { HeartbeatResultDto, ResolvedCredentialDto } from './control-plane-responses.dto';
+import { CommitFrameDto } from './frame-requests.dto';
+import { FrameClaimDto, FrameReportedDto } from './frame-responses.dto';
+
+/** The frame side of the worker control plane over HTTP (DESIGN.md s6). */
+@ApiTags('control-plane')
+@ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such stage or frame' })
+@Controller('api')
+export class FramesController {
+  constructor(private readonly engine: Engine) {}
+
+  @Post('stages/:id/frames/claim')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: "Take the lease on a stage's next claimable frame; `frame` is null when none is claimable now" })
+  @ApiOkResponse({ type: FrameClaimDto })
+  async claim(@Param('id') id: string, @Body() body: LeaseDto): Promise<{ frame: ClaimedFrame | null }> {
+    return { frame: await this.engine.controlPlane.claimFrame(id, body) };
+  }
+
+  @Post('frames/:id/heartbeat')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: "Extend the frame's lease; the answer says whether the execution ended" })
+  @ApiOkResponse({ type: HeartbeatResultDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost, or already_terminal' })
+  heartbeat(@Param('id') id: string, @Body() body: LeaseDto): Promise<HeartbeatResult> {
+    return this.engine.controlPlane.heartbeatFrame(id, body);
+  }
+
+  @Post('frames/:id/commit')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Commit the frame: one frame.committed with its row outcomes' })
+  @ApiOkResponse({ type: FrameReportedDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'A late or duplicate commit (already_terminal), or lease_lost' })
+  async commit(@Param('id') id: string, @Body() body: CommitFrameDto): Promise<FrameReportedDto> {
+    await this.engine.controlPlane.commitFrame(id, body);
+    return { frame_id: id, status: 'COMMITTED' };
+  }
+
+  @Post('frames/:id/fail')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Report that the frame could not run: frame.failed' })
+  @ApiOkResponse({ type: FrameReportedDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'A late or duplicate report (already_terminal), or lease_lost' })
+  async fail(@Param('id') id: string, @Body() body: FailDto): Promise<FrameReportedDto> {
+    await this.engine.controlPlane.failFrame(id, body);
+    return { frame_id: id, status: 'FAILED' };
+  }
+
+  @Post('frames/:id/credential')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: "A credential's data, for the worker that holds the frame's lease" })
+  @ApiOkResponse({ type: ResolvedCredentialDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost, or already_terminal' })
+  credential(@Param('id') id: string, @Body() body: CredentialRequestDto): Promise<ResolvedCredential> {
+    return this.engine.controlPlane.resolveFrameCredential(id, body);
+  }
+}

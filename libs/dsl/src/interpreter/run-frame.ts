@@ -1,0 +1,147 @@
+import type { CallErrorInfo, JsonObject, Policy, Sink, ToolSpec } from '../model';
+import { evaluatePolicies } from '../policy';
+import { toCallErrorInfo } from './call-errors';
+import type { CallRecord, InterpreterDeps, StepCallResult } from './interpreter-deps';
+import { runSinkRecorded } from './run-sink';
+import { extendScope } from './run-state';
+import { runStepCall } from './run-step-call';
+
+export interface FrameArgs {
+  stepName: string;
+  tool: ToolSpec;
+  stepInput: JsonObject;
+  /** The step's unified `retry:` policies: error-side ones retry a failing row in process. */
+  retry: Policy[];
+  /** Bound as `iter.<iterator>` and as the bare name. */
+  iterator: string;
+  /** row: the body once per row; frame: once for the frame, with `frame.rows`. */
+  process: 'row' | 'frame';
+  sink?: Sink;
+  /** The frame's rows, in collection order. */
+  rows: unknown[];
+  /** Collection index of `rows[0]`. */
+  firstIndex: number;
+  /** Collection size; null when unknown (a cursor loop). */
+  total: number | null;
+  frameIndex: number;
+  /** Rows run at once inside the frame (`frame.row_concurrency`). */
+  rowConcurrency: number;
+  scope: Record<string, unknown>;
+  signal: AbortSignal;
+}
+
+export interface RowResult {
+  /** Collection index. */
+  index: number;
+  status: 'ok' | 'error';
+  result?: unknown;
+  error?: CallErrorInfo;
+}
+
+export interface FrameRunResult {
+  /** In row order. */
+  rows: RowResult[];
+  /** `ctx.*` writes of the rows, flat by dotted key, applied in row order. */
+  ctx: Record<string, unknown>;
+  calls: CallRecord[];
+}
+
+/**
+ * Interprets a loop body for one frame in process (DSL.md s4, s4.1): per row
+ * (or once, `process: frame`) the step's tool or pipeline runs with the
+ * iteration in scope; a failing row is retried here by the step's
+ * error-side policies, with their backoff; a row that succeeds runs the
+ * per-iteration `sink` in the same unit of work, and a failing sink fails the
+ * row. Never throws for a row's failure: the row says `error`.
+ */
+export async function runFrame(args: FrameArgs, deps: InterpreterDeps): Promise<FrameRunResult> {
+  const calls: CallRecord[] = [];
+  if (args.process === 'frame') {
+    const scope = extendScope(args.scope, {
+      frame: { rows: args.rows, row_count: args.rows.length, index: args.frameIndex },
+      loop: { index: args.firstIndex, length: args.total },
+    });
+    const outcome = await runIteration(args, scope, calls, deps);
+    const perRow = Array.isArray(outcome.result) && outcome.result.length === args.rows.length ? outcome.result : undefined;
+    const rows = args.rows.map((_, position): RowResult => ({
+      ...outcome.row,
+      index: args.firstIndex + position,
+      ...(outcome.row.status === 'ok' ? { result: perRow ? perRow[position] : outcome.result } : {}),
+    }));
+    return { rows, ctx: outcome.ctx, calls };
+  }
+  const results: { row: RowResult; ctx: Record<string, unknown> }[] = new Array(args.rows.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < args.rows.length) {
+      const position = next++;
+      const index = args.firstIndex + position;
+      const item = args.rows[position];
+      const iter = {
+        ...(isRecord(args.scope['iter']) ? args.scope['iter'] : {}),
+        [args.iterator]: item,
+        _index: index,
+        _first: index === 0,
+        _last: args.total !== null && index === args.total - 1,
+      };
+      const scope = extendScope(args.scope, { [args.iterator]: item, iter, loop: { index, length: args.total } });
+      const outcome = await runIteration(args, scope, calls, deps);
+      results[position] = { row: { ...outcome.row, index, ...(outcome.row.status === 'ok' ? { result: outcome.result } : {}) }, ctx: outcome.ctx };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(args.rowConcurrency, args.rows.length)) }, lane));
+  const ctx: Record<string, unknown> = {};
+  for (const { ctx: writes } of results) {
+    for (const [key, value] of Object.entries(writes)) {
+      delete ctx[key];
+      ctx[key] = value;
+    }
+  }
+  return { rows: results.map(({ row }) => row), ctx, calls };
+}
+
+interface IterationOutcome {
+  row: Omit<RowResult, 'index' | 'result'>;
+  result?: unknown;
+  ctx: Record<string, unknown>;
+}
+
+/** One iteration: the call with in-process error retry, then the sink. */
+async function runIteration(args: FrameArgs, scope: Record<string, unknown>, calls: CallRecord[], deps: InterpreterDeps): Promise<IterationOutcome> {
+  let outcome: StepCallResult;
+  for (let attempt = 1; ; attempt++) {
+    outcome = await runStepCall({ stepName: args.stepName, tool: args.tool, stepInput: args.stepInput, retry: args.retry, scope, signal: args.signal }, deps);
+    calls.push(...outcome.calls);
+    if (outcome.status === 'ok' || args.signal.aborted) break;
+    let decision;
+    try {
+      decision = evaluatePolicies(args.retry, { status: 'error', error: outcome.error, attempt, durationMs: 0 }, {
+        evaluateWhen: (when, whenScope) => deps.engine.evaluateCondition(when, whenScope),
+        random: deps.random,
+        scope,
+      });
+    } catch (error) {
+      return { row: { status: 'error', error: toCallErrorInfo(error) }, ctx: outcome.ctx };
+    }
+    if (decision.kind === 'retry') {
+      await deps.sleep(decision.delayMs, args.signal).catch(() => undefined);
+      continue;
+    }
+    if (decision.kind === 'complete' || decision.kind === 'break') {
+      // The policy lets the iteration proceed with the error as its result (as the durable path does for a step).
+      return { row: { status: 'ok' }, result: { status: 'error', error: outcome.error }, ctx: outcome.ctx };
+    }
+    break;
+  }
+  if (outcome.status === 'error') return { row: { status: 'error', error: outcome.error }, ctx: outcome.ctx };
+  if (args.sink) {
+    const sink = await runSinkRecorded(args.sink, { iterationResult: outcome.result, scope: extendScope(scope, { iter: outcome.iter }), signal: args.signal }, deps);
+    calls.push(...sink.records);
+    if (sink.status === 'error') return { row: { status: 'error', error: sink.error }, ctx: outcome.ctx };
+  }
+  return { row: { status: 'ok' }, result: outcome.result, ctx: outcome.ctx };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

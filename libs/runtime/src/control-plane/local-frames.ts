@@ -1,0 +1,245 @@
+import { EventType, type EventDraft, type EventTypeName, type Json, type RowOutcome } from '@noetl/event-kernel';
+import { loopBodySpec } from '@noetl/dsl';
+import { putFrameOutput, type FrameOutputRow, type Queryable } from '@noetl/storage';
+import { Subjects } from '../bus/bus';
+import { RuntimeError, notFound } from '../runtime-error';
+import type { LocalControlPlaneDeps } from './local-control-plane';
+import {
+  DEFAULT_FRAME_LEASE_MS,
+  type ClaimRequest,
+  type ClaimedFrame,
+  type ClaimedCommand,
+  type CommitFrameRequest,
+  type FailRequest,
+  type HeartbeatResult,
+  type LeaseRequest,
+} from './control-plane';
+import { frameLeaseMs, lockFrame, lockStage, type FrameRow } from './frame-row';
+
+type ScopeOf = (executionId: string) => Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>>;
+
+/**
+ * The frame side of the in-process control plane (DESIGN.md "Loops are
+ * stages of frames"). Same discipline as commands: the execution's stream
+ * lock first, then the stage or frame row; a frame takes one terminal
+ * report; nothing is appended after the execution's end.
+ */
+export class LocalFrames {
+  constructor(
+    private readonly deps: LocalControlPlaneDeps,
+    private readonly scopeOf: ScopeOf,
+  ) {}
+
+  async claim(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null> {
+    const { db, ledger } = this.deps;
+    const claimed = await db.transaction(async (q) => {
+      const stage = await lockStage(q, ledger.scope, stageId, (executionId) => ledger.lockStream(q, executionId));
+      if (!stage) throw notFound('stage', stageId);
+      if (stage.status !== 'OPEN' || (await ledger.hasEnded(q, stage.execution_id))) return null;
+      const [{ count }] = (await q.query<{ count: number }>(
+        `SELECT count(*)::int AS count FROM noetl.frame WHERE stage_id = $1::bigint AND status IN ('CLAIMED', 'RUNNING')`,
+        [stageId],
+      )) as [{ count: number }];
+      if (count >= stage.max_in_flight) return null;
+      const frame = (await nextPending(q, stageId)) ?? (stage.mode === 'cursor' ? await this.mintCursorFrame(q, stage) : undefined);
+      if (!frame) return null;
+      const leaseMs = request.lease_ms ?? frameLeaseMs(stage.frame_policy, DEFAULT_FRAME_LEASE_MS);
+      const leaseUntil = new Date(ledger.now().getTime() + leaseMs).toISOString();
+      const attempt = frame.attempts + 1;
+      const where = { executionId: stage.execution_id, step: stage.step_name, loopId: stage.loop_id, stageId, frameId: frame.frame_id };
+      await ledger.append(q, [
+        draft(where, EventType.FrameDispatched, { frame_id: frame.frame_id, stage_id: stageId, worker_id: request.worker_id, lease_until: leaseUntil, attempt }),
+        draft(where, EventType.FrameStarted, { frame_id: frame.frame_id, worker_id: request.worker_id, lease_until: leaseUntil }),
+      ]);
+      await q.query(
+        `UPDATE noetl.frame SET status = 'RUNNING', owner_worker = $2, lease_until = $3, attempts = $4 WHERE frame_id = $1::bigint`,
+        [frame.frame_id, request.worker_id, leaseUntil, attempt],
+      );
+      return { stage, frame, leaseMs, leaseUntil, attempt };
+    });
+    if (!claimed) return null;
+    const { stage, frame } = claimed;
+    const { states, catalog, payloads } = this.deps;
+    const loaded = await states.load(db, stage.execution_id);
+    const loop = loaded?.state.loops[stage.loop_id];
+    if (!loaded || !loop) throw new Error(`stage ${stageId} has no loop ${stage.loop_id} in its execution's state`);
+    const playbook = await catalog.playbook(loaded.state.catalogId);
+    const step = playbook.steps.find((candidate) => candidate.name === stage.step_name);
+    if (!step) throw new Error(`stage ${stageId} names step ${stage.step_name}, which its playbook lacks`);
+    const first = Number(frame.cursor.first ?? 0);
+    const collection = loop.collection ?? (loop.collectionRef ? ((await payloads.get(loop.collectionRef)) as Json[]) : []);
+    return {
+      frame_id: frame.frame_id,
+      stage_id: stageId,
+      loop_id: stage.loop_id,
+      execution_id: stage.execution_id,
+      step: stage.step_name,
+      frame_index: frame.frame_index,
+      attempt: claimed.attempt,
+      lease_until: claimed.leaseUntil,
+      lease_ms: claimed.leaseMs,
+      rows: stage.mode === 'cursor' ? [] : collection.slice(first, first + frame.row_count),
+      first_index: first,
+      total: loop.size,
+      spec: loopBodySpec(playbook, step),
+      ...(await this.scopeOf(stage.execution_id)),
+    };
+  }
+
+  async heartbeat(frameId: string, request: LeaseRequest): Promise<HeartbeatResult> {
+    const { db, ledger } = this.deps;
+    return db.transaction(async (q) => {
+      const frame = await this.locked(q, frameId);
+      if (await ledger.hasEnded(q, frame.execution_id)) return { lease_until: ledger.now().toISOString(), cancelled: true };
+      this.assertHolder(frame, request.worker_id);
+      const leaseUntil = new Date(ledger.now().getTime() + (request.lease_ms ?? frameLeaseMs(frame.frame_policy, DEFAULT_FRAME_LEASE_MS))).toISOString();
+      await ledger.append(q, [draft(where(frame), EventType.FrameHeartbeat, { frame_id: frameId, worker_id: request.worker_id, lease_until: leaseUntil })]);
+      await q.query('UPDATE noetl.frame SET lease_until = $2 WHERE frame_id = $1::bigint', [frameId, leaseUntil]);
+      return { lease_until: leaseUntil, cancelled: false };
+    });
+  }
+
+  async commit(frameId: string, request: CommitFrameRequest): Promise<void> {
+    const { db, ledger, payloadStore, inlineLimitBytes } = this.deps;
+    const rows = [...request.rows].sort((a, b) => a.index - b.index);
+    // Content-addressed: a retried commit stores the same bytes once.
+    const outputRef = await putFrameOutput(
+      payloadStore,
+      rows.map(({ error, ...row }): FrameOutputRow => ({ ...row, ...(error ? { error: { ...error } as Json } : {}) })),
+      ledger.scope,
+    );
+    const results: Json[] = rows.map((row) => row.result ?? null);
+    const inline = Buffer.byteLength(JSON.stringify(results)) <= inlineLimitBytes;
+    const frame = await db.transaction(async (q) => {
+      const locked = await this.lockedLive(q, frameId);
+      this.assertHolder(locked, request.worker_id);
+      const outcomes: RowOutcome[] = rows.map((row) => ({ index: row.index, status: row.status, ...(row.error ? { error: row.error } : {}) }));
+      const [appended] = await ledger.append(q, [
+        draft(where(locked), EventType.FrameCommitted, {
+          frame_id: frameId,
+          stage_id: locked.stage_id,
+          frame_index: locked.frame_index,
+          row_count: rows.length,
+          rows: outcomes,
+          ...(inline ? { results } : {}),
+          output_ref: outputRef,
+          ...(request.ctx && Object.keys(request.ctx).length > 0 ? { ctx: request.ctx } : {}),
+        }),
+      ]);
+      await q.query(
+        `UPDATE noetl.frame SET status = 'COMMITTED', lease_until = NULL, output_ref = $2::jsonb, row_count = $3, completed_at = now(),
+                terminal_event_id = $4 WHERE frame_id = $1::bigint`,
+        [frameId, JSON.stringify(outputRef), rows.length, appended?.event.event_id ?? null],
+      );
+      return locked;
+    });
+    this.afterTerminal(frame);
+  }
+
+  async fail(frameId: string, request: FailRequest): Promise<void> {
+    const { db, ledger } = this.deps;
+    const frame = await db.transaction(async (q) => {
+      const locked = await this.lockedLive(q, frameId);
+      this.assertHolder(locked, request.worker_id);
+      await ledger.append(q, [
+        draft(where(locked), EventType.FrameFailed, {
+          frame_id: frameId,
+          stage_id: locked.stage_id,
+          frame_index: locked.frame_index,
+          error: request.error,
+          attempt: locked.attempts,
+        }),
+      ]);
+      await q.query(`UPDATE noetl.frame SET status = 'FAILED', lease_until = NULL, completed_at = now() WHERE frame_id = $1::bigint`, [frameId]);
+      return locked;
+    });
+    this.afterTerminal(frame);
+  }
+
+  /** Throws unless the worker holds the frame's lease. */
+  async assertHeld(frameId: string, workerId: string): Promise<void> {
+    await this.deps.db.transaction(async (q) => this.assertHolder(await this.lockedLive(q, frameId), workerId));
+  }
+
+  /** The scheduler plans the frame's end; the stage's next frame is offered. */
+  private afterTerminal(frame: FrameRow): void {
+    const tenant = this.deps.ledger.scope.tenantId;
+    this.deps.bus.publish(Subjects.execution(tenant), { execution_id: frame.execution_id });
+    this.deps.bus.publish(Subjects.frames(tenant), { stage_id: frame.stage_id, execution_id: frame.execution_id });
+  }
+
+  /** A cursor stage's next frame slot, unless a claim already came back empty (the cursor is drained). */
+  private async mintCursorFrame(q: Queryable, stage: { stage_id: string; execution_id: string }): Promise<PendingFrame | undefined> {
+    const [state] = (await q.query<{ drained: boolean; next: number }>(
+      `SELECT bool_or(status = 'COMMITTED' AND row_count = 0) AS drained, COALESCE(max(frame_index) + 1, 0)::int AS next
+         FROM noetl.frame WHERE stage_id = $1::bigint`,
+      [stage.stage_id],
+    )) as [{ drained: boolean | null; next: number }];
+    if (state.drained) return undefined;
+    const frameId = this.deps.ledger.ids.next();
+    await q.query(
+      `INSERT INTO noetl.frame (frame_id, tenant_id, organization_id, stage_id, execution_id, frame_index, cursor, row_count)
+       VALUES ($1, $2, $3, $4, $5, $6, '{}'::jsonb, 0)`,
+      [frameId, this.deps.ledger.scope.tenantId, this.deps.ledger.scope.organizationId, stage.stage_id, stage.execution_id, state.next],
+    );
+    return { frame_id: frameId, frame_index: state.next, cursor: {}, row_count: 0, attempts: 0 };
+  }
+
+  private async locked(q: Queryable, frameId: string): Promise<FrameRow> {
+    const { ledger } = this.deps;
+    const frame = await lockFrame(q, ledger.scope, frameId, (executionId) => ledger.lockStream(q, executionId));
+    if (!frame) throw notFound('frame', frameId);
+    if (frame.status === 'COMMITTED' || frame.status === 'FAILED') {
+      throw new RuntimeError('already_terminal', `frame ${frameId} is already ${frame.status}`);
+    }
+    return frame;
+  }
+
+  /** `locked`, and the execution has not ended. */
+  private async lockedLive(q: Queryable, frameId: string): Promise<FrameRow> {
+    const frame = await this.locked(q, frameId);
+    if (await this.deps.ledger.hasEnded(q, frame.execution_id)) {
+      throw new RuntimeError('already_terminal', `execution ${frame.execution_id} of frame ${frameId} already ended`);
+    }
+    return frame;
+  }
+
+  private assertHolder(frame: FrameRow, workerId: string): void {
+    if (frame.status === 'PENDING' || frame.owner_worker !== workerId) {
+      throw new RuntimeError('lease_lost', `worker ${workerId} does not hold frame ${frame.frame_id} (${frame.status}, worker ${frame.owner_worker ?? '-'})`);
+    }
+  }
+}
+
+interface PendingFrame {
+  frame_id: string;
+  frame_index: number;
+  cursor: { first?: number };
+  row_count: number;
+  attempts: number;
+}
+
+async function nextPending(q: Queryable, stageId: string): Promise<PendingFrame | undefined> {
+  const [row] = await q.query<PendingFrame>(
+    `SELECT frame_id, frame_index, cursor, row_count, attempts FROM noetl.frame
+      WHERE stage_id = $1::bigint AND status = 'PENDING' ORDER BY frame_index LIMIT 1`,
+    [stageId],
+  );
+  return row ? { ...row, frame_id: String(row.frame_id) } : undefined;
+}
+
+interface FrameWhere {
+  executionId: string;
+  step: string;
+  loopId: string;
+  stageId: string;
+  frameId: string;
+}
+
+function where(frame: FrameRow): FrameWhere {
+  return { executionId: frame.execution_id, step: frame.step_name, loopId: frame.loop_id, stageId: frame.stage_id, frameId: frame.frame_id };
+}
+
+function draft<T extends EventTypeName>(at: FrameWhere, type: T, payload: EventDraft<T>['payload']): EventDraft<EventTypeName> {
+  return { type, ...at, payload } as EventDraft<EventTypeName>;
+}

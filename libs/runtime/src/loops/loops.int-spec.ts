@@ -1,0 +1,212 @@
+import { EventType } from '@noetl/event-kernel';
+import { startTestEngine, type TestEngine } from '../../../../test/support/test-engine';
+import { waitFor } from '../../../../test/support/wait-for';
+
+const LOOP = (path: string, mode: string, maxRows: number, extra = '') => `
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: loop, path: ${path}}
+workload: {numbers: [1, 2, 3, 4, 5, 6, 7]}
+workflow:
+  - step: start
+    tool: {kind: noop}
+    next: [{step: square}]
+  - step: square
+    loop:
+      in: "{{ numbers }}"
+      iterator: n
+      spec: {mode: ${mode}, max_in_flight: 3, frame: {max_rows: ${maxRows}}}
+    tool: {kind: javascript, code: "${extra}return {sq: input.n * input.n, index: input.i}", input: {n: "{{ n }}", i: "{{ iter._index }}"}}
+    next: [{step: end}]
+  - step: end
+    tool: {kind: javascript, code: "return {results: input.r, stats: input.s}", input: {r: "{{ square.results }}", s: "{{ square.stats }}"}}
+`;
+
+jest.setTimeout(60_000);
+
+describe('loops as stages of frames', () => {
+  let t: TestEngine;
+  beforeAll(async () => {
+    t = await startTestEngine({ env: { NOETL_WORKER_CONCURRENCY: '20' } });
+  });
+  afterAll(async () => t?.close());
+
+  it.each([
+    ['sequential', 1],
+    ['parallel', 1],
+    ['parallel', 3],
+  ])('runs a %s loop with frames of %i rows, results in collection order', async (mode, maxRows) => {
+    const path = `tests/loop-${mode}-${maxRows}`;
+    await t.engine.catalog.register(LOOP(path, mode, maxRows));
+    const { execution_id } = await t.engine.executions.start({ path });
+    const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 30_000 });
+    const events = await t.engine.executions.events(execution_id, { limit: 1000 });
+    expect(detail.status).toBe('COMPLETED');
+    expect(detail.result).toEqual({
+      results: [1, 2, 3, 4, 5, 6, 7].map((n, i) => ({ sq: n * n, index: i })),
+      stats: { total: 7, succeeded: 7, success: 7, failed: 0 },
+    });
+    const committed = events.events.filter((e) => e.event_type === EventType.FrameCommitted);
+    expect(committed).toHaveLength(Math.ceil(7 / maxRows));
+    expect(events.events.filter((e) => e.event_type === EventType.LoopDone)).toHaveLength(1);
+    expect(detail.loops).toEqual([expect.objectContaining({ step: 'square', total: 7, done: 7, failed: 0, completed: true })]);
+  });
+
+  it('stores a large collection by reference and still returns every result in order', async () => {
+    await t.engine.catalog.register(`
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: big, path: tests/loop-big}
+workflow:
+  - step: start
+    tool: {kind: javascript, code: "return {items: Array.from({length: 3000}, (_, i) => ({id: i, pad: 'x'.repeat(40)}))}"}
+    next: [{step: each}]
+  - step: each
+    loop: {in: "{{ start.items }}", iterator: item, spec: {mode: parallel, max_in_flight: 4, frame: {max_rows: 500}}}
+    tool: {kind: javascript, code: "return input.id", input: {id: "{{ item.id }}"}}
+    next: [{step: end}]
+  - step: end
+    tool: {kind: javascript, code: "return {n: input.r.length, ordered: input.r.every((v, i) => v === i)}", input: {r: "{{ each.results }}"}}
+`);
+    const { execution_id } = await t.engine.executions.start({ path: 'tests/loop-big' });
+    const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 60_000 });
+    expect(detail).toMatchObject({ status: 'COMPLETED', result: { n: 3000, ordered: true } });
+    const [started] = (await t.engine.executions.events(execution_id, { type: [EventType.LoopStarted] })).events;
+    expect(started?.payload).toMatchObject({ size: 3000, collection_ref: { sha256: expect.any(String) } });
+    expect(started?.payload).not.toHaveProperty('collection');
+    const committed = (await t.engine.executions.events(execution_id, { type: [EventType.FrameCommitted] })).events;
+    expect(committed).toHaveLength(6);
+    expect(committed[0]?.payload).toMatchObject({ output_ref: { media_type: 'application/vnd.apache.arrow.stream', rows: 500 } });
+  }, 60_000);
+
+  it('commits 20 frames concurrently and closes the loop exactly once', async () => {
+    await t.engine.catalog.register(LOOP('tests/loop-twenty', 'parallel', 1).replace('max_in_flight: 3', 'max_in_flight: 20').replace('[1, 2, 3, 4, 5, 6, 7]', `[${Array.from({ length: 20 }, (_, i) => i + 1).join(', ')}]`));
+    const { execution_id } = await t.engine.executions.start({ path: 'tests/loop-twenty' });
+    const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 30_000 });
+    expect(detail.status).toBe('COMPLETED');
+    expect((await t.engine.executions.events(execution_id, { type: [EventType.FrameCommitted] })).events).toHaveLength(20);
+    expect((await t.engine.executions.events(execution_id, { type: [EventType.LoopDone] })).events).toHaveLength(1);
+    expect((detail.result as { results: unknown[] }).results).toHaveLength(20);
+  });
+
+  it('routes a partial loop on fanin.status and keeps the failed rows in its stats', async () => {
+    await t.engine.catalog.register(`
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: partial, path: tests/loop-partial}
+workload: {numbers: [1, 2, 3, 4, 5]}
+workflow:
+  - step: start
+    tool: {kind: noop}
+    next: [{step: each}]
+  - step: each
+    loop: {in: "{{ numbers }}", iterator: n, spec: {mode: parallel, max_in_flight: 5}}
+    tool: {kind: javascript, code: "if (input.n % 2 === 0) throw new Error('even ' + input.n); return input.n", input: {n: "{{ n }}"}}
+    next:
+      - step: partial
+        when: "{{ fanin.status == 'partial' }}"
+      - step: complete
+  - step: partial
+    tool: {kind: javascript, code: "return {stats: input.s, failed: input.f}", input: {s: "{{ each.stats }}", f: "{{ fanin.failed }}"}}
+  - step: complete
+    tool: {kind: noop}
+`);
+    const { execution_id } = await t.engine.executions.start({ path: 'tests/loop-partial' });
+    const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 30_000 });
+    expect(detail).toMatchObject({ status: 'COMPLETED', result: { stats: { total: 5, succeeded: 3, failed: 2 } } });
+    expect(detail.steps.map((step) => step.step)).not.toContain('complete');
+  });
+
+  it('opens a new epoch with its own loop id when a loop step is re-entered', async () => {
+    await t.engine.catalog.register(`
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: epochs, path: tests/loop-epochs}
+workload: {numbers: [1, 2]}
+workflow:
+  - step: start
+    tool: {kind: noop}
+    set: {ctx.round: 0}
+    next: [{step: each}]
+  - step: each
+    loop: {in: "{{ numbers }}", iterator: n}
+    tool: {kind: javascript, code: "return input.n * 10 + input.r", input: {n: "{{ n }}", r: "{{ ctx.round }}"}}
+    next: [{step: count}]
+  - step: count
+    tool: {kind: noop}
+    set: {ctx.round: "{{ ctx.round + 1 }}"}
+    next:
+      - step: each
+        when: "{{ ctx.round < 2 }}"
+      - step: end
+  - step: end
+    tool: {kind: javascript, code: "return input.r", input: {r: "{{ each.results }}"}}
+`);
+    const { execution_id } = await t.engine.executions.start({ path: 'tests/loop-epochs' });
+    const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 30_000 });
+    expect(detail).toMatchObject({ status: 'COMPLETED', result: [11, 21] });
+    const started = (await t.engine.executions.events(execution_id, { type: [EventType.LoopStarted] })).events;
+    expect(started.map((event) => (event.payload as { epoch: number }).epoch)).toEqual([1, 2]);
+    expect(new Set(started.map((event) => event.loop_id)).size).toBe(2);
+  });
+});
+
+/** A scheduler alone: the spec plays the worker, so it can let a lease run out. */
+describe('frame leases', () => {
+  let p: TestEngine;
+
+  beforeAll(async () => {
+    p = await startTestEngine({ roles: ['scheduler'], env: { NOETL_SWEEP_MS: '600000' } });
+    await p.engine.catalog.register(LOOP('tests/loop-lease', 'sequential', 2));
+  });
+  afterAll(async () => p?.close());
+
+  /** Runs the `start` command as a worker would, then waits for the loop's stage. */
+  async function stageOf(executionId: string): Promise<string> {
+    const start = await waitFor(async () => (await p.engine.executions.events(executionId, { type: [EventType.CommandIssued] })).events[0]?.command_id ?? undefined);
+    await p.engine.controlPlane.claim(start, { worker_id: 'w0' });
+    await p.engine.controlPlane.complete(start, { worker_id: 'w0', result: {} });
+    return waitFor(async () => {
+      const [opened] = (await p.engine.executions.events(executionId, { type: [EventType.StageOpened] })).events;
+      return (opened?.payload as { stage_id?: string } | undefined)?.stage_id;
+    });
+  }
+
+  it('abandons a frame whose lease ran out, gives it whole to the next worker, and refuses the late commit', async () => {
+    const { execution_id } = await p.engine.executions.start({ path: 'tests/loop-lease' });
+    const stageId = await stageOf(execution_id);
+    const lost = await p.engine.controlPlane.claimFrame(stageId, { worker_id: 'w1', lease_ms: 1 });
+    expect(lost).toMatchObject({ frame_index: 0, rows: [1, 2], first_index: 0, total: 7 });
+    // Sequential: nothing else is claimable while frame 0 is out.
+    await expect(p.engine.controlPlane.claimFrame(stageId, { worker_id: 'w2' })).resolves.toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await p.engine.sweep();
+    const retaken = await p.engine.controlPlane.claimFrame(stageId, { worker_id: 'w2' });
+    expect(retaken).toMatchObject({ frame_id: lost!.frame_id, attempt: 2, rows: [1, 2] });
+
+    const before = (await p.engine.executions.events(execution_id, { limit: 1000 })).events.length;
+    const late = p.engine.controlPlane.commitFrame(lost!.frame_id, { worker_id: 'w1', rows: [{ index: 0, status: 'ok', result: 1 }] });
+    await expect(late).rejects.toMatchObject({ code: 'lease_lost' });
+    expect((await p.engine.executions.events(execution_id, { limit: 1000 })).events).toHaveLength(before);
+
+    const commit = (frame: { frame_id: string; rows: unknown[]; first_index: number }, worker: string) =>
+      p.engine.controlPlane.commitFrame(frame.frame_id, {
+        worker_id: worker,
+        rows: frame.rows.map((n, i) => ({ index: frame.first_index + i, status: 'ok' as const, result: { sq: (n as number) ** 2, index: frame.first_index + i } })),
+      });
+    await commit(retaken!, 'w2');
+    await expect(commit(retaken!, 'w2')).rejects.toMatchObject({ code: 'already_terminal' });
+    for (let index = 1; index < 4; index++) {
+      const frame = await p.engine.controlPlane.claimFrame(stageId, { worker_id: 'w2' });
+      expect(frame?.frame_index).toBe(index);
+      await commit(frame!, 'w2');
+    }
+    const abandoned = (await p.engine.executions.events(execution_id, { type: [EventType.FrameAbandoned] })).events;
+    expect(abandoned.map((event) => event.frame_id)).toEqual([lost!.frame_id]);
+    const commits = (await p.engine.executions.events(execution_id, { type: [EventType.FrameCommitted] })).events;
+    expect(commits).toHaveLength(4);
+    expect(commits.filter((event) => event.frame_id === lost!.frame_id)).toHaveLength(1);
+    const done = await waitFor(async () => (await p.engine.executions.events(execution_id, { type: [EventType.LoopDone] })).events[0] ?? undefined);
+    expect(done.payload).toMatchObject({ total: 7, succeeded: 7, failed: 0 });
+  });
+});

@@ -1,0 +1,85 @@
+import type { Json, JsonObject } from '@noetl/event-kernel';
+import {
+  CallError,
+  isJsonObject,
+  runFrame,
+  toPlainJson,
+  withResultViews,
+  type CursorSpec,
+  type InterpreterDeps,
+  type Policy,
+  type Sink,
+  type ToolSpec,
+} from '@noetl/dsl';
+import type { ClaimedFrame, CommitFrameRequest, FailRequest } from '../control-plane/control-plane';
+import { callReportOf, eventErrorOf } from './call-errors';
+
+export type FrameReport = { status: 'COMMITTED'; request: Omit<CommitFrameRequest, 'worker_id'> } | { status: 'FAILED'; request: Omit<FailRequest, 'worker_id'> };
+
+/**
+ * Interprets a claimed frame's loop body in process (DSL.md s4.1): its rows,
+ * or for a cursor loop the rows its claim SQL leases now (`__frame_max_rows`
+ * of them; none means the cursor is drained and the frame commits empty).
+ * Row failures are row outcomes; only a frame that cannot run at all (a
+ * failing cursor claim) is FAILED.
+ */
+export async function runClaimedFrame(frame: ClaimedFrame, signal: AbortSignal, deps: InterpreterDeps): Promise<FrameReport> {
+  const spec = frame.spec;
+  const scope = withResultViews(frame.scope, frame.result_views ?? {});
+  let rows: unknown[] = frame.rows;
+  let firstIndex = frame.first_index;
+  const maxRows = Number(spec['max_rows'] ?? 1) || 1;
+  if (isJsonObject(spec['cursor'] ?? null)) {
+    try {
+      rows = await claimCursorRows(spec['cursor'] as unknown as CursorSpec, maxRows, scope, signal, deps);
+    } catch (error) {
+      const info = error instanceof CallError ? error.info : { kind: 'internal' as const, message: String(error), retryable: false };
+      return { status: 'FAILED', request: { error: eventErrorOf(info, frame.step) } };
+    }
+    firstIndex = frame.frame_index * maxRows;
+  }
+  const run = await runFrame(
+    {
+      stepName: frame.step,
+      tool: spec['tool'] as unknown as ToolSpec,
+      stepInput: (isJsonObject(spec['input'] ?? null) ? spec['input'] : {}) as JsonObject,
+      retry: (Array.isArray(spec['retry']) ? spec['retry'] : []) as unknown as Policy[],
+      iterator: typeof spec['iterator'] === 'string' ? spec['iterator'] : 'item',
+      process: spec['process'] === 'frame' ? 'frame' : 'row',
+      ...(isJsonObject(spec['sink'] ?? null) ? { sink: spec['sink'] as unknown as Sink } : {}),
+      rows,
+      firstIndex,
+      total: frame.total,
+      frameIndex: frame.frame_index,
+      rowConcurrency: Number(spec['row_concurrency'] ?? 1) || 1,
+      scope,
+      signal,
+    },
+    deps,
+  );
+  const ctx = toPlainJson(run.ctx);
+  return {
+    status: 'COMMITTED',
+    request: {
+      rows: run.rows.map((row) => ({
+        index: row.index,
+        status: row.status,
+        ...(row.status === 'ok' ? { result: toPlainJson(row.result) as Json } : {}),
+        ...(row.error ? { error: eventErrorOf(row.error, frame.step) } : {}),
+      })),
+      ...(isJsonObject(ctx) ? { ctx } : {}),
+      calls: run.calls.map(callReportOf),
+    },
+  };
+}
+
+/** Runs the cursor's claim SQL through the postgres tool; its rows are the frame's rows. */
+async function claimCursorRows(cursor: CursorSpec, maxRows: number, scope: Record<string, unknown>, signal: AbortSignal, deps: InterpreterDeps): Promise<unknown[]> {
+  const claimScope = { ...scope, __frame_max_rows: maxRows };
+  const config: Record<string, unknown> = { command: deps.engine.renderString(cursor.claim, claimScope) };
+  if (cursor.auth !== undefined) config['auth'] = deps.engine.renderString(cursor.auth, claimScope);
+  if (cursor.connection !== undefined) config['connection'] = deps.engine.renderString(cursor.connection, claimScope);
+  const result = await deps.callTool('postgres', config, signal);
+  const rows = isJsonObject(toPlainJson(result)) ? (result as { rows?: unknown }).rows : undefined;
+  return Array.isArray(rows) ? rows : [];
+}
