@@ -20,4 +20,10 @@ export interface EngineOptions {
    * an HTTP one when `config.server` is set and this process does not serve the api.
    */
   controlPlane?: ControlPlane;
+  /**
+   * Who runs the scheduler's periodic sweep (reaper, timers, re-offers):
+   * the engine itself every `scheduler.sweepMs` (default), or the caller,
+   * by calling `sweepLogged()` on its own schedule.
+   */
+  sweepEvery?: 'engine' | 'caller';
 }

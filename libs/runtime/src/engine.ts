@@ -56,6 +56,8 @@ export class Engine {
       lane?: RetryLane;
       worker?: Worker;
       ownsBus: boolean;
+      /** False when the caller schedules the sweeps (a Nest app, with @nestjs/schedule). */
+      ownSweepTimer: boolean;
       tools: ToolRegistry;
       remote?: { close(): Promise<void> };
     },
@@ -97,7 +99,7 @@ export class Engine {
     });
     const expressions = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() });
     const tools = options.tools ?? defaultTools();
-    const parts: Engine['parts'] = { ownsBus: options.bus === undefined, tools };
+    const parts: Engine['parts'] = { ownsBus: options.bus === undefined, ownSweepTimer: options.sweepEvery !== 'caller', tools };
 
     if (roles.includes('scheduler')) {
       // With Redis, a timer fires on time in whichever scheduler takes its job; the sweep remains the authority.
@@ -194,11 +196,23 @@ export class Engine {
     }
   }
 
-  /** Runs one sweep now (tests and the admin use it; the engine also sweeps on its own period). */
+  /**
+   * Runs one sweep now, unless one is running here or in another process
+   * (one active sweeper per tenant). The engine sweeps every
+   * `scheduler.sweepMs` itself, or the caller does (`sweepEvery: 'caller'`).
+   */
   async sweep(): Promise<void> {
     if (!this.parts.sweeper) return;
-    this.sweeping ??= this.parts.sweeper.sweep().finally(() => (this.sweeping = undefined));
+    this.sweeping ??= this.parts.sweeper
+      .sweep()
+      .then(() => undefined)
+      .finally(() => (this.sweeping = undefined));
     await this.sweeping;
+  }
+
+  /** `sweep`, for a timer: a failure is logged and the next period tries again. */
+  async sweepLogged(): Promise<void> {
+    await this.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'sweep failed; the next one retries'));
   }
 
   async stop(): Promise<void> {
@@ -225,12 +239,14 @@ export class Engine {
         },
         { queue: 'schedulers' },
       );
-      this.sweepTimer = setInterval(() => void this.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'sweep failed')), this.config.scheduler.sweepMs);
-      this.sweepTimer.unref();
+      if (this.parts.ownSweepTimer) {
+        this.sweepTimer = setInterval(() => void this.sweepLogged(), this.config.scheduler.sweepMs);
+        this.sweepTimer.unref();
+      }
       // fireTimer wakes the scheduler itself; a timer it did not fire was not due, or is fired already or by a sweep.
       if (sweeper) lane?.start((timerId) => sweeper.fireTimer(timerId).then(() => undefined));
       // Resume what a previous process left: unplanned events, due timers, expired leases.
-      void this.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'startup sweep failed'));
+      void this.sweepLogged();
     }
     worker?.start();
   }

@@ -25,6 +25,8 @@ export function loopBodySpec(playbook: Playbook, step: Step): JsonObject {
     max_rows: loop ? maxRowsOf(loop.frame) : 1,
     sink: loop?.sink ?? step.sink ?? null,
     cursor: loop?.source.kind === 'cursor' ? loop.source.cursor : null,
+    // Fan-out (DSL.md s4.2): each item an independent shard, re-run whole when it fails.
+    shard_retries: loop?.fanout ? loop.maxShardRetries : 0,
   });
   return isJsonObject(spec) ? spec : {};
 }

@@ -204,9 +204,17 @@ export class LocalFrames {
     return frame;
   }
 
+  /**
+   * A frame is abandoned whole when its lease runs out, so a worker that no
+   * longer holds it has nothing left to report: its attempt is over
+   * (`already_terminal`, DESIGN.md s6), whoever holds the frame now.
+   */
   private assertHolder(frame: FrameRow, workerId: string): void {
     if (frame.status === 'PENDING' || frame.owner_worker !== workerId) {
-      throw new RuntimeError('lease_lost', `worker ${workerId} does not hold frame ${frame.frame_id} (${frame.status}, worker ${frame.owner_worker ?? '-'})`);
+      throw new RuntimeError(
+        'already_terminal',
+        `frame ${frame.frame_id} is no longer held by worker ${workerId} (${frame.status}, worker ${frame.owner_worker ?? '-'}): its attempt is over`,
+      );
     }
   }
 }

@@ -186,7 +186,7 @@ describe('frame leases', () => {
 
     const before = (await p.engine.executions.events(execution_id, { limit: 1000 })).events.length;
     const late = p.engine.controlPlane.commitFrame(lost!.frame_id, { worker_id: 'w1', rows: [{ index: 0, status: 'ok', result: 1 }] });
-    await expect(late).rejects.toMatchObject({ code: 'lease_lost' });
+    await expect(late).rejects.toMatchObject({ code: 'already_terminal' });
     expect((await p.engine.executions.events(execution_id, { limit: 1000 })).events).toHaveLength(before);
 
     const commit = (frame: { frame_id: string; rows: unknown[]; first_index: number }, worker: string) =>

@@ -52,14 +52,27 @@ export class Sweeper implements SchedulerFollowUps {
     private readonly scheduler: Scheduler,
   ) {}
 
-  async sweep(): Promise<void> {
-    await this.fireDueTimers();
-    await this.abandonExpiredLeases();
-    await this.reapFrames();
-    await this.renotifyUnclaimed();
-    await reofferStages(this.deps.db, this.deps.ledger, this.deps.bus, this.renotifyAfterMs());
-    await this.settleChildren();
-    await this.planBacklog();
+  /**
+   * One sweep, by one sweeper of the tenant at a time (a transaction-scoped
+   * advisory lock, tried, not awaited: another process sweeping now is
+   * enough). Resolves false when another sweeper held the lock.
+   */
+  async sweep(): Promise<boolean> {
+    const { db, ledger } = this.deps;
+    return db.transaction(async (q) => {
+      const [row] = await q.query<{ leader: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 3)) AS leader', [
+        `noetl-sweeper:${ledger.scope.tenantId}:${ledger.scope.organizationId}`,
+      ]);
+      if (!row?.leader) return false;
+      await this.fireDueTimers();
+      await this.abandonExpiredLeases();
+      await this.reapFrames();
+      await this.renotifyUnclaimed();
+      await reofferStages(db, ledger, this.deps.bus, this.renotifyAfterMs());
+      await this.settleChildren();
+      await this.planBacklog();
+      return true;
+    });
   }
 
   /** Frames whose lease ran out: abandoned and offered again whole, or failed past their attempts. */

@@ -29,6 +29,10 @@ describe('buildPythonRequest', () => {
     expect(buildPythonRequest({ code: 'c', libs: ['json'] }, undefined)).toEqual({ code: 'c', input: {}, context: {} });
   });
 
+  it('binds an input that rendered undefined as None (null), so python sees the name', () => {
+    expect(buildPythonRequest({ code: 'c', input: { prev: undefined, n: 1 } }, undefined).input).toEqual({ prev: null, n: 1 });
+  });
+
   it('rejects an input that is not a mapping', () => {
     expect(() => buildPythonRequest({ code: 'c', input: [1] }, undefined)).toThrow(CallError);
   });

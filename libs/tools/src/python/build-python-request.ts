@@ -26,8 +26,11 @@ export function pythonSource(config: Record<string, unknown>): string {
 }
 
 export function buildPythonRequest(config: Record<string, unknown>, scope: Record<string, unknown> | undefined): PythonRequest {
-  const input = config.input ?? {};
-  if (!isRecord(input)) throw invalidConfig('python', 'input must be a mapping');
+  const raw = config.input ?? {};
+  if (!isRecord(raw)) throw invalidConfig('python', 'input must be a mapping');
+  // A declared input whose template rendered undefined is still bound, as None (RESULT_SHAPES s11:
+  // undefined renders falsy, never raises); JSON would otherwise drop it and python raise NameError.
+  const input = Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, value === undefined ? null : value]));
   const request: PythonRequest = { code: pythonSource(config), input, context: scope ?? {} };
   if (isRecord(config.libs)) {
     const libs: Record<string, string> = {};

@@ -1,0 +1,99 @@
+import { CallError, type Step } from '../model';
+import { runFrame, type FrameArgs } from './run-frame';
+import { defaultScope, fakeDeps, stepOf } from './testing/fake-deps';
+
+function frameArgs(step: Step, rows: unknown[], extra: Partial<FrameArgs> = {}): FrameArgs {
+  return {
+    stepName: step.name,
+    tool: step.tool!,
+    stepInput: step.input,
+    retry: step.retry,
+    iterator: step.loop?.iterator ?? 'item',
+    process: 'row',
+    ...(step.loop?.sink ? { sink: step.loop.sink } : {}),
+    rows,
+    firstIndex: 10,
+    total: 20,
+    frameIndex: 5,
+    rowConcurrency: 1,
+    scope: defaultScope(),
+    signal: new AbortController().signal,
+    ...extra,
+  };
+}
+
+const BODY = `
+- step: each
+  loop: {in: "{{ items }}", iterator: n}
+  tool: {kind: javascript, code: "x", input: {n: "{{ n }}", i: "{{ iter._index }}", first: "{{ iter._first }}", len: "{{ loop.length }}"}}
+`;
+
+describe('runFrame', () => {
+  it('runs the body once per row with the iteration in scope, results in row order', async () => {
+    const deps = fakeDeps((_kind, config) => config['input']);
+    const run = await runFrame(frameArgs(stepOf(BODY), [3, 4]), deps);
+    expect(run.rows).toEqual([
+      { index: 10, status: 'ok', result: { n: 3, i: 10, first: false, len: 20 } },
+      { index: 11, status: 'ok', result: { n: 4, i: 11, first: false, len: 20 } },
+    ]);
+  });
+
+  it('retries a failing row in process by the step retry policy, then records it failed when attempts run out', async () => {
+    const deps = fakeDeps((_kind, config) => {
+      if ((config['input'] as { n: number }).n === 4) throw new CallError({ kind: 'http', message: 'HTTP 503', retryable: true, status: 503 });
+      return 'ok';
+    });
+    const step = stepOf(`${BODY}  retry: {when: "{{ error.retryable }}", then: {max_attempts: 3, initial_delay: 0.01}}\n`);
+    const run = await runFrame(frameArgs(step, [3, 4]), deps);
+    expect(run.rows.map((row) => [row.index, row.status])).toEqual([
+      [10, 'ok'],
+      [11, 'error'],
+    ]);
+    expect(run.rows[1]?.error).toMatchObject({ kind: 'http', status: 503 });
+    expect(deps.calls.filter((call) => (call.config['input'] as { n: number }).n === 4)).toHaveLength(3);
+  });
+
+  it('runs a fan-out shard again whole when it fails', async () => {
+    let failures = 1;
+    const deps = fakeDeps(() => {
+      if (failures-- > 0) throw new CallError({ kind: 'internal', message: 'flaky', retryable: false });
+      return 'ok';
+    });
+    const run = await runFrame(frameArgs(stepOf(BODY), [3], { shardRetries: 2 }), deps);
+    expect(run.rows).toEqual([{ index: 10, status: 'ok', result: 'ok' }]);
+    expect(deps.calls).toHaveLength(2);
+  });
+
+  it('process: frame runs the body once with frame.rows and gives each row its result', async () => {
+    const deps = fakeDeps((_kind, config) => (config['input'] as { rows: number[] }).rows.map((n) => n * 2));
+    const step = stepOf(`
+- step: each
+  loop: {in: "{{ items }}", iterator: n}
+  tool: {kind: javascript, code: "x", input: {rows: "{{ frame.rows }}"}}
+`);
+    const run = await runFrame(frameArgs(step, [1, 2, 3], { process: 'frame' }), deps);
+    expect(deps.calls).toHaveLength(1);
+    expect(run.rows).toEqual([
+      { index: 10, status: 'ok', result: 2 },
+      { index: 11, status: 'ok', result: 4 },
+      { index: 12, status: 'ok', result: 6 },
+    ]);
+  });
+
+  it('fails a row whose per-iteration sink fails', async () => {
+    const deps = fakeDeps((kind) => {
+      if (kind === 'postgres') throw new CallError({ kind: 'db', message: 'relation "t" does not exist', retryable: false });
+      return { v: 1 };
+    });
+    const step = stepOf(`
+- step: each
+  loop:
+    in: "{{ items }}"
+    iterator: n
+    sink: {tool: {kind: postgres, auth: pg, command: "INSERT INTO t VALUES (1)"}}
+  tool: {kind: javascript, code: "x"}
+`);
+    const run = await runFrame(frameArgs(step, [1]), deps);
+    expect(run.rows).toEqual([{ index: 10, status: 'error', error: expect.objectContaining({ kind: 'db' }) }]);
+  });
+});
