@@ -22,6 +22,8 @@ const ROUTES: Record<string, string[]> = {
   '/api/commands/{id}/credential': ['post'],
   '/api/events': ['post'],
   '/api/stages/{id}/frames/claim': ['post'],
+  '/api/children': ['post'],
+  '/api/children/{id}/outcome': ['post'],
   '/api/frames/{id}/heartbeat': ['post'],
   '/api/frames/{id}/commit': ['post'],
   '/api/frames/{id}/fail': ['post'],

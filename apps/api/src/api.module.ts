@@ -4,6 +4,7 @@ import type { NoetlConfig } from '@noetl/config';
 import { ConfigModule, DatabaseModule, EngineModule } from '@noetl/platform';
 import { AdminController } from './admin/admin.controller';
 import { CatalogController } from './catalog/catalog.controller';
+import { ChildrenController } from './control-plane/children.controller';
 import { CommandsController } from './control-plane/commands.controller';
 import { FramesController } from './control-plane/frames.controller';
 import { WorkerEventsController } from './control-plane/worker-events.controller';
@@ -29,6 +30,7 @@ export class ApiModule {
         ExecutionsController,
         CommandsController,
         FramesController,
+        ChildrenController,
         WorkerEventsController,
         CredentialsController,
         AdminController,

@@ -40,7 +40,7 @@ describe('runFrame', () => {
 
   it('retries a failing row in process by the step retry policy, then records it failed when attempts run out', async () => {
     const deps = fakeDeps((_kind, config) => {
-      if ((config['input'] as { n: number }).n === 4) throw new CallError({ kind: 'http', message: 'HTTP 503', retryable: true, status: 503 });
+      if ((config['input'] as { n: number }).n === 4) throw new CallError({ kind: 'server_error', message: 'HTTP 503', retryable: true, status: 503 });
       return 'ok';
     });
     const step = stepOf(`${BODY}  retry: {when: "{{ error.retryable }}", then: {max_attempts: 3, initial_delay: 0.01}}\n`);
@@ -49,7 +49,7 @@ describe('runFrame', () => {
       [10, 'ok'],
       [11, 'error'],
     ]);
-    expect(run.rows[1]?.error).toMatchObject({ kind: 'http', status: 503 });
+    expect(run.rows[1]?.error).toMatchObject({ kind: 'server_error', status: 503 });
     expect(deps.calls.filter((call) => (call.config['input'] as { n: number }).n === 4)).toHaveLength(3);
   });
 

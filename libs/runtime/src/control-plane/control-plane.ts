@@ -28,6 +28,14 @@ export interface ControlPlane {
    * terminal event completes or fails it (no worker waits, nothing polls).
    */
   startChild(commandId: string, request: StartChildRequest): Promise<{ execution_id: string }>;
+  /**
+   * A `playbook` call inside a pipeline or a loop body: starts the child
+   * (one per holder and key) while the worker keeps its own lease and waits
+   * for `childOutcome`.
+   */
+  startNestedChild(request: NestedChildRequest): Promise<{ execution_id: string }>;
+  /** Where a child stands: RUNNING, or its outcome as the parent's call sees it (see `childOutcome` in scheduler/). */
+  childOutcome(executionId: string, request: { return_step?: string }): Promise<ChildOutcomeView>;
   /** `call.done` / `call.error` events for calls of a command the worker holds, ahead of its terminal report. */
   recordCalls(commandId: string, request: RecordCallsRequest): Promise<void>;
   /** The decrypted data of a credential, for the worker that holds the command's lease (never logged, never in events). */
@@ -87,6 +95,22 @@ export interface CommitFrameRequest {
   ctx?: JsonObject;
   calls?: CallReport[];
 }
+
+export interface NestedChildRequest {
+  worker_id: string;
+  /** The command or frame the calling worker holds. */
+  holder: { kind: 'command' | 'frame'; id: string };
+  /** Distinct per call within the holder's attempt; the same key returns the same child. */
+  key: string;
+  path: string;
+  version?: number;
+  payload?: JsonObject;
+}
+
+export type ChildOutcomeView =
+  | { status: 'RUNNING' }
+  | { status: 'COMPLETED'; result: Json }
+  | { status: 'FAILED'; error: EventError };
 
 export interface RecordCallsRequest {
   worker_id: string;

@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, type Dispatcher, request } from 'undici';
 import { RuntimeError, type RuntimeErrorCode } from '../runtime-error';
 import type {
+  ChildOutcomeView,
   ClaimedCommand,
   ClaimedFrame,
   ClaimRequest,
@@ -12,6 +13,7 @@ import type {
   FailRequest,
   HeartbeatResult,
   LeaseRequest,
+  NestedChildRequest,
   RecordCallsRequest,
   ResolvedCredential,
   StartChildRequest,
@@ -132,6 +134,14 @@ export class HttpControlPlane implements ControlPlane {
     return this.post(framePath(frameId, 'credential'), request, isResolvedCredential);
   }
 
+  startNestedChild(request: NestedChildRequest): Promise<{ execution_id: string }> {
+    return this.post('/api/children', request, isStartedChild);
+  }
+
+  childOutcome(executionId: string, request: { return_step?: string }): Promise<ChildOutcomeView> {
+    return this.post(`/api/children/${encodeURIComponent(executionId)}/outcome`, request, isChildOutcome);
+  }
+
   /** Closes the keep-alive connections of the own Agent (a given dispatcher is the caller's). */
   async close(): Promise<void> {
     await this.ownAgent?.close();
@@ -182,6 +192,10 @@ function commandPath(commandId: string, action: string): string {
 
 function framePath(frameId: string, action: string): string {
   return `/api/frames/${encodeURIComponent(frameId)}/${action}`;
+}
+
+function isChildOutcome(value: unknown): value is ChildOutcomeView {
+  return isObject(value) && (value.status === 'RUNNING' || value.status === 'COMPLETED' || (value.status === 'FAILED' && isObject(value.error)));
 }
 
 /** `POST /api/stages/{id}/frames/claim` answers `{frame: ClaimedFrame | null}`. */

@@ -13,8 +13,10 @@ import type { PayloadCache } from '../state/payload-cache';
 import { callDrafts, storedResult, terminalDraft, type CommandOutcome } from './command-outcome';
 import { isTerminalCommand, lockCommand, type CommandRow } from './command-row';
 import { LocalFrames } from './local-frames';
+import { childOutcome } from '../executions/child-outcome';
 import {
   DEFAULT_LEASE_MS,
+  type ChildOutcomeView,
   type ClaimRequest,
   type ClaimedCommand,
   type ClaimedFrame,
@@ -25,6 +27,7 @@ import {
   type FailRequest,
   type HeartbeatResult,
   type LeaseRequest,
+  type NestedChildRequest,
   type RecordCallsRequest,
   type ResolvedCredential,
   type StartChildRequest,
@@ -189,10 +192,39 @@ export class LocalControlPlane implements ControlPlane {
     // a crash leaves either a leased command (re-run, same idempotent child) or a started child and no lease.
     const started = await this.deps.executions.start(
       { path: request.path, ...(request.version !== undefined ? { version: request.version } : {}), payload: request.payload ?? {} },
-      { executionId: command.execution_id, commandId },
+      { executionId: command.execution_id, commandId, key: commandId },
       (q) => q.query('UPDATE noetl.command SET lease_until = NULL WHERE command_id = $1::bigint', [commandId]).then(() => undefined),
     );
     return { execution_id: started.execution_id };
+  }
+
+  async startNestedChild(request: NestedChildRequest): Promise<{ execution_id: string }> {
+    const { holder } = request;
+    const executionId =
+      holder.kind === 'frame'
+        ? await this.frames.assertHeld(holder.id, request.worker_id)
+        : await this.deps.db.transaction(async (q) => {
+            const command = await this.locked(q, holder.id);
+            this.assertHolder(command, request.worker_id);
+            return command.execution_id;
+          });
+    const started = await this.deps.executions.start(
+      { path: request.path, ...(request.version !== undefined ? { version: request.version } : {}), payload: request.payload ?? {} },
+      { executionId, key: `${holder.kind}:${holder.id}:${request.key}` },
+    );
+    return { execution_id: started.execution_id };
+  }
+
+  async childOutcome(executionId: string, request: { return_step?: string }): Promise<ChildOutcomeView> {
+    const { executions } = this.deps;
+    const detail = await executions.get(executionId);
+    if (detail.status === 'RUNNING') return { status: 'RUNNING' };
+    const returnStep = request.return_step;
+    const outcome = childOutcome({
+      detail,
+      ...(returnStep !== undefined ? { returnStep, stepResult: await executions.stepResult(executionId, returnStep) } : {}),
+    });
+    return outcome.status === 'COMPLETED' ? { status: 'COMPLETED', result: outcome.result ?? null } : { status: 'FAILED', error: outcome.error };
   }
 
   async recordCalls(commandId: string, request: RecordCallsRequest): Promise<void> {

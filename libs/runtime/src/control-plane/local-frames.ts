@@ -156,9 +156,13 @@ export class LocalFrames {
     this.afterTerminal(frame);
   }
 
-  /** Throws unless the worker holds the frame's lease. */
-  async assertHeld(frameId: string, workerId: string): Promise<void> {
-    await this.deps.db.transaction(async (q) => this.assertHolder(await this.lockedLive(q, frameId), workerId));
+  /** The frame's execution; throws unless the worker holds the frame's lease. */
+  async assertHeld(frameId: string, workerId: string): Promise<string> {
+    return this.deps.db.transaction(async (q) => {
+      const frame = await this.lockedLive(q, frameId);
+      this.assertHolder(frame, workerId);
+      return frame.execution_id;
+    });
   }
 
   /** The scheduler plans the frame's end; the stage's next frame is offered. */

@@ -21,9 +21,13 @@ import type {
   StartedExecution,
 } from './execution-types';
 
+/** Who started a child execution: a `playbook` step's command, or a call inside a pipeline or loop body. */
 export interface ParentLink {
   executionId: string;
-  commandId: string;
+  /** The step-level `playbook` command the child's end completes; absent for a call nested in a pipeline or frame. */
+  commandId?: string;
+  /** One child per key: a retried start returns the same child. */
+  key: string;
 }
 
 const MAX_PAGE = 1000;
@@ -61,13 +65,14 @@ export class ExecutionService {
           type: EventType.ExecutionStarted,
           executionId,
           parentExecutionId: parent?.executionId ?? null,
-          idempotencyKey: parent ? `child-of:${parent.commandId}` : null,
+          idempotencyKey: parent ? `child-of:${parent.key}` : null,
           payload: {
             path: entry.path,
             version: entry.version,
             catalog_id: entry.catalog_id,
             workload,
-            ...(parent ? { parent_execution_id: parent.executionId, parent_command_id: parent.commandId } : {}),
+            ...(parent ? { parent_execution_id: parent.executionId } : {}),
+            ...(parent?.commandId ? { parent_command_id: parent.commandId } : {}),
           },
         },
       ]);

@@ -149,6 +149,49 @@ workflow:
     expect(started.map((event) => (event.payload as { epoch: number }).epoch)).toEqual([1, 2]);
     expect(new Set(started.map((event) => event.loop_id)).size).toBe(2);
   });
+  it('runs a playbook call inside a loop body pipeline: the worker waits for each child and reads its return_step', async () => {
+    await t.engine.catalog.register(`
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: double, path: tests/child-double}
+workload: {n: 0}
+workflow:
+  - step: start
+    tool: {kind: javascript, code: "return {doubled: input.n * 2}", input: {n: "{{ n }}"}}
+    next: [{step: end}]
+  - step: end
+    tool: {kind: javascript, code: "return {final: input.d}", input: {d: "{{ start.doubled }}"}}
+`);
+    await t.engine.catalog.register(`
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: nested, path: tests/loop-nested-child}
+workload: {numbers: [1, 2, 3]}
+workflow:
+  - step: start
+    tool: {kind: noop}
+    next: [{step: each}]
+  - step: each
+    loop: {in: "{{ numbers }}", iterator: n, spec: {mode: parallel, max_in_flight: 3}}
+    tool:
+      - name: call
+        kind: playbook
+        path: tests/child-double
+        return_step: end
+        input: {n: "{{ n }}"}
+      - name: plus_one
+        kind: javascript
+        code: "return input.c.final + 1"
+        input: {c: "{{ call }}"}
+`);
+    const { execution_id } = await t.engine.executions.start({ path: 'tests/loop-nested-child' });
+    const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 30_000 });
+    expect(detail.status).toBe('COMPLETED');
+    const results = (detail.result as { results: { plus_one: number }[] }).results;
+    expect(results.map((result) => result.plus_one)).toEqual([3, 5, 7]);
+    const children = await t.engine.executions.list({ path: 'tests/child-double' });
+    expect(children.executions.filter((child) => child.parent_execution_id === execution_id)).toHaveLength(3);
+  });
 });
 
 /** A scheduler alone: the spec plays the worker, so it can let a lease run out. */

@@ -6,7 +6,7 @@ import type { LocalControlPlane } from '../control-plane/local-control-plane';
 import type { ExecutionService } from '../executions/execution.service';
 import type { Ledger } from '../ledger';
 import type { Scheduler, SchedulerFollowUps } from './scheduler';
-import { childOutcome, type ChildEnd } from './child-outcome';
+import { childOutcome, type ChildEnd } from '../executions/child-outcome';
 import { reapExpiredFrames, reofferStages } from './frame-reaper';
 import type { ArmedTimer } from './materialize';
 

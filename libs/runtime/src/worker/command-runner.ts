@@ -20,6 +20,8 @@ export interface CommandRunnerDeps {
   engine: ExpressionEngine;
   pythonEnabled: boolean;
   resolveCredential(name: string): Promise<Record<string, unknown>>;
+  /** A `playbook` call inside a pipeline or loop body: runs the child to its end and gives its result (or throws CallError). */
+  runChild?(config: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
   onOutput?(stream: 'stdout' | 'stderr', text: string): void;
 }
 
@@ -85,12 +87,10 @@ async function callTool(
     await sleep(Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0, signal);
     return { slept_seconds: seconds };
   }
+  if (kind === 'playbook' && deps.runChild) return deps.runChild(config, signal);
   if (kind === 'playbook' || kind === 'workbook') {
-    throw new CallError({
-      kind: 'internal',
-      message: `a ${kind} task inside a pipeline or a loop body is not supported yet (step ${at.step}); make it a step of its own`,
-      retryable: false,
-    });
+    // A workbook call is resolved when the command is issued; a playbook call needs the worker's control plane.
+    throw new CallError({ kind: 'internal', message: `a ${kind} call cannot run here (step ${at.step})`, retryable: false });
   }
   return deps.tools.get(kind).run(config, {
     signal,

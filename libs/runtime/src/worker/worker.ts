@@ -10,6 +10,7 @@ import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError } from '../runtime-error';
 import { runCommand, workerInterpreter } from './command-runner';
 import { runClaimedFrame } from './frame-runner';
+import { runNestedChild } from './nested-child';
 
 export interface WorkerOptions {
   controlPlane: ControlPlane;
@@ -111,7 +112,10 @@ export class Worker {
     const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeatFrame(frame.frame_id, { worker_id: this.workerId, lease_ms: frame.lease_ms });
     const heartbeat = this.keepLease(beat, frame.lease_ms, controller, log);
     try {
-      const report = await runClaimedFrame(frame, controller.signal, this.interpreterFor(frame.execution_id, frame.step, frame.scope, async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { worker_id: this.workerId, name })).data));
+      const report = await runClaimedFrame(frame, controller.signal, this.interpreterFor(
+          { executionId: frame.execution_id, step: frame.step, scope: frame.scope, holder: { kind: 'frame', id: frame.frame_id }, attempt: frame.attempt },
+          async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { worker_id: this.workerId, name })).data,
+        ));
       if (controller.signal.aborted) return;
       const send =
         report.status === 'COMMITTED'
@@ -147,7 +151,10 @@ export class Worker {
       const report = await runCommand(
         command,
         controller.signal,
-        this.interpreterFor(command.execution_id, command.step, command.scope, async (name) => (await controlPlane.resolveCredential(commandId, { worker_id: this.workerId, name })).data),
+        this.interpreterFor(
+          { executionId: command.execution_id, step: command.step, scope: command.scope, holder: { kind: 'command', id: commandId }, attempt: command.attempt },
+          async (name) => (await controlPlane.resolveCredential(commandId, { worker_id: this.workerId, name })).data,
+        ),
       );
       if (controller.signal.aborted) return;
       this.options.metrics.stepDuration.observe({ kind: command.kind }, (report.request.duration_ms ?? 0) / 1000);
@@ -189,13 +196,11 @@ export class Worker {
     });
   }
 
-  private interpreterFor(
-    executionId: string,
-    step: string,
-    scope: Record<string, unknown>,
-    resolveCredential: (name: string) => Promise<Record<string, unknown>>,
-  ): InterpreterDeps {
+  /** The interpreter for one run of a command or frame; `playbook` calls in it start children keyed by attempt and order. */
+  private interpreterFor(run: HeldRun, resolveCredential: (name: string) => Promise<Record<string, unknown>>): InterpreterDeps {
+    const { executionId, step, scope, holder, attempt } = run;
     const log = this.options.logger.child({ execution_id: executionId, step });
+    let children = 0;
     return workerInterpreter(
       {
         tools: this.options.tools,
@@ -203,6 +208,8 @@ export class Worker {
         pythonEnabled: this.options.pythonEnabled,
         resolveCredential,
         onOutput: (stream, text) => log.debug({ stream }, text),
+        runChild: (config, signal) =>
+          runNestedChild(this.options.controlPlane, { worker_id: this.workerId, holder, key: `${attempt}:${children++}` }, config, signal),
       },
       { executionId, step, scope },
     );
@@ -231,3 +238,12 @@ export class Worker {
 }
 
 type Offer = { kind: 'command'; id: string } | { kind: 'stage'; id: string };
+
+/** A claimed command or frame, as its interpreter needs it. */
+interface HeldRun {
+  executionId: string;
+  step: string;
+  scope: Record<string, unknown>;
+  holder: { kind: 'command' | 'frame'; id: string };
+  attempt: number;
+}

@@ -1,6 +1,6 @@
 import type { Json, JsonObject } from '@noetl/event-kernel';
 import type { CommandOutcome } from '../control-plane/command-outcome';
-import type { ExecutionDetail } from '../executions/execution-types';
+import type { ExecutionDetail } from './execution-types';
 
 /** A child execution that ended, as its parent's `playbook` command sees it. */
 export interface ChildEnd {
@@ -22,7 +22,7 @@ function isObject(value: Json | undefined): value is JsonObject {
  * `{status, execution_id, path}` merged over it (a result that is not a
  * mapping goes under `result`); a child that did not complete fails the command.
  */
-export function childOutcome(end: ChildEnd): CommandOutcome {
+export function childOutcome(end: Omit<ChildEnd, 'parentCommandId'>): CommandOutcome {
   const { detail } = end;
   if (detail.status !== 'COMPLETED') {
     const why = detail.error ? `: ${detail.error.message}` : '';

@@ -21,14 +21,14 @@ function detail(overrides: Partial<ExecutionDetail>): ExecutionDetail {
 
 describe('childOutcome', () => {
   it("gives the child's result with status, execution_id and path merged over it", () => {
-    expect(childOutcome({ parentCommandId: '3', detail: detail({ result: { doubled: 42 } }) })).toEqual({
+    expect(childOutcome({ detail: detail({ result: { doubled: 42 } }) })).toEqual({
       status: 'COMPLETED',
       result: { doubled: 42, status: 'COMPLETED', execution_id: '7', path: 'child' },
     });
   });
 
   it("gives the return_step's result when one is named, and a non-mapping under `result`", () => {
-    expect(childOutcome({ parentCommandId: '3', detail: detail({ result: { x: 1 } }), returnStep: 'end', stepResult: [1, 2] })).toEqual({
+    expect(childOutcome({ detail: detail({ result: { x: 1 } }), returnStep: 'end', stepResult: [1, 2] })).toEqual({
       status: 'COMPLETED',
       result: { status: 'COMPLETED', execution_id: '7', path: 'child', result: [1, 2] },
     });
@@ -36,7 +36,6 @@ describe('childOutcome', () => {
 
   it('fails the command when the child did not complete, saying why', () => {
     const outcome = childOutcome({
-      parentCommandId: '3',
       detail: detail({ status: 'FAILED', error: { step: 'load', kind: 'http', message: 'HTTP 500' } }),
     });
     expect(outcome).toEqual({

@@ -1,0 +1,32 @@
+import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Engine, type ChildOutcomeView } from '@noetl/runtime';
+import { ApiErrorDto } from '../errors/api-error.dto';
+import { ChildStartedDto } from './control-plane-responses.dto';
+import { ChildOutcomeDto, ChildOutcomeQueryDto, StartNestedChildDto } from './children.dto';
+
+/** Child executions started by `playbook` calls inside a pipeline or a loop body (the worker holds its lease and waits). */
+@ApiTags('control-plane')
+@Controller('api/children')
+export class ChildrenController {
+  constructor(private readonly engine: Engine) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Start the child of a playbook call made by a worker holding a command or frame (idempotent per key)' })
+  @ApiCreatedResponse({ type: ChildStartedDto })
+  @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such command, frame or playbook' })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'The worker does not hold the command or frame' })
+  async start(@Body() body: StartNestedChildDto): Promise<ChildStartedDto> {
+    const { execution_id } = await this.engine.controlPlane.startNestedChild(body);
+    return { execution_id };
+  }
+
+  @Post(':id/outcome')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: "Where a child stands: RUNNING, or its outcome as the parent's call sees it" })
+  @ApiOkResponse({ type: ChildOutcomeDto })
+  @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such execution' })
+  outcome(@Param('id') id: string, @Body() body: ChildOutcomeQueryDto): Promise<ChildOutcomeView> {
+    return this.engine.controlPlane.childOutcome(id, body);
+  }
+}
