@@ -76,7 +76,10 @@ export class Engine {
     const payloads = new PayloadCache(payloadStore, scope);
     const states = new ExecutionStates(ledger);
     const catalog = new CatalogService(database, ids, scope);
-    const credentials = await openCredentialStore(database, config.encryptionKey, scope);
+    // A worker on a remote control plane asks the API for credentials; it never decrypts one itself.
+    const remote = roles.includes('worker') && !roles.includes('api') && !options.controlPlane ? createRemoteControlPlane(config) : undefined;
+    const decrypts = roles.includes('api') || (roles.includes('worker') && !remote && !options.controlPlane);
+    const credentials = await openCredentialStore(database, config.encryptionKey, scope, { decrypts });
     const executions = new ExecutionService(database, ledger, catalog, states, payloads, bus, metrics);
     const controlPlane = new LocalControlPlane({
       db: database,
@@ -145,9 +148,8 @@ export class Engine {
       parts.lane = lane;
     }
     if (roles.includes('worker')) {
-      const remote = roles.includes('api') ? undefined : createRemoteControlPlane(config);
       const workerPlane: ControlPlane = options.controlPlane ?? remote ?? controlPlane;
-      if (remote && !options.controlPlane) parts.remote = remote;
+      if (remote) parts.remote = remote;
       parts.worker = new Worker({
         controlPlane: workerPlane,
         bus,

@@ -9,7 +9,7 @@ import type { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError, notFound } from '../runtime-error';
 import type { ExecutionStates } from '../state/execution-states';
-import type { PayloadCache } from '../state/payload-cache';
+import { refsOfState, type PayloadCache } from '../state/payload-cache';
 import { callDrafts, storedResult, terminalDraft, type CommandOutcome } from './command-outcome';
 import { isTerminalCommand, lockCommand, type CommandRow } from './command-row';
 import { LocalFrames } from './local-frames';
@@ -247,8 +247,8 @@ export class LocalControlPlane implements ControlPlane {
     const loaded = await states.load(db, executionId);
     if (!loaded) throw notFound('execution', executionId);
     const playbook = await catalog.playbook(loaded.state.catalogId);
-    await payloads.preloadState(loaded.state);
-    const scope = toPlainJson(buildScope({ state: loaded.state, playbook, resolve: payloads.resolve }));
+    const resolve = await payloads.resolverFor(refsOfState(loaded.state, { openLoops: false }));
+    const scope = toPlainJson(buildScope({ state: loaded.state, playbook, resolve }));
     return { scope: isJsonObject(scope) ? scope : {}, result_views: resultViewsOf(loaded.state, playbook) };
   }
 

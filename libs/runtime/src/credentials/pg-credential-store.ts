@@ -104,10 +104,18 @@ export class PgCredentialStore implements CredentialStore {
  * The credential store of a tenant scope. Refuses (`credentials_locked`) to
  * open without a key when the scope already has credentials: they would be
  * unreadable, and a silent locked store would only fail later at a worker.
- * Without a key and without credentials, the store opens locked.
+ * Without a key and without credentials, the store opens locked. A process
+ * that never decrypts (`decrypts: false`: a worker that asks the API for
+ * credentials) opens it locked whatever is stored.
  */
-export async function openCredentialStore(db: Queryable, key: Secret | undefined, scope: TenantScope): Promise<CredentialStore> {
+export async function openCredentialStore(
+  db: Queryable,
+  key: Secret | undefined,
+  scope: TenantScope,
+  options: { decrypts?: boolean } = {},
+): Promise<CredentialStore> {
   if (key) return new PgCredentialStore(db, CredentialCipher.fromKey(key), scope);
+  if (options.decrypts === false) return new PgCredentialStore(db, undefined, scope);
   const [row] = await db.query<{ stored: number }>(
     `SELECT count(*)::int AS stored FROM noetl.credential WHERE tenant_id = $1 AND organization_id = $2`,
     [scope.tenantId, scope.organizationId],

@@ -13,7 +13,7 @@ import { Subjects, type Bus } from '../bus/bus';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
-import type { PayloadCache } from '../state/payload-cache';
+import { refsOfEvent, refsOfState, type PayloadCache } from '../state/payload-cache';
 import { materialize, noEffects, type ArmedTimer, type Effects } from './materialize';
 import { offloadCollections } from './offload-collections';
 
@@ -155,14 +155,13 @@ export class Scheduler {
     const { catalog, payloads, engine, ledger } = this.deps;
     const store = this.deps.payloadStoreWithin(q);
     const playbook = await catalog.playbook(state.catalogId, q);
-    await payloads.preloadState(state, store);
-    await payloads.preloadEvent(event, store);
+    const resolve = await payloads.resolverFor([...refsOfState(state, { openLoops: true }), ...refsOfEvent(event)], store);
     const env: PlannerEnv = {
       now: ledger.now(),
       newId: () => ledger.ids.next(),
       random: this.deps.random ?? Math.random,
       engine,
-      resolve: payloads.resolve,
+      resolve,
     };
     let drafts: EventDraft<EventTypeName>[];
     try {
