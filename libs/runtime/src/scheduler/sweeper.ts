@@ -1,12 +1,12 @@
-import { EventType, type ExecutionState, type JsonObject } from '@noetl/event-kernel';
+import { EventType, type ExecutionState } from '@noetl/event-kernel';
 import type { Database, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { Subjects, type Bus } from '../bus/bus';
 import type { LocalControlPlane } from '../control-plane/local-control-plane';
 import type { ExecutionService } from '../executions/execution.service';
 import type { Ledger } from '../ledger';
+import { ChildLinks } from './child-links';
 import type { Scheduler, SchedulerFollowUps } from './scheduler';
-import { childOutcome, type ChildEnd } from '../executions/child-outcome';
 import { reapExpiredFrames, reofferStages } from './frame-reaper';
 import type { ArmedTimer } from './materialize';
 
@@ -47,10 +47,14 @@ const DUE_TIMERS = `SELECT t.timer_id, t.execution_id, t.purpose, e.status = 'RU
 export class Sweeper implements SchedulerFollowUps {
   private wakeups = new Set<NodeJS.Timeout>();
 
+  private readonly children: ChildLinks;
+
   constructor(
     private readonly deps: SweeperDeps,
     private readonly scheduler: Scheduler,
-  ) {}
+  ) {
+    this.children = new ChildLinks(deps);
+  }
 
   /**
    * One sweep, by one sweeper of the tenant at a time (a transaction-scoped
@@ -69,7 +73,7 @@ export class Sweeper implements SchedulerFollowUps {
       await this.reapFrames();
       await this.renotifyUnclaimed();
       await reofferStages(db, ledger, this.deps.bus, this.renotifyAfterMs());
-      await this.settleChildren();
+      await this.children.settle();
       await this.planBacklog();
       return true;
     });
@@ -99,12 +103,12 @@ export class Sweeper implements SchedulerFollowUps {
   }
 
   commandCancelled(commandId: string): void {
-    void this.cancelChildOf(commandId).catch((error: unknown) => this.deps.logger.error({ err: error, command_id: commandId }, 'cancelling a child failed'));
+    void this.children.cancelChildOf(commandId).catch((error: unknown) => this.deps.logger.error({ err: error, command_id: commandId }, 'cancelling a child failed'));
   }
 
   executionEnded(state: ExecutionState): void {
     if (!state.parentCommandId) return;
-    void this.reportToParent(state.executionId).catch((error: unknown) =>
+    void this.children.reportToParent(state.executionId).catch((error: unknown) =>
       this.deps.logger.error({ err: error, execution_id: state.executionId }, 'reporting to the parent failed'),
     );
   }
@@ -254,77 +258,4 @@ export class Sweeper implements SchedulerFollowUps {
     );
     await Promise.all(rows.map((row) => this.scheduler.process(String(row.execution_id))));
   }
-
-  /** Children that ended while their parent command is still open; running children of ended parents. */
-  private async settleChildren(): Promise<void> {
-    const { db, ledger } = this.deps;
-    const scope = [ledger.scope.tenantId, ledger.scope.organizationId];
-    const ended = await db.query<{ execution_id: string }>(
-      `SELECT child.execution_id FROM noetl.execution child
-         JOIN noetl.command parent ON parent.command_id = child.parent_command_id
-        WHERE child.status <> 'RUNNING' AND parent.status = 'RUNNING' AND child.tenant_id = $1 AND child.organization_id = $2
-        LIMIT ${SWEEP_LIMIT}`,
-      scope,
-    );
-    for (const row of ended) await this.reportToParent(String(row.execution_id));
-    const orphans = await db.query<{ execution_id: string }>(
-      `SELECT child.execution_id FROM noetl.execution child
-         JOIN noetl.execution parent ON parent.execution_id = child.parent_execution_id
-        WHERE child.status = 'RUNNING' AND parent.status <> 'RUNNING' AND child.tenant_id = $1 AND child.organization_id = $2
-        LIMIT ${SWEEP_LIMIT}`,
-      scope,
-    );
-    for (const row of orphans) await this.cancelChild(String(row.execution_id), 'the parent execution ended');
-  }
-
-  /** The child's end completes or fails the parent's `playbook` command (DSL s3: the parent waits, durably). */
-  private async reportToParent(childId: string): Promise<void> {
-    const end = await this.childEnd(childId);
-    if (!end) return;
-    await this.deps.controlPlane.finish(end.parentCommandId, null, childOutcome(end)).catch((error: unknown) => {
-      if ((error as { code?: string }).code !== 'already_terminal') throw error;
-    });
-  }
-
-  private async childEnd(childId: string): Promise<ChildEnd | undefined> {
-    const [row] = await this.deps.db.query<{ parent_command_id: string | null; spec: JsonObject | null }>(
-      `SELECT child.parent_command_id, parent.spec FROM noetl.execution child
-         LEFT JOIN noetl.command parent ON parent.command_id = child.parent_command_id
-        WHERE child.execution_id = $1::bigint`,
-      [childId],
-    );
-    if (!row?.parent_command_id) return undefined;
-    const detail = await this.deps.executions.get(childId);
-    if (detail.status === 'RUNNING') return undefined;
-    const returnStep = returnStepOf(row.spec);
-    return {
-      parentCommandId: String(row.parent_command_id),
-      detail,
-      ...(returnStep !== undefined ? { returnStep, stepResult: await this.deps.executions.stepResult(childId, returnStep) } : {}),
-    };
-  }
-
-  private async cancelChildOf(commandId: string): Promise<void> {
-    const rows = await this.deps.db.query<{ execution_id: string }>(
-      `SELECT execution_id FROM noetl.execution WHERE parent_command_id = $1::bigint AND status = 'RUNNING'`,
-      [commandId],
-    );
-    for (const row of rows) await this.cancelChild(String(row.execution_id), 'the parent command was cancelled');
-  }
-
-  private async cancelChild(childId: string, reason: string): Promise<void> {
-    await this.deps.executions.cancel(childId, { reason, by: 'scheduler' }).catch((error: unknown) => {
-      if ((error as { code?: string }).code !== 'already_terminal') throw error;
-    });
-  }
-}
-
-/** `return_step` of the command's single `playbook` task, as written (a literal step name). */
-function returnStepOf(spec: JsonObject | null): string | undefined {
-  const tool = spec?.['tool'];
-  const tasks = typeof tool === 'object' && tool !== null && !Array.isArray(tool) ? tool['tasks'] : undefined;
-  const first = Array.isArray(tasks) ? tasks[0] : undefined;
-  const config = typeof first === 'object' && first !== null && !Array.isArray(first) ? first['config'] : undefined;
-  const step = typeof config === 'object' && config !== null && !Array.isArray(config) ? config['return_step'] : undefined;
-  return typeof step === 'string' ? step : undefined;
 }
