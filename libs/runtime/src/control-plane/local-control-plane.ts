@@ -244,12 +244,14 @@ export class LocalControlPlane implements ControlPlane {
   /** The render scope of the command's execution as plain JSON (results by reference resolved), and its result views. */
   private async scopeOf(executionId: string): Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>> {
     const { db, states, catalog, payloads } = this.deps;
-    const loaded = await states.load(db, executionId);
-    if (!loaded) throw notFound('execution', executionId);
-    const playbook = await catalog.playbook(loaded.state.catalogId);
-    const resolve = await payloads.resolverFor(refsOfState(loaded.state, { openLoops: false }));
-    const scope = toPlainJson(buildScope({ state: loaded.state, playbook, resolve }));
-    return { scope: isJsonObject(scope) ? scope : {}, result_views: resultViewsOf(loaded.state, playbook) };
+    return states.read(db, executionId, async (state) => {
+      if (!state) throw notFound('execution', executionId);
+      const playbook = await catalog.playbook(state.catalogId);
+      const resolve = await payloads.resolverFor(refsOfState(state, { openLoops: false }));
+      // toPlainJson copies: the scope shares nothing with the cached state.
+      const scope = toPlainJson(buildScope({ state, playbook, resolve }));
+      return { scope: isJsonObject(scope) ? scope : {}, result_views: resultViewsOf(state, playbook) };
+    });
   }
 
   /**

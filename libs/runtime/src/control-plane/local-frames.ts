@@ -60,10 +60,13 @@ export class LocalFrames {
     if (!claimed) return null;
     const { stage, frame } = claimed;
     const { states, catalog, payloads } = this.deps;
-    const loaded = await states.load(db, stage.execution_id);
-    const loop = loaded?.state.loops[stage.loop_id];
-    if (!loaded || !loop) throw new Error(`stage ${stageId} has no loop ${stage.loop_id} in its execution's state`);
-    const playbook = await catalog.playbook(loaded.state.catalogId);
+    const { catalogId, loop } = await states.read(db, stage.execution_id, (state) => {
+      const found = state?.loops[stage.loop_id];
+      if (!state || !found) throw new Error(`stage ${stageId} has no loop ${stage.loop_id} in its execution's state`);
+      // What the frame needs of the loop; the collection is only sliced below, never changed.
+      return { catalogId: state.catalogId, loop: { collection: found.collection, collectionRef: found.collectionRef, size: found.size } };
+    });
+    const playbook = await catalog.playbook(catalogId);
     const step = playbook.steps.find((candidate) => candidate.name === stage.step_name);
     if (!step) throw new Error(`stage ${stageId} names step ${stage.step_name}, which its playbook lacks`);
     const first = Number(frame.cursor.first ?? 0);
@@ -78,7 +81,7 @@ export class LocalFrames {
       attempt: claimed.attempt,
       lease_until: claimed.leaseUntil,
       lease_ms: claimed.leaseMs,
-      rows: stage.mode === 'cursor' ? [] : collection.slice(first, first + frame.row_count),
+      rows: stage.mode === 'cursor' ? [] : structuredClone(collection.slice(first, first + frame.row_count)),
       first_index: first,
       total: loop.size,
       spec: loopBodySpec(playbook, step),

@@ -96,19 +96,20 @@ export class ExecutionService {
   }
 
   async get(executionId: string): Promise<ExecutionDetail> {
-    const loaded = ID.test(executionId) ? await this.states.load(this.db, executionId) : undefined;
-    if (!loaded) throw notFound('execution', executionId);
-    const { state } = loaded;
-    const result: Json | null = state.resultRef ? await this.payloads.get(state.resultRef) : (state.result ?? null);
-    return executionDetail(state, result);
+    if (!ID.test(executionId)) throw notFound('execution', executionId);
+    return this.states.read(this.db, executionId, async (state) => {
+      if (!state) throw notFound('execution', executionId);
+      const result: Json | null = state.resultRef ? await this.payloads.get(state.resultRef) : (state.result ?? null);
+      // A detached copy: the state is the cache's, and the caller keeps the detail.
+      return structuredClone(executionDetail(state, result));
+    });
   }
 
   /** The latest result of a step (resolved from the payload store when stored by reference); undefined when it has none. */
   async stepResult(executionId: string, step: string): Promise<Json | undefined> {
-    const loaded = await this.states.load(this.db, executionId);
-    const stored = loaded?.state.results[step];
+    const stored = await this.states.read(this.db, executionId, (state) => state?.results[step]);
     if (!stored) return undefined;
-    return stored.ref ? this.payloads.get(stored.ref) : stored.value;
+    return stored.ref ? this.payloads.get(stored.ref) : structuredClone(stored.value);
   }
 
   async list(query: ListExecutionsQuery): Promise<ExecutionPage> {

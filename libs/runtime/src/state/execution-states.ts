@@ -24,14 +24,14 @@ export class ExecutionStates {
   ) {}
 
   /**
-   * A COPY of the state with every event `q` can see, and its stream version;
-   * undefined when the execution has no events (unknown).
+   * Runs `read` on the state with every event `q` can see (undefined when
+   * the execution has no events: unknown). The state is the cache's own, not
+   * a copy (copying a large state per read made every claim O(state)): no
+   * catch-up folds into it while `read` runs, and `read` must not change it
+   * or keep it after it resolves.
    */
-  async load(q: Queryable, executionId: string): Promise<{ state: ExecutionState; version: number } | undefined> {
-    return this.exclusive(executionId, async () => {
-      const entry = await this.catchUp(q, executionId);
-      return entry ? { state: structuredClone(entry.state), version: entry.version } : undefined;
-    });
+  async read<T>(q: Queryable, executionId: string, read: (state: ExecutionState | undefined) => Promise<T> | T): Promise<T> {
+    return this.exclusive(executionId, async () => read((await this.catchUp(q, executionId))?.state));
   }
 
   /** Forget an execution (after a rolled-back transaction folded events nobody else will see). */

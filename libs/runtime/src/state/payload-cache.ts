@@ -71,7 +71,8 @@ export function refsOfState(state: ExecutionState, options: { openLoops: boolean
     for (const loop of Object.values(state.loops)) {
       if (loop.status !== 'RUNNING') continue;
       if (loop.collectionRef) refs.push(loop.collectionRef);
-      for (const frame of Object.values(loop.frames)) if (frame.outputRef) refs.push(frame.outputRef);
+      // A frame whose results came inline is aggregated from them; only the others need their Arrow output read.
+      for (const frame of Object.values(loop.frames)) if (frame.outputRef && !frame.results) refs.push(frame.outputRef);
     }
   }
   return refs;
