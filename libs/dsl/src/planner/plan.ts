@@ -5,7 +5,7 @@ import { checkCompletion } from './check-completion';
 import { onCommandCompleted } from './command-completed';
 import { enterStep } from './enter-step';
 import { onTimerFired } from './fire-timer';
-import { onFrameTerminal } from './frame-terminal';
+import { isQuietFrameEnd, onFrameTerminal } from './frame-terminal';
 import { PlanContext, type PlannerEnv } from './plan-context';
 import { onCommandAbandoned } from './reissue-abandoned';
 import { releaseArrivals } from './release-arrivals';
@@ -42,6 +42,7 @@ export function plan(playbook: Playbook, state: ExecutionState, event: LedgerEve
     return ctx.drafts;
   }
   if (state.status !== 'RUNNING') return [];
+  if (isQuietFrameEnd(state, event)) return [];
   const ctx = new PlanContext(playbook, state, event, env);
   switch (event.event_type) {
     case EventType.ExecutionStarted:
