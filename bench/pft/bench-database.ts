@@ -1,0 +1,41 @@
+import type { NoetlConfig } from '@noetl/config';
+import { migrate, startEmbeddedPostgres } from '@noetl/storage';
+import { Client } from 'pg';
+import { postgresCredentialData, withDatabase } from '../../tools/fixtures/src/fixtures-database';
+
+/** Dropped and created again at every run: the engine's ledger and the bench table live in it. */
+export const BENCH_DATABASE = 'noetl_bench_pft';
+
+export interface BenchDatabase {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated BENCH_DATABASE on the server of DATABASE_URL, else on the
+ * embedded PostgreSQL under NOETL_HOME (left running only if it was already).
+ */
+export async function openBenchDatabase(config: NoetlConfig): Promise<BenchDatabase> {
+  const embedded = config.database.url ? undefined : await startEmbeddedPostgres(config.home);
+  const serverUrl = config.database.url?.reveal() ?? embedded!.url;
+  try {
+    if (postgresCredentialData(serverUrl).db_name === BENCH_DATABASE) {
+      throw new Error(`DATABASE_URL names ${BENCH_DATABASE}, the database each run drops; point it at another database on that server`);
+    }
+    const client = new Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      // FORCE: a killed run may still hold connections to it.
+      await client.query(`DROP DATABASE IF EXISTS ${BENCH_DATABASE} WITH (FORCE)`);
+      await client.query(`CREATE DATABASE ${BENCH_DATABASE}`);
+    } finally {
+      await client.end();
+    }
+    const url = withDatabase(serverUrl, BENCH_DATABASE);
+    await migrate(url, 'up');
+    return { url, close: async () => embedded?.stop() };
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,250 @@
+/**
+ * PFT-lite (issue 5 item 5): the same PFT-like workload (facilities x
+ * patients x five paged domains from a loopback mock API, every page saved
+ * to Postgres) run three ways on one fresh database: a plain Node script
+ * (undici + pg), then the in-process engine with frames of 1 row and of 50.
+ * Writes bench/results/pft-lite.{json,md}; exits 1 when a variant did not
+ * save exactly the expected rows.
+ *
+ *   npm run bench:pft -- [--facilities 2] [--patients 100] [--concurrency 10] [--rows-per-page 5] [--rate-limit <req/s>]
+ *
+ * DATABASE_URL names the server (BENCH_DATABASE is recreated on it); without
+ * it, the embedded PostgreSQL under NOETL_HOME is used.
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { loadConfig, Secret, type NoetlConfig } from '@noetl/config';
+import { EventType } from '@noetl/event-kernel';
+import { Engine } from '@noetl/runtime';
+import { Database } from '@noetl/storage';
+import { postgresCredentialData } from '../../tools/fixtures/src/fixtures-database';
+import { openBenchDatabase } from './bench-database';
+import { PAGES_PER_PATIENT, startMockApi, type MockApi } from './mock-api';
+import { readPftPlaybook } from './pft-playbook';
+import { runPlain } from './plain-run';
+import { ratiosOf, round, writeReport, type PftReport, type VariantResult } from './report';
+
+const FRAME_SIZES = [1, 50] as const;
+const CREDENTIAL = 'pft_bench';
+const RSS_SAMPLE_MS = 100;
+const EXECUTION_TIMEOUT_MS = 4 * 60 * 60_000;
+const POLL_MS = 100;
+
+interface Options {
+  facilities: number;
+  patients: number;
+  concurrency: number;
+  rowsPerPage: number;
+  rateLimit: number | undefined;
+}
+
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      facilities: { type: 'string', default: '2' },
+      patients: { type: 'string', default: '100' },
+      concurrency: { type: 'string', default: '10' },
+      'rows-per-page': { type: 'string', default: '5' },
+      'rate-limit': { type: 'string' },
+    },
+  });
+  const positive = (name: string, text: string): number => {
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer, got ${JSON.stringify(text)}`);
+    return value;
+  };
+  return {
+    facilities: positive('facilities', values.facilities),
+    patients: positive('patients', values.patients),
+    concurrency: positive('concurrency', values.concurrency),
+    rowsPerPage: positive('rows-per-page', values['rows-per-page']),
+    rateLimit: values['rate-limit'] === undefined ? undefined : positive('rate-limit', values['rate-limit']),
+  };
+}
+
+/** Runs `run`, sampling the process's RSS every RSS_SAMPLE_MS meanwhile. */
+async function measured<T>(run: () => Promise<T>): Promise<{ value: T; wallMs: number; peakRssMb: number }> {
+  let peak = process.memoryUsage().rss;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), RSS_SAMPLE_MS);
+  const began = performance.now();
+  try {
+    const value = await run();
+    return { value, wallMs: Math.round(performance.now() - began), peakRssMb: Math.round(Math.max(peak, process.memoryUsage().rss) / 2 ** 20) };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+const TERMINAL = [EventType.ExecutionCompleted, EventType.ExecutionFailed, EventType.ExecutionCancelled];
+
+/**
+ * Waits for the execution's terminal event by polling the ledger over the
+ * harness's own connections, not the engine's: the run being measured may
+ * hold every connection of the engine's pool. Undefined when it completed,
+ * else why not.
+ */
+async function waitForEnd(harnessDb: Database, executionId: string): Promise<string | undefined> {
+  const deadline = Date.now() + EXECUTION_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const [end] = await harnessDb.query<{ event_type: string; payload: { error?: { message?: string } } }>(
+      'SELECT event_type, payload FROM noetl.event WHERE execution_id = $1 AND event_type = ANY($2) LIMIT 1',
+      [executionId, TERMINAL],
+    );
+    if (end?.event_type === EventType.ExecutionCompleted) return undefined;
+    if (end) return `execution ${executionId} ended ${end.event_type}: ${end.payload.error?.message ?? 'no error recorded'}`;
+    await sleep(POLL_MS);
+  }
+  return `execution ${executionId} did not end within ${EXECUTION_TIMEOUT_MS / 60_000} minutes`;
+}
+
+interface Variant {
+  name: string;
+  maxRows: number | null;
+  /** Does the work; the execution's id and, when it did not complete, why. */
+  run(): Promise<{ executionId: string | null; failure?: string }>;
+}
+
+async function runVariant(variant: Variant, setupSql: string, harnessDb: Database, api: MockApi, expectedRows: number): Promise<VariantResult> {
+  // An empty table for each variant, made by the playbook's own SQL, so the rows counted are this variant's.
+  await harnessDb.query('DROP TABLE IF EXISTS public.pft_bench_record');
+  await harnessDb.query(setupSql);
+  api.resetCounts();
+  const { value, wallMs, peakRssMb } = await measured(() => variant.run());
+  const counts = api.counts();
+  const [saved] = await harnessDb.query<{ n: number }>('SELECT count(*)::int AS n FROM public.pft_bench_record');
+  const rows = saved?.n ?? 0;
+  const byType: Record<string, number> = {};
+  if (value.executionId !== null) {
+    const grouped = await harnessDb.query<{ event_type: string; n: number }>(
+      'SELECT event_type, count(*)::int AS n FROM noetl.event WHERE execution_id = $1 GROUP BY event_type ORDER BY event_type',
+      [value.executionId],
+    );
+    for (const { event_type, n } of grouped) byType[event_type] = n;
+  }
+  const eventsTotal = Object.values(byType).reduce((sum, n) => sum + n, 0);
+  const failure = value.failure ?? (rows === expectedRows ? undefined : `saved ${rows} rows, expected ${expectedRows}`);
+  return {
+    variant: variant.name,
+    max_rows: variant.maxRows,
+    execution_id: value.executionId,
+    wall_ms: wallMs,
+    http_requests: counts.requests,
+    http_rate_limited: counts.rateLimited,
+    rows_saved: rows,
+    events_total: eventsTotal,
+    events_by_type: byType,
+    events_per_request: value.executionId === null ? null : round(eventsTotal / Math.max(1, counts.requests)),
+    frame_claims: value.executionId === null ? null : (byType[EventType.FrameDispatched] ?? 0),
+    peak_rss_mb: peakRssMb,
+    ...(failure ? { failure } : {}),
+  };
+}
+
+interface BootedEngine {
+  engine: Engine;
+  close(): Promise<void>;
+}
+
+/** Scheduler and worker in this process on the bench database, with the credential the playbook's postgres steps use. */
+async function bootEngine(baseConfig: NoetlConfig, url: string, concurrency: number): Promise<BootedEngine> {
+  // A key of this run's own: the database, and the credential in it, are dropped at the next run anyway.
+  const config: NoetlConfig = {
+    ...baseConfig,
+    database: { url: new Secret(url) },
+    encryptionKey: new Secret(randomBytes(32).toString('hex')),
+    worker: { ...baseConfig.worker, concurrency },
+  };
+  const database = await Database.connect(url);
+  let engine: Engine;
+  try {
+    engine = await Engine.start({ config, database, roles: ['scheduler', 'worker'] });
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  await engine.credentials.put({ name: CREDENTIAL, type: 'postgres', data: postgresCredentialData(url) });
+  return {
+    engine,
+    close: async () => {
+      await engine.stop();
+      await database.close();
+    },
+  };
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  const baseConfig = loadConfig({ ...process.env, LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn' });
+  const expected = {
+    http_requests: options.facilities * options.patients * PAGES_PER_PATIENT,
+    rows: options.facilities * options.patients * PAGES_PER_PATIENT * options.rowsPerPage,
+  };
+  const playbook = readPftPlaybook(join(process.cwd(), 'bench', 'pft', 'pft.yaml'));
+  const benchDatabase = await openBenchDatabase(baseConfig);
+  const api = await startMockApi({ rowsPerPage: options.rowsPerPage, ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
+  const harnessDb = await Database.connect(benchDatabase.url, { poolSize: 2, applicationName: 'bench-pft' });
+  let engine: BootedEngine | undefined;
+  try {
+    const results: VariantResult[] = [];
+    const record = async (variant: Variant): Promise<void> => {
+      const result = await runVariant(variant, playbook.setupSql, harnessDb, api, expected.rows);
+      process.stderr.write(`${result.variant}: ${round(result.wall_ms / 1000, 1)} s, ${result.http_requests} requests, ${result.rows_saved} rows${result.failure ? `, FAILED: ${result.failure}` : ''}\n`);
+      results.push(result);
+    };
+    await record({
+      name: 'plain node',
+      maxRows: null,
+      run: async () => {
+        const { setupSql, pageInsertSql } = playbook;
+        await runPlain({ ...options, apiUrl: api.url, databaseUrl: benchDatabase.url, setupSql, pageInsertSql });
+        return { executionId: null };
+      },
+    });
+    // Booted after the plain run, so that run shares its process with nothing but the mock API.
+    engine = await bootEngine(baseConfig, benchDatabase.url, options.concurrency);
+    const payload = { api_url: api.url, facilities: options.facilities, patients: options.patients, concurrency: options.concurrency };
+    for (const maxRows of FRAME_SIZES) {
+      const { engine: running } = engine;
+      const path = `bench/pft-lite-rows-${maxRows}`;
+      await running.catalog.register(playbook.variant(path, maxRows));
+      await record({
+        name: `engine max_rows ${maxRows}`,
+        maxRows,
+        run: async () => {
+          const { execution_id } = await running.executions.start({ path, payload });
+          const failure = await waitForEnd(harnessDb, execution_id);
+          if (failure !== undefined) await running.executions.cancel(execution_id, { reason: 'bench:pft stopped waiting', by: 'bench:pft' }).catch(() => undefined);
+          return { executionId: execution_id, ...(failure !== undefined ? { failure } : {}) };
+        },
+      });
+    }
+    const report: PftReport = {
+      benchmark: 'pft-lite',
+      date: new Date().toISOString(),
+      database: baseConfig.database.url ? 'DATABASE_URL' : 'embedded',
+      node: process.version,
+      scale: { facilities: options.facilities, patients: options.patients, concurrency: options.concurrency, rows_per_page: options.rowsPerPage, rate_limit: options.rateLimit ?? null },
+      expected,
+      variants: results,
+      ratios: ratiosOf(results),
+    };
+    process.stdout.write(`${await writeReport(join(process.cwd(), 'bench', 'results'), 'pft-lite', report)}\n`);
+    return results.some((result) => result.failure) ? 1 : 0;
+  } finally {
+    await engine?.close();
+    await harnessDb.close();
+    await api.close();
+    await benchDatabase.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`bench:pft: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
