@@ -16,8 +16,9 @@ export const REDACTED_PATHS = [
   'data.password',
 ];
 
-export function createLogger(level: string, name: string): Logger {
-  return pino({ name, level, redact: { paths: REDACTED_PATHS, censor: '***' } });
+/** A pino logger with the redaction every process uses; to stdout unless given another destination (the CLI: stderr). */
+export function createLogger(level: string, name: string, destination?: pino.DestinationStream): Logger {
+  return pino({ name, level, redact: { paths: REDACTED_PATHS, censor: '***' } }, destination);
 }
 
 /** Routes Nest's own logging into pino as structured JSON. */

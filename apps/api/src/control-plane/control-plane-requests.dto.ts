@@ -93,8 +93,8 @@ export class CallReportDto implements CallReport {
   error?: EventErrorDto;
 }
 
-/** What complete and fail share: the ctx writes, the calls and the run time. */
-class CommandReportDto {
+/** What every terminal report of a worker carries: who reports, the ctx writes and the calls. */
+export class WorkerReportDto {
   @ApiProperty()
   @IsString()
   @IsNotEmpty()
@@ -111,7 +111,10 @@ class CommandReportDto {
   @ValidateNested({ each: true })
   @Type(() => CallReportDto)
   calls?: CallReportDto[];
+}
 
+/** What complete and fail share: a worker report and the run time. */
+class CommandReportDto extends WorkerReportDto {
   @ApiPropertyOptional({ minimum: 0 })
   @IsOptional()
   @IsNumber()

@@ -1,10 +1,7 @@
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NoetlConfig } from '@noetl/config';
-import { bootRole, createLogger, PinoNestLogger } from '@noetl/platform';
-import { ApiModule } from '../../../api/src/api.module';
-import { configureApi } from '../../../api/src/configure-api';
+import { bootRole } from '@noetl/platform';
+import { startApi } from '../../../api/src/start-api';
 import { EngineRolesModule } from './engine-roles.module';
 
 /**
@@ -15,11 +12,7 @@ import { EngineRolesModule } from './engine-roles.module';
  */
 export async function startServer(config: NoetlConfig): Promise<void> {
   if (config.roles.includes('api')) {
-    const logger = createLogger(config.log.level, 'noetl-server');
-    const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config), { logger: new PinoNestLogger(logger) });
-    configureApi(app);
-    app.enableShutdownHooks();
-    await app.listen(config.http.port);
+    await startApi(config, 'noetl-server');
   } else {
     await bootRole('noetl-server', (loaded) => EngineRolesModule.forRoot(loaded));
   }

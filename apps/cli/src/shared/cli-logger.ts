@@ -1,5 +1,5 @@
 import type { LogLevel, NoetlConfig } from '@noetl/config';
-import { REDACTED_PATHS } from '@noetl/platform';
+import { createLogger } from '@noetl/platform';
 import pino, { type Logger } from 'pino';
 
 /**
@@ -10,5 +10,5 @@ import pino, { type Logger } from 'pino';
  */
 export function cliLogger(config: NoetlConfig, name: string): Logger {
   const level: LogLevel = config.log.level === 'info' ? 'warn' : config.log.level;
-  return pino({ name, level, redact: { paths: REDACTED_PATHS, censor: '***' } }, pino.destination(2));
+  return createLogger(level, name, pino.destination(2));
 }
