@@ -4,7 +4,7 @@ import { TEMPLATE_DATABASE, baseDatabaseUrl, databaseUrl, withAdminClient } from
 
 /**
  * Jest globalSetup of the int and e2e tiers: migrates a fresh database once and
- * installs it as `noetl_test_template`, which every suite clones
+ * installs it as the checkout's template (TEMPLATE_DATABASE), which every suite clones
  * (`createTestDatabase`). It is built under a temporary name and swapped in at
  * the end, so the template is never half migrated. Throws when PostgreSQL is
  * unreachable: tests must not silently skip.

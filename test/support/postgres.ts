@@ -1,8 +1,15 @@
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import { Client } from 'pg';
 
 /** The machine's PostgreSQL (STYLE.md "Tests": real services, never skipped). */
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
-export const TEMPLATE_DATABASE = 'noetl_test_template';
+/**
+ * The migrated template every suite clones, one per checkout: two checkouts
+ * on one machine (say, two branches with different migrations) never swap
+ * each other's template away.
+ */
+export const TEMPLATE_DATABASE = `noetl_test_template_${createHash('sha256').update(resolve(__dirname, '..', '..')).digest('hex').slice(0, 8)}`;
 export const POSTGRES_START_COMMAND = 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start';
 
 export function baseDatabaseUrl(): string {

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from './config';
+import { CONFIG_ENV_NAMES, ConfigError, loadConfig } from './config';
 
 describe('loadConfig', () => {
   it('selects the embedded adapters when no service URL is set', () => {
@@ -52,8 +52,31 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
     [{ NOETL_ENCRYPTION_KEY: 'short' }, 'NOETL_ENCRYPTION_KEY must be 32 bytes'],
     [{ NOETL_PYTHON: 'maybe' }, 'NOETL_PYTHON must be one of on, off'],
+    [{ NOETL_SHARD_ID: 'noetl-projector-3', NOETL_SHARD_COUNT: '3' }, 'names shard 3, outside NOETL_SHARD_COUNT 3'],
+    [{ NOETL_SHARD_ID: 'projector' }, 'NOETL_SHARD_ID must be a shard index or a pod name ending in one'],
   ])('stops with one clear message for %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('takes the projector shard from a StatefulSet pod name, and the worker restrictions as lists', () => {
+    const config = loadConfig({ NOETL_SHARD_ID: 'noetl-projector-2', NOETL_SHARD_COUNT: '4', NOETL_WORKER_TOOLS: 'python, javascript,python', NOETL_WORKER_POOL: 'gpu' });
+    expect(config.projector).toEqual({ shardIndex: 2, shardCount: 4 });
+    expect(config.worker.tools).toEqual(['python', 'javascript']);
+    expect(config.worker.pool).toBe('gpu');
+    expect(loadConfig({}).projector).toEqual({ shardIndex: 0, shardCount: 1 });
+    expect(loadConfig({}).worker.tools).toBeUndefined();
+  });
+
+  it('lists exactly the variables it reads', () => {
+    const read = new Set<string>();
+    const env = new Proxy({} as Record<string, string | undefined>, {
+      get: (_target, name) => {
+        if (typeof name === 'string') read.add(name);
+        return undefined;
+      },
+    });
+    loadConfig(env);
+    expect([...read].sort()).toEqual([...CONFIG_ENV_NAMES].sort());
   });
 });

@@ -41,9 +41,21 @@ export interface NoetlConfig {
     concurrency: number;
     /** Lease of a claimed command; heartbeats renew it at a third of it. */
     leaseMs: number;
+    /** Tool kinds this worker runs (`NOETL_WORKER_TOOLS`); absent: every kind. */
+    tools?: string[];
+    /** The worker pool it serves (`NOETL_WORKER_POOL`); absent: the default pool. */
+    pool?: string;
   };
   /** How often the scheduler sweeps due timers, expired leases and unclaimed commands. */
   scheduler: { sweepMs: number };
+  /**
+   * This projector's shard (seed 002 s7.3): `NOETL_SHARD_ID` is a StatefulSet
+   * pod name such as `noetl-projector-2` (or a bare index), `NOETL_SHARD_COUNT`
+   * the number of shards; the index must be below the count.
+   */
+  projector: { shardIndex: number; shardCount: number };
+  /** How long SIGTERM lets in-flight work finish before the process stops anyway. */
+  shutdown: { graceMs: number };
   /**
    * The API a separate worker process (roles without `api`) and the CLI's
    * client commands talk to. Absent: the worker uses the in-process control plane.
@@ -108,12 +120,60 @@ function encryptionKey(env: Env): Secret | undefined {
   return new Secret(bytes.toString('hex'));
 }
 
+/** `noetl-projector-2` or `2` -> 2; validated against the shard count. */
+function projectorShard(env: Env): NoetlConfig['projector'] {
+  const shardCount = integer(env, 'NOETL_SHARD_COUNT', 1, 1, 1024);
+  const raw = env.NOETL_SHARD_ID?.trim();
+  if (!raw) return { shardIndex: 0, shardCount };
+  const match = /(?:^|-)(\d+)$/.exec(raw);
+  if (!match) throw new ConfigError(`NOETL_SHARD_ID must be a shard index or a pod name ending in one (e.g. noetl-projector-2), got "${raw}"`);
+  const shardIndex = Number(match[1]);
+  if (shardIndex >= shardCount) throw new ConfigError(`NOETL_SHARD_ID ${raw} names shard ${shardIndex}, outside NOETL_SHARD_COUNT ${shardCount}`);
+  return { shardIndex, shardCount };
+}
+
+/** A comma-separated list of names; undefined when unset or empty. */
+function list(env: Env, name: string): string[] | undefined {
+  const names = env[name]
+    ?.split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  return names && names.length > 0 ? [...new Set(names)] : undefined;
+}
+
+/** Every environment variable `loadConfig` reads (manifests and compose files are checked against it). */
+export const CONFIG_ENV_NAMES = [
+  'DATABASE_URL',
+  'REDIS_URL',
+  'NATS_URL',
+  'PORT',
+  'NOETL_ROLES',
+  'NOETL_HOME',
+  'NOETL_ENCRYPTION_KEY',
+  'NOETL_TENANT_ID',
+  'NOETL_ORGANIZATION_ID',
+  'NOETL_PAYLOAD_INLINE_LIMIT',
+  'LOG_LEVEL',
+  'NOETL_PYTHON',
+  'NOETL_WORKER_CONCURRENCY',
+  'NOETL_LEASE_SECONDS',
+  'NOETL_WORKER_TOOLS',
+  'NOETL_WORKER_POOL',
+  'NOETL_SWEEP_MS',
+  'NOETL_SHARD_ID',
+  'NOETL_SHARD_COUNT',
+  'NOETL_SHUTDOWN_GRACE_SECONDS',
+  'NOETL_SERVER_URL',
+] as const;
+
 export function loadConfig(env: Env): NoetlConfig {
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
   const natsUrl = url(env, 'NATS_URL', ['nats:', 'tls:']);
   const python = oneOf(env, 'NOETL_PYTHON', ['on', 'off'] as const, 'on');
   const serverUrl = url(env, 'NOETL_SERVER_URL', ['http:', 'https:']);
+  const tools = list(env, 'NOETL_WORKER_TOOLS');
+  const pool = env.NOETL_WORKER_POOL?.trim();
   return {
     database: { url: databaseUrl ? new Secret(databaseUrl) : undefined },
     redis: redisUrl ? { url: new Secret(redisUrl) } : undefined,
@@ -132,8 +192,12 @@ export function loadConfig(env: Env): NoetlConfig {
       python: python === 'on',
       concurrency: integer(env, 'NOETL_WORKER_CONCURRENCY', 8, 1, 1024),
       leaseMs: integer(env, 'NOETL_LEASE_SECONDS', 30, 1, 86_400) * 1000,
+      ...(tools ? { tools } : {}),
+      ...(pool ? { pool } : {}),
     },
     scheduler: { sweepMs: integer(env, 'NOETL_SWEEP_MS', 1000, 10, 600_000) },
+    projector: projectorShard(env),
+    shutdown: { graceMs: integer(env, 'NOETL_SHUTDOWN_GRACE_SECONDS', 30, 0, 3600) * 1000 },
     server: serverUrl ? { url: serverUrl.replace(/\/+$/, '') } : undefined,
   };
 }
