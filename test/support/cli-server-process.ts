@@ -89,7 +89,8 @@ function inheritedEnv(): Record<string, string> {
   return env;
 }
 
-function freePort(): Promise<number> {
+/** A port free on loopback now (the OS picks it; a process started next binds it). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

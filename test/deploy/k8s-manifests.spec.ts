@@ -1,0 +1,265 @@
+import { CONFIG_ENV_NAMES, loadConfig, ROLES } from '@noetl/config';
+import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import type { IContainer } from 'kubernetes-models/v1/Container';
+import type { IProbe } from 'kubernetes-models/v1/Probe';
+import type { IService } from 'kubernetes-models/v1/Service';
+import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import type { IScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
+import {
+  containerEnv,
+  describe as describeManifest,
+  findManifest,
+  keyValues,
+  KUSTOMIZATION_FILE,
+  loadKustomization,
+  loadManifests,
+  loadWorkloads,
+  manifestFiles,
+  manifestsOfKind,
+  type Manifest,
+  type Workload,
+} from './support/deploy-files';
+import { readDockerfile } from './support/dockerfile';
+import { modelProblems, unknownFieldProblems } from './support/kubernetes-schema';
+
+const manifests = loadManifests();
+const workloads = loadWorkloads(manifests);
+/** The long-running ones: every workload but the migration Job. */
+const services = workloads.filter((w) => w.manifest.kind !== 'Job');
+const containersOf = (w: Workload): IContainer[] => w.pod.containers;
+const selects = (selector: Record<string, string>, labels: Record<string, string>) =>
+  Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
+const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+describe('k8s/ manifests', () => {
+  describe('schemas', () => {
+    it('every document validates against its Kubernetes (or KEDA) model schema', () => {
+      expect(manifests.flatMap(modelProblems)).toEqual([]);
+    });
+
+    it('no document has a field its schema does not define', () => {
+      expect(unknownFieldProblems(manifests)).toEqual([]);
+    });
+
+    it('the validators reject a wrong type, a misspelt field and an unknown kind (so a pass means something)', () => {
+      const deployment = clone(findManifest(manifests, 'Deployment', 'noetl-api')!);
+      const container = (deployment.doc as { spec: { template: { spec: { containers: Record<string, unknown>[] } } } }).spec.template.spec.containers[0]!;
+      container.ports = [{ name: 'http', containerPort: 'eighty' }];
+      expect(modelProblems(deployment).join('\n')).toMatch(/containerPort must be integer/);
+
+      const scaled = clone(findManifest(manifests, 'ScaledObject', 'noetl-worker')!);
+      (scaled.doc as { spec: Record<string, unknown> }).spec.minReplicaCont = 1;
+      const probe = clone(findManifest(manifests, 'Deployment', 'noetl-worker')!);
+      const probed = (probe.doc as { spec: { template: { spec: { containers: Record<string, unknown>[] } } } }).spec.template.spec.containers[0]!;
+      probed.readinessProb = probed.readinessProbe;
+      const problems = unknownFieldProblems([scaled, probe]).join('\n');
+      expect(problems).toMatch(/minReplicaCont"?' does not exist/);
+      expect(problems).toMatch(/readinessProb"?' does not exist in type 'IContainer'/);
+
+      expect(modelProblems({ ...deployment, apiVersion: 'apps/v9' })).toEqual([expect.stringMatching(/no schema for apiVersion apps\/v9/)]);
+    });
+  });
+
+  describe('kustomization', () => {
+    const kustomization = loadKustomization();
+
+    it('lists every manifest file of k8s/, and only those', () => {
+      expect(kustomization.apiVersion).toBe('kustomize.config.k8s.io/v1beta1');
+      expect(kustomization.kind).toBe('Kustomization');
+      expect([...(kustomization.resources ?? [])].sort()).toEqual(manifestFiles());
+      expect(manifestFiles()).not.toContain(KUSTOMIZATION_FILE);
+    });
+
+    it('installs into the namespace that k8s/ creates, which no manifest overrides', () => {
+      const namespaces = manifestsOfKind(manifests, 'Namespace').map((m) => m.name);
+      expect(namespaces).toEqual([kustomization.namespace]);
+      const overridden = manifests.filter((m) => (m.doc.metadata as { namespace?: string }).namespace !== undefined);
+      expect(overridden.map(describeManifest)).toEqual([]);
+    });
+
+    it('pins the one image every container runs, and the image user is the pods\' user', () => {
+      const images = new Set(workloads.flatMap((w) => containersOf(w).map((c) => c.image)));
+      expect([...images]).toEqual([kustomization.images?.[0]?.name]);
+      expect(kustomization.images).toHaveLength(1);
+      expect(kustomization.images![0]!.newTag ?? kustomization.images![0]!.digest).toBeTruthy();
+      const { uid, gid } = readDockerfile().runtimeUser();
+      for (const w of workloads) {
+        expect({ workload: w.manifest.name, ...w.pod.securityContext }).toMatchObject({ workload: w.manifest.name, runAsNonRoot: true, runAsUser: uid, runAsGroup: gid });
+      }
+    });
+  });
+
+  describe('environment', () => {
+    const configNames = new Set<string>(CONFIG_ENV_NAMES);
+
+    it('every variable a ConfigMap, a Secret or a container sets is one the runtime reads (CONFIG_ENV_NAMES)', () => {
+      const set = [
+        ...manifests.filter((m) => m.kind === 'ConfigMap' || m.kind === 'Secret').flatMap((m) => Object.keys(keyValues(m)).map((name) => `${describeManifest(m)} ${name}`)),
+        ...workloads.flatMap((w) => containersOf(w).flatMap((c) => (c.env ?? []).map((e) => `${describeManifest(w.manifest)} ${e.name}`))),
+      ];
+      expect(set.length).toBeGreaterThan(10);
+      expect(set.filter((entry) => !configNames.has(entry.slice(entry.lastIndexOf(' ') + 1)))).toEqual([]);
+    });
+
+    it('each pod\'s environment passes the runtime\'s configuration validation, with the role its workload is named for', () => {
+      for (const w of services) {
+        const role = w.podLabels['app.kubernetes.io/component'];
+        expect(ROLES).toContain(role);
+        for (const podName of w.podNames) {
+          const env = containerEnv(containersOf(w)[0]!, manifests, podName);
+          expect({ pod: podName, roles: loadConfig(env).roles }).toEqual({ pod: podName, roles: [role] });
+        }
+      }
+      const job = workloads.find((w) => w.manifest.kind === 'Job')!;
+      expect(() => loadConfig(containerEnv(containersOf(job)[0]!, manifests, job.podNames[0]!))).not.toThrow();
+    });
+
+    it('each projector pod owns the shard of its ordinal, out of as many shards as replicas', () => {
+      const projectors = workloads.filter((w) => w.manifest.kind === 'StatefulSet');
+      expect(projectors.map((w) => w.manifest.name)).toEqual(['noetl-projector']);
+      for (const w of projectors) {
+        expect(w.replicas).toBeGreaterThan(0);
+        const shards = w.podNames.map((pod) => loadConfig(containerEnv(containersOf(w)[0]!, manifests, pod)).projector);
+        expect(shards).toEqual(w.podNames.map((_, ordinal) => ({ shardIndex: ordinal, shardCount: w.replicas })));
+      }
+    });
+
+    it('a worker reports to the api Service by its name and port', () => {
+      const worker = workloads.find((w) => w.manifest.name === 'noetl-worker')!;
+      const api = findManifest<IService>(manifests, 'Service', 'noetl-api')!.doc;
+      const env = containerEnv(containersOf(worker)[0]!, manifests, worker.podNames[0]!);
+      expect(env.NOETL_SERVER_URL).toBe(`http://noetl-api:${api.spec!.ports![0]!.port}`);
+    });
+  });
+
+  describe('probes, ports and Services', () => {
+    /** A probe's port, resolved through the container's named ports. */
+    const probePort = (container: IContainer, probe: IProbe): number | undefined => {
+      const port = probe.httpGet?.port;
+      return typeof port === 'number' ? port : container.ports?.find((p) => p.name === port)?.containerPort;
+    };
+
+    it('every service container probes /health/live (startup, liveness) and /health/ready (readiness) on the PORT it serves', () => {
+      for (const w of services) {
+        for (const container of containersOf(w)) {
+          const port = Number(containerEnv(container, manifests, w.podNames[0]!).PORT);
+          const probes = { startup: container.startupProbe, liveness: container.livenessProbe, readiness: container.readinessProbe };
+          const seen = Object.fromEntries(Object.entries(probes).map(([kind, probe]) => [kind, probe && { path: probe.httpGet?.path, port: probePort(container, probe) }]));
+          expect({ container: container.name, ...seen }).toEqual({
+            container: container.name,
+            startup: { path: '/health/live', port },
+            liveness: { path: '/health/live', port },
+            readiness: { path: '/health/ready', port },
+          });
+        }
+      }
+    });
+
+    it('Prometheus scrapes /metrics on the container port (annotations)', () => {
+      const scraped = services.filter((w) => w.annotations['prometheus.io/scrape'] === 'true');
+      expect(scraped.map((w) => w.manifest.name)).toContain('noetl-api');
+      for (const w of scraped) {
+        const env = containerEnv(containersOf(w)[0]!, manifests, w.podNames[0]!);
+        expect({ workload: w.manifest.name, port: w.annotations['prometheus.io/port'], path: w.annotations['prometheus.io/path'] }).toEqual({ workload: w.manifest.name, port: env.PORT, path: '/metrics' });
+      }
+    });
+
+    it('each Service selects exactly one workload and targets a port its containers name', () => {
+      for (const service of manifestsOfKind<IService>(manifests, 'Service')) {
+        const selected = services.filter((w) => selects(service.doc.spec!.selector ?? {}, w.podLabels));
+        expect({ service: service.name, selects: selected.map((w) => w.manifest.name) }).toEqual({ service: service.name, selects: [service.name] });
+        const named = new Set(containersOf(selected[0]!).flatMap((c) => (c.ports ?? []).map((p) => p.name)));
+        for (const port of service.doc.spec!.ports!) expect(named).toContain(port.targetPort);
+      }
+    });
+
+    it('the projector StatefulSet is governed by a headless Service', () => {
+      for (const set of manifestsOfKind<IStatefulSet>(manifests, 'StatefulSet')) {
+        const service = findManifest<IService>(manifests, 'Service', set.doc.spec!.serviceName!);
+        expect(service?.doc.spec!.clusterIP).toBe('None');
+      }
+    });
+  });
+
+  describe('availability and scaling', () => {
+    const hpas = manifestsOfKind<IHorizontalPodAutoscaler>(manifests, 'HorizontalPodAutoscaler');
+    const scaledObjects = manifestsOfKind<IScaledObject>(manifests, 'ScaledObject');
+
+    it('every service workload has a PodDisruptionBudget that selects its pods', () => {
+      const budgets = manifestsOfKind<IPodDisruptionBudget>(manifests, 'PodDisruptionBudget');
+      for (const w of services) {
+        const covering = budgets.filter((b) => selects(b.doc.spec!.selector?.matchLabels ?? {}, w.podLabels));
+        expect({ workload: w.manifest.name, budgets: covering.length }).toEqual({ workload: w.manifest.name, budgets: 1 });
+      }
+    });
+
+    it('every container requests and limits CPU and memory', () => {
+      for (const w of workloads) {
+        for (const c of containersOf(w)) {
+          expect({ container: `${w.manifest.name}/${c.name}`, requests: Object.keys(c.resources?.requests ?? {}).sort(), limits: Object.keys(c.resources?.limits ?? {}).sort() })
+            .toEqual({ container: `${w.manifest.name}/${c.name}`, requests: ['cpu', 'memory'], limits: ['cpu', 'memory'] });
+        }
+      }
+    });
+
+    it('the api scales with an HPA, the workers with KEDA, and no Deployment has two autoscalers or a fixed count under one', () => {
+      const targets = [
+        ...hpas.map((h) => h.doc.spec!.scaleTargetRef),
+        ...scaledObjects.map((s) => ({ kind: s.doc.spec.scaleTargetRef.kind ?? 'Deployment', name: s.doc.spec.scaleTargetRef.name })),
+      ];
+      expect(targets.map((t) => `${t.kind}/${t.name}`).sort()).toEqual(['Deployment/noetl-api', 'Deployment/noetl-worker']);
+      for (const target of targets) {
+        const w = workloads.find((x) => x.manifest.kind === target.kind && x.manifest.name === target.name);
+        expect({ target: target.name, exists: w !== undefined, replicas: w?.replicas }).toEqual({ target: target.name, exists: true, replicas: undefined });
+      }
+      expect(hpas.map((h) => h.doc.spec!.scaleTargetRef.name)).toEqual(['noetl-api']);
+    });
+
+    it('KEDA scales workers on the frame and command backlog, one worker per NOETL_WORKER_CONCURRENCY units', () => {
+      expect(scaledObjects).toHaveLength(1);
+      const spec = scaledObjects[0]!.doc.spec;
+      const [trigger] = spec.triggers;
+      expect(trigger!.type).toBe('prometheus');
+      expect(trigger!.metadata.query).toContain('noetl_frame_backlog_total');
+      expect(trigger!.metadata.query).toContain('noetl_command_backlog_total');
+      expect(trigger!.metadata.serverAddress).toMatch(/^https?:\/\//);
+      const worker = workloads.find((w) => w.manifest.name === spec.scaleTargetRef.name)!;
+      const env = containerEnv(containersOf(worker)[0]!, manifests, worker.podNames[0]!);
+      expect(Number(trigger!.metadata.threshold)).toBe(loadConfig(env).worker.concurrency);
+      expect(spec.minReplicaCount).toBeGreaterThanOrEqual(1);
+      expect(spec.maxReplicaCount).toBeGreaterThan(spec.minReplicaCount!);
+    });
+
+    it('every pod is given longer to stop than its preStop pause plus NOETL_SHUTDOWN_GRACE_SECONDS', () => {
+      for (const w of services) {
+        for (const c of containersOf(w)) {
+          const graceSeconds = loadConfig(containerEnv(c, manifests, w.podNames[0]!)).shutdown.graceMs / 1000;
+          const command = c.lifecycle?.preStop?.exec?.command ?? [];
+          const preStopSeconds = command[0] === 'sleep' ? Number(command[1]) : 0;
+          expect(command.length === 0 || command[0] === 'sleep').toBe(true);
+          // At least 5 s left to close connections after the drain.
+          const room = (w.pod.terminationGracePeriodSeconds ?? 30) - preStopSeconds - graceSeconds;
+          expect({ container: `${w.manifest.name}/${c.name}`, enough: room >= 5 }).toEqual({ container: `${w.manifest.name}/${c.name}`, enough: true });
+        }
+      }
+    });
+  });
+
+  it('the migration Job runs `noetl migrate up` once, without retrying forever', () => {
+    const jobs = workloads.filter((w) => w.manifest.kind === 'Job');
+    expect(jobs.map((j) => j.manifest.name)).toEqual(['noetl-migrate']);
+    const [container] = containersOf(jobs[0]!);
+    expect(container!.args).toEqual(['migrate', 'up']);
+    expect(container!.command).toBeUndefined();
+    expect(jobs[0]!.pod.restartPolicy).toBe('Never');
+    const spec = (jobs[0]!.manifest.doc as { spec: { backoffLimit?: number; activeDeadlineSeconds?: number } }).spec;
+    expect(spec.backoffLimit).toBeGreaterThan(0);
+    expect(spec.activeDeadlineSeconds).toBeGreaterThan(0);
+  });
+
+  it('names its documents uniquely per kind', () => {
+    const keys = manifests.map((m: Manifest) => `${m.kind}/${m.name}`);
+    expect(keys.filter((k, i) => keys.indexOf(k) !== i)).toEqual([]);
+  });
+});
