@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { freePort } from '../support/cli-server-process';
 import { requireNats, requireRedis } from '../support/services';
@@ -37,7 +38,7 @@ interface Started {
 
 /** A clean environment: node on PATH (the image's is /usr/local/bin), nothing of this process's NOETL_* settings. */
 function baseEnv(): Record<string, string> {
-  return { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: REPO_ROOT, LOG_LEVEL: 'warn' };
+  return { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: tmpdir(), LOG_LEVEL: 'warn' };
 }
 
 function runEntrypoint(name: string, env: Record<string, string>, args: string[] = []): Omit<Started, 'port'> {
