@@ -32,6 +32,12 @@ export class PgPoolCache {
     });
     // An idle client whose server went away: the pool drops it; the next query reconnects.
     pool.on('error', () => undefined);
+    // pg-pool listens for `error` only while a client is idle. A checked-out client whose server
+    // goes away (a restart, pg_terminate_backend) emits it unhandled and kills the process: when
+    // the FATAL message arrives between two statements, or in the same packet as the connection's
+    // first ReadyForQuery. The statement in flight (or the next one) fails on its own and is
+    // classified `connection`; the pool discards a client that is no longer queryable.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     this.pools.set(key, pool);
     return pool;
   }

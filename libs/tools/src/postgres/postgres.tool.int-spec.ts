@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { CallError } from '@noetl/dsl';
 import type { ToolContext } from '../tool';
 import { PostgresTool } from './postgres.tool';
 import { callFailure } from '../testing/call-failure';
 import { testToolContext } from '../testing/tool-context';
+import { waitFor } from '../../../../test/support/wait-for';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const url = new URL(DATABASE_URL);
@@ -176,6 +179,80 @@ describe('PostgresTool against PostgreSQL', () => {
     expect(err.info.kind).toBe('cancelled');
     expect(Date.now() - started).toBeLessThan(3_000);
     expect((await run({ query: `SELECT count(*) AS n FROM ${schema}.items WHERE id = 99` })).rows).toEqual([{ n: 0 }]);
+  });
+
+  describe('when the server drops the connection (issue 15 defect 4)', () => {
+    let admin: Client;
+
+    beforeAll(async () => {
+      admin = new Client({ connectionString: DATABASE_URL });
+      admin.on('error', () => undefined);
+      await admin.connect();
+    });
+
+    afterAll(async () => {
+      await admin?.end();
+    });
+
+    /** Terminates the backends running a statement that contains `tag`, once one is running. */
+    const terminateRunning = (tag: string): Promise<number> =>
+      waitFor(
+        async () => {
+          const { rows } = await admin.query<{ n: number }>(
+            'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE query LIKE $1 AND pid <> pg_backend_pid()',
+            [`%${tag}%`],
+          );
+          return (rows[0]?.n ?? 0) > 0 ? rows[0]!.n : false;
+        },
+        { timeoutMs: 5_000, description: `a backend running ${tag}` },
+      );
+
+    it('fails the step with a retryable connection error on pg_terminate_backend mid-statement, and the process lives on', async () => {
+      const tag = `noetl_terminate_${randomBytes(4).toString('hex')}`;
+      const pending = callFailure(run({ query: `SELECT pg_sleep(30) AS ${tag}` }));
+      await terminateRunning(tag);
+      const err = await pending;
+      expect(err.info).toMatchObject({ kind: 'connection', retryable: true, code: '57P01' });
+      // The socket's end arrives after the statement's error: nothing may be left without an error listener.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await run({ query: 'SELECT 1 AS one' })).rows).toEqual([{ one: 1 }]);
+    });
+
+    it('fails the step with a retryable connection error when the backend dies inside a transaction', async () => {
+      const tag = `noetl_terminate_${randomBytes(4).toString('hex')}`;
+      const pending = callFailure(run({ command: `INSERT INTO ${schema}.items (id) VALUES (501); SELECT pg_sleep(30) AS ${tag}` }));
+      await terminateRunning(tag);
+      expect((await pending).info).toMatchObject({ kind: 'connection', retryable: true });
+      expect((await run({ query: `SELECT count(*) AS n FROM ${schema}.items WHERE id = 501` })).rows).toEqual([{ n: 0 }]);
+    });
+
+    it('survives its connections being terminated between the statements of a transaction, every failure a retryable connection error', async () => {
+      // The window between two statements is a few microseconds wide: hammer it (before the fix, an
+      // unhandled 'error' event on the checked-out client killed the process within ~200 terminations).
+      const app = `noetl_churn_${randomBytes(4).toString('hex')}`;
+      const connection = `${DATABASE_URL}${DATABASE_URL.includes('?') ? '&' : '?'}application_name=${app}`;
+      const kinds = new Set<string>();
+      let completed = 0;
+      let stop = false;
+      const loops = Array.from({ length: 4 }, async () => {
+        while (!stop) {
+          try {
+            await tool.run({ connection, commands: ['SELECT 1', 'SELECT pg_sleep(0.01)', 'SELECT 2'] }, context());
+            completed++;
+          } catch (err) {
+            kinds.add(err instanceof CallError ? `${err.info.kind}:${String(err.info.retryable)}` : String(err));
+          }
+        }
+      });
+      for (let round = 0; round < 300; round++) {
+        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [app]);
+        await new Promise((resolve) => setTimeout(resolve, 2 + (round % 7) * 3));
+      }
+      stop = true;
+      await Promise.all(loops);
+      expect([...kinds]).toEqual(['connection:true']);
+      expect(completed).toBeGreaterThan(0);
+    });
   });
 
   it('fails fast with kind cancelled when the signal is already aborted', async () => {
