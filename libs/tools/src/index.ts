@@ -5,6 +5,7 @@ export { HttpTool, type HttpToolOptions } from './http/http.tool';
 export type { HttpResult } from './http/shape-http-response';
 export { PostgresTool, type PostgresToolOptions } from './postgres/postgres.tool';
 export { splitStatements } from './postgres/split-statements';
+export { readDatabaseIdentity, type DatabaseIdentity, type ProtectedDatabase, type RowsOf } from './postgres/database-identity';
 export type { StatementResult } from './postgres/shape-pg-result';
 export { JavaScriptTool, type JavaScriptToolOptions } from './javascript/javascript.tool';
 export { PythonTool, type PythonToolOptions } from './python/python.tool';

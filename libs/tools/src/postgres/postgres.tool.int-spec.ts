@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Client } from 'pg';
 import { CallError } from '@noetl/dsl';
 import type { ToolContext } from '../tool';
 import { PostgresTool } from './postgres.tool';
 import { callFailure } from '../testing/call-failure';
 import { testToolContext } from '../testing/tool-context';
+import { createEmptyDatabase, type TestDatabase } from '../../../../test/support/test-database';
 import { waitFor } from '../../../../test/support/wait-for';
+import { readDatabaseIdentity } from './database-identity';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const url = new URL(DATABASE_URL);
@@ -259,5 +262,67 @@ describe('PostgresTool against PostgreSQL', () => {
     const controller = new AbortController();
     controller.abort();
     expect((await callFailure(run({ query: 'SELECT 1' }, context(controller.signal)))).info.kind).toBe('cancelled');
+  });
+});
+
+describe('PostgresTool with a protected database (issue 15 defect 7: playbooks reach the ledger)', () => {
+  let ledger: TestDatabase;
+  let other: TestDatabase;
+  let ledgerClient: Client;
+  let tool: PostgresTool;
+
+  beforeAll(async () => {
+    [ledger, other] = await Promise.all([createEmptyDatabase(), createEmptyDatabase()]);
+    ledgerClient = new Client({ connectionString: ledger.url });
+    ledgerClient.on('error', () => undefined);
+    await ledgerClient.connect();
+    tool = new PostgresTool({
+      connectTimeoutMs: 3_000,
+      protectedDatabase: {
+        identity: () => readDatabaseIdentity(async (sql) => (await ledgerClient.query<Record<string, unknown>>(sql)).rows),
+        reason: 'it is the ledger',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await tool?.close();
+    await ledgerClient?.end();
+    await Promise.all([ledger?.drop(), other?.drop()]);
+  });
+
+  /** The ledger's URL with its host, port and scheme spelled differently. */
+  const spelled = (change: (url: URL) => void): string => {
+    const url = new URL(ledger.url);
+    change(url);
+    return url.toString();
+  };
+
+  it.each([
+    ['as given', (): string => ledger.url],
+    ['through localhost', (): string => spelled((u) => (u.hostname = 'localhost'))],
+    ['through the machine name', (): string => spelled((u) => (u.hostname = hostname()))],
+    ['with the default port left out', (): string => spelled((u) => (u.port = ''))],
+    ['as postgresql:// with extra parameters', (): string => spelled((u) => {
+      u.protocol = 'postgresql:';
+      u.search = '?application_name=innocent&sslmode=disable';
+    })],
+    ['through the unix socket', (): string => `postgres://${new URL(ledger.url).username || 'postgres'}@/${ledger.name}?host=/var/run/postgresql`],
+  ])('refuses a DSN %s, with a clear non-retryable error and no statement run', async (_how, dsn) => {
+    const err = await callFailure(tool.run({ connection: dsn(), command: 'CREATE TABLE reached_the_ledger (x int)' }, context()));
+    expect(err.info).toMatchObject({ kind: 'auth', code: 'PROTECTED_DATABASE', retryable: false });
+    expect(err.info.message).toContain(`refusing to connect to database "${ledger.name}": it is the ledger`);
+    const { rows } = await ledgerClient.query("SELECT to_regclass('reached_the_ledger') AS t");
+    expect(rows).toEqual([{ t: null }]);
+  });
+
+  it('refuses the ledger named by credential fields (host, port as text, user, database)', async () => {
+    const url = new URL(ledger.url);
+    const ctx = testToolContext({ sneaky: { host: 'LOCALHOST', port: '5432', user: url.username || 'postgres', dbname: ledger.name } });
+    expect((await callFailure(tool.run({ auth: 'sneaky', query: 'SELECT 1' }, ctx))).info.code).toBe('PROTECTED_DATABASE');
+  });
+
+  it('runs statements on another database of the same server', async () => {
+    expect(await tool.run({ connection: other.url, query: 'SELECT current_database() AS db' }, context())).toMatchObject({ rows: [{ db: other.name }] });
   });
 });

@@ -132,6 +132,7 @@ async function acquire(pool: Pool, signal: AbortSignal): Promise<PoolClient> {
       pending.then((client) => client.release(), () => undefined);
       throw cancelledError('postgres');
     }
+    if (err instanceof CallError) throw err;
     throw new CallError(classifyPgError(err));
   } finally {
     signal.removeEventListener('abort', onAbort);
