@@ -12,3 +12,4 @@ export { PythonTool, type PythonToolOptions } from './python/python.tool';
 export { pythonEnv } from './python/build-python-request';
 export { PYTHON_DISABLED, PYTHON_NOT_FOUND } from './python/python-outcome';
 export { NoopTool } from './noop/noop.tool';
+export { SecretSet } from './shared/secret-set';

@@ -12,10 +12,9 @@ import {
   type ToolKind,
   type ToolSpec,
 } from '@noetl/dsl';
-import type { ToolRegistry } from '@noetl/tools';
+import { SecretSet, type ToolRegistry } from '@noetl/tools';
 import type { ClaimedCommand, CompleteRequest, FailRequest } from '../control-plane/control-plane';
 import { callReportOf, eventErrorOf } from './call-errors';
-import { CallSecrets } from './call-secrets';
 import { resolveKeychain } from './keychain';
 
 export interface CommandRunnerDeps {
@@ -94,13 +93,13 @@ export async function renderChildCall(command: ClaimedCommand, run: WorkerRun, s
  */
 export interface WorkerRun {
   interpreter: InterpreterDeps;
-  secrets: CallSecrets;
+  secrets: SecretSet;
   /** `scope` plus `keychain`: the spec's keychain entries resolved at the worker (DSL.md s7); throws CallError. */
   scopeWithKeychain(spec: JsonObject, scope: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
 }
 
 export function workerRun(deps: CommandRunnerDeps, at: CallSite): WorkerRun {
-  const secrets = new CallSecrets();
+  const secrets = new SecretSet();
   // Every credential a call of this run resolves joins the redaction set before the tool sees it.
   const resolveCredential = async (name: string): Promise<Record<string, unknown>> => {
     const data = await deps.resolveCredential(name);

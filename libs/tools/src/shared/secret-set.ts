@@ -1,3 +1,5 @@
+import { CallError } from '@noetl/dsl';
+
 /**
  * Keys whose values say where or as whom a credential connects, not what proves it: kept
  * readable in outputs. Every other string value of a credential or keychain entry is a secret.
@@ -33,14 +35,14 @@ export const MIN_SECRET_LENGTH = 4;
 export const REDACTED = '***';
 
 /**
- * The redaction set of one command or frame run (DESIGN.md invariant 8): every credential value
- * its calls used (`auth:` credentials and keychain entries) joins it as it is resolved, and
- * everything that leaves the worker for the run (reports, child workloads, log lines) is
- * scrubbed of those values first: as written, URL-encoded (also with `+` for spaces), JSON-
- * escaped, and base64 (standard and URL-safe, at any alignment within a longer encoded text,
- * so `Basic base64(user:password)` is caught too), each replaced by `***`.
+ * A redaction set (DESIGN.md invariant 8): credential values join it, and text or JSON is
+ * scrubbed of them: as written, URL-encoded (also with `+` for spaces), JSON-escaped, and
+ * base64 (standard and URL-safe, at any alignment within a longer encoded text, so
+ * `Basic base64(user:password)` is caught too), each replaced by `***`. A tool keeps its own
+ * error messages clean with one; the worker keeps one per command or frame run, which every
+ * credential and keychain entry the run resolves joins, and scrubs everything that leaves it.
  */
-export class CallSecrets {
+export class SecretSet {
   private readonly secrets = new Set<string>();
   private pattern: RegExp | null | undefined;
 
@@ -65,6 +67,12 @@ export class CallSecrets {
   text(text: string): string {
     const pattern = this.compiled();
     return pattern ? text.replace(pattern, REDACTED) : text;
+  }
+
+  /** The same error with its message scrubbed (its data is left to the caller's redaction). */
+  callError(err: CallError): CallError {
+    const message = this.text(err.info.message);
+    return message === err.info.message ? err : new CallError({ ...err.info, message }, err.data);
   }
 
   /** A copy of `value` with every string (values and keys) scrubbed; other values as they are. */

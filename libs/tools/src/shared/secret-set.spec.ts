@@ -1,14 +1,23 @@
-import { CallSecrets } from './call-secrets';
+import { CallError } from '@noetl/dsl';
+import { SecretSet } from './secret-set';
 
 const CANARY = 'cAn4ry-s3cr3t/v+1 ü';
 
-function secretsOf(...data: unknown[]): CallSecrets {
-  const secrets = new CallSecrets();
+function secretsOf(...data: unknown[]): SecretSet {
+  const secrets = new SecretSet();
   for (const d of data) secrets.add(d);
   return secrets;
 }
 
-describe('CallSecrets', () => {
+describe('SecretSet', () => {
+  it('cleans an error message, keeping its classification and data', () => {
+    const err = new CallError({ kind: 'auth', message: 'bad token tok-123', retryable: false, status: 401 }, { body: 1 });
+    const clean = secretsOf({ token: 'tok-123' }).callError(err);
+    expect(clean.info).toEqual({ kind: 'auth', message: 'bad token ***', retryable: false, status: 401 });
+    expect(clean.data).toEqual({ body: 1 });
+    expect(secretsOf({}).callError(err)).toBe(err);
+  });
+
   it('collects every string of a credential except where-and-who fields', () => {
     const secrets = secretsOf({ db_host: 'db.internal', db_port: '5432', db_user: 'etl', db_name: 'warehouse', db_password: 'hunter22', api: { key: 'k-998877' } });
     expect(secrets.text('etl@db.internal:5432/warehouse with hunter22 and k-998877')).toBe('etl@db.internal:5432/warehouse with *** and ***');
