@@ -61,7 +61,7 @@ describe('hostile javascript against a running server', () => {
 
     let longest = 0;
     let probes = 0;
-    let ordinaryDoneAt: number | undefined;
+    const endedAt = new Map<string, number>();
     const pending = new Set([...hostile, ordinary]);
     while (pending.size > 0) {
       if (Date.now() - started > 60_000) throw new Error(`still running after 60 s: ${[...pending].join(', ')}`);
@@ -74,7 +74,7 @@ describe('hostile javascript against a running server', () => {
         const detail = await client.detail(id);
         if (detail.status === 'RUNNING') continue;
         pending.delete(id);
-        if (id === ordinary) ordinaryDoneAt = Date.now();
+        endedAt.set(id, Date.now());
       }
       await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
     }
@@ -82,8 +82,8 @@ describe('hostile javascript against a running server', () => {
 
     expect(longest).toBeLessThan(1_000);
     expect(await client.detail(ordinary)).toMatchObject({ status: 'COMPLETED', result: { n: 49 } });
-    // The ordinary execution did not wait for the hostile ones: it ended while they still ran.
-    expect(ordinaryDoneAt! - started).toBeLessThan(CEILING_SECONDS * 1000);
+    // The ordinary execution did not wait for the hostile ones: it ended while some still ran.
+    expect(endedAt.get(ordinary)).toBeLessThan(Math.max(...hostile.map((id) => endedAt.get(id)!)));
 
     for (const [i, h] of HOSTILE.entries()) {
       const detail = await client.detail(hostile[i]!);
