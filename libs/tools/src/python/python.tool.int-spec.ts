@@ -25,6 +25,13 @@ describe('PythonTool with a real python3', () => {
     expect(output.join('')).toContain('stdout:HELLO_WORLD: Hello World');
   });
 
+  it('passes printed output on in whole lines, however python wrote them', async () => {
+    const lines: string[] = [];
+    const code = 'import sys\nprint("a", "b")\nsys.stdout.write("x")\nsys.stdout.flush()\nsys.stdout.write("y\\nz")\nresult = 1';
+    expect(await run({ code }, context({ onOutput: (_stream: OutputStream, text: string) => lines.push(text) }))).toBe(1);
+    expect(lines).toEqual(['a b\n', 'xy\n', 'z']);
+  });
+
   it('calls main() when no result is set, binding arguments by name (fanout_reduce_phase6)', async () => {
     expect(await run({ code: 'def main():\n    return {"normalized": True}' })).toEqual({ normalized: true });
     expect(await run({ code: 'def main(a, b=10, **rest):\n    return [a, b, sorted(rest)]', input: { a: 1, c: 3, d: 4 } })).toEqual([1, 10, ['c', 'd']]);

@@ -138,6 +138,13 @@ async function endAll(child: ChildProcess): Promise<void> {
   }
 }
 
+/** A line longer than this is passed on in pieces. */
+const MAX_LINE_CHARS = 64 * 1024;
+
+/**
+ * Passes output on in whole lines, whatever the pipe's chunks: unbuffered python writes a
+ * `print`'s parts separately, and a reader redacting secrets must see each value whole.
+ */
 function forward(
   stream: Readable | null,
   name: OutputStream,
@@ -146,10 +153,23 @@ function forward(
 ): void {
   if (!stream) return;
   const decoder = new StringDecoder('utf8');
-  stream.on('data', (chunk: Buffer) => {
-    const text = decoder.write(chunk);
+  let pending = '';
+  const emit = (text: string): void => {
     if (text === '') return;
     keep?.(text);
     onOutput?.(name, text);
+  };
+  stream.on('data', (chunk: Buffer) => {
+    pending += decoder.write(chunk);
+    const end = pending.lastIndexOf('\n') + 1;
+    if (end > 0) {
+      for (const line of pending.slice(0, end).split(/(?<=\n)/)) emit(line);
+      pending = pending.slice(end);
+    }
+    if (pending.length > MAX_LINE_CHARS) {
+      emit(pending);
+      pending = '';
+    }
   });
+  stream.on('end', () => emit(pending + decoder.end()));
 }
