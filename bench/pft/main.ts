@@ -156,6 +156,8 @@ async function bootEngine(baseConfig: NoetlConfig, url: string, concurrency: num
     database: { url: new Secret(url) },
     encryptionKey: new Secret(randomBytes(32).toString('hex')),
     worker: { ...baseConfig.worker, concurrency },
+    // The playbook's pages go to the engine's own database, on purpose: one database per run to recreate.
+    tools: { ...baseConfig.tools, ledgerAccess: 'allow' },
   };
   const database = await Database.connect(url);
   let engine: Engine;

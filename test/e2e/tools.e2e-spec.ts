@@ -3,6 +3,7 @@ import { startTestServer, type TestServer } from '../../tools/test-server/src/se
 import { e2ePlaybook, startE2eApp, type E2eApp } from '../support/e2e-app';
 import { enteredSteps, ofType, terminalEvents } from '../support/ledger-checks';
 import { startScriptedHttpServer, type ScriptedHttpServer } from '../support/scripted-http-server';
+import { createEmptyDatabase, type TestDatabase } from '../support/test-database';
 
 // One app boot per file plus executions that wait on real timers and servers.
 jest.setTimeout(30_000);
@@ -11,13 +12,15 @@ describe('each tool kind over the REST API', () => {
   let app: E2eApp;
   let testServer: TestServer;
   let scripted: ScriptedHttpServer;
+  /** The database postgres steps work in: beside the runtime's, never inside it. */
+  let userDatabase: TestDatabase;
 
   beforeAll(async () => {
-    [app, testServer, scripted] = await Promise.all([startE2eApp(), startTestServer(), startScriptedHttpServer()]);
+    [app, testServer, scripted, userDatabase] = await Promise.all([startE2eApp(), startTestServer(), startScriptedHttpServer(), createEmptyDatabase()]);
   });
 
   afterAll(async () => {
-    await Promise.all([app?.close(), testServer?.close(), scripted?.close()]);
+    await Promise.all([app?.close(), testServer?.close(), scripted?.close(), userDatabase?.drop()]);
   });
 
   it('http: calls a loopback server with params, then posts a templated JSON body with headers', async () => {
@@ -35,7 +38,7 @@ describe('each tool kind over the REST API', () => {
   });
 
   it('postgres: runs statements through a stored credential in one transaction, then queries through a DSN', async () => {
-    const db = new URL(app.databaseUrl);
+    const db = new URL(userDatabase.url);
     await app.client.createCredential('e2e_pg', 'postgres', {
       db_host: db.hostname,
       db_port: Number(db.port || 5432),
@@ -44,13 +47,33 @@ describe('each tool kind over the REST API', () => {
       db_name: db.pathname.slice(1),
     });
 
-    const detail = await app.client.run(e2ePlaybook('postgres-tool'), { dsn: app.databaseUrl });
+    const detail = await app.client.run(e2ePlaybook('postgres-tool'), { dsn: userDatabase.url });
 
     expect(detail.status).toBe('COMPLETED');
     expect(detail.result).toMatchObject({ rows: [{ id: 2 }, { id: 3 }], row_count: 2 });
     const events = await app.client.events(detail.execution_id);
     const write = ofType(events, EventType.StepExit).find((e) => e.step === 'write');
     expect(write?.payload).toMatchObject({ status: 'COMPLETED', result: { rows: [{ n: 3, total: 60.5 }], statement_count: 3 } });
+  });
+
+  it("postgres: refuses the runtime's own database however its DSN is spelled (issue 15 defect 7)", async () => {
+    const ledger = new URL(app.databaseUrl);
+    ledger.hostname = 'localhost';
+    ledger.port = '';
+    ledger.search = '?application_name=innocent';
+
+    const detail = await app.client.run(e2ePlaybook('postgres-ledger'), { dsn: ledger.toString() });
+
+    expect(detail).toMatchObject({
+      status: 'FAILED',
+      error: {
+        step: 'reach_ledger',
+        kind: 'auth',
+        message: `postgres: refusing to connect to database "${new URL(app.databaseUrl).pathname.slice(1)}": it is this runtime's own ledger database (NOETL_TOOLS_LEDGER_ACCESS=allow permits it)`,
+      },
+    });
+    const exit = ofType(await app.client.events(detail.execution_id), EventType.StepExit).find((e) => e.step === 'reach_ledger');
+    expect(exit?.payload).toMatchObject({ status: 'FAILED', error: { code: 'PROTECTED_DATABASE', retryable: false } });
   });
 
   it('javascript, python and noop: each reads the result of the one before', async () => {

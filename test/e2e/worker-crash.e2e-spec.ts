@@ -8,7 +8,7 @@ import { ofType, terminalEvents } from '../support/ledger-checks';
 import { NoetlHttpClient, describeEvents } from '../support/noetl-http-client';
 import { startScriptedHttpServer, type ScriptedHttpServer } from '../support/scripted-http-server';
 import { requireNats } from '../support/services';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../support/test-database';
 import { TEST_ENCRYPTION_KEY } from '../support/test-engine';
 import { waitFor } from '../support/wait-for';
 
@@ -25,6 +25,8 @@ const ITEMS = 12;
  */
 describe('a worker process killed mid-frame', () => {
   let database: TestDatabase;
+  /** Where the loop's sink writes: beside the runtime's database, which postgres steps may not reach. */
+  let sinkDatabase: TestDatabase;
   let scripted: ScriptedHttpServer;
   let sinkDb: Client;
   const processes: CliServerProcess[] = [];
@@ -40,14 +42,14 @@ describe('a worker process killed mid-frame', () => {
 
   beforeAll(async () => {
     const nats = await requireNats();
-    [database, scripted] = await Promise.all([createTestDatabase(), startScriptedHttpServer()]);
+    [database, sinkDatabase, scripted] = await Promise.all([createTestDatabase(), createEmptyDatabase(), startScriptedHttpServer()]);
     shared = {
       DATABASE_URL: database.url,
       NATS_URL: nats,
       NOETL_TENANT_ID: `t${randomBytes(4).toString('hex')}`,
       LOG_LEVEL: 'warn',
     };
-    sinkDb = new Client({ connectionString: database.url });
+    sinkDb = new Client({ connectionString: sinkDatabase.url });
     await sinkDb.connect();
     await sinkDb.query('CREATE TABLE crash_sink (id int PRIMARY KEY, val int NOT NULL)');
   });
@@ -55,7 +57,7 @@ describe('a worker process killed mid-frame', () => {
   afterAll(async () => {
     for (const started of processes) await started.stop();
     await sinkDb?.end();
-    await Promise.all([database?.drop(), scripted?.close()]);
+    await Promise.all([database?.drop(), sinkDatabase?.drop(), scripted?.close()]);
   });
 
   const sinkCounts = async (): Promise<{ rows: number; ids: number; vals: number[] }> => {
@@ -71,7 +73,7 @@ describe('a worker process killed mid-frame', () => {
     const workerEnv = { NOETL_ROLES: 'worker', NOETL_SERVER_URL: api.url, NOETL_WORKER_CONCURRENCY: '2' };
     const doomed = await start(workerEnv);
     const client = new NoetlHttpClient(api.url);
-    const db = new URL(database.url);
+    const db = new URL(sinkDatabase.url);
     await client.createCredential('crash_pg', 'postgres', {
       db_host: db.hostname,
       db_port: Number(db.port || 5432),

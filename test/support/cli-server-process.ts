@@ -10,6 +10,7 @@ const OUTPUT_KEPT = 20_000;
 export interface CliServerProcess {
   /** e.g. `http://127.0.0.1:41234`. */
   url: string;
+  pid: number;
   /** The process's stdout and stderr so far (the last 20 kB), for failure messages. */
   output(): string;
   /** Kills it with SIGKILL (a crash: no shutdown hook runs) and waits until it is gone. */
@@ -22,9 +23,10 @@ export interface CliServerProcess {
  * `noetl server` from the built CLI (`dist/`, made by `npm run build`; this
  * builds nothing) as a child process on a free loopback port, resolved once
  * GET /health/ready answers 200. `env` adds to a clean environment: the
- * caller gives DATABASE_URL and any NOETL_* tuning.
+ * caller gives DATABASE_URL and any NOETL_* tuning. `onOutput` sees every
+ * chunk of its stdout and stderr (a spec that checks all of its log lines).
  */
-export async function startCliServer(env: Record<string, string>): Promise<CliServerProcess> {
+export async function startCliServer(env: Record<string, string>, options: { onOutput?(chunk: string): void } = {}): Promise<CliServerProcess> {
   if (!existsSync(CLI_MAIN)) {
     throw new Error(`${CLI_MAIN} is missing: run \`npm run build\` before this spec (it starts the built CLI and builds nothing itself)`);
   }
@@ -36,6 +38,7 @@ export async function startCliServer(env: Record<string, string>): Promise<CliSe
   let output = '';
   const keep = (chunk: Buffer): void => {
     output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT);
+    options.onOutput?.(chunk.toString('utf8'));
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
@@ -56,6 +59,7 @@ export async function startCliServer(env: Record<string, string>): Promise<CliSe
 
   return {
     url,
+    pid: child.pid!,
     output: () => output,
     crash: () => killAndWait(child, exited, 'SIGKILL'),
     stop: async () => {

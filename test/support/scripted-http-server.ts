@@ -17,6 +17,10 @@ export interface ScriptedHttpServer {
  * - `GET /slow?ms=N` answers 200 `{slept_ms: N}` after N ms (a slow call).
  * - `POST /echo` answers 200 `{method, query, header, body}` (`header` is the
  *   request's `x-e2e` header).
+ * - `ANY /mirror?status=S` answers S (default 200) with everything it was sent,
+ *   as a careless or hostile remote would: the request's Authorization in an
+ *   `x-mirror-authorization` header, and `{url, headers, body}` with the body
+ *   as text and base64.
  */
 export async function startScriptedHttpServer(): Promise<ScriptedHttpServer> {
   const counts = new Map<string, number>();
@@ -54,6 +58,17 @@ export async function startScriptedHttpServer(): Promise<ScriptedHttpServer> {
         header: req.headers['x-e2e'] ?? null,
         body: body ? (JSON.parse(body) as unknown) : null,
       });
+    }
+    if (url.pathname === '/mirror') {
+      const body = await readBody(req);
+      const text = JSON.stringify({ url: req.url, headers: req.headers, body, body_base64: Buffer.from(body).toString('base64') });
+      res.writeHead(Number(url.searchParams.get('status') ?? '200'), {
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(text),
+        'X-Mirror-Authorization': req.headers.authorization ?? '',
+      });
+      res.end(text);
+      return;
     }
     reply(res, 404, { error: `no scripted route ${url.pathname}` });
   }

@@ -36,6 +36,27 @@ describe('loadConfig', () => {
     expect(config.worker.python).toBe(false);
   });
 
+  it('reads the limits of the tools user code runs in, with safe defaults', () => {
+    expect(loadConfig({}).tools).toEqual({
+      ledgerAccess: 'refuse',
+      javascript: { memoryMb: 64, maxTimeoutSeconds: 60 },
+      python: { user: 'nobody', memoryMb: 1024 },
+    });
+    const config = loadConfig({
+      NOETL_TOOLS_LEDGER_ACCESS: 'allow',
+      NOETL_JS_THREADS: '2',
+      NOETL_JS_MEMORY_MB: '128',
+      NOETL_JS_MAX_TIMEOUT_SECONDS: '5',
+      NOETL_PYTHON_USER: '1000:1000',
+      NOETL_PYTHON_MEMORY_MB: '2048',
+    });
+    expect(config.tools).toEqual({
+      ledgerAccess: 'allow',
+      javascript: { threads: 2, memoryMb: 128, maxTimeoutSeconds: 5 },
+      python: { user: '1000:1000', memoryMb: 2048 },
+    });
+  });
+
   it('masks secrets when the config is printed', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://u:hunter2@db/x', NOETL_ENCRYPTION_KEY: 'ab'.repeat(32) });
     const printed = JSON.stringify(config) + String(config.database.url);
@@ -52,6 +73,8 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
     [{ NOETL_ENCRYPTION_KEY: 'short' }, 'NOETL_ENCRYPTION_KEY must be 32 bytes'],
     [{ NOETL_PYTHON: 'maybe' }, 'NOETL_PYTHON must be one of on, off'],
+    [{ NOETL_TOOLS_LEDGER_ACCESS: 'yes' }, 'NOETL_TOOLS_LEDGER_ACCESS must be one of refuse, allow'],
+    [{ NOETL_JS_MAX_TIMEOUT_SECONDS: '0' }, 'NOETL_JS_MAX_TIMEOUT_SECONDS must be between 1 and 86400, got 0'],
     [{ NOETL_SHARD_ID: 'noetl-projector-3', NOETL_SHARD_COUNT: '3' }, 'names shard 3, outside NOETL_SHARD_COUNT 3'],
     [{ NOETL_SHARD_ID: 'projector' }, 'NOETL_SHARD_ID must be a shard index or a pod name ending in one'],
   ])('stops with one clear message for %j', (env, message) => {

@@ -48,6 +48,24 @@ export interface NoetlConfig {
   };
   /** How often the scheduler sweeps due timers, expired leases and unclaimed commands. */
   scheduler: { sweepMs: number };
+  /** What user code runs inside (README "Isolation"). */
+  tools: {
+    /** `refuse` (default): postgres steps cannot reach the runtime's own database, however it is spelled. */
+    ledgerAccess: 'refuse' | 'allow';
+    javascript: {
+      /** Sandbox threads; absent: the CPU count, at most 4. */
+      threads?: number;
+      memoryMb: number;
+      /** Ceiling of any step's `timeout`. */
+      maxTimeoutSeconds: number;
+    };
+    python: {
+      /** Who python steps run as when the worker is root: a name, uid or uid:gid. */
+      user: string;
+      /** Address space (RLIMIT_AS) of a step's processes. */
+      memoryMb: number;
+    };
+  };
   /**
    * This projector's shard (seed 002 s7.3): `NOETL_SHARD_ID` is a StatefulSet
    * pod name such as `noetl-projector-2` (or a bare index), `NOETL_SHARD_COUNT`
@@ -164,6 +182,12 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_SHARD_COUNT',
   'NOETL_SHUTDOWN_GRACE_SECONDS',
   'NOETL_SERVER_URL',
+  'NOETL_TOOLS_LEDGER_ACCESS',
+  'NOETL_JS_THREADS',
+  'NOETL_JS_MEMORY_MB',
+  'NOETL_JS_MAX_TIMEOUT_SECONDS',
+  'NOETL_PYTHON_USER',
+  'NOETL_PYTHON_MEMORY_MB',
 ] as const;
 
 export function loadConfig(env: Env): NoetlConfig {
@@ -174,6 +198,7 @@ export function loadConfig(env: Env): NoetlConfig {
   const serverUrl = url(env, 'NOETL_SERVER_URL', ['http:', 'https:']);
   const tools = list(env, 'NOETL_WORKER_TOOLS');
   const pool = env.NOETL_WORKER_POOL?.trim();
+  const jsThreads = env.NOETL_JS_THREADS?.trim() ? integer(env, 'NOETL_JS_THREADS', 1, 1, 256) : undefined;
   return {
     database: { url: databaseUrl ? new Secret(databaseUrl) : undefined },
     redis: redisUrl ? { url: new Secret(redisUrl) } : undefined,
@@ -196,6 +221,18 @@ export function loadConfig(env: Env): NoetlConfig {
       ...(pool ? { pool } : {}),
     },
     scheduler: { sweepMs: integer(env, 'NOETL_SWEEP_MS', 1000, 10, 600_000) },
+    tools: {
+      ledgerAccess: oneOf(env, 'NOETL_TOOLS_LEDGER_ACCESS', ['refuse', 'allow'] as const, 'refuse'),
+      javascript: {
+        ...(jsThreads !== undefined ? { threads: jsThreads } : {}),
+        memoryMb: integer(env, 'NOETL_JS_MEMORY_MB', 64, 8, 4096),
+        maxTimeoutSeconds: integer(env, 'NOETL_JS_MAX_TIMEOUT_SECONDS', 60, 1, 86_400),
+      },
+      python: {
+        user: env.NOETL_PYTHON_USER?.trim() || 'nobody',
+        memoryMb: integer(env, 'NOETL_PYTHON_MEMORY_MB', 1024, 64, 1_048_576),
+      },
+    },
     projector: projectorShard(env),
     shutdown: { graceMs: integer(env, 'NOETL_SHUTDOWN_GRACE_SECONDS', 30, 0, 3600) * 1000 },
     server: serverUrl ? { url: serverUrl.replace(/\/+$/, '') } : undefined,

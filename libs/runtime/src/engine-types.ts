@@ -13,7 +13,7 @@ export interface EngineOptions {
   /** Default: NATS when `config.nats` is set, else in-process. The engine closes a bus it created, not one it was given. */
   bus?: Bus;
   logger?: Logger;
-  /** Default: `defaultTools()`; the engine closes it at stop. */
+  /** Default: `defaultTools()` limited by the config (`workerToolOptions`); the engine closes it at stop. */
   tools?: ToolRegistry;
   /**
    * The worker's control plane. Default: the in-process one on `database`;

@@ -24,6 +24,7 @@ import { Sweeper } from './scheduler/sweeper';
 import { ExecutionStates } from './state/execution-states';
 import { PayloadCache } from './state/payload-cache';
 import { createBus, createRemoteControlPlane } from './transport-factory';
+import { workerToolOptions } from './worker/tool-options';
 import { Worker } from './worker/worker';
 
 /** The id node of this process: random, so processes sharing a ledger mint distinct ids (10 bits: see ids.ts). */
@@ -101,7 +102,7 @@ export class Engine {
       notify: (executionId) => bus.publish(Subjects.execution(scope.tenantId), { execution_id: executionId }),
     });
     const expressions = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() });
-    const tools = options.tools ?? defaultTools();
+    const tools = options.tools ?? defaultTools(workerToolOptions(config, database));
     const parts: Engine['parts'] = { ownsBus: options.bus === undefined, ownSweepTimer: options.sweepEvery !== 'caller', tools };
 
     if (roles.includes('scheduler')) {

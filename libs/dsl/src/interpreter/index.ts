@@ -7,6 +7,7 @@ export {
   type SinkResult,
   type StepCallResult,
 } from './interpreter-deps';
+export { toCallErrorInfo } from './call-errors';
 export { runStepCall, type StepCallArgs } from './run-step-call';
 export { runSink, type SinkArgs } from './run-sink';
 export { runFrame, type FrameArgs, type FrameRunResult, type RowResult } from './run-frame';

@@ -1,6 +1,7 @@
 import { EventType, type JsonObject } from '@noetl/event-kernel';
 import type { Step } from '../model';
 import { isJsonObject, toPlainJson } from '../scope';
+import { keychainReferences } from './keychain-refs';
 import type { PlanContext } from './plan-context';
 import { resolveWorkbookTasks } from './resolve-workbook';
 
@@ -10,17 +11,23 @@ export const DEFAULT_COMMAND_MAX_ATTEMPTS = 3;
 /**
  * What the worker needs to run the step's call, all unrendered: the worker
  * renders tool config and input itself against a scope it rebuilds from the
- * state (a template error there fails the step at the worker).
+ * state (a template error there fails the step at the worker). `keychain`:
+ * the playbook's entries the call reads, which the worker resolves (DSL.md s7).
  * `retry` holds the policies a success outcome can match (`on: success` and
  * `on: any`); error-side retry is the scheduler's (schedule-retry.ts).
  */
 export function commandSpec(ctx: PlanContext, step: Step): JsonObject {
-  const spec = toPlainJson({
+  const call = {
     tool: step.tool ? resolveWorkbookTasks(ctx.playbook, step.tool, step.name) : step.tool,
     input: step.input,
     retry: step.retry.filter((policy) => policy.on !== 'error'),
+  };
+  const keychain = keychainReferences(ctx.playbook.keychain, call);
+  const spec = toPlainJson({
+    ...call,
     scope_ref: { execution_id: ctx.state.executionId },
     step: step.name,
+    ...(keychain.length > 0 ? { keychain } : {}),
   });
   return isJsonObject(spec) ? spec : {};
 }

@@ -2,6 +2,7 @@ import type { JsonObject } from '@noetl/event-kernel';
 import type { Playbook, Step } from '../model';
 import { isJsonObject, toPlainJson } from '../scope';
 import { maxRowsOf } from './frame-policy';
+import { keychainReferences } from './keychain-refs';
 import { resolveWorkbookTasks } from './resolve-workbook';
 
 /**
@@ -9,12 +10,12 @@ import { resolveWorkbookTasks } from './resolve-workbook';
  * s4), unrendered, like a command's spec: the body's tool (workbook calls
  * resolved), input, every `retry:` policy (a failing row is retried in
  * process by the error-side ones), the iterator name, the frame policy and
- * the per-iteration sink (inside `loop:` or on the step), and a cursor
- * loop's claim (DSL.md s4.3).
+ * the per-iteration sink (inside `loop:` or on the step), a cursor
+ * loop's claim (DSL.md s4.3), and the keychain entries all of these read.
  */
 export function loopBodySpec(playbook: Playbook, step: Step): JsonObject {
   const loop = step.loop;
-  const spec = toPlainJson({
+  const body = {
     step: step.name,
     tool: step.tool ? resolveWorkbookTasks(playbook, step.tool, step.name) : null,
     input: step.input,
@@ -27,6 +28,8 @@ export function loopBodySpec(playbook: Playbook, step: Step): JsonObject {
     cursor: loop?.source.kind === 'cursor' ? loop.source.cursor : null,
     // Fan-out (DSL.md s4.2): each item an independent shard, re-run whole when it fails.
     shard_retries: loop?.fanout ? loop.maxShardRetries : 0,
-  });
+  };
+  const keychain = keychainReferences(playbook.keychain, body);
+  const spec = toPlainJson({ ...body, ...(keychain.length > 0 ? { keychain } : {}) });
   return isJsonObject(spec) ? spec : {};
 }

@@ -3,6 +3,7 @@ import {
   CallError,
   isJsonObject,
   runStepCall,
+  toCallErrorInfo,
   toPlainJson,
   withResultViews,
   type ExpressionEngine,
@@ -11,9 +12,10 @@ import {
   type ToolKind,
   type ToolSpec,
 } from '@noetl/dsl';
-import type { ToolRegistry } from '@noetl/tools';
+import { SecretSet, type ToolRegistry } from '@noetl/tools';
 import type { ClaimedCommand, CompleteRequest, FailRequest } from '../control-plane/control-plane';
 import { callReportOf, eventErrorOf } from './call-errors';
+import { resolveKeychain } from './keychain';
 
 export interface CommandRunnerDeps {
   tools: ToolRegistry;
@@ -30,40 +32,101 @@ export type CommandReport = { status: 'COMPLETED'; request: Omit<CompleteRequest
 /**
  * Runs a claimed command's call in process (DSL.md s3, s5): the step's tool
  * or pipeline through the interpreter, with task policies and success-side
- * continuation, tools from the registry. Never throws for a failed call: the
- * report says FAILED with the classified error (a template error included).
+ * continuation, tools from the registry, its keychain resolved first. Never
+ * throws for a failed call: the report says FAILED with the classified error
+ * (a template error included). The report is scrubbed of the run's secrets.
  */
-export async function runCommand(command: ClaimedCommand, signal: AbortSignal, interpreter: InterpreterDeps): Promise<CommandReport> {
+export async function runCommand(command: ClaimedCommand, signal: AbortSignal, run: WorkerRun): Promise<CommandReport> {
   const started = performance.now();
   const spec = command.spec;
+  let scope: Record<string, unknown>;
+  try {
+    scope = await run.scopeWithKeychain(spec, withResultViews(command.scope, command.result_views ?? {}), signal);
+  } catch (error) {
+    const report: CommandReport = { status: 'FAILED', request: { error: eventErrorOf(toCallErrorInfo(error), command.step), duration_ms: Math.round(performance.now() - started) } };
+    return run.secrets.scrub(report);
+  }
   const outcome = await runStepCall(
     {
       stepName: command.step,
       tool: spec['tool'] as unknown as ToolSpec,
       stepInput: (isJsonObject(spec['input']) ? spec['input'] : {}) as JsonObject,
       retry: (Array.isArray(spec['retry']) ? spec['retry'] : []) as unknown as Policy[],
-      scope: withResultViews(command.scope, command.result_views ?? {}),
+      scope,
       signal,
     },
-    interpreter,
+    run.interpreter,
   );
   const common = {
     ctx: asObject(toPlainJson(outcome.ctx)),
     calls: outcome.calls.map(callReportOf),
     duration_ms: Math.round(performance.now() - started),
   };
-  if (outcome.status === 'ok') return { status: 'COMPLETED', request: { result: toPlainJson(outcome.result), ...common } };
-  return { status: 'FAILED', request: { error: eventErrorOf(outcome.error, command.step), ...common } };
+  const report: CommandReport =
+    outcome.status === 'ok'
+      ? { status: 'COMPLETED', request: { result: toPlainJson(outcome.result), ...common } }
+      : { status: 'FAILED', request: { error: eventErrorOf(outcome.error, command.step), ...common } };
+  return run.secrets.scrub(report);
 }
 
-/** What runs a call at the worker: the registry's tools, real time, real randomness. */
-export function workerInterpreter(deps: CommandRunnerDeps, at: CallSite): InterpreterDeps {
+/**
+ * A `playbook` step's child call, rendered (keychain included) and scrubbed: a secret never
+ * becomes a child's workload. Undefined `path` when the step names none.
+ */
+export async function renderChildCall(command: ClaimedCommand, run: WorkerRun, signal: AbortSignal): Promise<{ path?: string; version?: number; payload: JsonObject }> {
+  const task = ((command.spec['tool'] as unknown as ToolSpec | undefined)?.tasks ?? [])[0];
+  const scope = await run.scopeWithKeychain(command.spec, withResultViews(command.scope, command.result_views ?? {}), signal);
+  const config = toPlainJson(run.interpreter.engine.renderValue(task?.config ?? {}, scope));
+  const input = toPlainJson(run.interpreter.engine.renderValue({ ...(isJsonObject(command.spec['input']) ? command.spec['input'] : {}), ...(task?.input ?? {}) }, scope));
+  const settings = isJsonObject(config) ? config : {};
+  return run.secrets.scrub({
+    ...(typeof settings['path'] === 'string' && settings['path'] !== '' ? { path: settings['path'] } : {}),
+    ...(typeof settings['version'] === 'number' ? { version: settings['version'] } : {}),
+    payload: isJsonObject(input) ? input : {},
+  });
+}
+
+/**
+ * One command's or frame's run at the worker: its interpreter (the registry's tools, real
+ * time, real randomness), the redaction set its credentials join as they are resolved
+ * (DESIGN.md invariant 8), and its keychain.
+ */
+export interface WorkerRun {
+  interpreter: InterpreterDeps;
+  secrets: SecretSet;
+  /** `scope` plus `keychain`: the spec's keychain entries resolved at the worker (DSL.md s7); throws CallError. */
+  scopeWithKeychain(spec: JsonObject, scope: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
+}
+
+export function workerRun(deps: CommandRunnerDeps, at: CallSite): WorkerRun {
+  const secrets = new SecretSet();
+  // Every credential a call of this run resolves joins the redaction set before the tool sees it.
+  const resolveCredential = async (name: string): Promise<Record<string, unknown>> => {
+    const data = await deps.resolveCredential(name);
+    secrets.add(data);
+    return data;
+  };
+  const guarded: CommandRunnerDeps = {
+    ...deps,
+    resolveCredential,
+    ...(deps.onOutput ? { onOutput: (stream, text) => deps.onOutput?.(stream, secrets.text(text)) } : {}),
+    ...(deps.runChild ? { runChild: (config, signal) => deps.runChild!(secrets.scrub(config), signal) } : {}),
+  };
   return {
-    engine: deps.engine,
-    callTool: (kind, config, signal) => callTool(deps, at, kind, config, signal),
-    sleep: (ms, signal) => sleep(ms, signal),
-    random: Math.random,
-    monotonicMs: () => performance.now(),
+    secrets,
+    interpreter: {
+      engine: deps.engine,
+      callTool: (kind, config, signal) => callTool(guarded, at, kind, config, signal),
+      sleep: (ms, signal) => sleep(ms, signal),
+      random: Math.random,
+      monotonicMs: () => performance.now(),
+    },
+    scopeWithKeychain: async (spec, scope, signal) => {
+      if (!Array.isArray(spec['keychain'])) return scope;
+      const keychain = await resolveKeychain(spec['keychain'], scope, { engine: deps.engine, resolveCredential, signal });
+      for (const data of Object.values(keychain)) secrets.add(data);
+      return { ...scope, keychain };
+    },
   };
 }
 

@@ -1,8 +1,8 @@
 import type { Json, JsonObject } from '@noetl/event-kernel';
 import {
-  CallError,
   isJsonObject,
   runFrame,
+  toCallErrorInfo,
   toPlainJson,
   withResultViews,
   type CursorSpec,
@@ -13,6 +13,7 @@ import {
 } from '@noetl/dsl';
 import type { ClaimedFrame, CommitFrameRequest, FailRequest } from '../control-plane/control-plane';
 import { callReportOf, eventErrorOf } from './call-errors';
+import type { WorkerRun } from './command-runner';
 
 export type FrameReport = { status: 'COMMITTED'; request: Omit<CommitFrameRequest, 'worker_id'> } | { status: 'FAILED'; request: Omit<FailRequest, 'worker_id'> };
 
@@ -23,22 +24,28 @@ export type FrameReport = { status: 'COMMITTED'; request: Omit<CommitFrameReques
  * Row failures are row outcomes; only a frame that cannot run at all (a
  * failing cursor claim) is FAILED.
  */
-export async function runClaimedFrame(frame: ClaimedFrame, signal: AbortSignal, deps: InterpreterDeps): Promise<FrameReport> {
+export async function runClaimedFrame(frame: ClaimedFrame, signal: AbortSignal, run: WorkerRun): Promise<FrameReport> {
+  // Row results, errors and ctx leave the worker scrubbed of the run's secrets (before the Arrow encoding of the rows).
+  return run.secrets.scrub(await interpretFrame(frame, signal, run));
+}
+
+async function interpretFrame(frame: ClaimedFrame, signal: AbortSignal, run: WorkerRun): Promise<FrameReport> {
   const spec = frame.spec;
-  const scope = withResultViews(frame.scope, frame.result_views ?? {});
+  const deps = run.interpreter;
+  let scope: Record<string, unknown>;
   let rows: unknown[] = frame.rows;
   let firstIndex = frame.first_index;
   const maxRows = Number(spec['max_rows'] ?? 1) || 1;
-  if (isJsonObject(spec['cursor'] ?? null)) {
-    try {
+  try {
+    scope = await run.scopeWithKeychain(spec, withResultViews(frame.scope, frame.result_views ?? {}), signal);
+    if (isJsonObject(spec['cursor'] ?? null)) {
       rows = await claimCursorRows(spec['cursor'] as unknown as CursorSpec, maxRows, scope, signal, deps);
-    } catch (error) {
-      const info = error instanceof CallError ? error.info : { kind: 'internal' as const, message: String(error), retryable: false };
-      return { status: 'FAILED', request: { error: eventErrorOf(info, frame.step) } };
+      firstIndex = frame.frame_index * maxRows;
     }
-    firstIndex = frame.frame_index * maxRows;
+  } catch (error) {
+    return { status: 'FAILED', request: { error: eventErrorOf(toCallErrorInfo(error), frame.step) } };
   }
-  const run = await runFrame(
+  const outcome = await runFrame(
     {
       stepName: frame.step,
       tool: spec['tool'] as unknown as ToolSpec,
@@ -58,18 +65,18 @@ export async function runClaimedFrame(frame: ClaimedFrame, signal: AbortSignal, 
     },
     deps,
   );
-  const ctx = toPlainJson(run.ctx);
+  const ctx = toPlainJson(outcome.ctx);
   return {
     status: 'COMMITTED',
     request: {
-      rows: run.rows.map((row) => ({
+      rows: outcome.rows.map((row) => ({
         index: row.index,
         status: row.status,
         ...(row.status === 'ok' ? { result: toPlainJson(row.result) as Json } : {}),
         ...(row.error ? { error: eventErrorOf(row.error, frame.step) } : {}),
       })),
       ...(isJsonObject(ctx) ? { ctx } : {}),
-      calls: run.calls.map(callReportOf),
+      calls: outcome.calls.map(callReportOf),
     },
   };
 }

@@ -1,5 +1,4 @@
-import type { JsonObject } from '@noetl/event-kernel';
-import { isJsonObject, toPlainJson, withResultViews, type ExpressionEngine, type InterpreterDeps, type Task, type ToolSpec } from '@noetl/dsl';
+import { toCallErrorInfo, type ExpressionEngine } from '@noetl/dsl';
 import type { ToolRegistry } from '@noetl/tools';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
@@ -8,7 +7,8 @@ import { QueueGroups, Subjects, type Bus, type Unsubscribe } from '../bus/bus';
 import type { ClaimedCommand, ControlPlane, HeartbeatResult } from '../control-plane/control-plane';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError } from '../runtime-error';
-import { runCommand, workerInterpreter } from './command-runner';
+import { eventErrorOf } from './call-errors';
+import { renderChildCall, runCommand, workerRun, type WorkerRun } from './command-runner';
 import { runClaimedFrame } from './frame-runner';
 import { runNestedChild } from './nested-child';
 
@@ -144,18 +144,15 @@ export class Worker {
     const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeat(commandId, { worker_id: this.workerId, lease_ms: leaseMs });
     const heartbeat = this.keepLease(beat, leaseMs, controller, log);
     try {
+      const run = this.interpreterFor(
+        { executionId: command.execution_id, step: command.step, scope: command.scope, holder: { kind: 'command', id: commandId }, attempt: command.attempt },
+        async (name) => (await controlPlane.resolveCredential(commandId, { worker_id: this.workerId, name })).data,
+      );
       if (command.kind === 'playbook') {
-        await this.startChild(command);
+        await this.startChild(command, run, controller.signal);
         return;
       }
-      const report = await runCommand(
-        command,
-        controller.signal,
-        this.interpreterFor(
-          { executionId: command.execution_id, step: command.step, scope: command.scope, holder: { kind: 'command', id: commandId }, attempt: command.attempt },
-          async (name) => (await controlPlane.resolveCredential(commandId, { worker_id: this.workerId, name })).data,
-        ),
-      );
+      const report = await runCommand(command, controller.signal, run);
       if (controller.signal.aborted) return;
       this.options.metrics.stepDuration.observe({ kind: command.kind }, (report.request.duration_ms ?? 0) / 1000);
       const send =
@@ -172,36 +169,30 @@ export class Worker {
   }
 
   /** A `playbook` step: render the call, start the child, and let go (the child's end completes the command). */
-  private async startChild(command: ClaimedCommand): Promise<void> {
-    const task = ((command.spec['tool'] as unknown as ToolSpec | undefined)?.tasks ?? [])[0] as Task | undefined;
-    const scope = withResultViews(command.scope, command.result_views ?? {});
-    const config = toPlainJson(this.options.engine.renderValue(task?.config ?? {}, scope));
-    const input = toPlainJson(
-      this.options.engine.renderValue({ ...(isJsonObject(command.spec['input']) ? command.spec['input'] : {}), ...(task?.input ?? {}) }, scope),
-    );
-    const settings = isJsonObject(config) ? config : {};
-    const path = settings['path'];
-    if (typeof path !== 'string' || path === '') {
-      await this.options.controlPlane.fail(command.command_id, {
-        worker_id: this.workerId,
-        error: { kind: 'internal', message: `playbook step ${command.step} needs a "path"`, retryable: false, step: command.step },
-      });
+  private async startChild(command: ClaimedCommand, run: WorkerRun, signal: AbortSignal): Promise<void> {
+    const fail = (error: Parameters<typeof eventErrorOf>[0]): Promise<void> =>
+      this.options.controlPlane.fail(command.command_id, { worker_id: this.workerId, error: run.secrets.scrub(eventErrorOf(error, command.step)) });
+    let call: Awaited<ReturnType<typeof renderChildCall>>;
+    try {
+      call = await renderChildCall(command, run, signal);
+    } catch (error) {
+      await fail(toCallErrorInfo(error));
       return;
     }
-    await this.options.controlPlane.startChild(command.command_id, {
-      worker_id: this.workerId,
-      path,
-      ...(typeof settings['version'] === 'number' ? { version: settings['version'] } : {}),
-      payload: (isJsonObject(input) ? input : {}) as JsonObject,
-    });
+    const { path, ...rest } = call;
+    if (path === undefined) {
+      await fail({ kind: 'internal', message: `playbook step ${command.step} needs a "path"`, retryable: false });
+      return;
+    }
+    await this.options.controlPlane.startChild(command.command_id, { worker_id: this.workerId, path, ...rest });
   }
 
   /** The interpreter for one run of a command or frame; `playbook` calls in it start children keyed by attempt and order. */
-  private interpreterFor(run: HeldRun, resolveCredential: (name: string) => Promise<Record<string, unknown>>): InterpreterDeps {
+  private interpreterFor(run: HeldRun, resolveCredential: (name: string) => Promise<Record<string, unknown>>): WorkerRun {
     const { executionId, step, scope, holder, attempt } = run;
     const log = this.options.logger.child({ execution_id: executionId, step });
     let children = 0;
-    return workerInterpreter(
+    return workerRun(
       {
         tools: this.options.tools,
         engine: this.options.engine,

@@ -1,8 +1,8 @@
 import { Agent, type Dispatcher, interceptors, request } from 'undici';
 import { CallError } from '@noetl/dsl';
 import type { Tool, ToolContext } from '../tool';
-import { redactCallError, secretValues } from '../shared/redact';
 import { resolveAuth } from '../shared/resolve-auth';
+import { SecretSet } from '../shared/secret-set';
 import { throwIfAborted } from '../shared/tool-errors';
 import { authHeaders } from './auth-headers';
 import { buildHttpRequest, DEFAULT_HTTP_TIMEOUT_SECONDS, type HttpRequestPlan, withDefaultHeaders } from './build-http-request';
@@ -40,18 +40,19 @@ export class HttpTool implements Tool {
   async run(config: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
     throwIfAborted(ctx.signal, 'http');
     const plan = buildHttpRequest(config, this.options.defaultTimeoutSeconds ?? DEFAULT_HTTP_TIMEOUT_SECONDS);
-    let secrets: string[] = [];
+    const secrets = new SecretSet();
     if (config.auth !== undefined && config.auth !== null) {
       const { data, label } = await resolveAuth('http', config.auth, ctx);
       const headers = authHeaders(data, label);
-      secrets = [...secretValues(data), ...Object.values(headers)];
+      secrets.add(data);
+      secrets.add(headers);
       plan.headers = withDefaultHeaders(plan.headers, headers);
     }
     try {
       return await this.send(plan, ctx);
     } catch (err) {
       // A server may echo what it was sent; credential values never leave in a message.
-      throw err instanceof CallError ? redactCallError(err, secrets) : err;
+      throw err instanceof CallError ? secrets.callError(err) : err;
     }
   }
 

@@ -1,5 +1,5 @@
 import { CallError } from '@noetl/dsl';
-import { connectionSecrets, pgConnectionFromData, pgConnectionFromValue, poolKey } from './pg-connection-config';
+import { pgConnectionFromData, pgConnectionFromValue, poolKey } from './pg-connection-config';
 
 describe('pgConnectionFromData', () => {
   it("reads NoETL's db_* keys", () => {
@@ -61,10 +61,3 @@ describe('poolKey', () => {
   });
 });
 
-describe('connectionSecrets', () => {
-  it('lists the password, the DSN and the password inside a DSN', () => {
-    expect(connectionSecrets({ host: 'h', user: 'u', password: 'hunter2' })).toEqual(['hunter2']);
-    expect(connectionSecrets({ connectionString: 'postgres://u:p%40ss@h/d' })).toEqual(['postgres://u:p%40ss@h/d', 'p@ss']);
-    expect(connectionSecrets({ host: 'h' })).toEqual([]);
-  });
-});

@@ -63,22 +63,6 @@ export function poolKey(config: PgConnectionConfig): string {
   return createHash('sha256').update(JSON.stringify(ordered)).digest('hex');
 }
 
-/** The values of a config that must never appear in a message: password, DSN, a DSN's password. */
-export function connectionSecrets(config: PgConnectionConfig): string[] {
-  const secrets: string[] = [];
-  if (config.password) secrets.push(config.password);
-  if (config.connectionString) {
-    secrets.push(config.connectionString);
-    try {
-      const password = decodeURIComponent(new URL(config.connectionString).password);
-      if (password) secrets.push(password);
-    } catch {
-      // Not a URL (a key=value DSN): the whole string is already listed.
-    }
-  }
-  return secrets;
-}
-
 function pick(data: Record<string, unknown>, keys: readonly string[]): unknown {
   for (const key of keys) {
     const value = data[key];

@@ -1,4 +1,6 @@
-import { Pool } from 'pg';
+import { Pool, type PoolClient } from 'pg';
+import { errorMessage } from '../shared/tool-errors';
+import { type ProtectedDatabase, protectedDatabaseError, readDatabaseIdentity, sameDatabase } from './database-identity';
 import { type PgConnectionConfig, poolKey } from './pg-connection-config';
 import { resultTypes } from './pg-value-parsers';
 
@@ -9,6 +11,8 @@ export interface PgPoolOptions {
   connectTimeoutMs?: number;
   /** Idle connections are closed after this many ms (default 30 000). */
   idleTimeoutMs?: number;
+  /** Checked on every new connection: one that reaches this database is closed and the call refused. */
+  protectedDatabase?: ProtectedDatabase;
 }
 
 /** One pg.Pool per distinct connection config, keyed by a hash of the config. */
@@ -29,9 +33,16 @@ export class PgPoolCache {
       idleTimeoutMillis: this.options.idleTimeoutMs ?? 30_000,
       allowExitOnIdle: true,
       application_name: 'noetl-tools',
+      ...(this.options.protectedDatabase ? { verify: refuseProtected(this.options.protectedDatabase) } : {}),
     });
     // An idle client whose server went away: the pool drops it; the next query reconnects.
     pool.on('error', () => undefined);
+    // pg-pool listens for `error` only while a client is idle. A checked-out client whose server
+    // goes away (a restart, pg_terminate_backend) emits it unhandled and kills the process: when
+    // the FATAL message arrives between two statements, or in the same packet as the connection's
+    // first ReadyForQuery. The statement in flight (or the next one) fails on its own and is
+    // classified `connection`; the pool discards a client that is no longer queryable.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     this.pools.set(key, pool);
     return pool;
   }
@@ -45,4 +56,18 @@ export class PgPoolCache {
     this.pools.clear();
     await Promise.allSettled(pools.map((pool) => pool.end()));
   }
+}
+
+/**
+ * pg-pool's `verify` hook: asks the new connection which database it reached and refuses it when
+ * that is the protected one. Per connection, not per config: a name may resolve elsewhere later.
+ */
+function refuseProtected(target: ProtectedDatabase): (client: PoolClient, done: (err?: Error) => void) => void {
+  return (client, done) => {
+    const rowsOf = async (sql: string): Promise<Array<Record<string, unknown>>> => (await client.query<Record<string, unknown>>(sql)).rows;
+    Promise.all([readDatabaseIdentity(rowsOf), target.identity()]).then(
+      ([reached, guarded]) => done(sameDatabase(reached, guarded) ? protectedDatabaseError(reached.name, target.reason) : undefined),
+      (err: unknown) => done(err instanceof Error ? err : new Error(errorMessage(err))),
+    );
+  };
 }

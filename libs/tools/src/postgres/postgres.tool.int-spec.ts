@@ -1,8 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Client } from 'pg';
+import { CallError } from '@noetl/dsl';
 import type { ToolContext } from '../tool';
 import { PostgresTool } from './postgres.tool';
 import { callFailure } from '../testing/call-failure';
 import { testToolContext } from '../testing/tool-context';
+import { createEmptyDatabase, type TestDatabase } from '../../../../test/support/test-database';
+import { waitFor } from '../../../../test/support/wait-for';
+import { readDatabaseIdentity } from './database-identity';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const url = new URL(DATABASE_URL);
@@ -178,9 +184,145 @@ describe('PostgresTool against PostgreSQL', () => {
     expect((await run({ query: `SELECT count(*) AS n FROM ${schema}.items WHERE id = 99` })).rows).toEqual([{ n: 0 }]);
   });
 
+  describe('when the server drops the connection (issue 15 defect 4)', () => {
+    let admin: Client;
+
+    beforeAll(async () => {
+      admin = new Client({ connectionString: DATABASE_URL });
+      admin.on('error', () => undefined);
+      await admin.connect();
+    });
+
+    afterAll(async () => {
+      await admin?.end();
+    });
+
+    /** Terminates the backends running a statement that contains `tag`, once one is running. */
+    const terminateRunning = (tag: string): Promise<number> =>
+      waitFor(
+        async () => {
+          const { rows } = await admin.query<{ n: number }>(
+            'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE query LIKE $1 AND pid <> pg_backend_pid()',
+            [`%${tag}%`],
+          );
+          return (rows[0]?.n ?? 0) > 0 ? rows[0]!.n : false;
+        },
+        { timeoutMs: 5_000, description: `a backend running ${tag}` },
+      );
+
+    it('fails the step with a retryable connection error on pg_terminate_backend mid-statement, and the process lives on', async () => {
+      const tag = `noetl_terminate_${randomBytes(4).toString('hex')}`;
+      const pending = callFailure(run({ query: `SELECT pg_sleep(30) AS ${tag}` }));
+      await terminateRunning(tag);
+      const err = await pending;
+      expect(err.info).toMatchObject({ kind: 'connection', retryable: true, code: '57P01' });
+      // The socket's end arrives after the statement's error: nothing may be left without an error listener.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await run({ query: 'SELECT 1 AS one' })).rows).toEqual([{ one: 1 }]);
+    });
+
+    it('fails the step with a retryable connection error when the backend dies inside a transaction', async () => {
+      const tag = `noetl_terminate_${randomBytes(4).toString('hex')}`;
+      const pending = callFailure(run({ command: `INSERT INTO ${schema}.items (id) VALUES (501); SELECT pg_sleep(30) AS ${tag}` }));
+      await terminateRunning(tag);
+      expect((await pending).info).toMatchObject({ kind: 'connection', retryable: true });
+      expect((await run({ query: `SELECT count(*) AS n FROM ${schema}.items WHERE id = 501` })).rows).toEqual([{ n: 0 }]);
+    });
+
+    it('survives its connections being terminated between the statements of a transaction, every failure a retryable connection error', async () => {
+      // The window between two statements is a few microseconds wide: hammer it (before the fix, an
+      // unhandled 'error' event on the checked-out client killed the process within ~200 terminations).
+      const app = `noetl_churn_${randomBytes(4).toString('hex')}`;
+      const connection = `${DATABASE_URL}${DATABASE_URL.includes('?') ? '&' : '?'}application_name=${app}`;
+      const kinds = new Set<string>();
+      let completed = 0;
+      let stop = false;
+      const loops = Array.from({ length: 4 }, async () => {
+        while (!stop) {
+          try {
+            await tool.run({ connection, commands: ['SELECT 1', 'SELECT pg_sleep(0.01)', 'SELECT 2'] }, context());
+            completed++;
+          } catch (err) {
+            kinds.add(err instanceof CallError ? `${err.info.kind}:${String(err.info.retryable)}` : String(err));
+          }
+        }
+      });
+      for (let round = 0; round < 300; round++) {
+        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [app]);
+        await new Promise((resolve) => setTimeout(resolve, 2 + (round % 7) * 3));
+      }
+      stop = true;
+      await Promise.all(loops);
+      expect([...kinds]).toEqual(['connection:true']);
+      expect(completed).toBeGreaterThan(0);
+    });
+  });
+
   it('fails fast with kind cancelled when the signal is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();
     expect((await callFailure(run({ query: 'SELECT 1' }, context(controller.signal)))).info.kind).toBe('cancelled');
+  });
+});
+
+describe('PostgresTool with a protected database (issue 15 defect 7: playbooks reach the ledger)', () => {
+  let ledger: TestDatabase;
+  let other: TestDatabase;
+  let ledgerClient: Client;
+  let tool: PostgresTool;
+
+  beforeAll(async () => {
+    [ledger, other] = await Promise.all([createEmptyDatabase(), createEmptyDatabase()]);
+    ledgerClient = new Client({ connectionString: ledger.url });
+    ledgerClient.on('error', () => undefined);
+    await ledgerClient.connect();
+    tool = new PostgresTool({
+      connectTimeoutMs: 3_000,
+      protectedDatabase: {
+        identity: () => readDatabaseIdentity(async (sql) => (await ledgerClient.query<Record<string, unknown>>(sql)).rows),
+        reason: 'it is the ledger',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await tool?.close();
+    await ledgerClient?.end();
+    await Promise.all([ledger?.drop(), other?.drop()]);
+  });
+
+  /** The ledger's URL with its host, port and scheme spelled differently. */
+  const spelled = (change: (url: URL) => void): string => {
+    const url = new URL(ledger.url);
+    change(url);
+    return url.toString();
+  };
+
+  it.each([
+    ['as given', (): string => ledger.url],
+    ['through localhost', (): string => spelled((u) => (u.hostname = 'localhost'))],
+    ['through the machine name', (): string => spelled((u) => (u.hostname = hostname()))],
+    ['with the default port left out', (): string => spelled((u) => (u.port = ''))],
+    ['as postgresql:// with extra parameters', (): string => spelled((u) => {
+      u.protocol = 'postgresql:';
+      u.search = '?application_name=innocent&sslmode=disable';
+    })],
+    ['through the unix socket', (): string => `postgres://${new URL(ledger.url).username || 'postgres'}@/${ledger.name}?host=/var/run/postgresql`],
+  ])('refuses a DSN %s, with a clear non-retryable error and no statement run', async (_how, dsn) => {
+    const err = await callFailure(tool.run({ connection: dsn(), command: 'CREATE TABLE reached_the_ledger (x int)' }, context()));
+    expect(err.info).toMatchObject({ kind: 'auth', code: 'PROTECTED_DATABASE', retryable: false });
+    expect(err.info.message).toContain(`refusing to connect to database "${ledger.name}": it is the ledger`);
+    const { rows } = await ledgerClient.query("SELECT to_regclass('reached_the_ledger') AS t");
+    expect(rows).toEqual([{ t: null }]);
+  });
+
+  it('refuses the ledger named by credential fields (host, port as text, user, database)', async () => {
+    const url = new URL(ledger.url);
+    const ctx = testToolContext({ sneaky: { host: 'LOCALHOST', port: '5432', user: url.username || 'postgres', dbname: ledger.name } });
+    expect((await callFailure(tool.run({ auth: 'sneaky', query: 'SELECT 1' }, ctx))).info.code).toBe('PROTECTED_DATABASE');
+  });
+
+  it('runs statements on another database of the same server', async () => {
+    expect(await tool.run({ connection: other.url, query: 'SELECT current_database() AS db' }, context())).toMatchObject({ rows: [{ db: other.name }] });
   });
 });

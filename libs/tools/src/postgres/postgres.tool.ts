@@ -2,11 +2,11 @@ import { Client, type Pool, type PoolClient, type QueryResult } from 'pg';
 import { CallError } from '@noetl/dsl';
 import type { Tool, ToolContext } from '../tool';
 import { firstPresent } from '../shared/read-config';
-import { redactCallError } from '../shared/redact';
 import { resolveAuth } from '../shared/resolve-auth';
+import { SecretSet } from '../shared/secret-set';
 import { cancelledError, errorMessage, invalidConfig, throwIfAborted } from '../shared/tool-errors';
 import { classifyPgError, isConnectionLevel } from './classify-pg-error';
-import { connectionSecrets, type PgConnectionConfig, pgConnectionFromData, pgConnectionFromValue } from './pg-connection-config';
+import { type PgConnectionConfig, pgConnectionFromData, pgConnectionFromValue } from './pg-connection-config';
 import { PgPoolCache, type PgPoolOptions } from './pg-pool-cache';
 import { shapePostgresResult, shapeStatementResult, type StatementResult } from './shape-pg-result';
 import { splitStatements } from './split-statements';
@@ -35,7 +35,11 @@ export class PostgresTool implements Tool {
     try {
       return await this.execute(connection, statements, params, config.transaction !== false, ctx);
     } catch (err) {
-      throw err instanceof CallError ? redactCallError(err, connectionSecrets(connection)) : err;
+      if (!(err instanceof CallError)) throw err;
+      // The password and DSN never leave in a message (the server may quote what it was sent).
+      const secrets = new SecretSet();
+      secrets.add(connection);
+      throw secrets.callError(err);
     }
   }
 
@@ -132,6 +136,7 @@ async function acquire(pool: Pool, signal: AbortSignal): Promise<PoolClient> {
       pending.then((client) => client.release(), () => undefined);
       throw cancelledError('postgres');
     }
+    if (err instanceof CallError) throw err;
     throw new CallError(classifyPgError(err));
   } finally {
     signal.removeEventListener('abort', onAbort);

@@ -33,6 +33,10 @@ describe('buildPythonRequest', () => {
     expect(buildPythonRequest({ code: 'c', input: { prev: undefined, n: 1 } }, undefined).input).toEqual({ prev: null, n: 1 });
   });
 
+  it('carries the limits the bootstrap applies before user code', () => {
+    expect(buildPythonRequest({ code: 'c' }, undefined, { cpu_seconds: 11, open_files: 256 }).limits).toEqual({ cpu_seconds: 11, open_files: 256 });
+  });
+
   it('rejects an input that is not a mapping', () => {
     expect(() => buildPythonRequest({ code: 'c', input: [1] }, undefined)).toThrow(CallError);
   });

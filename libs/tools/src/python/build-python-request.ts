@@ -9,6 +9,17 @@ export interface PythonRequest {
   /** `{alias: module}`; the list form is ignored (as NoETL's Python executor does). */
   libs?: Record<string, string>;
   context: Record<string, unknown>;
+  /** Applied by the bootstrap before any user code (soft = hard, so the code cannot raise them). */
+  limits?: PythonLimits;
+}
+
+/** Resource limits of the interpreter and every process it starts; an absent one is left as inherited. */
+export interface PythonLimits {
+  cpu_seconds?: number;
+  address_space_bytes?: number;
+  open_files?: number;
+  /** Processes of the step's user, system-wide (RLIMIT_NPROC): set only for a dedicated sandbox user. */
+  processes?: number;
 }
 
 /** `code`, or `script: {uri: inline, source: {type: inline, code}}`. */
@@ -25,13 +36,13 @@ export function pythonSource(config: Record<string, unknown>): string {
   throw invalidConfig('python', 'code (or an inline script source) is required');
 }
 
-export function buildPythonRequest(config: Record<string, unknown>, scope: Record<string, unknown> | undefined): PythonRequest {
+export function buildPythonRequest(config: Record<string, unknown>, scope: Record<string, unknown> | undefined, limits?: PythonLimits): PythonRequest {
   const raw = config.input ?? {};
   if (!isRecord(raw)) throw invalidConfig('python', 'input must be a mapping');
   // A declared input whose template rendered undefined is still bound, as None (RESULT_SHAPES s11:
   // undefined renders falsy, never raises); JSON would otherwise drop it and python raise NameError.
   const input = Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, value === undefined ? null : value]));
-  const request: PythonRequest = { code: pythonSource(config), input, context: scope ?? {} };
+  const request: PythonRequest = { code: pythonSource(config), input, context: scope ?? {}, ...(limits ? { limits } : {}) };
   if (isRecord(config.libs)) {
     const libs: Record<string, string> = {};
     for (const [alias, module] of Object.entries(config.libs)) if (typeof module === 'string' && module !== '') libs[alias] = module;

@@ -12,9 +12,13 @@
  * by the code, `main(...)` called with arguments bound by name from the inputs, an input named
  * `result`, else None. Non-JSON values: tuples and sets -> lists, date/times -> isoformat,
  * Decimal -> int or float, bytes -> text (or base64), NaN/Infinity -> null, else str().
+ *
+ * Before the user code runs, the request's `limits` become rlimits and the process becomes a
+ * child subreaper; after writing the result it waits for the worker, which kills whatever the
+ * step left running (`killDescendants`) and then the process itself.
  */
 export const PYTHON_BOOTSTRAP = String.raw`
-import ast, base64, builtins, collections.abc, datetime, decimal, importlib, inspect, json, linecache, math, os, sys, traceback, types, uuid
+import ast, base64, builtins, collections.abc, datetime, decimal, importlib, inspect, json, linecache, math, os, signal, sys, traceback, types, uuid
 
 _FILENAME = '<code>'
 _MISSING = object()
@@ -209,6 +213,27 @@ def _run(request):
     return None if after is _MISSING else after
 
 
+def _contain(limits):
+    # A child subreaper: a process the step starts and orphans is reparented here, not to init,
+    # so the worker finds (and kills) every one of them while this process waits to be killed.
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except Exception:
+        pass
+    if not isinstance(limits, dict):
+        return
+    import resource
+    for key, name in (('cpu_seconds', 'RLIMIT_CPU'), ('address_space_bytes', 'RLIMIT_AS'), ('open_files', 'RLIMIT_NOFILE'), ('processes', 'RLIMIT_NPROC')):
+        value = limits.get(key)
+        which = getattr(resource, name, None)
+        if not isinstance(value, int) or which is None:
+            continue
+        hard = resource.getrlimit(which)[1]
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        resource.setrlimit(which, (value, value))
+
+
 def _main():
     out = os.fdopen(3, 'w', encoding='utf-8')
     try:
@@ -218,19 +243,23 @@ def _main():
     request = json.loads(sys.stdin.buffer.read().decode('utf-8'))
     sys.stdin.close()
     sys.stdin = open(os.devnull)
+    _contain(request.get('limits'))
     try:
         payload = '{"ok":true,"result":' + _dumps(_run(request)) + '}'
     except BaseException as e:
         payload = json.dumps({'ok': False, 'error': _exception(e)})
-    out.write(payload)
-    out.flush()
-    out.close()
+    # User output first, so that it is all in the pipes when the worker sees the result end.
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except Exception:
         pass
-    os._exit(0)
+    out.write(payload)
+    out.flush()
+    out.close()
+    # The worker kills this process once it has the result: first whatever the step left running.
+    while True:
+        signal.pause()
 
 
 _main()

@@ -2,6 +2,9 @@ import type { OutputStream, ToolContext } from '../tool';
 import { PythonTool } from './python.tool';
 import { callFailure } from '../testing/call-failure';
 import { testToolContext } from '../testing/tool-context';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { waitFor } from '../../../../test/support/wait-for';
 
 function context(overrides: Partial<ToolContext> = {}): ToolContext {
   return testToolContext({}, overrides);
@@ -20,6 +23,13 @@ describe('PythonTool with a real python3', () => {
     );
     expect(result).toEqual({ status: 'ok', data: { message: 'Hello World' } });
     expect(output.join('')).toContain('stdout:HELLO_WORLD: Hello World');
+  });
+
+  it('passes printed output on in whole lines, however python wrote them', async () => {
+    const lines: string[] = [];
+    const code = 'import sys\nprint("a", "b")\nsys.stdout.write("x")\nsys.stdout.flush()\nsys.stdout.write("y\\nz")\nresult = 1';
+    expect(await run({ code }, context({ onOutput: (_stream: OutputStream, text: string) => lines.push(text) }))).toBe(1);
+    expect(lines).toEqual(['a b\n', 'xy\n', 'z']);
   });
 
   it('calls main() when no result is set, binding arguments by name (fanout_reduce_phase6)', async () => {
@@ -140,5 +150,128 @@ describe('PythonTool with a real python3', () => {
     } finally {
       delete process.env.NOETL_TOOLS_TEST_SECRET;
     }
+  });
+});
+
+/** Alive: listed in /proc and not a zombie (a zombie has exited; only its exit status is left). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+describe('PythonTool isolation (issue 15 defect 6)', () => {
+  const tool = new PythonTool();
+
+  beforeAll(() => {
+    // Dropping to an unprivileged user needs root: this machine runs the tests as root, as CI does.
+    expect(process.getuid?.()).toBe(0);
+  });
+
+  it('runs the step as an unprivileged user, in a private working directory', async () => {
+    const result = (await tool.run(
+      { code: 'import pwd\nresult = {"uid": os.getuid(), "euid": os.geteuid(), "gid": os.getgid(), "user": pwd.getpwuid(os.getuid()).pw_name, "cwd": os.getcwd(), "home": os.environ.get("HOME")}' },
+      testToolContext(),
+    )) as Record<string, unknown>;
+    expect(result).toMatchObject({ user: 'nobody' });
+    expect(result.uid).not.toBe(0);
+    expect(result.euid).not.toBe(0);
+    expect(result.gid).not.toBe(0);
+    expect(result.home).toBe(result.cwd);
+  });
+
+  it("cannot read the server's secrets from its environment or from /proc/<ppid>/environ", async () => {
+    const code = [
+      'def read(path):',
+      '    try:',
+      '        with open(path, "rb") as f:',
+      '            return "readable:" + str(len(f.read()))',
+      '    except OSError as e:',
+      '        return type(e).__name__',
+      'result = {',
+      '    "env": sorted(k for k in os.environ if k.startswith("NOETL_") or k.endswith("_URL") or "KEY" in k or "SECRET" in k),',
+      '    "parent": read("/proc/%d/environ" % os.getppid()),',
+      '    "parent_mem": read("/proc/%d/mem" % os.getppid()),',
+      '}',
+    ].join('\n');
+    expect(await tool.run({ code }, testToolContext())).toEqual({ env: [], parent: 'PermissionError', parent_mem: 'PermissionError' });
+  });
+
+  it('applies rlimits before user code: address space, open files and CPU seconds', async () => {
+    const limited = new PythonTool({ limits: { addressSpaceBytes: 512 * 1024 * 1024, openFiles: 64 } });
+    const result = await limited.run(
+      { code: 'import resource\nresult = [resource.getrlimit(resource.RLIMIT_AS), resource.getrlimit(resource.RLIMIT_NOFILE), resource.getrlimit(resource.RLIMIT_CPU)]', timeout: 7 },
+      testToolContext(),
+    );
+    expect(result).toEqual([[536870912, 536870912], [64, 64], [8, 8]]);
+    const bomb = await callFailure(limited.run({ code: 'x = bytearray(1024 * 1024 * 1024)' }, testToolContext()));
+    expect(bomb.info).toMatchObject({ kind: 'code', code: 'MemoryError' });
+  });
+
+  describe('leaves no process behind', () => {
+    /** A `sleep` duration no other process on the machine uses, so the check finds this suite's sleepers only. */
+    const marker = `300.${randomBytes(3).readUIntBE(0, 3)}`;
+    const SPAWN = [
+      'import subprocess, time',
+      `children = [subprocess.Popen(["sleep", "${marker}"]) for _ in range(3)]`,
+      '# A child in a session of its own is outside the process group.',
+      `children.append(subprocess.Popen(["sleep", "${marker}"], start_new_session=True))`,
+      '# Grandchildren whose parents exit at once are orphaned.',
+      `subprocess.run(["sh", "-c", "(sleep ${marker} &) ; (setsid sleep ${marker} &) ; exit 0"])`,
+      'print("PIDS " + " ".join(str(c.pid) for c in children), flush=True)',
+    ].join('\n');
+
+    const runAndCollect = async (ending: string, timeout?: number): Promise<{ pids: number[]; outcome: unknown }> => {
+      let printed = '';
+      const ctx = testToolContext({}, { onOutput: (_stream, text) => (printed += text) });
+      const outcome = await tool.run({ code: `${SPAWN}\n${ending}`, ...(timeout ? { timeout } : {}) }, ctx).then(
+        (value) => ({ ok: value }),
+        (error: unknown) => ({ error }),
+      );
+      const pids = (/PIDS ([\d ]+)/.exec(printed)?.[1] ?? '').split(' ').filter(Boolean).map(Number);
+      expect(pids).toHaveLength(4);
+      return { pids, outcome };
+    };
+
+    /** Living processes whose command line holds the marker: the sleepers, whether or not the step knew their pids. */
+    const sleepers = (): number[] =>
+      readdirSync('/proc')
+        .filter((name) => /^\d+$/.test(name))
+        .map(Number)
+        .filter((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker) && alive(pid);
+          } catch {
+            return false;
+          }
+        });
+
+    const expectAllGone = async (pids: number[]): Promise<void> => {
+      await waitFor(async () => pids.every((pid) => !alive(pid)) && sleepers().length === 0, {
+        timeoutMs: 5_000,
+        description: `pids ${pids.join(', ')} and every sleep ${marker} to be gone (left: ${sleepers().join(', ')})`,
+      });
+    };
+
+    it('after success', async () => {
+      const { pids, outcome } = await runAndCollect('result = "done"');
+      expect(outcome).toEqual({ ok: 'done' });
+      await expectAllGone(pids);
+    });
+
+    it('after a failure', async () => {
+      const { pids, outcome } = await runAndCollect('raise ValueError("boom")');
+      expect((outcome as { error: { info: { code: string } } }).error.info.code).toBe('ValueError');
+      await expectAllGone(pids);
+    });
+
+    it('after a timeout', async () => {
+      const { pids, outcome } = await runAndCollect('time.sleep(60)', 2);
+      expect((outcome as { error: { info: { kind: string } } }).error.info.kind).toBe('timeout');
+      await expectAllGone(pids);
+    });
   });
 });

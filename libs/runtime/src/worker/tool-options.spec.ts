@@ -1,0 +1,20 @@
+import { loadConfig } from '@noetl/config';
+import type { Queryable } from '@noetl/storage';
+import { workerToolOptions } from './tool-options';
+
+const ledger: Queryable = {
+  query: async <T>() => [] as T[],
+};
+
+describe('workerToolOptions', () => {
+  it('protects the ledger from postgres steps by default, and not when NOETL_TOOLS_LEDGER_ACCESS=allow', () => {
+    expect(workerToolOptions(loadConfig({}), ledger).postgres?.protectedDatabase?.reason).toContain('NOETL_TOOLS_LEDGER_ACCESS=allow');
+    expect(workerToolOptions(loadConfig({ NOETL_TOOLS_LEDGER_ACCESS: 'allow' }), ledger).postgres).toEqual({});
+  });
+
+  it('passes the javascript and python limits on in the units the tools take', () => {
+    const options = workerToolOptions(loadConfig({ NOETL_JS_THREADS: '3', NOETL_JS_MEMORY_MB: '32', NOETL_JS_MAX_TIMEOUT_SECONDS: '9', NOETL_PYTHON_MEMORY_MB: '512', NOETL_PYTHON_USER: 'app' }), ledger);
+    expect(options.javascript).toEqual({ threads: 3, memoryLimitBytes: 32 * 1024 * 1024, maxTimeoutSeconds: 9 });
+    expect(options.python).toEqual({ user: 'app', limits: { addressSpaceBytes: 512 * 1024 * 1024 } });
+  });
+});

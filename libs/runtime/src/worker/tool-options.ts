@@ -1,0 +1,31 @@
+import type { NoetlConfig } from '@noetl/config';
+import type { Queryable } from '@noetl/storage';
+import { readDatabaseIdentity, type DefaultToolsOptions } from '@noetl/tools';
+
+const MiB = 1024 * 1024;
+
+/**
+ * The tools a worker runs user code with, limited as the configuration says (README
+ * "Isolation"). Unless `NOETL_TOOLS_LEDGER_ACCESS=allow`, postgres steps are refused the
+ * runtime's own database: `ledger` tells what that database is, as its server sees it.
+ */
+export function workerToolOptions(config: NoetlConfig, ledger: Queryable): DefaultToolsOptions {
+  const { javascript, python, ledgerAccess } = config.tools;
+  return {
+    postgres:
+      ledgerAccess === 'allow'
+        ? {}
+        : {
+            protectedDatabase: {
+              identity: () => readDatabaseIdentity((sql) => ledger.query<Record<string, unknown>>(sql)),
+              reason: "it is this runtime's own ledger database (NOETL_TOOLS_LEDGER_ACCESS=allow permits it)",
+            },
+          },
+    javascript: {
+      ...(javascript.threads !== undefined ? { threads: javascript.threads } : {}),
+      memoryLimitBytes: javascript.memoryMb * MiB,
+      maxTimeoutSeconds: javascript.maxTimeoutSeconds,
+    },
+    python: { user: python.user, limits: { addressSpaceBytes: python.memoryMb * MiB } },
+  };
+}
