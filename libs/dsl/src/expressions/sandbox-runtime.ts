@@ -77,12 +77,12 @@ export class RenderFault extends Error {
 }
 
 /** `value`, which the template names `name` at (0-based) `lineno`:`colno`, unless it is undefined. */
-export function defined(value: unknown, name: string, lineno: number, colno: number): unknown {
+function defined(value: unknown, name: string, lineno: number, colno: number): unknown {
   if (value === undefined) throw new RenderFault(new UndefinedValue(`'${name}' is undefined`), lineno, colno);
   return value;
 }
 
-/** `target.key` / `target[key]` as templates see it (the compiler has checked that `target` is defined). */
+/** `target.key` / `target[key]` as templates see it; a member of undefined or none is undefined (the compiler has checked names). */
 export function memberLookup(target: unknown, key: unknown): unknown {
   const obj = unwrapSafe(target);
   if (obj === undefined || obj === null) return undefined;
