@@ -1,8 +1,9 @@
 /**
  * The playbook expression engine (DSL.md §6): Jinja-syntax templates over a
  * scope of JSON-like values, rendered by nunjucks' compiler in a locked-down
- * form. See sandbox-runtime.ts for what templates can reach and
- * safe-compiler.ts for the Python semantics of operators.
+ * form. See sandbox-runtime.ts for what templates can reach,
+ * safe-compiler.ts for the Python semantics of operators and
+ * template-limits.ts for how much one render may do.
  */
 import type { TemplateFunction } from './callables';
 import { checkTemplate, compileTemplate, type CompiledTemplate } from './compile-template';
@@ -11,12 +12,15 @@ import type { ExpressionEnv } from './expression-env';
 import {
   adaptBuiltin, FILTERS, KEPT_BUILTIN_FILTERS, STRING_BUILTIN_FILTERS,
 } from './filters';
+import { exportValue } from './export-value';
 import { createGlobals } from './globals';
 import { LruCache } from './lru-cache';
 import { baseRuntime, Environment, type NjEnvironment } from './nunjucks-internals';
-import { isPlainObject, unwrapSafe } from './python-values';
+import { isPlainObject } from './python-values';
+import { BudgetExceeded, RenderBudget, withBudget } from './render-budget';
 import { createSandboxRuntime, RenderContext, RenderFault } from './sandbox-runtime';
-import { TemplateError, templateError } from './template-error';
+import { TemplateError, templateError, UndefinedValue, type TemplateErrorCode } from './template-error';
+import { DEFAULT_TEMPLATE_LIMITS, type TemplateLimits } from './template-limits';
 import { KEPT_BUILTIN_TESTS, TESTS } from './template-tests';
 import type { KnownNames } from './known-names';
 import type { TemplateProblem } from './validate-template';
@@ -31,6 +35,8 @@ export function isTemplate(value: string): boolean {
 export interface ExpressionEngineOptions {
   /** How many compiled templates to keep (least recently used are dropped). Default 1000. */
   cacheSize?: number;
+  /** Limits of one render; each defaults to DEFAULT_TEMPLATE_LIMITS. */
+  limits?: Partial<TemplateLimits>;
 }
 
 export interface ExpressionCacheStats {
@@ -44,8 +50,8 @@ function buildEnvironment(): { env: NjEnvironment; filters: Set<string>; tests: 
   const env = new Environment([], { autoescape: false, throwOnUndefined: false });
   const filters = new Set<string>();
   const tests = new Set<string>();
-  for (const name of KEPT_BUILTIN_FILTERS) env.addFilter(name, adaptBuiltin(env.getFilter(name), false));
-  for (const name of STRING_BUILTIN_FILTERS) env.addFilter(name, adaptBuiltin(env.getFilter(name), true));
+  for (const name of KEPT_BUILTIN_FILTERS) env.addFilter(name, adaptBuiltin(name, env.getFilter(name), false));
+  for (const name of STRING_BUILTIN_FILTERS) env.addFilter(name, adaptBuiltin(name, env.getFilter(name), true));
   for (const [name, filter] of FILTERS) env.addFilter(name, filter);
   for (const name of [...KEPT_BUILTIN_FILTERS, ...STRING_BUILTIN_FILTERS, ...FILTERS.keys()]) filters.add(name);
   for (const [name, test] of TESTS) env.addTest(name, test);
@@ -53,10 +59,9 @@ function buildEnvironment(): { env: NjEnvironment; filters: Set<string>; tests: 
   return { env, filters, tests };
 }
 
-/** A value leaving the sandbox: no SafeString wrappers, no functions. */
-function exportValue(value: unknown): unknown {
-  const v = unwrapSafe(value);
-  return typeof v === 'function' ? undefined : v;
+function codeOf(error: unknown): TemplateErrorCode {
+  if (error instanceof BudgetExceeded) return 'template_budget';
+  return error instanceof UndefinedValue ? 'template_undefined' : 'template_error';
 }
 
 function renderFailure(error: unknown, template: string): TemplateError {
@@ -64,9 +69,9 @@ function renderFailure(error: unknown, template: string): TemplateError {
   if (error instanceof RenderFault) {
     const cause = error.original;
     const message = cause instanceof Error ? cause.message : String(cause);
-    return templateError(message, template, error.lineno + 1, error.colno + 1);
+    return templateError(message, template, error.lineno + 1, error.colno + 1, codeOf(cause));
   }
-  return templateError(error instanceof Error ? error.message : String(error), template);
+  return templateError(error instanceof Error ? error.message : String(error), template, undefined, undefined, codeOf(error));
 }
 
 export class ExpressionEngine {
@@ -75,6 +80,7 @@ export class ExpressionEngine {
   private readonly globals: ReadonlyMap<string, TemplateFunction>;
   private readonly known: KnownNames;
   private readonly cache: LruCache<string, CompiledTemplate>;
+  readonly limits: Readonly<TemplateLimits>;
 
   constructor(env: ExpressionEnv, options: ExpressionEngineOptions = {}) {
     const { env: nunjucks, filters, tests } = buildEnvironment();
@@ -82,13 +88,15 @@ export class ExpressionEngine {
     this.globals = createGlobals(env);
     this.known = { filters, tests, functions: new Set(this.globals.keys()) };
     this.cache = new LruCache(options.cacheSize ?? DEFAULT_CACHE_SIZE);
+    this.limits = Object.freeze({ ...DEFAULT_TEMPLATE_LIMITS, ...options.limits });
   }
 
   /**
    * A string that is exactly one `{{ expr }}` (surrounding whitespace aside)
-   * returns the expression's value (list, object, number, bool, null, or
-   * undefined when missing); mixed text returns a string; strings without
-   * template syntax and non-strings are returned as they are.
+   * returns the expression's value (list, object, number, bool, or null,
+   * also when it is undefined); mixed text returns a string (an undefined
+   * value prints as nothing); strings without template syntax and
+   * non-strings are returned as they are. Throws TemplateError.
    */
   renderString(template: string, scope: Record<string, unknown>): unknown {
     if (typeof template !== 'string' || !isTemplate(template)) return template;
@@ -144,14 +152,16 @@ export class ExpressionEngine {
     frame.topLevel = true;
     let outcome: { error: unknown; result: unknown } | undefined;
     try {
-      compiled.root(this.nunjucks, context, frame, this.runtime, (error, result) => {
-        outcome ??= { error, result };
+      return withBudget(new RenderBudget(this.limits), () => {
+        compiled.root(this.nunjucks, context, frame, this.runtime, (error, result) => {
+          outcome ??= { error, result };
+        });
+        if (!outcome) throw templateError('rendering did not complete', template);
+        if (outcome.error) throw outcome.error;
+        return compiled.native ? exportValue(outcome.result) : outcome.result;
       });
     } catch (error) {
       throw renderFailure(error, template);
     }
-    if (!outcome) throw templateError('rendering did not complete', template);
-    if (outcome.error) throw renderFailure(outcome.error, template);
-    return compiled.native ? exportValue(outcome.result) : outcome.result;
   }
 }

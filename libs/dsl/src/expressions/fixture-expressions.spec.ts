@@ -63,7 +63,7 @@ describe('fixture expressions', () => {
       + "('Connection reset' in output.error.message or 'timed out' in output.error.message))) }}",
       true,
     ],
-    ["{{ output.retryable and output.error.kind == 'server_error' }}", undefined],
+    ["{{ output.retryable and output.error.kind == 'server_error' }}", null],
     ["{{ 'true' if iter.http_ok | string | lower == 'true' else 'false' }}", 'true'],
     ["{{ iter.has_more | string | lower == 'true' }}", false],
     ['{{ (output.data.rows[0].data_count | default(0) | int) >= (workload.patients_per_facility | int) }}', true],

@@ -1,11 +1,11 @@
 /**
- * The functions a template may call by name: `range` (Python's, capped),
- * `now()` and `uuid()` from the injected clock and id source.
+ * The functions a template may call by name: `range` (Python's, within the
+ * render's `maxRangeSize`), `now()` and `uuid()` from the injected clock and
+ * id source.
  */
 import { markCallable, positionalOnly, type TemplateFunction } from './callables';
 import type { ExpressionEnv } from './expression-env';
-
-const MAX_RANGE = 100_000;
+import { renderBudget } from './render-budget';
 
 function integer(value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value)) throw new Error('range() arguments must be integers');
@@ -18,7 +18,7 @@ function range(...args: unknown[]): number[] {
     : [positional[0] ?? 0, positional[1] ?? 0, positional[2] ?? 1];
   if (step === 0) throw new Error('range() step must not be zero');
   const count = Math.max(0, Math.ceil((stop - start) / step));
-  if (count > MAX_RANGE) throw new Error(`range() is limited to ${MAX_RANGE} items`);
+  renderBudget().range(count);
   return Array.from({ length: count }, (_, i) => start + i * step);
 }
 

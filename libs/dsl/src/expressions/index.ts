@@ -1,6 +1,7 @@
 export type { Json } from '../model/json';
 export type { ExpressionEnv } from './expression-env';
-export { TemplateError } from './template-error';
+export { TemplateError, type TemplateErrorCode } from './template-error';
+export { DEFAULT_TEMPLATE_LIMITS, type TemplateLimits } from './template-limits';
 export {
   ExpressionEngine, isTemplate, type ExpressionCacheStats, type ExpressionEngineOptions,
 } from './expression-engine';

@@ -79,6 +79,7 @@ export interface NjCompiler {
   compileGroup(node: NjNode, frame: NjCompileFrame): void;
   compileLookupVal(node: NjNode, frame: NjCompileFrame): void;
   compileLiteral(node: NjNode, frame: NjCompileFrame): void;
+  compileFor(node: NjNode, frame: NjCompileFrame): void;
 }
 
 export interface NjCompilerClass {
@@ -127,7 +128,15 @@ interface NunjucksModule {
   };
   parser: { Parser: NjParserClass };
   compiler: { Compiler: NjCompilerClass };
-  nodes: { Node: NjNodeClass; Array: NjNodeClass; FunCall: NjNodeClass; LookupVal: NjNodeClass; Literal: NjNodeClass };
+  nodes: {
+    Node: NjNodeClass;
+    Array: NjNodeClass;
+    FunCall: NjNodeClass;
+    LookupVal: NjNodeClass;
+    Literal: NjNodeClass;
+    For: NjNodeClass;
+    NodeList: NjNodeClass;
+  };
   runtime: NjRuntime;
 }
 

@@ -3,10 +3,12 @@
  * `s.startswith('x')`, `s.split(',')`, `rows.index(x)`. They are our own pure
  * functions, looked up in fixed tables (never on the value's prototype), and
  * none mutates its receiver. A dict's own key wins over a method of the same
- * name, so `{{ page.items }}` reads the data.
+ * name, so `{{ page.items }}` reads the data. A call charges the render's
+ * budget for its receiver (each method walks it at most a few times).
  */
 import { markCallable, positionalOnly, type TemplateFunction } from './callables';
-import { isPlainObject, pyEquals, pyStr, unwrapSafe } from './python-values';
+import { isPlainObject, joinTexts, pyEquals, pyStr, unwrapSafe } from './python-values';
+import { renderBudget } from './render-budget';
 
 type Method<T> = (self: T, args: unknown[]) => unknown;
 
@@ -45,14 +47,14 @@ function split(s: string, sep: string | undefined, maxsplit: number): string[] {
   }
   if (sep === '') throw new Error('empty separator');
   const out: string[] = [];
-  let rest = s;
+  let from = 0;
   while (out.length < limit) {
-    const at = rest.indexOf(sep);
+    const at = s.indexOf(sep, from);
     if (at < 0) break;
-    out.push(rest.slice(0, at));
-    rest = rest.slice(at + sep.length);
+    out.push(s.slice(from, at));
+    from = at + sep.length;
   }
-  out.push(rest);
+  out.push(s.slice(from));
   return out;
 }
 
@@ -82,10 +84,12 @@ function window(s: string, start: unknown, end: unknown): string {
   return from === undefined && to === undefined ? s : s.slice(from, to);
 }
 
+/** Python's str.replace; the result's length is checked before it is built. */
 function replaceAll(s: string, old: string, replacement: string, count: number): string {
   const limit = count < 0 ? Infinity : count;
   if (old === '') {
     const chars = Array.from(s);
+    renderBudget().copiedString(s.length + Math.min(limit, chars.length + 1) * replacement.length);
     let out = '';
     let done = 0;
     for (let i = 0; i <= chars.length; i++) {
@@ -97,8 +101,7 @@ function replaceAll(s: string, old: string, replacement: string, count: number):
     }
     return out;
   }
-  const parts = split(s, old, limit === Infinity ? -1 : limit);
-  return parts.join(replacement);
+  return joinTexts(split(s, old, limit === Infinity ? -1 : limit), replacement);
 }
 
 function countOccurrences(s: string, sub: string): number {
@@ -114,7 +117,11 @@ function capitalize(word: string): string {
 const STRING_METHODS = new Map<string, Method<string>>([
   ['startswith', (s, [prefix, start, end]) => affixes(prefix).some((p) => window(s, start, end).startsWith(p))],
   ['endswith', (s, [suffix, start, end]) => affixes(suffix).some((p) => window(s, start, end).endsWith(p))],
-  ['split', (s, [sep, maxsplit]) => split(s, optionalString(sep, 'separator'), optionalInt(maxsplit, 'maxsplit') ?? -1)],
+  ['split', (s, [sep, maxsplit]) => {
+    const parts = split(s, optionalString(sep, 'separator'), optionalInt(maxsplit, 'maxsplit') ?? -1);
+    renderBudget().list(parts.length);
+    return parts;
+  }],
   ['strip', (s, [chars]) => strip(s, optionalString(chars, 'chars'), true, true)],
   ['lstrip', (s, [chars]) => strip(s, optionalString(chars, 'chars'), true, false)],
   ['rstrip', (s, [chars]) => strip(s, optionalString(chars, 'chars'), false, true)],
@@ -125,9 +132,9 @@ const STRING_METHODS = new Map<string, Method<string>>([
   ['replace', (s, [old, replacement, count]) => replaceAll(s, pyStr(old), pyStr(replacement), optionalInt(count, 'count') ?? -1)],
   ['join', (s, [items]) => {
     const list = unwrapSafe(items);
-    if (typeof list === 'string') return Array.from(list).join(s);
+    if (typeof list === 'string') return joinTexts(Array.from(list), s);
     if (!Array.isArray(list)) throw new Error('join() argument must be a list');
-    return list.map((item) => pyStr(unwrapSafe(item))).join(s);
+    return joinTexts(list.map((item) => pyStr(unwrapSafe(item))), s);
   }],
   ['find', (s, [sub]) => s.indexOf(pyStr(sub))],
   ['count', (s, [sub]) => countOccurrences(s, pyStr(sub))],
@@ -153,8 +160,17 @@ const LIST_METHODS = new Map<string, Method<readonly unknown[]>>([
   ['count', (list, [item]) => list.filter((entry) => pyEquals(entry, item)).length],
 ]);
 
+/** What a call walks: a string's characters, a list's items, a dict's keys (one key for `get`). */
+function receiverSize(self: unknown, name: string): number {
+  if (typeof self === 'string' || Array.isArray(self)) return self.length;
+  return name === 'get' || !isPlainObject(self) ? 1 : Object.keys(self).length;
+}
+
 function bind<T>(name: string, method: Method<T>, self: T): TemplateFunction {
-  return markCallable((...args: unknown[]) => method(self, positionalOnly(name, args)));
+  return markCallable((...args: unknown[]) => {
+    renderBudget().charge(receiverSize(self, name));
+    return method(self, positionalOnly(name, args));
+  });
 }
 
 /** The method `name` of `value` as a callable bound to it, or undefined. */

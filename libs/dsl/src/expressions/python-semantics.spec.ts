@@ -22,8 +22,8 @@ describe('tests (`is`)', () => {
   it.each([
     ['{{ n is defined }}', true],
     ['{{ missing is defined }}', false],
-    ['{{ missing.a.b is defined }}', false],
-    ['{{ missing.a.b is undefined }}', true],
+    ['{{ obj.nope.b is defined }}', false],
+    ['{{ obj.nope.b is undefined }}', true],
     ['{{ nil is defined }}', true],
     ['{{ nil is none }}', true],
     ['{{ nil is None }}', true],
@@ -86,7 +86,9 @@ describe('Python literals and operators', () => {
     ['{{ t == true }}', true],
     ['{{ f != False }}', false],
     ['{{ nil == None }}', true],
-    ['{{ missing == None }}', true],
+    ['{{ missing == None }}', false],
+    ['{{ missing != None }}', true],
+    ['{{ missing == obj.nope }}', true],
     ['{{ nil == none }}', true],
     ['{{ 1 == True }}', true],
     ['{{ 0 == False }}', true],
@@ -137,7 +139,7 @@ describe('Python literals and operators', () => {
     ['{{ "x" if f else "y" }}', 'y'],
     ['{{ "x" if empty else "y" }}', 'y'],
     ['{{ "x" if emptyObj else "y" }}', 'y'],
-    ['{{ "x" if f }}', undefined],
+    ['{{ "x" if f }}', null],
     ['{{ t and n }}', 7],
     ['{{ empty and n }}', []],
     ['{{ nil or "fallback" }}', 'fallback'],
@@ -161,7 +163,7 @@ describe('Python literals and operators', () => {
   it('loops with for, else and loop variables', () => {
     expect(render('{% for x in list %}{{ loop.index }}:{{ x }}{% if not loop.last %},{% endif %}{% endfor %}'))
       .toBe('1:10,2:20,3:30,4:40');
-    expect(render('{% for x in missing %}{{ x }}{% else %}nothing{% endfor %}')).toBe('nothing');
+    expect(render('{% for x in nil %}{{ x }}{% else %}nothing{% endfor %}')).toBe('nothing');
     expect(render('{% for k, v in {"a": 1, "b": 2}.items() %}{{ k }}={{ v }};{% endfor %}')).toBe('a=1;b=2;');
     expect(render('{% for k, v in obj %}{{ k }};{% endfor %}')).toBe('a;items;nested;');
     expect(() => render('{{ obj.items() }}')).toThrow(/obj.items is not callable/);
@@ -181,31 +183,78 @@ describe('Python literals and operators', () => {
     expect(render('{{ range(3, 0, -1) }}')).toEqual([3, 2, 1]);
     expect(() => render('{{ range(0, 1, 0) }}')).toThrow(/step must not be zero/);
     expect(() => render('{{ range(1.5) }}')).toThrow(/must be integers/);
-    expect(() => render('{{ range(10000000) }}')).toThrow(/limited to 100000 items/);
+    expect(() => render('{{ range(10000000) }}')).toThrow(/range\(\) of 10000000 items is too large \(limit 100000, maxRangeSize\)/);
     expect(() => render('{{ range(stop=3) }}')).toThrow(/keyword arguments/);
     expect(() => render('{{ now(1, x=2) }}')).toThrow(/keyword arguments/);
   });
 
   it('refuses oversized repetition', () => {
-    expect(() => render('{{ "ab" * 10000000 }}')).toThrow(/too large/);
+    expect(() => render('{{ "ab" * 100000000 }}')).toThrow(/a string of 200000000 characters is too long/);
+    expect(() => render('{{ [1, 2] * 1000000 }}')).toThrow(/a list of 2000000 items is too long/);
   });
 });
 
 describe('undefined values', () => {
   it.each([
-    ['{{ missing }}', undefined],
-    ['{{ missing.a.b.c }}', undefined],
-    ['{{ missing["a"][0].b }}', undefined],
-    ['{{ obj.nope.deeper }}', undefined],
-    ['{{ list[99] }}', undefined],
-    ['{{ list[99].x }}', undefined],
-    ['{{ n.x }}', undefined],
-    ['{{ nil.x }}', undefined],
-    ['[{{ missing.a.b }}]', '[]'],
-    ['{{ missing.a | default("d") }}', 'd'],
+    ['{{ missing }}', null],
+    ['[{{ missing }}]', '[]'],
+    ['{{ obj.nope }}', null],
+    ['{{ obj.nope.deeper.still }}', null],
+    ['{{ obj.nope["x"][0] }}', null],
+    ['{{ list[99] }}', null],
+    ['{{ list[99].x }}', null],
+    ['{{ n.x }}', null],
+    ['{{ nil.x }}', null],
+    ['[{{ obj.a.b }}]', '[]'],
+    ['{{ missing | default("d") }}', 'd'],
+    ['{{ obj.nope.deeper | default("d") }}', 'd'],
     ['{{ missing | length }}', 0],
-  ])('%s -> %j without throwing', (template, expected) => {
+    ['{{ missing | string }}', ''],
+    ['{{ missing | upper }}', ''],
+    ['{{ "a" ~ missing ~ "b" }}', 'ab'],
+    ['{{ missing is defined }}', false],
+    ['{{ not missing }}', true],
+    ['{{ obj.nope < 1 }}', false],
+    ['{{ 1 in missing }}', false],
+    ['{% if missing %}y{% else %}n{% endif %}', 'n'],
+  ])('%s -> %j', (template, expected) => {
     expect(render(template)).toEqual(expected);
+  });
+
+  it.each([
+    ['{{ nothing.here.at_all }}', "'nothing' is undefined (line 1, column 4)"],
+    ['{{ missing["a"] }}', "'missing' is undefined"],
+    ['{{ missing[1:] }}', "'missing' is undefined"],
+    ['{{ missing.upper() }}', "'missing' is undefined"],
+    ['{{ missing + 1 }}', "'missing' is undefined"],
+    ['{{ 1 - obj.nope }}', "'obj.nope' is undefined"],
+    ['{{ -missing }}', "'missing' is undefined"],
+    ['{{ obj.nope * 2 }}', "'obj.nope' is undefined"],
+    ['{{ n / list[9] }}', "'list[9]' is undefined"],
+    ['{{ n // missing }}', "'missing' is undefined"],
+    ['{{ n % missing }}', "'missing' is undefined"],
+    ['{{ n ** missing }}', "'missing' is undefined"],
+    ['{% set x = obj.nope %}{{ x.y }}', "'x' is undefined"],
+    ['{% for x in missing %}{{ x }}{% else %}nothing{% endfor %}', "'missing' is undefined"],
+    ['{% for k, v in obj.nope %}{{ k }}{% endfor %}', "'obj.nope' is undefined"],
+    ['{{ obj.nope | join(",") }}', "'obj.nope' is undefined"],
+    ['{{ missing | first }}', "'missing' is undefined"],
+    ['{{ missing | list }}', "'missing' is undefined"],
+    ['{{ missing | int }}', "'missing' is undefined"],
+    ['{{ missing | tojson }}', "'missing' is undefined"],
+    ['{{ [1, obj.nope] | map("int") | list }}', 'int: the value is undefined'],
+    ['{{ [{"a": 1}, {}] | sum(attribute="a") }}', 'cannot add an undefined value'],
+  ])('%s fails the render naming the undefined value', (template, message) => {
+    let error: unknown;
+    try {
+      render(template);
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(TemplateError);
+    expect(error).toMatchObject({ expression: template });
+    expect((error as TemplateError).message).toContain(message);
+    expect((error as TemplateError).code).toBe('template_undefined');
   });
 });
 
@@ -214,8 +263,8 @@ describe('indexing and slicing', () => {
     ['{{ list[0] }}', 10],
     ['{{ list[-1] }}', 40],
     ['{{ list[-4] }}', 10],
-    ['{{ list[-5] }}', undefined],
-    ['{{ list[1.5] }}', undefined],
+    ['{{ list[-5] }}', null],
+    ['{{ list[1.5] }}', null],
     ['{{ matrix[1][0] }}', 3],
     ['{{ matrix.1.0 }}', 3],
     ['{{ matrix.0.1 }}', 2],
@@ -240,7 +289,7 @@ describe('indexing and slicing', () => {
     ['{{ list[None:2] }}', [10, 20]],
     ['{{ s[:5] }}', 'Hello'],
     ['{{ s[::-1][:5] }}', 'dlroW'],
-    ['{{ obj[1:2] }}', undefined],
+    ['{{ obj[1:2] }}', null],
     ['{{ [list[1:2]] }}', [[20]]],
   ])('%s -> %j', (template, expected) => {
     expect(render(template)).toEqual(expected);

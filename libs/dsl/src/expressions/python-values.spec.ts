@@ -29,7 +29,7 @@ describe('python values', () => {
   });
 
   it.each([
-    [null, undefined, true], [null, 0, false], [true, 1, true], ['1', 1, false], [safe('a'), 'a', true], [safe('1'), 1, false],
+    [null, undefined, false], [undefined, undefined, true], [null, 0, false], [true, 1, true], ['1', 1, false], [safe('a'), 'a', true], [safe('1'), 1, false],
     [[1, [2]], [1, [2]], true], [[1], [1, 2], false], [{ a: 1 }, { a: 1 }, true], [{ a: 1 }, { a: 1, b: 2 }, false],
     [new Date(0), new Date(0), false],
   ])('pyEquals(%p, %p) is %p', (a, b, expected) => {

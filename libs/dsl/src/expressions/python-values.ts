@@ -2,11 +2,12 @@
  * Python (Jinja) value semantics for JSON-like values: truthiness, equality,
  * `str()`/`repr()`, ordering, membership, arithmetic and slicing. The compiled
  * templates call these instead of JavaScript's operators, so `[] or 'x'` is
- * 'x', `1 == '1'` is false and `{{ true }}` in text reads `True`.
+ * 'x', `1 == '1'` is false and `{{ true }}` in text reads `True`. What they
+ * build or walk is charged to the render's budget (render-budget.ts).
  */
 import { baseRuntime } from './nunjucks-internals';
-
-const MAX_REPEAT_LENGTH = 1_000_000;
+import { renderBudget } from './render-budget';
+import { UndefinedValue } from './template-error';
 
 export function hasOwn(obj: object, key: PropertyKey): boolean {
   return Object.prototype.hasOwnProperty.call(obj, key);
@@ -28,6 +29,12 @@ export function unwrapSafe(value: unknown): unknown {
   return isSafeString(value) ? String(value) : value;
 }
 
+/** Whether a dict has a key, without listing them all. */
+function hasAnyKey(value: Record<string, unknown>): boolean {
+  for (const key in value) if (hasOwn(value, key)) return true;
+  return false;
+}
+
 /** Python's bool(): None, False, 0, '', [] and {} are false. */
 export function truthy(value: unknown): boolean {
   if (value === undefined || value === null) return false;
@@ -43,7 +50,7 @@ export function truthy(value: unknown): boolean {
     default:
       if (Array.isArray(value)) return value.length > 0;
       if (isSafeString(value)) return String(value).length > 0;
-      if (isPlainObject(value)) return Object.keys(value).length > 0;
+      if (isPlainObject(value)) return hasAnyKey(value);
       return true;
   }
 }
@@ -52,12 +59,11 @@ function isNumeric(value: unknown): value is number | boolean {
   return typeof value === 'number' || typeof value === 'boolean';
 }
 
-/** Python's ==: deep for lists and dicts, True == 1, '1' != 1; undefined equals None. */
+/** Python's ==: deep for lists and dicts, True == 1, '1' != 1; undefined equals only undefined (Jinja2). */
 export function pyEquals(a: unknown, b: unknown): boolean {
+  renderBudget().charge(1);
   if (a === b) return true;
-  if (a === null || a === undefined || b === null || b === undefined) {
-    return (a === null || a === undefined) && (b === null || b === undefined);
-  }
+  if (a === null || a === undefined || b === null || b === undefined) return false;
   if (isNumeric(a) && isNumeric(b)) return Number(a) === Number(b);
   if (isSafeString(a) || isSafeString(b)) return String(a) === String(b) && typeof unwrapSafe(a) === typeof unwrapSafe(b);
   if (Array.isArray(a) && Array.isArray(b)) {
@@ -91,16 +97,45 @@ function reprString(value: string): string {
   return out + quote;
 }
 
+/** Collects the pieces of a repr, charging each and failing as soon as the whole is over the string limit. */
+class ReprWriter {
+  text = '';
+  private readonly budget = renderBudget();
+
+  write(piece: string): void {
+    this.budget.charge(piece.length);
+    this.budget.joinedString(this.text.length + piece.length);
+    this.text += piece;
+  }
+}
+
+function writeRepr(value: unknown, out: ReprWriter): void {
+  if (value === undefined) return out.write('None');
+  if (typeof value === 'string' || isSafeString(value)) return out.write(reprString(String(value)));
+  if (Array.isArray(value)) {
+    out.write('[');
+    value.forEach((item, i) => {
+      if (i > 0) out.write(', ');
+      writeRepr(item, out);
+    });
+    return out.write(']');
+  }
+  if (isPlainObject(value)) {
+    out.write('{');
+    Object.keys(value).forEach((key, i) => {
+      out.write(i > 0 ? `, ${reprString(key)}: ` : `${reprString(key)}: `);
+      writeRepr(value[key], out);
+    });
+    return out.write('}');
+  }
+  out.write(pyStr(value));
+}
+
 /** Python's repr(), used for values nested inside lists and dicts. */
 export function pyRepr(value: unknown): string {
-  if (value === undefined) return 'None';
-  if (typeof value === 'string') return reprString(value);
-  if (isSafeString(value)) return reprString(String(value));
-  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
-  if (isPlainObject(value)) {
-    return `{${Object.keys(value).map((k) => `${reprString(k)}: ${pyRepr(value[k])}`).join(', ')}}`;
-  }
-  return pyStr(value);
+  const out = new ReprWriter();
+  writeRepr(value, out);
+  return out.text;
 }
 
 /** Python's str() as Jinja prints it: True/False/None, lists and dicts as repr; undefined prints nothing. */
@@ -185,18 +220,28 @@ export function compare(first: unknown, ...rest: unknown[]): boolean {
 export function contains(item: unknown, container: unknown): boolean {
   const box = unwrapSafe(container);
   if (box === undefined || box === null) return false;
-  if (typeof box === 'string') return box.includes(pyStr(unwrapSafe(item)));
+  if (typeof box === 'string') {
+    renderBudget().charge(box.length);
+    return box.includes(pyStr(unwrapSafe(item)));
+  }
   if (Array.isArray(box)) return box.some((entry) => pyEquals(entry, item));
   if (typeof box === 'object' && (typeof item === 'string' || typeof item === 'number')) return hasOwn(box, item);
   return false;
 }
 
 export function add(a: unknown, b: unknown): unknown {
-  if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
+  if (a === undefined || b === undefined) throw new UndefinedValue('cannot add an undefined value');
+  if (Array.isArray(a) && Array.isArray(b)) {
+    renderBudget().list(a.length + b.length);
+    return [...a, ...b];
+  }
   if (isNumeric(a) && isNumeric(b)) return Number(a) + Number(b);
   const x = unwrapSafe(a);
   const y = unwrapSafe(b);
-  if (typeof x === 'string' && typeof y === 'string') return x + y;
+  if (typeof x === 'string' && typeof y === 'string') {
+    renderBudget().joinedString(x.length + y.length);
+    return x + y;
+  }
   return (x as number) + (y as number);
 }
 
@@ -206,12 +251,17 @@ function repeat<T>(items: T[], times: number): T[] {
   return out;
 }
 
+/** `*`: numbers multiply; a list or string times an integer repeats, within the list and string limits. */
 export function multiply(a: unknown, b: unknown): unknown {
   const [seq, n] = typeof b === 'number' ? [unwrapSafe(a), b] : [unwrapSafe(b), a];
   if ((typeof seq === 'string' || Array.isArray(seq)) && typeof n === 'number' && Number.isInteger(n)) {
     const times = Math.max(0, n);
-    if (seq.length * times > MAX_REPEAT_LENGTH) throw new Error('repetition result is too large');
-    return typeof seq === 'string' ? seq.repeat(times) : repeat(seq, times);
+    if (typeof seq === 'string') {
+      renderBudget().copiedString(seq.length * times);
+      return seq.repeat(times);
+    }
+    renderBudget().list(seq.length * times);
+    return repeat(seq, times);
   }
   return Number(a) * Number(b);
 }
@@ -223,9 +273,19 @@ export function modulo(a: unknown, b: unknown): number {
   return x - y * Math.floor(x / y);
 }
 
-/** `~`: string concatenation with Python's str(). */
+/** Python's `separator.join(texts)`, its length checked before it is built. */
+export function joinTexts(texts: readonly string[], separator: string): string {
+  const length = texts.reduce((total, text) => total + text.length, Math.max(0, texts.length - 1) * separator.length);
+  renderBudget().copiedString(length);
+  return texts.join(separator);
+}
+
+/** `~`: string concatenation with Python's str() (undefined is ''). */
 export function concat(a: unknown, b: unknown): string {
-  return pyStr(unwrapSafe(a)) + pyStr(unwrapSafe(b));
+  const x = pyStr(unwrapSafe(a));
+  const y = pyStr(unwrapSafe(b));
+  renderBudget().joinedString(x.length + y.length);
+  return x + y;
 }
 
 function sliceBound(value: unknown, length: number, step: number, fallback: number): number {
@@ -246,18 +306,21 @@ export function sliceValue(target: unknown, start: unknown, stop: unknown, step:
   const by = step === null || step === undefined ? 1 : step;
   if (typeof by !== 'number' || !Number.isInteger(by)) throw new Error('slice indices must be integers or none');
   if (by === 0) throw new Error('slice step cannot be zero');
+  renderBudget().charge(seq.length);
   const items: unknown[] = typeof seq === 'string' ? Array.from(seq) : seq;
   const len = items.length;
   const from = sliceBound(start, len, by, by > 0 ? 0 : len - 1);
   const to = sliceBound(stop, len, by, by > 0 ? len : -1);
   const out: unknown[] = [];
   for (let i = from; by > 0 ? i < to : i > to; i += by) out.push(items[i]);
+  renderBudget().charge(out.length);
   return typeof seq === 'string' ? out.join('') : out;
 }
 
 /** `seq[i]` with Python's negative indices; undefined when out of range. */
 export function indexSequence(seq: string | readonly unknown[], index: number): unknown {
   if (!Number.isInteger(index)) return undefined;
+  if (typeof seq === 'string') renderBudget().charge(seq.length);
   const items = typeof seq === 'string' ? Array.from(seq) : seq;
   const at = index < 0 ? index + items.length : index;
   return at >= 0 && at < items.length ? items[at] : undefined;

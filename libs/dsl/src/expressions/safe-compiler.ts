@@ -9,13 +9,20 @@
  *   uses str() (`True`); `True`/`False`/`None` are literals; `(a, b)` is a
  *   list, not JavaScript's comma operator;
  * - names in generated code are always JSON-quoted, and calls, filters and
- *   outputs record their position for error messages.
+ *   outputs record their position for error messages;
+ * - a value that must not be undefined (a name read with `.x` or `[i]`, an
+ *   operand of arithmetic, the iterable of `{% for %}`, the input of a
+ *   filter that needs one) goes through `runtime.defined(value, name)`,
+ *   which fails naming the expression as written (see sandbox-runtime.ts);
+ * - every `{% for %}` iteration and every piece of output charges the
+ *   render's budget.
  *
  * A template that is one `{{ expr }}` compiles to a root that hands the
  * expression's value to the callback instead of appending it to a string.
  */
+import { FILTERS_NEEDING_A_VALUE } from './filters';
 import {
-  BaseCompiler, baseRuntime, childList, childNode, isNode, requiredChild,
+  BaseCompiler, baseRuntime, childList, childNode, isNode, nodes, requiredChild,
   type NjCompileFrame, type NjCompiler, type NjNode,
 } from './nunjucks-internals';
 import { PYTHON_LITERALS, testName } from './validate-template';
@@ -53,25 +60,102 @@ function optional(c: NjCompiler, node: NjNode | undefined, frame: Frame): void {
   else c._emit('null');
 }
 
-/** A readable name for the thing being called, for "x is not callable" errors. */
-function calleeName(node: NjNode | undefined): string {
+/** Where an expression starts in the source: `a.b.c` at `a`, `f(x)` at `f`, `x | f` at `x`. */
+function startOf(node: NjNode): NjNode {
+  const first = node.typename === 'LookupVal' ? childNode(node, 'target')
+    : node.typename === 'FunCall' ? childNode(node, 'name')
+      : node.typename === 'Filter' ? childList(requiredChild(node, 'args'))[0]
+        : undefined;
+  return first ? startOf(first) : node;
+}
+
+/** The value of `node`, failing at run time (at its start) when it is undefined. Literals never are. */
+function definedValue(c: NjCompiler, node: NjNode, frame: Frame): void {
+  if (node.typename === 'Literal') {
+    c._compileExpression(node, frame);
+    return;
+  }
+  const start = startOf(node);
+  c._emit('runtime.defined(');
+  c._compileExpression(node, frame);
+  c._emit(`, ${JSON.stringify(sourceName(node))}, ${start.lineno}, ${start.colno})`);
+}
+
+/** A variable name (not `True`/`False`/`None`). */
+function isName(node: NjNode): boolean {
+  return node.typename === 'Symbol' && !PYTHON_LITERALS.has(String(node['value']));
+}
+
+/**
+ * The target of `.x`, `[i]` or a slice: a name must be defined (`{{ nothing.here }}`
+ * fails); a missing member of a value is undefined all the way down
+ * (`{{ response.data.next.cursor }}`), as NoETL's data access is.
+ */
+function lookupTarget(c: NjCompiler, node: NjNode, frame: Frame): void {
+  if (isName(node)) definedValue(c, node, frame);
+  else c._compileExpression(node, frame);
+}
+
+function definedBinary(c: NjCompiler, node: NjNode, frame: Frame, before: string, between: string, after: string): void {
+  c._emit(before);
+  definedValue(c, requiredChild(node, 'left'), frame);
+  c._emit(between);
+  definedValue(c, requiredChild(node, 'right'), frame);
+  c._emit(after);
+}
+
+/** A readable name for an expression, for "x is not callable" and "'x' is undefined" errors. */
+function sourceName(node: NjNode | undefined): string {
   if (!node) return 'expression';
   const value = node['value'];
   if (node.typename === 'Symbol') return String(value);
   if (node.typename === 'Literal') return JSON.stringify(value) ?? 'expression';
   if (node.typename === 'LookupVal') {
-    const target = calleeName(childNode(node, 'target'));
+    const target = sourceName(childNode(node, 'target'));
     const key = childNode(node, 'val');
     const keyValue = key?.typename === 'Literal' ? key['value'] : undefined;
     return typeof keyValue === 'string' ? `${target}.${keyValue}` : `${target}[${typeof keyValue === 'number' ? keyValue : '...'}]`;
   }
-  if (node.typename === 'FunCall') return `${calleeName(childNode(node, 'name'))}()`;
+  if (node.typename === 'FunCall') return `${sourceName(childNode(node, 'name'))}()`;
   const [only, ...more] = childList(node);
-  if (node.typename === 'Group' && only && more.length === 0) return calleeName(only);
+  if (node.typename === 'Group' && only && more.length === 0) return sourceName(only);
   return 'expression';
 }
 
+/** The iterable of a `{% for %}`, which must be defined. */
+const IterableNode = nodes.Node.extend('Iterable', { fields: ['value'] });
+/** Charges the budget for one loop iteration; first in every loop body. */
+const LoopIterationNode = nodes.Node.extend('LoopIteration', { fields: [] });
+const OWN_EXPRESSIONS = new Set(['Iterable']);
+
 export const SafeCompiler = BaseCompiler.extend('SafeCompiler', {
+  _compileExpression(this: NjCompiler, node: NjNode, frame: Frame): void {
+    if (OWN_EXPRESSIONS.has(node.typename)) this.compile(node, frame);
+    else BaseCompiler.prototype._compileExpression.call(this, node, frame);
+  },
+
+  compileIterable(this: NjCompiler, node: NjNode, frame: Frame): void {
+    definedValue(this, requiredChild(node, 'value'), frame);
+  },
+
+  compileLoopIteration(this: NjCompiler): void {
+    this._emitLine('runtime.loopIteration();');
+  },
+
+  compileFor(this: NjCompiler, node: NjNode, frame: Frame): void {
+    const arr = requiredChild(node, 'arr');
+    const body = requiredChild(node, 'body');
+    const checked = new nodes.For(
+      node.lineno,
+      node.colno,
+      new IterableNode(arr.lineno, arr.colno, arr),
+      node['name'],
+      new nodes.NodeList(body.lineno, body.colno, [new LoopIterationNode(body.lineno, body.colno), ...childList(body)]),
+      node['else_'],
+    );
+    BaseCompiler.prototype.compileFor.call(this, checked, frame);
+  },
+
   compileSymbol(this: NjCompiler, node: NjNode, frame: Frame): void {
     const name = String(node['value']);
     if (PYTHON_LITERALS.has(name)) this._emit(String(PYTHON_LITERALS.get(name)));
@@ -109,15 +193,43 @@ export const SafeCompiler = BaseCompiler.extend('SafeCompiler', {
   },
 
   compileAdd(this: NjCompiler, node: NjNode, frame: Frame): void {
-    binaryCall(this, 'add', node, frame);
+    definedBinary(this, node, frame, 'runtime.add(', ', ', ')');
   },
 
   compileMul(this: NjCompiler, node: NjNode, frame: Frame): void {
-    binaryCall(this, 'multiply', node, frame);
+    definedBinary(this, node, frame, 'runtime.multiply(', ', ', ')');
   },
 
   compileMod(this: NjCompiler, node: NjNode, frame: Frame): void {
-    binaryCall(this, 'modulo', node, frame);
+    definedBinary(this, node, frame, 'runtime.modulo(', ', ', ')');
+  },
+
+  compileSub(this: NjCompiler, node: NjNode, frame: Frame): void {
+    definedBinary(this, node, frame, '(', ' - ', ')');
+  },
+
+  compileDiv(this: NjCompiler, node: NjNode, frame: Frame): void {
+    definedBinary(this, node, frame, '(', ' / ', ')');
+  },
+
+  compileFloorDiv(this: NjCompiler, node: NjNode, frame: Frame): void {
+    definedBinary(this, node, frame, 'Math.floor(', ' / ', ')');
+  },
+
+  compilePow(this: NjCompiler, node: NjNode, frame: Frame): void {
+    definedBinary(this, node, frame, 'Math.pow(', ', ', ')');
+  },
+
+  compileNeg(this: NjCompiler, node: NjNode, frame: Frame): void {
+    this._emit('(-');
+    definedValue(this, requiredChild(node, 'target'), frame);
+    this._emit(')');
+  },
+
+  compilePos(this: NjCompiler, node: NjNode, frame: Frame): void {
+    this._emit('(+');
+    definedValue(this, requiredChild(node, 'target'), frame);
+    this._emit(')');
   },
 
   compileConcat(this: NjCompiler, node: NjNode, frame: Frame): void {
@@ -151,12 +263,17 @@ export const SafeCompiler = BaseCompiler.extend('SafeCompiler', {
 
   compileLookupVal(this: NjCompiler, node: NjNode, frame: Frame): void {
     const val = requiredChild(node, 'val');
+    const target = requiredChild(node, 'target');
     if (val.typename !== 'Slice') {
-      BaseCompiler.prototype.compileLookupVal.call(this, node, frame);
+      this._emit('runtime.memberLookup(');
+      lookupTarget(this, target, frame);
+      this._emit(', ');
+      this._compileExpression(val, frame);
+      this._emit(')');
       return;
     }
     this._emit('runtime.slice(');
-    this._compileExpression(requiredChild(node, 'target'), frame);
+    lookupTarget(this, target, frame);
     for (const part of ['start', 'stop', 'step']) {
       this._emit(', ');
       optional(this, childNode(val, part), frame);
@@ -170,7 +287,7 @@ export const SafeCompiler = BaseCompiler.extend('SafeCompiler', {
     position(this, node);
     this._emit('runtime.callWrap(');
     this._compileExpression(callee, frame);
-    this._emit(`, ${JSON.stringify(calleeName(callee))}, context, `);
+    this._emit(`, ${JSON.stringify(sourceName(callee))}, context, `);
     this._compileAggregate(requiredChild(node, 'args'), frame, '[', ']');
     this._emit('))');
   },
@@ -179,8 +296,12 @@ export const SafeCompiler = BaseCompiler.extend('SafeCompiler', {
     const name = String(requiredChild(node, 'name')['value']);
     this._emit('(');
     position(this, node);
-    this._emit(`env.getFilter(${JSON.stringify(name)}).call(context, `);
-    this._compileAggregate(requiredChild(node, 'args'), frame);
+    this._emit(`env.getFilter(${JSON.stringify(name)}).call(context`);
+    childList(requiredChild(node, 'args')).forEach((arg, i) => {
+      this._emit(', ');
+      if (i === 0 && FILTERS_NEEDING_A_VALUE.has(name)) definedValue(this, arg, frame);
+      else this.compile(arg, frame);
+    });
     this._emit('))');
   },
 
@@ -201,16 +322,16 @@ export const SafeCompiler = BaseCompiler.extend('SafeCompiler', {
     for (const child of childList(node)) {
       if (child.typename === 'TemplateData') {
         if (child['value']) {
-          this._emit(`${this.buffer} += `);
+          this._emit(`${this.buffer} = runtime.appendOutput(${this.buffer}, `);
           this.compileLiteral(child, frame);
-          this._emitLine(';');
+          this._emitLine(');');
         }
         continue;
       }
       this._emitLine(`lineno = ${child.lineno}; colno = ${child.colno};`);
-      this._emit(`${this.buffer} += runtime.suppressValue(`);
+      this._emit(`${this.buffer} = runtime.appendOutput(${this.buffer}, runtime.suppressValue(`);
       this._compileExpression(child, frame);
-      this._emitLine(', false);');
+      this._emitLine(', false));');
     }
   },
 });

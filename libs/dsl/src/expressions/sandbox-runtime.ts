@@ -8,7 +8,16 @@
  *   and `length`, then our Python method tables; `constructor`, `__proto__`
  *   and friends are always undefined, and functions are never handed out
  *   unless they are ours;
- * - a call succeeds only on a function we registered (see callables.ts).
+ * - a call succeeds only on a function we registered (see callables.ts);
+ * - undefined values follow Jinja2's Undefined: one prints as nothing, is
+ *   false, equals only undefined, compares false, has length 0 and is
+ *   replaced by `default`; arithmetic with one, iterating one (`{% for %}`,
+ *   `join`, `map`, ...), converting one (`int`, `tojson`) and reading a
+ *   member of an undefined *name* throw UndefinedValue naming it. A missing
+ *   member of a value is undefined all the way down (`resp.data.next.id`),
+ *   as NoETL's data access is and as the NoETL fixtures rely on;
+ * - loops, output and everything that builds a list or a string charge the
+ *   render's budget (render-budget.ts).
  *
  * Nothing global is patched: this object exists per engine.
  */
@@ -19,6 +28,8 @@ import { lookupMethod } from './python-methods';
 import {
   add, compare, concat, contains, hasOwn, indexSequence, modulo, multiply, pyStr, sliceValue, truthy, unwrapSafe,
 } from './python-values';
+import { renderBudget } from './render-budget';
+import { UndefinedValue } from './template-error';
 
 /** Per-render state the compiled code sees as `context`. */
 export class RenderContext {
@@ -65,7 +76,13 @@ export class RenderFault extends Error {
   }
 }
 
-/** `target.key` / `target[key]` as templates see it. */
+/** `value`, which the template names `name` at (0-based) `lineno`:`colno`, unless it is undefined. */
+function defined(value: unknown, name: string, lineno: number, colno: number): unknown {
+  if (value === undefined) throw new RenderFault(new UndefinedValue(`'${name}' is undefined`), lineno, colno);
+  return value;
+}
+
+/** `target.key` / `target[key]` as templates see it; a member of undefined or none is undefined (the compiler has checked names). */
 export function memberLookup(target: unknown, key: unknown): unknown {
   const obj = unwrapSafe(target);
   if (obj === undefined || obj === null) return undefined;
@@ -100,6 +117,13 @@ function callWrap(fn: unknown, name: string, _context: unknown, args: unknown[])
   throw new Error(`${name} is not callable`);
 }
 
+/** The output buffer with `piece` appended, within the output limit. */
+function appendOutput(buffer: string, piece: string): string {
+  const out = buffer + piece;
+  renderBudget().output(out.length);
+  return out;
+}
+
 function handleError(error: unknown, lineno: number, colno: number): RenderFault {
   return error instanceof RenderFault ? error : new RenderFault(error, lineno, colno);
 }
@@ -118,6 +142,9 @@ export function createSandboxRuntime(): Record<string, unknown> {
     contextOrFrameLookup,
     callWrap,
     handleError,
+    defined,
+    appendOutput,
+    loopIteration: () => renderBudget().loopIteration(),
     suppressValue: (value: unknown) => pyStr(unwrapSafe(value)),
     inOperator: (item: unknown, container: unknown) => contains(item, container),
     makeMacro: refuse('macro'),

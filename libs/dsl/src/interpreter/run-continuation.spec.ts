@@ -118,6 +118,46 @@ per_iteration:
     expect(result.calls.map((c) => c.task)).toEqual(['fetch_all', 'sink', 'fetch_all', 'sink', 'fetch_all', 'sink']);
   });
 
+  it('writes each page with the seed-004 table sink: one row per page from args, or the page items as rows', async () => {
+    const deps = fakeDeps(pagedApi);
+    okResult(
+      await runYaml(
+        paginate(`next_call: { params: { page: "{{ response.paging.page + 1 }}" } }
+per_iteration:
+  sink:
+    tool:
+      kind: postgres
+      auth: pg
+      table: raw_data
+      mode: upsert
+      key: page
+      args: { page: "{{ page.paging.page }}", items: "{{ page.items }}", iteration: "{{ _retry.index }}" }`),
+        deps,
+      ),
+    );
+    const writes = deps.calls.filter((c) => c.kind === 'postgres');
+    expect(writes.map((c) => c.config.params)).toEqual([
+      ['[{"page":1,"items":[10,11],"iteration":1}]'],
+      ['[{"page":2,"items":[20,21],"iteration":2}]'],
+      ['[{"page":3,"items":[30,31],"iteration":3}]'],
+    ]);
+    expect(writes[0]?.config).toMatchObject({ auth: 'pg', command: expect.stringContaining('ON CONFLICT ("page") DO UPDATE SET') });
+
+    const rowsDeps = fakeDeps(pagedApi);
+    okResult(
+      await runYaml(
+        paginate(`next_call: { params: { page: "{{ response.paging.page + 1 }}" } }
+per_iteration: { sink: { tool: { kind: postgres, auth: pg, table: raw_items, args: "{{ [{'n': page.items[0]}, {'n': page.items[1]}] }}" } } }`),
+        rowsDeps,
+      ),
+    );
+    expect(rowsDeps.calls.filter((c) => c.kind === 'postgres').map((c) => c.config.params)).toEqual([
+      ['[{"n":10},{"n":11}]'],
+      ['[{"n":20},{"n":21}]'],
+      ['[{"n":30},{"n":31}]'],
+    ]);
+  });
+
   it('fails the step when a page sink fails, and fetches no more pages', async () => {
     const deps = fakeDeps((kind, config) => {
       if (kind === 'postgres') throw new CallError({ kind: 'db', message: 'relation "raw" does not exist', retryable: false, code: '42P01' });

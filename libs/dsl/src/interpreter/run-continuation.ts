@@ -62,7 +62,7 @@ export async function runContinuation(
     const sink = active?.perIteration?.sink;
     if (sink !== undefined) {
       const sinkArgs = { iterationResult: body, scope: state.scope(pageScope), signal };
-      const sunk = await runSinkRecorded({ kind: 'task', task: sink }, sinkArgs, deps);
+      const sunk = await runSinkRecorded(sink, sinkArgs, deps);
       args.records.push(...sunk.records);
       if (sunk.status === 'error') return sunk;
     }

@@ -80,6 +80,53 @@ describe('runFrame', () => {
     ]);
   });
 
+  it('process: frame gives each row the item of a pipeline whose last task returned one per row', async () => {
+    const deps = fakeDeps((_kind, config) => {
+      const input = config['input'] as { rows?: number[]; ids?: number[] };
+      return input.rows ? { ids: input.rows.map((n) => n + 100) } : (input.ids ?? []).map((id) => ({ id }));
+    });
+    const step = stepOf(`
+- step: each
+  loop: {in: "{{ items }}", iterator: n}
+  tool:
+    - {name: fetch, kind: javascript, code: "x", input: {rows: "{{ frame.rows }}"}}
+    - {name: shape, kind: javascript, code: "x", input: {ids: "{{ fetch.ids }}"}}
+`);
+    const run = await runFrame(frameArgs(step, [1, 2], { process: 'frame' }), deps);
+    expect(run.rows).toEqual([
+      { index: 10, status: 'ok', result: { id: 101 } },
+      { index: 11, status: 'ok', result: { id: 102 } },
+    ]);
+  });
+
+  it('process: frame gives every row the whole result when it is not one item per row', async () => {
+    const deps = fakeDeps(() => ({ total: 3 }));
+    const step = stepOf(`
+- step: each
+  loop: {in: "{{ items }}", iterator: n}
+  tool: {kind: javascript, code: "x"}
+`);
+    const run = await runFrame(frameArgs(step, [1, 2], { process: 'frame' }), deps);
+    expect(run.rows.map((row) => row.result)).toEqual([{ total: 3 }, { total: 3 }]);
+    const short = await runFrame(frameArgs(step, [1, 2, 3], { process: 'frame' }), fakeDeps(() => [1, 2]));
+    expect(short.rows.map((row) => row.result)).toEqual([[1, 2], [1, 2], [1, 2]]);
+  });
+
+  it('process: frame with a table sink writes one row per item of the body result, in one statement', async () => {
+    const deps = fakeDeps((kind, config) => (kind === 'postgres' ? { row_count: 2 } : (config['input'] as { rows: number[] }).rows.map((n) => ({ n }))));
+    const step = stepOf(`
+- step: each
+  loop:
+    in: "{{ items }}"
+    iterator: n
+    sink: {tool: {kind: postgres, auth: pg, table: t}}
+  tool: {kind: javascript, code: "x", input: {rows: "{{ frame.rows }}"}}
+`);
+    const run = await runFrame(frameArgs(step, [1, 2], { process: 'frame' }), deps);
+    expect(run.rows.map((row) => row.status)).toEqual(['ok', 'ok']);
+    expect(deps.calls.filter((call) => call.kind === 'postgres').map((call) => call.config['params'])).toEqual([['[{"n":1},{"n":2}]']]);
+  });
+
   it('fails a row whose per-iteration sink fails', async () => {
     const deps = fakeDeps((kind) => {
       if (kind === 'postgres') throw new CallError({ kind: 'db', message: 'relation "t" does not exist', retryable: false });

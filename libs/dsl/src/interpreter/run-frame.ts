@@ -55,6 +55,11 @@ export interface FrameRunResult {
  * error-side policies, with their backoff; a row that succeeds runs the
  * per-iteration `sink` in the same unit of work, and a failing sink fails the
  * row. Never throws for a row's failure: the row says `error`.
+ *
+ * `process: frame` runs the body and the sink once for the frame; every row
+ * shares its outcome. A row's result is its own item when the body returned
+ * a list of one item per row (a pipeline: when its last task did), else the
+ * body's whole result.
  */
 export async function runFrame(args: FrameArgs, deps: InterpreterDeps): Promise<FrameRunResult> {
   const calls: CallRecord[] = [];
@@ -64,7 +69,7 @@ export async function runFrame(args: FrameArgs, deps: InterpreterDeps): Promise<
       loop: { index: args.firstIndex, length: args.total },
     });
     const outcome = await runIteration(args, scope, calls, deps);
-    const perRow = Array.isArray(outcome.result) && outcome.result.length === args.rows.length ? outcome.result : undefined;
+    const perRow = perRowResults(outcome.result, args.rows.length, args.tool.pipeline);
     const rows = args.rows.map((_, position): RowResult => ({
       ...outcome.row,
       index: args.firstIndex + position,
@@ -145,6 +150,13 @@ async function runIteration(args: FrameArgs, scope: Record<string, unknown>, cal
     if (sink.status === 'error') return { row: { status: 'error', error: sink.error }, ctx: outcome.ctx };
   }
   return { row: { status: 'ok' }, result: outcome.result, ctx: outcome.ctx };
+}
+
+/** The list of one item per row that a `process: frame` body returned, if it did. */
+function perRowResults(result: unknown, rowCount: number, pipeline: boolean): unknown[] | undefined {
+  // A pipeline's result holds each task's result under `results`, the last task run last.
+  const returned = pipeline && isRecord(result) && isRecord(result['results']) ? Object.values(result['results']).at(-1) : result;
+  return Array.isArray(returned) && returned.length === rowCount ? returned : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

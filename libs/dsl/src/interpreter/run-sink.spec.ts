@@ -17,9 +17,24 @@ describe('runSink: table form', () => {
     expect(deps.calls).toEqual([
       {
         kind: 'postgres',
-        config: { command: 'INSERT INTO "public"."results" ("id", "payload") VALUES ($1, $2)', params: [3, '{"a":[1]}'], auth: 'pg_main' },
+        config: {
+          command: 'INSERT INTO "public"."results" ("id", "payload") SELECT "id", "payload" FROM jsonb_populate_recordset(NULL::"public"."results", $1::jsonb)',
+          params: ['[{"id":3,"payload":{"a":[1]}}]'],
+          auth: 'pg_main',
+        },
       },
     ]);
+  });
+
+  it('writes a list (the result, or args rendering to one) as one row per mapping, and nothing for an empty list', async () => {
+    const deps = fakeDeps(() => ({ row_count: 2 }));
+    expect(await runSink(tableSink(), { iterationResult: [{ id: 1 }, { id: 2 }], scope, signal }, deps)).toEqual({ status: 'ok' });
+    expect(deps.calls[0]?.config['params']).toEqual(['[{"id":1},{"id":2}]']);
+    const fromArgs = tableSink({ args: '{{ result.items }}' });
+    expect(await runSink(fromArgs, { iterationResult: { items: [{ id: 5 }] }, scope, signal }, deps)).toEqual({ status: 'ok' });
+    expect(deps.calls[1]?.config['params']).toEqual(['[{"id":5}]']);
+    expect(await runSink(tableSink(), { iterationResult: [], scope, signal }, deps)).toEqual({ status: 'ok' });
+    expect(deps.calls).toHaveLength(2);
   });
 
   it('renders args with result and the scope, and upserts on the key; values are parameters, never rendered again', async () => {
@@ -33,10 +48,12 @@ describe('runSink: table form', () => {
     });
     const outcome = await runSink(sink, { iterationResult: { items: [{ x: 1 }], note: '{{ not rendered }}' }, scope, signal }, deps);
     expect(outcome).toEqual({ status: 'ok' });
+    const columns = '"execution_id", "item_id", "items", "note"';
     expect(deps.calls[0]?.config).toEqual({
       command:
-        'INSERT INTO "public"."results" ("execution_id", "item_id", "items", "note") VALUES ($1, $2, $3, $4) ON CONFLICT ("execution_id", "item_id") DO UPDATE SET "items" = EXCLUDED."items", "note" = EXCLUDED."note"',
-      params: [42, 3, '[{"x":1}]', '{{ not rendered }}'],
+        `INSERT INTO "public"."results" (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::"public"."results", $1::jsonb)`
+        + ' ON CONFLICT ("execution_id", "item_id") DO UPDATE SET "items" = EXCLUDED."items", "note" = EXCLUDED."note"',
+      params: ['[{"execution_id":42,"item_id":3,"items":[{"x":1}],"note":"{{ not rendered }}"}]'],
       connection: 'postgres://u@h/pg_main',
     });
   });

@@ -15,11 +15,13 @@ export interface SinkArgs {
 const TABLE_SINK_TASK = 'sink';
 
 /**
- * Runs a per-iteration sink (DSL.md s3, s4) for one iteration result; a
- * failure fails the iteration. Tool form: its task runs (with its own
- * policies) against `scope` plus `result` = the iteration result. Table
- * form: one parameterised postgres INSERT (or upsert) of `args` rendered
- * (default: the iteration result) into `table`. Never throws.
+ * Runs a per-iteration sink (DSL.md s3, s4) for one iteration result (a
+ * loop iteration's, a frame's or a page's); a failure fails the iteration.
+ * Tool form: its task runs (with its own policies) against `scope` plus
+ * `result` = the iteration result. Table form: one postgres statement
+ * (see tableSinkStatement) writing `args` rendered against the same scope,
+ * else the iteration result: a mapping is one row, a list of mappings is
+ * one row each (an empty list writes nothing). Never throws.
  */
 export async function runSink(sink: Sink, args: SinkArgs, deps: InterpreterDeps): Promise<SinkResult> {
   const run = await runSinkRecorded(sink, args, deps);
@@ -40,6 +42,7 @@ export async function runSinkRecorded(
   } else {
     const built = tableSinkConfig(sink, scope, args.iterationResult, deps);
     if ('error' in built) return { status: 'error', error: built.error, records: [] };
+    if (built.config === undefined) return { status: 'ok', records: [] };
     task = { name: TABLE_SINK_TASK, kind: 'postgres', config: {}, input: {}, policies: [], set: [] };
     firstConfig = built.config;
   }
@@ -50,16 +53,21 @@ export async function runSinkRecorded(
   return run.status === 'ok' ? { status: 'ok', records: run.records } : run;
 }
 
-/** `{auth | connection, command, params}` of a table-form sink; the credential or DSN is rendered (it may be a template). */
+/**
+ * `{auth | connection, command, params}` of a table-form sink, undefined when
+ * there are no rows; the credential or DSN is rendered (it may be a template).
+ */
 function tableSinkConfig(
   sink: Extract<Sink, { kind: 'table' }>,
   scope: Record<string, unknown>,
   iterationResult: unknown,
   deps: InterpreterDeps,
-): { config: Record<string, unknown> } | { error: CallErrorInfo } {
+): { config: Record<string, unknown> | undefined } | { error: CallErrorInfo } {
   try {
-    const row = sink.args === undefined ? iterationResult : deps.engine.renderValue(sink.args, scope);
-    const statement = tableSinkStatement(sink.table, row, sink.mode, sink.key);
+    const written = sink.args === undefined ? iterationResult : deps.engine.renderValue(sink.args, scope);
+    const rows = Array.isArray(written) ? written : [written];
+    if (rows.length === 0) return { config: undefined };
+    const statement = tableSinkStatement(sink.table, rows, sink.mode, sink.key);
     if (typeof statement === 'string') return { error: internalError(statement) };
     const config: Record<string, unknown> = { command: statement.command, params: statement.params };
     if (sink.auth !== undefined) config.auth = deps.engine.renderString(sink.auth, scope);

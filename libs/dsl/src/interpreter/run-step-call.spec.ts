@@ -259,7 +259,7 @@ describe('runStepCall: task policies', () => {
         deps,
       ),
     );
-    expect(deps.calls[1]?.config.input).toEqual({ prev: undefined, prev_status: 'error' });
+    expect(deps.calls[1]?.config.input).toEqual({ prev: null, prev_status: 'error' });
     expect(result.iter).toEqual({ skipped: 'code' });
     expect(result.calls.map((c) => c.status)).toEqual(['error', 'ok']);
     const { results } = result.result as { results: Record<string, unknown> };
@@ -515,6 +515,46 @@ describe('runStepCall: set scopes', () => {
 });
 
 describe('runStepCall: template errors', () => {
+  it('fails the step on a member of an undefined name, with the expression and the name (Jinja2)', async () => {
+    const deps = fakeDeps(() => ({}));
+    const result = errorResult(await runYaml(`- step: s\n  tool: { kind: noop, input: { v: "{{ nothing.here.at_all }}" } }`, deps));
+    expect(result.error).toMatchObject({
+      kind: 'template',
+      code: 'template_undefined',
+      retryable: false,
+      expression: '{{ nothing.here.at_all }}',
+    });
+    expect(result.error.message).toContain("'nothing' is undefined");
+    expect(deps.calls).toHaveLength(0);
+  });
+
+  it('renders an undefined value as nothing: null alone, empty in text', async () => {
+    const deps = fakeDeps(() => ({}));
+    okResult(await runYaml(`- step: s\n  tool: { kind: noop, input: { alone: "{{ nothing }}", text: "[{{ nothing }}]" } }`, deps));
+    expect(deps.calls[0]?.config.input).toEqual({ alone: null, text: '[]' });
+  });
+
+  it("reads a task's own result by its name in its policy set (the call that just finished)", async () => {
+    let page = 0;
+    const deps = fakeDeps(() => ({ total: (page += 1) * 10 }));
+    const result = okResult(
+      await runYaml(
+        `
+        - step: progress
+          tool:
+            kind: python
+            code: x
+            spec:
+              policy:
+                rules:
+                  - else: { then: { do: continue, set: { ctx.total: "{{ progress.total }}" } } }
+        `,
+        deps,
+      ),
+    );
+    expect(result.ctx).toEqual({ total: 10 });
+  });
+
   it('turns a render error into a call error of kind template (no call is made)', async () => {
     const deps = fakeDeps(() => ({}));
     const result = errorResult(await runYaml(`- step: s\n  tool: { kind: http, url: "{{ api_url | fromjson }}" }`, deps));

@@ -32,7 +32,9 @@ export type TaskRunEnd =
  * `jump` and `break` end the run; `fail`, or an error no policy handled,
  * fails it. The matched policy's `set` is applied with the policy scope
  * (`output`, `response`, `error`, ...); after a successful call the task's
- * own `set` is applied with `output` = the raw result. Never throws.
+ * own `set` is applied with `output` = the raw result. In both, the task's
+ * name reads this call's result (its raw result, or the swallowed error).
+ * Never throws.
  */
 export async function runTask(args: TaskRunArgs, deps: InterpreterDeps): Promise<TaskRunEnd> {
   const { task, state, signal } = args;
@@ -56,7 +58,9 @@ export async function runTask(args: TaskRunArgs, deps: InterpreterDeps): Promise
     if ('fatal' in made) return fail(made.fatal);
     const { outcome } = made;
     config = made.config;
-    const scope = config === undefined ? attemptScope : extendScope(attemptScope, { input: config.input });
+    // The task's name reads this call's result while its policies run, as it will once they have.
+    const result = outcome.status === 'ok' ? outcome.data : swallowedResult(outcome.error, outcome.data);
+    const scope = extendScope(attemptScope, { ...(config === undefined ? {} : { input: config.input }), [task.name]: result });
     if (outcome.status === 'error' && outcome.error.kind === 'cancelled') return fail(outcome.error);
 
     let decision: PolicyDecision;
@@ -87,14 +91,13 @@ export async function runTask(args: TaskRunArgs, deps: InterpreterDeps): Promise
       case 'break': {
         if (outcome.status === 'ok') {
           try {
-            state.applySet(task.set, state.scope({ _attempt: attempt, input: config?.input, output: outcome.data }), deps.engine);
+            const setScope = state.scope({ _attempt: attempt, input: config?.input, output: outcome.data, [task.name]: result });
+            state.applySet(task.set, setScope, deps.engine);
           } catch (error) {
             return fail(toCallErrorInfo(error));
           }
-          state.recordResult(task.name, outcome.data, false);
-        } else {
-          state.recordResult(task.name, swallowedResult(outcome.error, outcome.data), true);
         }
+        state.recordResult(task.name, result, outcome.status === 'error');
         const done = outcome.status === 'ok' ? record('ok') : record('error', outcome.error);
         const end = { outcome, record: done, ...(config !== undefined ? { config } : {}) };
         if (decision.kind === 'jump') return { kind: 'jump', to: decision.task, ...end };

@@ -1,6 +1,6 @@
 import type { JsonObject } from './json';
+import type { Sink } from './loop';
 import type { SetOp } from './set-op';
-import type { Task } from './task';
 
 /**
  * One model for every retry spelling of DSL.md s5: the unified `retry:` list
@@ -41,7 +41,7 @@ export interface ContinueAction {
   /** Merged over the previous request: `params`, `url`, `headers`, `body`, `input`, `args` (templates). */
   nextCall: JsonObject;
   collect?: Collect;
-  perIteration?: { sink?: Task };
+  perIteration?: { sink?: Sink };
 }
 
 export interface Collect {

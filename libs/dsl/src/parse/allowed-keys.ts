@@ -56,7 +56,8 @@ export const FRAME_KEYS = keys(
 export const FANOUT_KEYS = keys('max_shard_retries');
 export const CURSOR_KEYS = keys('kind', 'auth', 'credential', 'connection', 'claim');
 
-export const SINK_TABLE_KEYS = keys('tool', 'auth', 'credential', 'connection', 'table', 'args', 'mode', 'key');
+/** Keys of the table form beside its kind (`tool: postgres`, or `kind: postgres` inside `tool:`). */
+export const SINK_TABLE_KEYS = keys('auth', 'credential', 'connection', 'table', 'args', 'mode', 'key');
 export const SINK_TASK_KEYS = keys('tool');
 
 export const WORKBOOK_ENTRY_KEYS = keys('name', 'tool', 'assert', 'desc', 'description');

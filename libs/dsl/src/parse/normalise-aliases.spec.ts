@@ -217,6 +217,15 @@ describe('every accepted spelling normalises to the canonical model', () => {
       expect(step?.loop?.sink).toEqual({ kind: 'table', auth: 'pg', table: 't', mode: 'upsert', key: ['id'], args: { id: '{{ n }}' } });
     });
 
+    it('the table form written as seed 004 (inside "tool") and as seed 000 (auth {type, credential}, mode append)', () => {
+      const canonical = `- step: s\n  loop: {in: [1], iterator: n}\n  sink: {tool: postgres, auth: pg, table: t, mode: insert, args: {id: "{{ n }}"}}\n  tool: {kind: noop}`;
+      for (const alias of [
+        `- step: s\n  loop: {in: [1], iterator: n, sink: {tool: {kind: postgres, auth: pg, table: t, mode: insert, args: {id: "{{ n }}"}}}}\n  tool: {kind: noop}`,
+        `- step: s\n  loop: {in: [1], iterator: n}\n  sink: {tool: {kind: postgres, credential: pg, table: t, args: {id: "{{ n }}"}}}\n  tool: {kind: noop}`,
+        `- step: s\n  loop: {in: [1], iterator: n}\n  sink: {tool: postgres, auth: {type: postgres, credential: pg}, table: t, mode: append, args: {id: "{{ n }}"}}\n  tool: {kind: noop}`,
+      ]) expectSameSteps(alias, canonical);
+    });
+
     it('the tool form, and a bare kind with its keys beside it', () => {
       expectSameSteps(
         `- step: s\n  sink: {tool: postgres, auth: pg, command: "INSERT 1"}\n  tool: {kind: noop}`,

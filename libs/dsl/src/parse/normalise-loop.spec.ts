@@ -60,7 +60,7 @@ describe('loop problems', () => {
   it.each([
     ['{tool: mysql, auth: pg, table: t}', 'workflow[0].loop.sink.tool', 'the table form of a sink writes to postgres, not "mysql"'],
     ['{tool: postgres, auth: pg, table: ""}', 'workflow[0].loop.sink.table', 'sink "table" must be a table name'],
-    ['{tool: postgres, table: t}', 'workflow[0].loop.sink', 'a table sink needs "auth" or "connection"'],
+    ['{tool: postgres, table: t}', 'workflow[0].loop.sink', 'a table sink needs "auth" (a credential name) or "connection"'],
     ['{tool: postgres, auth: pg, table: t, mode: merge}', 'workflow[0].loop.sink.mode', 'sink "mode" must be "insert" or "upsert", not "merge"'],
     ['{tool: postgres, auth: pg, table: t, mode: upsert}', 'workflow[0].loop.sink', 'an upsert sink needs "key"'],
     ['{tool: postgres, auth: pg, table: t, key: [1]}', 'workflow[0].loop.sink.key', 'sink "key" must be a column name or a list of column names'],

@@ -7,9 +7,10 @@ import { has, isNonEmptyString, isRawMap, keyPath, toJson, type RawMap } from '.
 const SINK_TASK_NAME = 'sink';
 
 /**
- * A per-iteration sink (DSL.md s3): the tool form `{tool: {kind, ...}}`, the
- * seeds' table form `{tool: postgres, auth|connection, table, args?, mode?, key?}`,
- * or a bare kind with its keys beside it (`{tool: postgres, command: ...}`).
+ * A per-iteration sink (DSL.md s3): a tool (`{tool: {kind, ...}}`), or the
+ * table form, written as the seeds write it: `{tool: {kind: postgres, auth,
+ * table, mode, args | key}}` (seed 004), `{tool: postgres, auth, table, ...}`
+ * (seed 000); or a bare kind with its keys beside it (`{tool: postgres, command: ...}`).
  */
 export function normaliseSink(raw: unknown, path: string, ctx: ParseContext): Sink | undefined {
   if (!isRawMap(raw)) {
@@ -18,51 +19,58 @@ export function normaliseSink(raw: unknown, path: string, ctx: ParseContext): Si
   }
   if (isRawMap(raw.tool)) {
     checkKeys(raw, SINK_TASK_KEYS, path, ctx);
-    const task = normaliseTask(raw.tool, keyPath(path, 'tool'), ctx, { pipeline: false, name: SINK_TASK_NAME });
-    return task && { kind: 'task', task };
+    return toolSink(raw.tool, keyPath(path, 'tool'), ctx);
   }
   if (typeof raw.tool !== 'string') {
     ctx.problems.add(has(raw, 'tool') ? keyPath(path, 'tool') : path, 'a sink needs "tool": a tool mapping or "postgres" with "table"');
     return undefined;
   }
-  if (has(raw, 'table')) return normaliseTableSink(raw, path, ctx);
-  const task = bareKindTask(raw, path, ctx);
+  const { tool, ...keys } = raw;
+  if (has(raw, 'table')) return normaliseTableSink(keys, tool, keyPath(path, 'tool'), path, ctx);
+  const task = normaliseTask({ ...keys, kind: tool }, path, ctx, { pipeline: false, name: SINK_TASK_NAME, kindPath: keyPath(path, 'tool') });
   return task && { kind: 'task', task };
 }
 
 /**
- * The task a retry `per_iteration.sink` runs (the policy compilers' `compileTask`):
- * a tool mapping, `{tool: {...}}` or `{tool: <kind>, ...keys}`.
+ * A retry policy's `per_iteration.sink` (the policy compilers' `compileSink`):
+ * any form of `normaliseSink`, or a tool mapping given directly (`{kind: postgres, ...}`).
  */
-export function compileSinkTask(raw: unknown, path: string, ctx: ParseContext): Task | undefined {
-  if (isRawMap(raw) && has(raw, 'kind')) return normaliseTask(raw, path, ctx, { pipeline: false, name: SINK_TASK_NAME });
-  const sink = normaliseSink(raw, path, ctx);
-  if (sink?.kind === 'table') {
-    ctx.problems.add(path, 'the table form of a sink is not supported here; use {tool: {kind: postgres, command: ...}}');
-    return undefined;
+export function compilePerIterationSink(raw: unknown, path: string, ctx: ParseContext): Sink | undefined {
+  if (isRawMap(raw) && has(raw, 'kind')) return toolSink(raw, path, ctx);
+  return normaliseSink(raw, path, ctx);
+}
+
+/** A tool mapping as a sink: the table form when it names a `table`, else a task. */
+function toolSink(raw: RawMap, path: string, ctx: ParseContext): Sink | undefined {
+  if (has(raw, 'table')) {
+    const { kind, ...keys } = raw;
+    return normaliseTableSink(keys, kind, keyPath(path, 'kind'), path, ctx);
   }
-  return sink?.task;
+  const task: Task | undefined = normaliseTask(raw, path, ctx, { pipeline: false, name: SINK_TASK_NAME });
+  return task && { kind: 'task', task };
 }
 
-function bareKindTask(raw: RawMap, path: string, ctx: ParseContext): Task | undefined {
-  const { tool, ...keys } = raw;
-  return normaliseTask({ ...keys, kind: tool }, path, ctx, { pipeline: false, name: SINK_TASK_NAME, kindPath: keyPath(path, 'tool') });
-}
-
-function normaliseTableSink(raw: RawMap, path: string, ctx: ParseContext): Sink | undefined {
+/**
+ * `{auth | credential | connection, table, args?, mode?, key?}` of the table
+ * form, `kind` being `postgres`. `auth` may also be the seeds' `{type,
+ * credential}`; `mode: append` is `insert`.
+ */
+function normaliseTableSink(raw: RawMap, kind: unknown, kindPath: string, path: string, ctx: ParseContext): Sink | undefined {
   checkKeys(raw, SINK_TABLE_KEYS, path, ctx);
   let ok = true;
   const fail = (at: string, message: string): void => {
     ok = false;
     ctx.problems.add(at, message);
   };
-  if (raw.tool !== 'postgres') fail(keyPath(path, 'tool'), `the table form of a sink writes to postgres, not "${String(raw.tool)}"`);
+  if (kind !== 'postgres') fail(kindPath, `the table form of a sink writes to postgres, not "${String(kind)}"`);
   if (!isNonEmptyString(raw.table)) fail(keyPath(path, 'table'), 'sink "table" must be a table name');
-  const auth = pickAlias(raw, ['auth', 'credential'], path, ctx)?.value;
+  const auth = credentialName(pickAlias(raw, ['auth', 'credential'], path, ctx)?.value);
   const connection = raw.connection;
-  if (!isNonEmptyString(auth) && !isNonEmptyString(connection)) fail(path, 'a table sink needs "auth" or "connection"');
-  const mode = raw.mode ?? 'insert';
-  if (mode !== 'insert' && mode !== 'upsert') fail(keyPath(path, 'mode'), `sink "mode" must be "insert" or "upsert", not ${JSON.stringify(mode)}`);
+  if (!isNonEmptyString(auth) && !isNonEmptyString(connection)) fail(path, 'a table sink needs "auth" (a credential name) or "connection"');
+  const mode = raw.mode === undefined || raw.mode === 'append' ? 'insert' : raw.mode;
+  if (mode !== 'insert' && mode !== 'upsert') {
+    fail(keyPath(path, 'mode'), `sink "mode" must be "insert" or "upsert", not ${JSON.stringify(mode)}`);
+  }
   const key = sinkKey(raw.key);
   if (key === null) fail(keyPath(path, 'key'), 'sink "key" must be a column name or a list of column names');
   else if (mode === 'upsert' && key === undefined) fail(path, 'an upsert sink needs "key"');
@@ -76,6 +84,11 @@ function normaliseTableSink(raw: RawMap, path: string, ctx: ParseContext): Sink 
     ...(has(raw, 'args') ? { args: toJson(raw.args) } : {}),
     ...(key ? { key } : {}),
   };
+}
+
+/** `auth: name`, or the seeds' `auth: {type: postgres, credential: name}`. */
+function credentialName(auth: unknown): unknown {
+  return isRawMap(auth) && typeof auth.credential === 'string' ? auth.credential : auth;
 }
 
 /** undefined: absent; null: malformed. */

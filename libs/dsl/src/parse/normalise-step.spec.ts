@@ -58,11 +58,29 @@ describe('steps', () => {
                 sink: {tool: {kind: postgres, auth: pg, command: "INSERT {{ page }}"}}`);
     expect(step?.retry[0]?.action).toMatchObject({
       do: 'continue',
-      perIteration: { sink: { name: 'sink', kind: 'postgres', config: { auth: 'pg', command: 'INSERT {{ page }}' } } },
+      perIteration: { sink: { kind: 'task', task: { name: 'sink', kind: 'postgres', config: { auth: 'pg', command: 'INSERT {{ page }}' } } } },
     });
   });
 
-  it('reports a table-form sink where only a task fits', () => {
+  it.each([
+    ['the seed-004 form', '{tool: {kind: postgres, auth: pg, table: raw_data, mode: upsert, key: id, args: {id: "{{ page.id }}"}}}'],
+    ['the seed-000 form', '{tool: postgres, auth: {type: postgres, credential: pg}, table: raw_data, mode: upsert, key: [id], args: {id: "{{ page.id }}"}}'],
+    ['a tool mapping given directly', '{kind: postgres, credential: pg, table: raw_data, mode: upsert, key: id, args: {id: "{{ page.id }}"}}'],
+  ])('compiles a table-form per-iteration sink: %s', (_name, sink) => {
+    const [step] = stepsOf(`
+      - step: s
+        tool: {kind: http, url: "http://x"}
+        retry:
+          - when: "{{ response.more }}"
+            then:
+              next_call: {params: {page: 2}}
+              per_iteration: {sink: ${sink}}`);
+    expect(step?.retry[0]?.action).toMatchObject({
+      perIteration: { sink: { kind: 'table', table: 'raw_data', auth: 'pg', mode: 'upsert', key: ['id'], args: { id: '{{ page.id }}' } } },
+    });
+  });
+
+  it('reports a table-form sink that mixes in SQL or names another kind, at its keys', () => {
     const text = playbookText(`
       - step: s
         tool: {kind: http, url: "http://x"}
@@ -70,9 +88,10 @@ describe('steps', () => {
           - when: "{{ response.more }}"
             then:
               next_call: {params: {page: 2}}
-              per_iteration: {sink: {tool: postgres, auth: pg, table: t}}`);
+              per_iteration: {sink: {tool: {kind: http, auth: pg, table: t, command: "DELETE FROM t"}}}`);
     expect(problemsOf(text)).toEqual([
-      expect.objectContaining({ path: 'workflow[0].retry[0].then.per_iteration.sink', line: 12, message: expect.stringContaining('table form of a sink is not supported here') }),
+      expect.objectContaining({ path: 'workflow[0].retry[0].then.per_iteration.sink.tool.kind', message: 'the table form of a sink writes to postgres, not "http"' }),
+      expect.objectContaining({ path: 'workflow[0].retry[0].then.per_iteration.sink.tool.command', message: 'unknown key "command"' }),
     ]);
   });
 

@@ -1,10 +1,10 @@
-import type { Step, Task } from '../model';
+import type { Sink, Step } from '../model';
 import { compileRetry, compileSet } from '../policy';
 import { STEP_KEYS, TOOL_CONFIG_KEYS } from './allowed-keys';
 import { normaliseBindings } from './normalise-bindings';
 import { normaliseLoop } from './normalise-loop';
 import { normaliseNext } from './normalise-next';
-import { compileSinkTask, normaliseSink } from './normalise-sink';
+import { compilePerIterationSink, normaliseSink } from './normalise-sink';
 import { normaliseToolSpec } from './normalise-tool';
 import { checkKeys, suggest, type ParseContext } from './parse-context';
 import { has, isNonEmptyString, isRawMap, keyPath, toJsonObject, type RawMap } from './raw-shape';
@@ -28,7 +28,7 @@ export function normaliseStep(raw: unknown, path: string, ctx: ParseContext): St
     name,
     ...(typeof desc === 'string' ? { desc } : {}),
     input: normaliseBindings(raw, path, ctx),
-    retry: has(raw, 'retry') ? compileRetry(raw.retry, keyPath(path, 'retry'), ctx.problems.report, taskCompiler(ctx)) : [],
+    retry: has(raw, 'retry') ? compileRetry(raw.retry, keyPath(path, 'retry'), ctx.problems.report, sinkCompiler(ctx)) : [],
     set: stepSet(raw, path, ctx),
     next: normaliseNext(raw.next, keyPath(path, 'next'), ctx),
   };
@@ -93,8 +93,8 @@ function checkLikelyTypos(raw: RawMap, path: string, ctx: ParseContext): void {
   }
 }
 
-function taskCompiler(ctx: ParseContext): (raw: unknown, path: string) => Task | undefined {
-  return (raw, path) => compileSinkTask(raw, path, ctx);
+function sinkCompiler(ctx: ParseContext): (raw: unknown, path: string) => Sink | undefined {
+  return (raw, path) => compilePerIterationSink(raw, path, ctx);
 }
 
 function toolKeyHint(key: string): string | undefined {

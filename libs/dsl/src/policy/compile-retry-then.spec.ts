@@ -1,18 +1,18 @@
-import type { Task } from '../model';
+import type { Sink } from '../model';
 import { compileRetryThen, type CompiledThen } from './compile-retry-then';
 
 type Reported = Array<[string, string]>;
 const PATH = 'workflow[0].retry[1].then';
 
 const compiledTasks: Array<[unknown, string]> = [];
-const compileTask = (raw: unknown, path: string): Task | undefined => {
+const compileSink = (raw: unknown, path: string): Sink | undefined => {
   compiledTasks.push([raw, path]);
-  return raw === 'bad' ? undefined : { name: 'sink', kind: 'postgres', config: { table: String(raw) }, input: {}, policies: [], set: [] };
+  return raw === 'bad' ? undefined : { kind: 'table', table: String(raw), mode: 'insert', auth: 'pg' };
 };
 
 function compile(raw: unknown): { then: CompiledThen | undefined; reports: Reported } {
   const reports: Reported = [];
-  const then = compileRetryThen(raw, PATH, (path, message) => reports.push([path, message]), compileTask);
+  const then = compileRetryThen(raw, PATH, (path, message) => reports.push([path, message]), compileSink);
   return { then, reports };
 }
 
@@ -66,7 +66,7 @@ describe('compileRetryThen', () => {
     const { then, reports } = compile({ next_call: {}, per_iteration: { sink: 'raw_events' } });
     expect(reports).toEqual([]);
     expect(compiledTasks).toEqual([['raw_events', `${PATH}.per_iteration.sink`]]);
-    expect(then?.action).toMatchObject({ perIteration: { sink: { config: { table: 'raw_events' } } } });
+    expect(then?.action).toMatchObject({ perIteration: { sink: { kind: 'table', table: 'raw_events' } } });
   });
 
   it('leaves perIteration out when the parser could not compile the sink', () => {
@@ -110,7 +110,7 @@ describe('compileRetryThen', () => {
 
   it('forces the side when asked', () => {
     const reports: Reported = [];
-    const then = compileRetryThen({ while: '{{ x }}' }, PATH, (p, m) => reports.push([p, m]), compileTask, { side: 'success', extraKeys: ['while'] });
+    const then = compileRetryThen({ while: '{{ x }}' }, PATH, (p, m) => reports.push([p, m]), compileSink, { side: 'success', extraKeys: ['while'] });
     expect(reports).toEqual([]);
     expect(then).toEqual({ on: 'success', action: { do: 'continue', maxAttempts: 100, nextCall: {} }, set: [] });
   });

@@ -1,4 +1,4 @@
-import type { Collect, ContinueAction, JsonObject, Policy, RetryAction, SetOp, Task } from '../model';
+import type { Collect, ContinueAction, JsonObject, Policy, RetryAction, SetOp, Sink } from '../model';
 import { POLICY_SET_BARE_SCOPE, readStrategy } from './compile-rule-action';
 import { compileSet } from './compile-set';
 import { DEFAULT_CONTINUATION_MAX_CALLS, DEFAULT_RETRY_ATTEMPTS, DEFAULT_UNIFIED_BACKOFF } from './policy-defaults';
@@ -13,8 +13,8 @@ import {
   type Report,
 } from './policy-values';
 
-/** Supplied by the parser: compiles a `sink:` (a full tool or the table form) into a Task; reports itself. */
-export type CompileTask = (raw: unknown, path: string) => Task | undefined;
+/** Supplied by the parser: compiles a `sink:` (a full tool or the table form); reports itself. */
+export type CompileSink = (raw: unknown, path: string) => Sink | undefined;
 
 /** Keys that only an error-side `then` has (`attempts`/`delay`/`backoff` are the rule spellings, accepted here too). */
 const ERROR_ONLY_KEYS = ['attempts', 'initial_delay', 'delay', 'backoff', 'backoff_multiplier', 'max_delay', 'jitter'];
@@ -68,7 +68,7 @@ export function compileRetryThen(
   raw: unknown,
   path: string,
   report: Report,
-  compileTask: CompileTask,
+  compileSink: CompileSink,
   options: ThenOptions = {},
 ): CompiledThen | undefined {
   if (!isRecord(raw)) {
@@ -82,7 +82,7 @@ export function compileRetryThen(
   const set = compileSet(raw.set, childPath(path, 'set'), report, POLICY_SET_BARE_SCOPE);
   return side === 'error'
     ? { on: 'error', action: errorAction(raw, path, report), set }
-    : { on: 'success', action: continueAction(raw, path, report, compileTask), set };
+    : { on: 'success', action: continueAction(raw, path, report, compileSink), set };
 }
 
 function detectSide(raw: Record<string, unknown>, path: string, report: Report): 'error' | 'success' | undefined {
@@ -120,7 +120,7 @@ function continueAction(
   raw: Record<string, unknown>,
   path: string,
   report: Report,
-  compileTask: CompileTask,
+  compileSink: CompileSink,
 ): ContinueAction {
   const action: ContinueAction = {
     do: 'continue',
@@ -132,7 +132,7 @@ function continueAction(
   };
   const collect = compileCollect(raw.collect, childPath(path, 'collect'), report);
   if (collect !== undefined) action.collect = collect;
-  const sink = compileSink(raw, path, report, compileTask);
+  const sink = perIterationSink(raw, path, report, compileSink);
   if (sink !== undefined) action.perIteration = { sink };
   return action;
 }
@@ -199,7 +199,7 @@ function readName(
 }
 
 /** `per_iteration: {sink}`, or a `sink` directly in `then` (legacy). */
-function compileSink(raw: Record<string, unknown>, path: string, report: Report, compileTask: CompileTask): Task | undefined {
+function perIterationSink(raw: Record<string, unknown>, path: string, report: Report, compileSink: CompileSink): Sink | undefined {
   const perIteration = raw.per_iteration;
   const perPath = childPath(path, 'per_iteration');
   let sink: { raw: unknown; path: string } | undefined;
@@ -220,5 +220,5 @@ function compileSink(raw: Record<string, unknown>, path: string, report: Report,
     }
     sink = { raw: raw.sink, path: childPath(path, 'sink') };
   }
-  return sink === undefined ? undefined : compileTask(sink.raw, sink.path);
+  return sink === undefined ? undefined : compileSink(sink.raw, sink.path);
 }

@@ -1,17 +1,17 @@
-import type { Policy, Task } from '../model';
+import type { Policy, Sink } from '../model';
 import { compileRetry } from './compile-retry';
 import { DEFAULT_UNIFIED_BACKOFF } from './policy-defaults';
 
 type Reported = Array<[string, string]>;
 
-function compile(raw: unknown, compileTask = sinkTask): { policies: Policy[]; reports: Reported } {
+function compile(raw: unknown, compileSink = sinkTask): { policies: Policy[]; reports: Reported } {
   const reports: Reported = [];
-  const policies = compileRetry(raw, 'workflow[2].retry', (path, message) => reports.push([path, message]), compileTask);
+  const policies = compileRetry(raw, 'workflow[2].retry', (path, message) => reports.push([path, message]), compileSink);
   return { policies, reports };
 }
 
-const sinkTask = (raw: unknown, path: string): Task | undefined =>
-  raw === 'bad' ? undefined : { name: path, kind: 'postgres', config: { table: 'raw' }, input: {}, policies: [], set: [] };
+const sinkTask = (raw: unknown, path: string): Sink | undefined =>
+  raw === 'bad' ? undefined : { kind: 'task', task: { name: path, kind: 'postgres', config: { table: 'raw' }, input: {}, policies: [], set: [] } };
 
 const WHEN = "{{ error.status in [429, 500, 502, 503] }}";
 const HAS_MORE = '{{ response.paging.hasMore }}';

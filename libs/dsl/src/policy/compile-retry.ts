@@ -1,10 +1,10 @@
 import type { Policy } from '../model';
 import { compileRuleAction } from './compile-rule-action';
-import { compileRetryThen, type CompileTask, type ThenOptions } from './compile-retry-then';
+import { compileRetryThen, type CompileSink, type ThenOptions } from './compile-retry-then';
 import { DEFAULT_RETRY_ATTEMPTS, DEFAULT_UNIFIED_BACKOFF } from './policy-defaults';
 import { checkKeys, childPath, describe, isRecord, readWhen, type Report } from './policy-values';
 
-export type { CompileTask } from './compile-retry-then';
+export type { CompileSink } from './compile-retry-then';
 
 /**
  * A step's `retry:` in every spelling (DSL.md s5.1), in order:
@@ -17,16 +17,16 @@ export type { CompileTask } from './compile-retry-then';
  *   (also `retry_when` for `when`, and `stop_when`: an error matching it fails at once);
  * - `{on_error: {when?, max_attempts, ...}, on_success: {while, max_attempts?, next_call, collect, per_iteration}}`.
  */
-export function compileRetry(raw: unknown, path: string, report: Report, compileTask: CompileTask): Policy[] {
+export function compileRetry(raw: unknown, path: string, report: Report, compileSink: CompileSink): Policy[] {
   if (raw === undefined || raw === null || raw === false) return [];
   if (raw === true) return [anyErrorPolicy(DEFAULT_RETRY_ATTEMPTS)];
   if (typeof raw === 'number') return attemptsOnly(raw, path, report);
   if (Array.isArray(raw)) {
-    return raw.flatMap((entry, index) => compileEntry(entry, `${path}[${index}]`, report, compileTask));
+    return raw.flatMap((entry, index) => compileEntry(entry, `${path}[${index}]`, report, compileSink));
   }
   if (isRecord(raw)) {
-    if ('on_error' in raw || 'on_success' in raw) return compileLegacyPair(raw, path, report, compileTask);
-    return compileEntry(raw, path, report, compileTask);
+    if ('on_error' in raw || 'on_success' in raw) return compileLegacyPair(raw, path, report, compileSink);
+    return compileEntry(raw, path, report, compileSink);
   }
   report(path, `retry must be true, a number of attempts, or a list of {when, then}, got ${describe(raw)}`);
   return [];
@@ -51,13 +51,13 @@ function attemptsOnly(raw: number, path: string, report: Report): Policy[] {
 }
 
 /** One list entry, or a single mapping: `{when, then}` or the flat legacy form. */
-function compileEntry(raw: unknown, path: string, report: Report, compileTask: CompileTask): Policy[] {
+function compileEntry(raw: unknown, path: string, report: Report, compileSink: CompileSink): Policy[] {
   if (!isRecord(raw)) {
     report(path, `a retry policy must be a mapping {when, then}, got ${describe(raw)}`);
     return [];
   }
   if (!('then' in raw)) {
-    return compileFlat(raw, path, report, compileTask, { whenKeys: ['when', 'retry_when'], whenRequired: false });
+    return compileFlat(raw, path, report, compileSink, { whenKeys: ['when', 'retry_when'], whenRequired: false });
   }
   checkKeys(raw, ['when', 'then'], path, report, 'a retry policy');
   const when = entryWhen(raw.when, childPath(path, 'when'), report);
@@ -67,7 +67,7 @@ function compileEntry(raw: unknown, path: string, report: Report, compileTask: C
     const compiled = compileRuleAction(raw.then, thenPath, report);
     return compiled === undefined ? [] : [{ when, on: 'any', action: compiled.action, set: compiled.set }];
   }
-  const compiled = compileRetryThen(raw.then, thenPath, report, compileTask);
+  const compiled = compileRetryThen(raw.then, thenPath, report, compileSink);
   return compiled === undefined ? [] : [{ when, ...compiled }];
 }
 
@@ -89,7 +89,7 @@ function compileFlat(
   raw: Record<string, unknown>,
   path: string,
   report: Report,
-  compileTask: CompileTask,
+  compileSink: CompileSink,
   options: FlatOptions,
 ): Policy[] {
   const whenKey = options.whenKeys.find((key) => raw[key] !== undefined && raw[key] !== null);
@@ -100,7 +100,7 @@ function compileFlat(
   }
   const when = whenKey === undefined ? true : readWhen(raw[whenKey], childPath(path, whenKey), report);
   const allowsStop = options.side !== 'success';
-  const compiled = compileRetryThen(raw, path, report, compileTask, {
+  const compiled = compileRetryThen(raw, path, report, compileSink, {
     side: options.side,
     extraKeys: allowsStop ? [...options.whenKeys, 'stop_when'] : options.whenKeys,
   });
@@ -121,7 +121,7 @@ function compileLegacyPair(
   raw: Record<string, unknown>,
   path: string,
   report: Report,
-  compileTask: CompileTask,
+  compileSink: CompileSink,
 ): Policy[] {
   checkKeys(raw, ['on_error', 'on_success'], path, report, 'a legacy retry');
   const policies: Policy[] = [];
@@ -131,7 +131,7 @@ function compileLegacyPair(
   else if (typeof onError === 'number') policies.push(...attemptsOnly(onError, errorPath, report));
   else if (isRecord(onError)) {
     policies.push(
-      ...compileFlat(onError, errorPath, report, compileTask, {
+      ...compileFlat(onError, errorPath, report, compileSink, {
         whenKeys: ['when', 'retry_when'],
         whenRequired: false,
         side: 'error',
@@ -144,7 +144,7 @@ function compileLegacyPair(
   const successPath = childPath(path, 'on_success');
   if (isRecord(onSuccess)) {
     policies.push(
-      ...compileFlat(onSuccess, successPath, report, compileTask, {
+      ...compileFlat(onSuccess, successPath, report, compileSink, {
         whenKeys: ['while', 'when'],
         whenRequired: true,
         side: 'success',

@@ -123,7 +123,7 @@ describe('evaluatePolicies', () => {
       evaluateWhen: (_when, scope) => (captured.push(scope), false),
     });
     expect(read(captured[0]!, 'output.http.status')).toBe(503);
-    expect(captured[0]!.response).toBeUndefined();
+    expect(captured[0]!.response).toBeNull();
     expect(read(captured[0]!, 'ctx.stop')).toBe(true);
   });
 

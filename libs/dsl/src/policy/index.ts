@@ -2,7 +2,7 @@
 // and one evaluator decides what follows a call. Pure: templates and the
 // random source are injected.
 export type { Report } from './policy-values';
-export type { CompileTask } from './compile-retry';
+export type { CompileSink } from './compile-retry';
 export { compileRetry } from './compile-retry';
 export { compileRules } from './compile-rules';
 export { compileSet } from './compile-set';

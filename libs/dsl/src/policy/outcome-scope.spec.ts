@@ -27,14 +27,14 @@ describe('outcomeScope', () => {
       output: {
         status: 'ok',
         data: raw,
-        error: undefined,
+        error: null,
         http: { status: 200, headers: { etag: 'x' } },
         meta: { attempt: 1, duration_ms: 12 },
         response: body,
       },
       response: body,
       page: body,
-      error: undefined,
+      error: null,
       _attempt: 1,
     });
     expect(read(scope, 'output.data.data.paging.hasMore')).toBe(true);
@@ -56,8 +56,8 @@ describe('outcomeScope', () => {
     expect(read(scope, 'output.data.data.message')).toBe('busy');
     expect(read(scope, 'output.meta.attempt')).toBe(2);
     expect(read(scope, 'error.status')).toBe(503);
-    expect(scope.response).toBeUndefined();
-    expect(scope.page).toBeUndefined();
+    expect(scope.response).toBeNull();
+    expect(scope.page).toBeNull();
     expect(scope._attempt).toBe(2);
   });
 
@@ -88,8 +88,9 @@ describe('outcomeScope', () => {
     expect(scope.error).toEqual(error);
     expect(scope.error).not.toBe(error);
     expect(scope.error).not.toHaveProperty('status');
-    expect(read(scope, 'output.http')).toBeUndefined();
-    expect(read(scope, 'output.data')).toBeUndefined();
+    expect(read(scope, 'output.http')).toBeNull();
+    expect(read(scope, 'output.data')).toBeNull();
+    expect(read(scope, 'output.response')).toBeNull();
   });
 
   it('describes a python success: output.data and response are the returned value', () => {
@@ -98,7 +99,9 @@ describe('outcomeScope', () => {
     expect(read(scope, 'output.data.counter')).toBe(3);
     expect(read(scope, 'output.response.counter')).toBe(3);
     expect(scope.response).toBe(value);
-    expect(read(scope, 'output.http')).toBeUndefined();
+    expect(read(scope, 'output.http')).toBeNull();
+    expect(read(scope, 'output.error')).toBeNull();
+    expect(scope.error).toBeNull();
   });
 
   it('describes a postgres success: output.data.rows[0].x', () => {

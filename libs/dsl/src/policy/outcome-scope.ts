@@ -18,19 +18,23 @@ export type CallOutcome =
  *   `data` is the raw result, also on error when there is one (an error body);
  *   `error.status` and `error.status_code` are aliases (so `output.error.status in [500, 502]` works);
  *   `response` is the legacy alias of the unwrapped body.
- * - `response`, `page`: the parsed response body of a success (see `responseBody`); undefined on error.
- * - `error`: the error with the status aliases; undefined on success.
+ * - `response`, `page`: the parsed response body of a success (see `responseBody`); none on error.
+ * - `error`: the error with the status aliases; none on success.
  * - `_attempt`: the 1-based attempt number.
- * Keys are always present (possibly undefined) so that they shadow any outer name.
+ * Keys are always present so that they shadow any outer name. What the
+ * outcome does not have (`error` on success, `http` of a non-HTTP call, ...)
+ * is none, not undefined: `{{ output.error.retryable }}` on a success is
+ * then undefined and false, where reading a member of an undefined value
+ * fails the template (Jinja2).
  */
 export function outcomeScope(outcome: CallOutcome): Record<string, unknown> {
-  const error = outcome.status === 'error' ? withStatusAliases(outcome.error, outcome.http) : undefined;
-  const body = outcome.status === 'ok' ? responseBody(outcome) : undefined;
+  const error = outcome.status === 'error' ? withStatusAliases(outcome.error, outcome.http) : null;
+  const body = outcome.status === 'ok' ? responseBody(outcome) ?? null : null;
   const output: Record<string, unknown> = {
     status: outcome.status,
-    data: outcome.data,
+    data: outcome.data ?? null,
     error,
-    http: outcome.http === undefined ? undefined : { status: outcome.http.status, headers: { ...outcome.http.headers } },
+    http: outcome.http === undefined ? null : { status: outcome.http.status, headers: { ...outcome.http.headers } },
     meta: { attempt: outcome.attempt, duration_ms: outcome.durationMs },
     response: body,
   };

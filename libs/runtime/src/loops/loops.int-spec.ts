@@ -105,15 +105,16 @@ workflow:
     next:
       - step: partial
         when: "{{ fanin.status == 'partial' }}"
+        set: {ctx.failed: "{{ fanin.failed }}"}
       - step: complete
   - step: partial
-    tool: {kind: javascript, code: "return {stats: input.s, failed: input.f}", input: {s: "{{ each.stats }}", f: "{{ fanin.failed }}"}}
+    tool: {kind: javascript, code: "return {stats: input.s, failed: input.f}", input: {s: "{{ each.stats }}", f: "{{ ctx.failed }}"}}
   - step: complete
     tool: {kind: noop}
 `);
     const { execution_id } = await t.engine.executions.start({ path: 'tests/loop-partial' });
     const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 30_000 });
-    expect(detail).toMatchObject({ status: 'COMPLETED', result: { stats: { total: 5, succeeded: 3, failed: 2 } } });
+    expect(detail).toMatchObject({ status: 'COMPLETED', result: { stats: { total: 5, succeeded: 3, failed: 2 }, failed: 2 } });
     expect(detail.steps.map((step) => step.step)).not.toContain('complete');
   });
 
