@@ -1,7 +1,15 @@
 import type { NoetlConfig, Role } from '@noetl/config';
 import { ExpressionEngine } from '@noetl/dsl';
 import { SnowflakeIds, type ExecutionStatus } from '@noetl/event-kernel';
-import { PgEventStore, PgPayloadStore } from '@noetl/storage';
+import {
+  CommandRepository,
+  ExecutionRepository,
+  FrameRepository,
+  PgEventStore,
+  PgPayloadStore,
+  StageRepository,
+  TimerRepository,
+} from '@noetl/storage';
 import { defaultTools, type ToolRegistry } from '@noetl/tools';
 import { randomUUID, randomInt } from 'node:crypto';
 import pino, { type Logger } from 'pino';
@@ -77,11 +85,18 @@ export class Engine {
     const payloads = new PayloadCache(payloadStore, scope);
     const states = new ExecutionStates(ledger);
     const catalog = new CatalogService(database, ids, scope);
+    const rows = {
+      commandRows: new CommandRepository(),
+      frameRows: new FrameRepository(),
+      stageRows: new StageRepository(),
+      timerRows: new TimerRepository(),
+      executionRows: new ExecutionRepository(),
+    };
     // A worker on a remote control plane asks the API for credentials; it never decrypts one itself.
     const remote = roles.includes('worker') && !roles.includes('api') && !options.controlPlane ? createRemoteControlPlane(config) : undefined;
     const decrypts = roles.includes('api') || (roles.includes('worker') && !remote && !options.controlPlane);
     const credentials = await openCredentialStore(database, config.encryptionKey, scope, { decrypts });
-    const executions = new ExecutionService(database, ledger, catalog, states, payloads, bus, metrics);
+    const executions = new ExecutionService(database, ledger, catalog, states, payloads, bus, metrics, rows.executionRows);
     const controlPlane = new LocalControlPlane({
       db: database,
       ledger,
@@ -94,12 +109,14 @@ export class Engine {
       executions,
       bus,
       metrics,
+      ...rows,
     });
     const admin = new AdminService({
       db: database,
       ledger,
       bus,
       notify: (executionId) => bus.publish(Subjects.execution(scope.tenantId), { execution_id: executionId }),
+      ...rows,
     });
     const expressions = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() });
     const tools = options.tools ?? defaultTools(workerToolOptions(config, database));
@@ -125,6 +142,7 @@ export class Engine {
         bus,
         metrics,
         logger: logger.child({ role: 'scheduler' }),
+        rows,
         followUps: {
           timerArmed: (timer) => (lane ? void lane.schedule(timer.timerId, timer.dueAt) : sweeper.timerArmed(timer)),
           commandCancelled: (commandId) => sweeper.commandCancelled(commandId),
@@ -141,6 +159,7 @@ export class Engine {
           logger: logger.child({ role: 'sweeper' }),
           // A few sweeps' grace before an unclaimed command is offered again.
           renotifyAfterMs: Math.max(1000, config.scheduler.sweepMs * 5),
+          ...rows,
         },
         scheduler,
       );

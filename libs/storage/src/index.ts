@@ -13,3 +13,4 @@ export * from './pg-payload-store';
 export * from './fs-payload-store';
 export * from './embedded-postgres';
 export * from './frame-output';
+export * from './repositories';

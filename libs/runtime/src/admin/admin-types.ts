@@ -2,16 +2,9 @@
 export type WorkKind = 'command' | 'frame';
 export const WORK_KINDS: readonly WorkKind[] = ['command', 'frame'];
 
-/**
- * Why a piece of work is listed as stuck (DESIGN.md s4 "Reaper and timers"):
- * - `lease_expired`: claimed or running, and its lease ran out (the reaper abandons it at its next sweep);
- * - `silent_heartbeat`: running, its lease still valid, but two heartbeat periods (a third of the
- *   lease each, as the worker beats) passed with no heartbeat: the holder is likely gone;
- * - `unclaimed`: waiting for a worker for more than a minute;
- * - `attempts_exhausted` (frames): pending again with every attempt of its frame policy spent.
- */
-export const STUCK_REASONS = ['lease_expired', 'silent_heartbeat', 'unclaimed', 'attempts_exhausted'] as const;
-export type StuckReason = (typeof STUCK_REASONS)[number];
+import type { StuckReason } from '@noetl/storage';
+
+export { STUCK_REASONS, type StuckReason } from '@noetl/storage';
 
 export interface StuckWork {
   kind: WorkKind;

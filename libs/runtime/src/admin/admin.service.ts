@@ -1,8 +1,16 @@
-import { EventType, type EventDraft, type EventTypeName, type FrameStatus } from '@noetl/event-kernel';
-import type { Database, Queryable } from '@noetl/storage';
+import { EventType, type EventDraft, type EventTypeName } from '@noetl/event-kernel';
+import {
+  isTerminalCommand,
+  TERMINAL_FRAME_STATUSES,
+  type CommandRepository,
+  type CommandRow,
+  type Database,
+  type ExecutionRepository,
+  type FrameRepository,
+  type FrameRow,
+  type Queryable,
+} from '@noetl/storage';
 import { Subjects, type Bus } from '../bus/bus';
-import { isTerminalCommand, lockCommand, type CommandRow } from '../control-plane/command-row';
-import { lockFrame, type FrameRow } from '../control-plane/frame-row';
 import type { Ledger } from '../ledger';
 import { RuntimeError, notFound } from '../runtime-error';
 import {
@@ -26,13 +34,14 @@ export interface AdminServiceDeps {
   bus: Bus;
   /** Asks the scheduler to plan the execution's new events (after the commit). */
   notify: (executionId: string) => void;
+  commandRows: CommandRepository;
+  frameRows: FrameRepository;
+  executionRows: ExecutionRepository;
 }
 
 const DEFAULT_ACTOR = 'admin';
 const DEFAULT_STUCK_LIMIT = 100;
 const MAX_STUCK_LIMIT = 1000;
-const ID = /^\d{1,19}$/;
-const TERMINAL_FRAME_STATUSES: readonly FrameStatus[] = ['COMMITTED', 'FAILED'];
 
 /** The envelope fields that place an event on its target (the step, the command or the frame). */
 type Placement = Pick<EventDraft<EventTypeName>, 'executionId' | 'step' | 'commandId' | 'stageId' | 'frameId' | 'loopId'>;
@@ -62,8 +71,8 @@ export class AdminService {
     const limit = Math.min(Math.max(query.limit ?? DEFAULT_STUCK_LIMIT, 1), MAX_STUCK_LIMIT);
     const { db, ledger } = this.deps;
     const [commands, frames] = await Promise.all([
-      query.kind === 'frame' ? [] : stuckCommands(db, ledger.scope, limit),
-      query.kind === 'command' ? [] : stuckFrames(db, ledger.scope, limit),
+      query.kind === 'frame' ? [] : stuckCommands(db, this.deps.commandRows, ledger.scope, limit),
+      query.kind === 'command' ? [] : stuckFrames(db, this.deps.frameRows, ledger.scope, limit),
     ]);
     // Ids are time-ordered across kinds: the oldest work first.
     const stuck = [...commands, ...frames].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)).slice(0, limit);
@@ -94,11 +103,7 @@ export class AdminService {
     const { db, ledger } = this.deps;
     const result = await db.transaction(async (q) => {
       await this.lockRunningExecution(q, executionId);
-      const open = await q.query<{ command_id: string; step: string }>(
-        `SELECT command_id, step FROM noetl.command
-          WHERE execution_id = $1::bigint AND status IN ('ISSUED', 'CLAIMED', 'RUNNING') ORDER BY command_id FOR UPDATE`,
-        [executionId],
-      );
+      const open = await this.deps.commandRows.lockOpenOf(q, executionId);
       const target: Target = { type: 'execution', id: executionId, placement: { executionId } };
       const audit = await this.record(q, target, AdminActions.finalize, { ...request, reason });
       const appended = await ledger.append(q, [
@@ -107,16 +112,13 @@ export class AdminService {
           type: EventType.CommandCancelled,
           executionId,
           step: command.step,
-          commandId: String(command.command_id),
+          commandId: command.command_id,
           causationId: audit,
           payload: { reason: `execution finalized by admin: ${reason}` },
         })),
       ]);
       for (const { event } of appended.slice(1)) {
-        await q.query(
-          `UPDATE noetl.command SET status = 'CANCELLED', completed_at = now(), lease_until = NULL, terminal_event_id = $2 WHERE command_id = $1::bigint`,
-          [event.command_id, event.event_id],
-        );
+        if (event.command_id) await this.deps.commandRows.end(q, event.command_id, 'CANCELLED', event.event_id);
       }
       return actionResult(target, AdminActions.finalize, audit, 'FAILED');
     });
@@ -168,10 +170,7 @@ export class AdminService {
           },
         },
       ]);
-      await q.query(
-        `UPDATE noetl.command SET status = 'ABANDONED', completed_at = now(), lease_until = NULL, terminal_event_id = $2 WHERE command_id = $1::bigint`,
-        [commandId, abandoned?.event.event_id ?? null],
-      );
+      await this.deps.commandRows.end(q, commandId, 'ABANDONED', abandoned?.event.event_id ?? null);
       return actionResult(target, AdminActions.reclaim, audit, 'ABANDONED');
     });
   }
@@ -188,10 +187,7 @@ export class AdminService {
           payload: { error: { kind: 'admin', message: request.reason } },
         },
       ]);
-      await q.query(
-        `UPDATE noetl.command SET status = 'FAILED', completed_at = now(), lease_until = NULL, terminal_event_id = $2 WHERE command_id = $1::bigint`,
-        [commandId, failed?.event.event_id ?? null],
-      );
+      await this.deps.commandRows.end(q, commandId, 'FAILED', failed?.event.event_id ?? null);
       return actionResult(target, AdminActions.fail, audit, 'FAILED');
     });
   }
@@ -218,7 +214,7 @@ export class AdminService {
           },
         },
       ]);
-      await q.query(`UPDATE noetl.frame SET status = 'PENDING', owner_worker = NULL, lease_until = NULL WHERE frame_id = $1::bigint`, [frameId]);
+      await this.deps.frameRows.release(q, frameId);
       offer = { stage_id: frame.stage_id, execution_id: frame.execution_id };
       return actionResult(target, AdminActions.reclaim, audit, 'PENDING');
     });
@@ -244,10 +240,7 @@ export class AdminService {
           },
         },
       ]);
-      await q.query(
-        `UPDATE noetl.frame SET status = 'FAILED', completed_at = now(), lease_until = NULL, terminal_event_id = $2 WHERE frame_id = $1::bigint`,
-        [frameId, failed?.event.event_id ?? null],
-      );
+      await this.deps.frameRows.markFailed(q, frameId, failed?.event.event_id ?? null);
       return actionResult(target, AdminActions.fail, audit, 'FAILED');
     });
   }
@@ -259,7 +252,7 @@ export class AdminService {
   ): Promise<AdminActionResult> {
     const { db, ledger } = this.deps;
     const result = await db.transaction(async (q) => {
-      const command = await lockCommand(q, ledger.scope, commandId, (executionId) => ledger.lockStream(q, executionId));
+      const command = await this.deps.commandRows.lock(q, ledger.scope, commandId, (executionId) => ledger.lockStream(q, executionId));
       if (!command) throw notFound('command', commandId);
       if (isTerminalCommand(command.status)) throw new RuntimeError('already_terminal', `command ${commandId} is already ${command.status}`);
       await this.assertNotEnded(q, command.execution_id, `command ${commandId}`);
@@ -274,7 +267,7 @@ export class AdminService {
   private async onFrame(frameId: string, act: (q: Queryable, frame: FrameRow, target: Target) => Promise<AdminActionResult>): Promise<AdminActionResult> {
     const { db, ledger } = this.deps;
     const result = await db.transaction(async (q) => {
-      const frame = await lockFrame(q, ledger.scope, frameId, (executionId) => ledger.lockStream(q, executionId));
+      const frame = await this.deps.frameRows.lock(q, ledger.scope, frameId, (executionId) => ledger.lockStream(q, executionId));
       if (!frame) throw notFound('frame', frameId);
       if (TERMINAL_FRAME_STATUSES.includes(frame.status)) throw new RuntimeError('already_terminal', `frame ${frameId} is already ${frame.status}`);
       await this.assertNotEnded(q, frame.execution_id, `frame ${frameId}`);
@@ -294,16 +287,7 @@ export class AdminService {
   /** Takes the execution's stream lock; `not_found` when unknown to this tenant, `already_terminal` when it ended. */
   private async lockRunningExecution(q: Queryable, executionId: string): Promise<void> {
     const { ledger } = this.deps;
-    const known =
-      ID.test(executionId) &&
-      (
-        await q.query('SELECT 1 FROM noetl.execution WHERE execution_id = $1::bigint AND tenant_id = $2 AND organization_id = $3', [
-          executionId,
-          ledger.scope.tenantId,
-          ledger.scope.organizationId,
-        ])
-      ).length > 0;
-    if (!known) throw notFound('execution', executionId);
+    if (!(await this.deps.executionRows.exists(q, ledger.scope, executionId))) throw notFound('execution', executionId);
     await ledger.lockStream(q, executionId);
     await this.assertNotEnded(q, executionId, `execution ${executionId}`);
   }

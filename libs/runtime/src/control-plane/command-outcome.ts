@@ -1,7 +1,7 @@
 import { EventType, type EventDraft, type EventError, type EventTypeName, type Json, type JsonObject, type PayloadRef } from '@noetl/event-kernel';
 import { putJson, type PayloadStore, type TenantScope } from '@noetl/storage';
 import type { CallReport } from './control-plane';
-import type { CommandRow } from './command-row';
+import type { CommandRow } from '@noetl/storage';
 
 export type CommandOutcome =
   | { status: 'COMPLETED'; result?: Json; ctx?: JsonObject; calls?: CallReport[]; durationMs?: number }

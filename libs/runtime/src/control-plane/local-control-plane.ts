@@ -1,6 +1,15 @@
 import { EventType, type EventDraft, type EventTypeName } from '@noetl/event-kernel';
 import { buildScope, isJsonObject, resultViewsOf, toPlainJson } from '@noetl/dsl';
-import type { Database, PayloadStore, Queryable } from '@noetl/storage';
+import {
+  isTerminalCommand,
+  type CommandRepository,
+  type CommandRow,
+  type Database,
+  type FrameRepository,
+  type PayloadStore,
+  type Queryable,
+  type StageRepository,
+} from '@noetl/storage';
 import { Subjects, type Bus } from '../bus/bus';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { CredentialStore } from '../credentials/credential-types';
@@ -11,7 +20,6 @@ import { RuntimeError, notFound } from '../runtime-error';
 import type { ExecutionStates } from '../state/execution-states';
 import { refsOfState, type PayloadCache } from '../state/payload-cache';
 import { callDrafts, storedResult, terminalDraft, type CommandOutcome } from './command-outcome';
-import { isTerminalCommand, lockCommand, type CommandRow } from './command-row';
 import { LocalFrames } from './local-frames';
 import { childOutcome } from '../executions/child-outcome';
 import {
@@ -45,6 +53,9 @@ export interface LocalControlPlaneDeps {
   executions: ExecutionService;
   bus: Bus;
   metrics: RuntimeMetrics;
+  commandRows: CommandRepository;
+  frameRows: FrameRepository;
+  stageRows: StageRepository;
 }
 
 /**
@@ -98,11 +109,7 @@ export class LocalControlPlane implements ControlPlane {
         this.draft(command, EventType.CommandClaimed, { ...lease, attempt: command.attempt }),
         this.draft(command, EventType.CommandStarted, { worker_id: request.worker_id }),
       ]);
-      await q.query(
-        `UPDATE noetl.command SET status = 'RUNNING', worker_id = $2, lease_until = $3, claimed_at = now(), started_at = now()
-          WHERE command_id = $1::bigint`,
-        [commandId, request.worker_id, leaseUntil],
-      );
+      await this.deps.commandRows.markRunning(q, commandId, request.worker_id, leaseUntil);
       this.deps.metrics.claimLatency.observe((ledger.now().getTime() - command.created_at.getTime()) / 1000);
       return { command, leaseUntil };
     });
@@ -133,7 +140,7 @@ export class LocalControlPlane implements ControlPlane {
       await ledger.append(q, [
         this.draft(command, EventType.CommandHeartbeat, { worker_id: request.worker_id, lease_until: leaseUntil.toISOString() }),
       ]);
-      await q.query('UPDATE noetl.command SET lease_until = $2 WHERE command_id = $1::bigint', [commandId, leaseUntil]);
+      await this.deps.commandRows.setLease(q, commandId, leaseUntil);
       return { lease_until: leaseUntil.toISOString(), cancelled: false };
     });
   }
@@ -172,10 +179,7 @@ export class LocalControlPlane implements ControlPlane {
       const terminal = terminalDraft(command, outcome, stored);
       const appended = await ledger.append(q, [...callDrafts(command, outcome.calls ?? []), terminal]);
       const event = appended[appended.length - 1]?.event;
-      await q.query(
-        `UPDATE noetl.command SET status = $2, completed_at = now(), lease_until = NULL, terminal_event_id = $3 WHERE command_id = $1::bigint`,
-        [commandId, outcome.status, event?.event_id ?? null],
-      );
+      await this.deps.commandRows.end(q, commandId, outcome.status, event?.event_id ?? null);
       return command.execution_id;
     });
     this.deps.metrics.commandsFinished.inc({ status: outcome.status });
@@ -193,7 +197,7 @@ export class LocalControlPlane implements ControlPlane {
     const started = await this.deps.executions.start(
       { path: request.path, ...(request.version !== undefined ? { version: request.version } : {}), payload: request.payload ?? {} },
       { executionId: command.execution_id, commandId, key: commandId },
-      (q) => q.query('UPDATE noetl.command SET lease_until = NULL WHERE command_id = $1::bigint', [commandId]).then(() => undefined),
+      (q) => this.deps.commandRows.setLease(q, commandId, null),
     );
     return { execution_id: started.execution_id };
   }
@@ -262,7 +266,7 @@ export class LocalControlPlane implements ControlPlane {
    */
   private async locked(q: Queryable, commandId: string, options: { allowEnded?: boolean } = {}): Promise<CommandRow> {
     const { ledger } = this.deps;
-    const command = await lockCommand(q, ledger.scope, commandId, (executionId) => ledger.lockStream(q, executionId));
+    const command = await this.deps.commandRows.lock(q, ledger.scope, commandId, (executionId) => ledger.lockStream(q, executionId));
     if (!command) throw notFound('command', commandId);
     if (options.allowEnded) return command;
     if (isTerminalCommand(command.status)) throw alreadyTerminal(command);

@@ -1,6 +1,6 @@
 import { EventType, type EventDraft, type EventTypeName, type Json, type RowOutcome } from '@noetl/event-kernel';
 import { loopBodySpec } from '@noetl/dsl';
-import { putFrameOutput, type FrameOutputRow, type Queryable } from '@noetl/storage';
+import { putFrameOutput, type FrameOutputRow, type FrameRow, type PendingFrame, type Queryable } from '@noetl/storage';
 import { Subjects } from '../bus/bus';
 import { RuntimeError, notFound } from '../runtime-error';
 import type { LocalControlPlaneDeps } from './local-control-plane';
@@ -14,7 +14,7 @@ import {
   type HeartbeatResult,
   type LeaseRequest,
 } from './control-plane';
-import { frameLeaseMs, lockFrame, lockStage, type FrameRow } from './frame-row';
+import { frameLeaseMs } from './frame-policy';
 
 type ScopeOf = (executionId: string) => Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>>;
 
@@ -33,15 +33,12 @@ export class LocalFrames {
   async claim(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null> {
     const { db, ledger } = this.deps;
     const claimed = await db.transaction(async (q) => {
-      const stage = await lockStage(q, ledger.scope, stageId, (executionId) => ledger.lockStream(q, executionId));
+      const { frameRows, stageRows } = this.deps;
+      const stage = await stageRows.lock(q, ledger.scope, stageId, (executionId) => ledger.lockStream(q, executionId));
       if (!stage) throw notFound('stage', stageId);
       if (stage.status !== 'OPEN' || (await ledger.hasEnded(q, stage.execution_id))) return null;
-      const [{ count }] = (await q.query<{ count: number }>(
-        `SELECT count(*)::int AS count FROM noetl.frame WHERE stage_id = $1::bigint AND status IN ('CLAIMED', 'RUNNING')`,
-        [stageId],
-      )) as [{ count: number }];
-      if (count >= stage.max_in_flight) return null;
-      const frame = (await nextPending(q, stageId)) ?? (stage.mode === 'cursor' ? await this.mintCursorFrame(q, stage) : undefined);
+      if ((await frameRows.countHeld(q, stageId)) >= stage.max_in_flight) return null;
+      const frame = (await frameRows.nextPending(q, stageId)) ?? (stage.mode === 'cursor' ? await this.mintCursorFrame(q, stage) : undefined);
       if (!frame) return null;
       const leaseMs = request.lease_ms ?? frameLeaseMs(stage.frame_policy, DEFAULT_FRAME_LEASE_MS);
       const leaseUntil = new Date(ledger.now().getTime() + leaseMs).toISOString();
@@ -51,10 +48,7 @@ export class LocalFrames {
         draft(where, EventType.FrameDispatched, { frame_id: frame.frame_id, stage_id: stageId, worker_id: request.worker_id, lease_until: leaseUntil, attempt }),
         draft(where, EventType.FrameStarted, { frame_id: frame.frame_id, worker_id: request.worker_id, lease_until: leaseUntil }),
       ]);
-      await q.query(
-        `UPDATE noetl.frame SET status = 'RUNNING', owner_worker = $2, lease_until = $3, attempts = $4 WHERE frame_id = $1::bigint`,
-        [frame.frame_id, request.worker_id, leaseUntil, attempt],
-      );
+      await frameRows.markRunning(q, frame.frame_id, { workerId: request.worker_id, leaseUntil, attempts: attempt });
       return { stage, frame, leaseMs, leaseUntil, attempt };
     });
     if (!claimed) return null;
@@ -97,7 +91,7 @@ export class LocalFrames {
       this.assertHolder(frame, request.worker_id);
       const leaseUntil = new Date(ledger.now().getTime() + (request.lease_ms ?? frameLeaseMs(frame.frame_policy, DEFAULT_FRAME_LEASE_MS))).toISOString();
       await ledger.append(q, [draft(where(frame), EventType.FrameHeartbeat, { frame_id: frameId, worker_id: request.worker_id, lease_until: leaseUntil })]);
-      await q.query('UPDATE noetl.frame SET lease_until = $2 WHERE frame_id = $1::bigint', [frameId, leaseUntil]);
+      await this.deps.frameRows.setLease(q, frameId, leaseUntil);
       return { lease_until: leaseUntil, cancelled: false };
     });
   }
@@ -129,11 +123,7 @@ export class LocalFrames {
           ...(request.ctx && Object.keys(request.ctx).length > 0 ? { ctx: request.ctx } : {}),
         }),
       ]);
-      await q.query(
-        `UPDATE noetl.frame SET status = 'COMMITTED', lease_until = NULL, output_ref = $2::jsonb, row_count = $3, completed_at = now(),
-                terminal_event_id = $4 WHERE frame_id = $1::bigint`,
-        [frameId, JSON.stringify(outputRef), rows.length, appended?.event.event_id ?? null],
-      );
+      await this.deps.frameRows.markCommitted(q, frameId, { outputRef, rowCount: rows.length, eventId: appended?.event.event_id ?? null });
       return locked;
     });
     this.afterTerminal(frame);
@@ -144,7 +134,7 @@ export class LocalFrames {
     const frame = await db.transaction(async (q) => {
       const locked = await this.lockedLive(q, frameId);
       this.assertHolder(locked, request.worker_id);
-      await ledger.append(q, [
+      const [failed] = await ledger.append(q, [
         draft(where(locked), EventType.FrameFailed, {
           frame_id: frameId,
           stage_id: locked.stage_id,
@@ -153,7 +143,7 @@ export class LocalFrames {
           attempt: locked.attempts,
         }),
       ]);
-      await q.query(`UPDATE noetl.frame SET status = 'FAILED', lease_until = NULL, completed_at = now() WHERE frame_id = $1::bigint`, [frameId]);
+      await this.deps.frameRows.markFailed(q, frameId, failed?.event.event_id ?? null);
       return locked;
     });
     this.afterTerminal(frame);
@@ -177,24 +167,20 @@ export class LocalFrames {
 
   /** A cursor stage's next frame slot, unless a claim already came back empty (the cursor is drained). */
   private async mintCursorFrame(q: Queryable, stage: { stage_id: string; execution_id: string }): Promise<PendingFrame | undefined> {
-    const [state] = (await q.query<{ drained: boolean; next: number }>(
-      `SELECT bool_or(status = 'COMMITTED' AND row_count = 0) AS drained, COALESCE(max(frame_index) + 1, 0)::int AS next
-         FROM noetl.frame WHERE stage_id = $1::bigint`,
-      [stage.stage_id],
-    )) as [{ drained: boolean | null; next: number }];
-    if (state.drained) return undefined;
-    const frameId = this.deps.ledger.ids.next();
-    await q.query(
-      `INSERT INTO noetl.frame (frame_id, tenant_id, organization_id, stage_id, execution_id, frame_index, cursor, row_count)
-       VALUES ($1, $2, $3, $4, $5, $6, '{}'::jsonb, 0)`,
-      [frameId, this.deps.ledger.scope.tenantId, this.deps.ledger.scope.organizationId, stage.stage_id, stage.execution_id, state.next],
-    );
-    return { frame_id: frameId, frame_index: state.next, cursor: {}, row_count: 0, attempts: 0 };
+    const { frameRows, ledger } = this.deps;
+    const cursor = await frameRows.cursorState(q, stage.stage_id);
+    if (cursor.drained) return undefined;
+    return frameRows.insertCursorFrame(q, ledger.scope, {
+      frameId: ledger.ids.next(),
+      stageId: stage.stage_id,
+      executionId: stage.execution_id,
+      frameIndex: cursor.next,
+    });
   }
 
   private async locked(q: Queryable, frameId: string): Promise<FrameRow> {
     const { ledger } = this.deps;
-    const frame = await lockFrame(q, ledger.scope, frameId, (executionId) => ledger.lockStream(q, executionId));
+    const frame = await this.deps.frameRows.lock(q, ledger.scope, frameId, (executionId) => ledger.lockStream(q, executionId));
     if (!frame) throw notFound('frame', frameId);
     if (frame.status === 'COMMITTED' || frame.status === 'FAILED') {
       throw new RuntimeError('already_terminal', `frame ${frameId} is already ${frame.status}`);
@@ -224,23 +210,6 @@ export class LocalFrames {
       );
     }
   }
-}
-
-interface PendingFrame {
-  frame_id: string;
-  frame_index: number;
-  cursor: { first?: number };
-  row_count: number;
-  attempts: number;
-}
-
-async function nextPending(q: Queryable, stageId: string): Promise<PendingFrame | undefined> {
-  const [row] = await q.query<PendingFrame>(
-    `SELECT frame_id, frame_index, cursor, row_count, attempts FROM noetl.frame
-      WHERE stage_id = $1::bigint AND status = 'PENDING' ORDER BY frame_index LIMIT 1`,
-    [stageId],
-  );
-  return row ? { ...row, frame_id: String(row.frame_id) } : undefined;
 }
 
 interface FrameWhere {

@@ -1,5 +1,5 @@
 import { EventType, isTerminalExecutionEvent, type Json, type JsonObject } from '@noetl/event-kernel';
-import { EVENT_SELECT_LIST, toLedgerEvent, type Database, type EventRow, type Queryable } from '@noetl/storage';
+import { EVENT_SELECT_LIST, toLedgerEvent, type Database, type EventRow, type ExecutionRepository, type Queryable } from '@noetl/storage';
 import { Subjects, type Bus } from '../bus/bus';
 import type { CatalogService } from '../catalog/catalog.service';
 import { executionStream, type Ledger } from '../ledger';
@@ -43,6 +43,7 @@ export class ExecutionService {
     private readonly payloads: PayloadCache,
     private readonly bus: Bus,
     private readonly metrics: RuntimeMetrics,
+    private readonly executionRows: ExecutionRepository,
   ) {}
 
   /**
@@ -78,9 +79,10 @@ export class ExecutionService {
       ]);
       if (!result) throw new Error('append returned no result');
       if (result.duplicate) return result.event.execution_id;
-      await insertExecutionRow(q, this.ledger, {
+      await this.executionRows.insert(q, this.ledger.scope, {
         executionId,
-        parent,
+        parentExecutionId: parent?.executionId ?? null,
+        parentCommandId: parent?.commandId ?? null,
         catalogId: entry.catalog_id,
         path: entry.path,
         version: entry.version,
@@ -115,26 +117,16 @@ export class ExecutionService {
   async list(query: ListExecutionsQuery): Promise<ExecutionPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), MAX_PAGE);
     if (query.cursor !== undefined && !ID.test(query.cursor)) throw new RuntimeError('invalid_request', 'cursor is not one this API returned');
-    const rows = await this.db.query<{
-      execution_id: string;
-      parent_execution_id: string | null;
-      path: string | null;
-      version: number | null;
-      status: ExecutionSummary['status'];
-      started_at: Date | null;
-      completed_at: Date | null;
-    }>(
-      `SELECT execution_id, parent_execution_id, path, version, status, started_at, completed_at FROM noetl.execution
-        WHERE tenant_id = $1 AND organization_id = $2
-          AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR path = $4)
-          AND ($5::bigint IS NULL OR execution_id < $5::bigint)
-        ORDER BY execution_id DESC LIMIT $6`,
-      [this.ledger.scope.tenantId, this.ledger.scope.organizationId, query.status ?? null, query.path ?? null, query.cursor ?? null, limit + 1],
-    );
+    const rows = await this.executionRows.list(this.db, this.ledger.scope, {
+      ...(query.status !== undefined ? { status: query.status } : {}),
+      ...(query.path !== undefined ? { path: query.path } : {}),
+      ...(query.cursor !== undefined ? { before: query.cursor } : {}),
+      limit,
+    });
     const page = rows.slice(0, limit).map(
       (row): ExecutionSummary => ({
-        execution_id: String(row.execution_id),
-        parent_execution_id: row.parent_execution_id === null ? null : String(row.parent_execution_id),
+        execution_id: row.execution_id,
+        parent_execution_id: row.parent_execution_id,
         path: row.path,
         version: row.version,
         status: row.status,
@@ -192,40 +184,7 @@ export class ExecutionService {
     this.bus.publish(Subjects.execution(this.ledger.scope.tenantId), { execution_id: executionId });
   }
 
-  private async exists(executionId: string): Promise<boolean> {
-    const rows = await this.db.query(
-      'SELECT 1 FROM noetl.execution WHERE execution_id = $1::bigint AND tenant_id = $2 AND organization_id = $3',
-      [executionId, this.ledger.scope.tenantId, this.ledger.scope.organizationId],
-    );
-    return rows.length > 0;
+  private exists(executionId: string): Promise<boolean> {
+    return this.executionRows.exists(this.db, this.ledger.scope, executionId);
   }
-}
-
-interface ExecutionRowInput {
-  executionId: string;
-  parent?: ParentLink;
-  catalogId: string;
-  path: string;
-  version: number;
-  workload: JsonObject;
-  startedAt: string;
-}
-
-async function insertExecutionRow(q: Queryable, ledger: Ledger, row: ExecutionRowInput): Promise<void> {
-  await q.query(
-    `INSERT INTO noetl.execution (execution_id, tenant_id, organization_id, parent_execution_id, parent_command_id, catalog_id, path, version, status, workload, started_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'RUNNING', $9::jsonb, $10) ON CONFLICT (execution_id) DO NOTHING`,
-    [
-      row.executionId,
-      ledger.scope.tenantId,
-      ledger.scope.organizationId,
-      row.parent?.executionId ?? null,
-      row.parent?.commandId ?? null,
-      row.catalogId,
-      row.path,
-      row.version,
-      JSON.stringify(row.workload),
-      row.startedAt,
-    ],
-  );
 }

@@ -1,5 +1,5 @@
 import type { JsonObject } from '@noetl/event-kernel';
-import type { Database } from '@noetl/storage';
+import type { Database, ExecutionRepository } from '@noetl/storage';
 import type { LocalControlPlane } from '../control-plane/local-control-plane';
 import { childOutcome, type ChildEnd } from '../executions/child-outcome';
 import type { ExecutionService } from '../executions/execution.service';
@@ -12,6 +12,7 @@ export interface ChildLinksDeps {
   ledger: Ledger;
   executions: ExecutionService;
   controlPlane: LocalControlPlane;
+  executionRows: ExecutionRepository;
 }
 
 /**
@@ -25,24 +26,11 @@ export class ChildLinks {
 
   /** Children that ended while their parent command is still open; running children of ended parents. */
   async settle(): Promise<void> {
-    const { db, ledger } = this.deps;
-    const scope = [ledger.scope.tenantId, ledger.scope.organizationId];
-    const ended = await db.query<{ execution_id: string }>(
-      `SELECT child.execution_id FROM noetl.execution child
-         JOIN noetl.command parent ON parent.command_id = child.parent_command_id
-        WHERE child.status <> 'RUNNING' AND parent.status = 'RUNNING' AND child.tenant_id = $1 AND child.organization_id = $2
-        LIMIT ${SWEEP_LIMIT}`,
-      scope,
-    );
-    for (const row of ended) await this.reportToParent(String(row.execution_id));
-    const orphans = await db.query<{ execution_id: string }>(
-      `SELECT child.execution_id FROM noetl.execution child
-         JOIN noetl.execution parent ON parent.execution_id = child.parent_execution_id
-        WHERE child.status = 'RUNNING' AND parent.status <> 'RUNNING' AND child.tenant_id = $1 AND child.organization_id = $2
-        LIMIT ${SWEEP_LIMIT}`,
-      scope,
-    );
-    for (const row of orphans) await this.cancelChild(String(row.execution_id), 'the parent execution ended');
+    const { db, ledger, executionRows } = this.deps;
+    for (const childId of await executionRows.endedChildrenOfRunningCommands(db, ledger.scope, SWEEP_LIMIT)) await this.reportToParent(childId);
+    for (const childId of await executionRows.runningChildrenOfEndedParents(db, ledger.scope, SWEEP_LIMIT)) {
+      await this.cancelChild(childId, 'the parent execution ended');
+    }
   }
 
   /** The child's end completes or fails the parent's `playbook` command (DSL s3: the parent waits, durably). */
@@ -55,29 +43,22 @@ export class ChildLinks {
   }
 
   private async childEnd(childId: string): Promise<ChildEnd | undefined> {
-    const [row] = await this.deps.db.query<{ parent_command_id: string | null; spec: JsonObject | null }>(
-      `SELECT child.parent_command_id, parent.spec FROM noetl.execution child
-         LEFT JOIN noetl.command parent ON parent.command_id = child.parent_command_id
-        WHERE child.execution_id = $1::bigint`,
-      [childId],
-    );
-    if (!row?.parent_command_id) return undefined;
+    const parent = await this.deps.executionRows.parentCommandOf(this.deps.db, childId);
+    if (!parent) return undefined;
     const detail = await this.deps.executions.get(childId);
     if (detail.status === 'RUNNING') return undefined;
-    const returnStep = returnStepOf(row.spec);
+    const returnStep = returnStepOf(parent.spec);
     return {
-      parentCommandId: String(row.parent_command_id),
+      parentCommandId: parent.commandId,
       detail,
       ...(returnStep !== undefined ? { returnStep, stepResult: await this.deps.executions.stepResult(childId, returnStep) } : {}),
     };
   }
 
   async cancelChildOf(commandId: string): Promise<void> {
-    const rows = await this.deps.db.query<{ execution_id: string }>(
-      `SELECT execution_id FROM noetl.execution WHERE parent_command_id = $1::bigint AND status = 'RUNNING'`,
-      [commandId],
-    );
-    for (const row of rows) await this.cancelChild(String(row.execution_id), 'the parent command was cancelled');
+    for (const childId of await this.deps.executionRows.runningChildrenOfCommand(this.deps.db, commandId)) {
+      await this.cancelChild(childId, 'the parent command was cancelled');
+    }
   }
 
   private async cancelChild(childId: string, reason: string): Promise<void> {

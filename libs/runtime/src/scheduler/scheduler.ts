@@ -7,14 +7,14 @@ import {
   type LedgerEvent,
 } from '@noetl/event-kernel';
 import { plan, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
-import type { Database, PayloadStore, Queryable } from '@noetl/storage';
+import type { Database, ExecutionRepository, PayloadStore, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { Subjects, type Bus } from '../bus/bus';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
 import { refsOfEvent, refsOfState, type PayloadCache } from '../state/payload-cache';
-import { materialize, noEffects, type ArmedTimer, type Effects } from './materialize';
+import { materialize, noEffects, type ArmedTimer, type DerivedRows, type Effects } from './materialize';
 import { offloadCollections } from './offload-collections';
 
 export interface SchedulerDeps {
@@ -30,6 +30,8 @@ export interface SchedulerDeps {
   metrics: RuntimeMetrics;
   logger: Logger;
   followUps: SchedulerFollowUps;
+  /** The derived rows each planned event writes, and the execution row holding the cursor. */
+  rows: DerivedRows & { executionRows: ExecutionRepository };
   random?: () => number;
 }
 
@@ -107,11 +109,7 @@ export class Scheduler {
     await db.transaction(async (q) => {
       // The stream lock is the execution's lock: one pass at a time, and no event can land between our reads and our appends.
       await ledger.lockStream(q, executionId);
-      const [row] = await q.query<{ planned_version: number; status: string }>(
-        `SELECT planned_version, status FROM noetl.execution
-          WHERE execution_id = $1::bigint AND tenant_id = $2 AND organization_id = $3`,
-        [executionId, ledger.scope.tenantId, ledger.scope.organizationId],
-      );
+      const row = await this.deps.rows.executionRows.cursor(q, ledger.scope, executionId);
       if (!row) return false;
       let { state, version } = await this.stateAt(q, executionId, row.planned_version);
       // Decisions are folded as they are made, so the next trigger is planned against them even
@@ -120,7 +118,7 @@ export class Scheduler {
       const fold = async (event: LedgerEvent): Promise<void> => {
         const wasRunning = state?.status === 'RUNNING';
         state = applyEvent(state, event);
-        await materialize(q, ledger, event, state, effects);
+        await materialize(q, { scope: ledger.scope, ids: ledger.ids, rows: this.deps.rows }, event, state, effects);
         if (wasRunning && state.status !== 'RUNNING') terminal = state;
       };
       for (;;) {
@@ -138,7 +136,16 @@ export class Scheduler {
         }
       }
       if (!state) return false;
-      await saveCursor(q, state, version);
+      await this.deps.rows.executionRows.saveCursor(q, {
+        executionId: state.executionId,
+        plannedVersion: version,
+        status: state.status,
+        ...(state.result !== undefined ? { result: state.result } : {}),
+        ...(state.resultRef ? { resultRef: state.resultRef } : {}),
+        ...(state.error ? { error: state.error } : {}),
+        ...(state.completedAt ? { completedAt: state.completedAt } : {}),
+        lastEventId: state.lastEventId,
+      });
       this.remember(executionId, state, version);
     });
     this.afterCommit(effects, terminal);
@@ -226,24 +233,4 @@ export class Scheduler {
       this.deps.followUps.executionEnded(terminal);
     }
   }
-}
-
-/** The cursor and the execution row's view of the state, in the pass's transaction. */
-async function saveCursor(q: Queryable, state: ExecutionState, version: number): Promise<void> {
-  await q.query(
-    `UPDATE noetl.execution
-        SET planned_version = $2, status = $3, result = $4::jsonb, result_ref = $5::jsonb, error = $6::jsonb,
-            completed_at = $7, last_event_id = $8, updated_at = now()
-      WHERE execution_id = $1::bigint`,
-    [
-      state.executionId,
-      version,
-      state.status,
-      state.result === undefined ? null : JSON.stringify(state.result),
-      state.resultRef ? JSON.stringify(state.resultRef) : null,
-      state.error ? JSON.stringify(state.error) : null,
-      state.completedAt ?? null,
-      state.lastEventId,
-    ],
-  );
 }

@@ -1,5 +1,5 @@
 import { EventType, type ExecutionState } from '@noetl/event-kernel';
-import type { Database, Queryable } from '@noetl/storage';
+import type { CommandRepository, Database, DueTimer, ExecutionRepository, FrameRepository, Queryable, StageRepository, TimerRepository } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { Subjects, type Bus } from '../bus/bus';
 import type { LocalControlPlane } from '../control-plane/local-control-plane';
@@ -19,21 +19,14 @@ export interface SweeperDeps {
   logger: Logger;
   /** An ISSUED command not claimed for this long is offered to workers again. */
   renotifyAfterMs?: number;
+  commandRows: CommandRepository;
+  frameRows: FrameRepository;
+  stageRows: StageRepository;
+  timerRows: TimerRepository;
+  executionRows: ExecutionRepository;
 }
 
 const SWEEP_LIMIT = 100;
-
-interface DueTimer {
-  timer_id: string;
-  execution_id: string;
-  purpose: 'retry' | 'sleep';
-  running: boolean;
-}
-
-/** This scope's due, unfired timers with whether their execution still runs; callers add the filter, order and lock. */
-const DUE_TIMERS = `SELECT t.timer_id, t.execution_id, t.purpose, e.status = 'RUNNING' AS running
-  FROM noetl.timer t JOIN noetl.execution e ON e.execution_id = t.execution_id
- WHERE t.fired_at IS NULL AND t.due_at <= now() AND t.tenant_id = $1 AND t.organization_id = $2`;
 
 /**
  * The scheduler's safety net (DESIGN.md s4 "Reaper and timers", invariant 5):
@@ -72,7 +65,7 @@ export class Sweeper implements SchedulerFollowUps {
       await this.abandonExpiredLeases();
       await this.reapFrames();
       await this.renotifyUnclaimed();
-      await reofferStages(db, ledger, this.deps.bus, this.renotifyAfterMs());
+      await reofferStages(db, ledger, this.deps.stageRows, this.deps.bus, this.renotifyAfterMs());
       await this.children.settle();
       await this.planBacklog();
       return true;
@@ -81,7 +74,7 @@ export class Sweeper implements SchedulerFollowUps {
 
   /** Frames whose lease ran out: abandoned and offered again whole, or failed past their attempts. */
   private async reapFrames(): Promise<void> {
-    const { executions, stages } = await reapExpiredFrames(this.deps.db, this.deps.ledger);
+    const { executions, stages } = await reapExpiredFrames(this.deps.db, this.deps.ledger, this.deps.frameRows);
     for (const stage of stages) this.deps.bus.publish(Subjects.frames(this.deps.ledger.scope.tenantId), stage);
     for (const executionId of executions) void this.scheduler.process(executionId);
   }
@@ -126,11 +119,7 @@ export class Sweeper implements SchedulerFollowUps {
   async fireDueTimers(): Promise<void> {
     const { db, ledger } = this.deps;
     const fired = await db.transaction(async (q) => {
-      const due = await q.query<DueTimer>(`${DUE_TIMERS} ORDER BY t.due_at LIMIT $3 FOR UPDATE OF t SKIP LOCKED`, [
-        ledger.scope.tenantId,
-        ledger.scope.organizationId,
-        SWEEP_LIMIT,
-      ]);
+      const due = await this.deps.timerRows.lockDue(q, ledger.scope, SWEEP_LIMIT);
       const live: string[] = [];
       // Stream locks in one order, so two sweeps never wait on each other in a cycle.
       const byExecution = [...due].sort((a, b) => (BigInt(a.execution_id) < BigInt(b.execution_id) ? -1 : 1));
@@ -149,12 +138,8 @@ export class Sweeper implements SchedulerFollowUps {
   async fireTimer(timerId: string): Promise<boolean> {
     const { db, ledger } = this.deps;
     const executionId = await db.transaction(async (q) => {
-      const [timer] = await q.query<DueTimer>(`${DUE_TIMERS} AND t.timer_id = $3::bigint FOR UPDATE OF t SKIP LOCKED`, [
-        ledger.scope.tenantId,
-        ledger.scope.organizationId,
-        timerId,
-      ]);
-      return timer && (await this.fire(q, timer)) ? String(timer.execution_id) : undefined;
+      const timer = await this.deps.timerRows.lockDueById(q, ledger.scope, timerId);
+      return timer && (await this.fire(q, timer)) ? timer.execution_id : undefined;
     });
     if (executionId === undefined) return false;
     void this.scheduler.process(executionId);
@@ -164,10 +149,10 @@ export class Sweeper implements SchedulerFollowUps {
   /** A due timer whose row `q` holds: fired (true), or retired without an event when its execution has ended. */
   private async fire(q: Queryable, timer: DueTimer): Promise<boolean> {
     const { ledger } = this.deps;
-    const executionId = String(timer.execution_id);
+    const executionId = timer.execution_id;
     await ledger.lockStream(q, executionId);
     if (!timer.running || (await ledger.hasEnded(q, executionId))) {
-      await q.query('UPDATE noetl.timer SET fired_at = now() WHERE timer_id = $1::bigint', [timer.timer_id]);
+      await this.deps.timerRows.markFired(q, timer.timer_id, null);
       return false;
     }
     const [result] = await ledger.append(q, [
@@ -175,87 +160,60 @@ export class Sweeper implements SchedulerFollowUps {
         type: EventType.TimerFired,
         executionId,
         idempotencyKey: `timer-fired:${timer.timer_id}`,
-        payload: { timer_id: String(timer.timer_id), purpose: timer.purpose },
+        payload: { timer_id: timer.timer_id, purpose: timer.purpose },
       },
     ]);
-    await q.query('UPDATE noetl.timer SET fired_at = now(), fired_event_id = $2 WHERE timer_id = $1::bigint', [timer.timer_id, result?.event.event_id ?? null]);
+    await this.deps.timerRows.markFired(q, timer.timer_id, result?.event.event_id ?? null);
     return true;
   }
 
   /** Leases that ran out -> `command.abandoned`; the planner issues the next attempt or fails the step. */
   private async abandonExpiredLeases(): Promise<void> {
     const { db, ledger } = this.deps;
-    const expired = await db.query<{ command_id: string; execution_id: string }>(
-      `SELECT command_id, execution_id FROM noetl.command
-        WHERE status IN ('CLAIMED', 'RUNNING') AND lease_until < now() AND tenant_id = $1 AND organization_id = $2
-        ORDER BY lease_until LIMIT $3`,
-      [ledger.scope.tenantId, ledger.scope.organizationId, SWEEP_LIMIT],
-    );
+    const { commandRows } = this.deps;
+    const expired = await commandRows.expiredLeases(db, ledger.scope, SWEEP_LIMIT);
     for (const { command_id: commandId, execution_id: executionId } of expired) {
       const abandoned = await db.transaction(async (q) => {
-        await ledger.lockStream(q, String(executionId));
-        const [row] = await q.query<{ step: string; attempt: number; worker_id: string | null; lease_until: Date }>(
-          `SELECT step, attempt, worker_id, lease_until FROM noetl.command
-            WHERE command_id = $1::bigint AND status IN ('CLAIMED', 'RUNNING') AND lease_until < now() FOR UPDATE`,
-          [commandId],
-        );
+        await ledger.lockStream(q, executionId);
+        const row = await commandRows.lockExpired(q, commandId);
         // An ended execution's open commands are the planner's to cancel; nothing follows its end.
-        if (!row || (await ledger.hasEnded(q, String(executionId)))) return false;
-        await ledger.append(q, [
+        if (!row || (await ledger.hasEnded(q, executionId))) return false;
+        const [event] = await ledger.append(q, [
           {
             type: EventType.CommandAbandoned,
-            executionId: String(executionId),
+            executionId,
             step: row.step,
-            commandId: String(commandId),
+            commandId,
             idempotencyKey: `abandoned:${commandId}`,
             payload: {
               attempt: row.attempt,
               reason: 'lease expired',
               ...(row.worker_id ? { worker_id: row.worker_id } : {}),
-              lease_until: row.lease_until.toISOString(),
+              ...(row.lease_until ? { lease_until: row.lease_until.toISOString() } : {}),
             },
           },
         ]);
-        await q.query(`UPDATE noetl.command SET status = 'ABANDONED', completed_at = now(), lease_until = NULL WHERE command_id = $1::bigint`, [
-          commandId,
-        ]);
+        await commandRows.end(q, commandId, 'ABANDONED', event?.event.event_id ?? null);
         return true;
       });
       if (abandoned) {
-        this.deps.logger.warn({ command_id: String(commandId), execution_id: String(executionId) }, 'command lease expired; abandoned');
-        void this.scheduler.process(String(executionId));
+        this.deps.logger.warn({ command_id: commandId, execution_id: executionId }, 'command lease expired; abandoned');
+        void this.scheduler.process(executionId);
       }
     }
   }
 
   private async renotifyUnclaimed(): Promise<void> {
     const { db, ledger, bus } = this.deps;
-    const rows = await db.query<{ command_id: string; execution_id: string }>(
-      `UPDATE noetl.command SET notified_at = now()
-        WHERE command_id IN (
-          SELECT command_id FROM noetl.command
-           WHERE status = 'ISSUED' AND notified_at < now() - make_interval(secs => $3::double precision / 1000)
-             AND tenant_id = $1 AND organization_id = $2
-           ORDER BY created_at LIMIT $4)
-        RETURNING command_id, execution_id`,
-      [ledger.scope.tenantId, ledger.scope.organizationId, this.renotifyAfterMs(), SWEEP_LIMIT],
-    );
-    for (const row of rows) {
-      bus.publish(Subjects.work(ledger.scope.tenantId), { command_id: String(row.command_id), execution_id: String(row.execution_id) });
+    for (const command of await this.deps.commandRows.reofferUnclaimed(db, ledger.scope, this.renotifyAfterMs(), SWEEP_LIMIT)) {
+      bus.publish(Subjects.work(command.tenant_id), { command_id: command.command_id, execution_id: command.execution_id });
     }
   }
 
   /** Executions with events after their cursor: after a restart, or when a notification was lost. */
   private async planBacklog(): Promise<void> {
     const { db, ledger } = this.deps;
-    const rows = await db.query<{ execution_id: string }>(
-      `SELECT e.execution_id FROM noetl.execution e
-        WHERE e.status = 'RUNNING' AND e.tenant_id = $1 AND e.organization_id = $2
-          AND EXISTS (SELECT 1 FROM noetl.event ev
-                       WHERE ev.stream_id = 'execution/' || e.execution_id AND ev.stream_version > e.planned_version)
-        LIMIT $3`,
-      [ledger.scope.tenantId, ledger.scope.organizationId, SWEEP_LIMIT],
-    );
-    await Promise.all(rows.map((row) => this.scheduler.process(String(row.execution_id))));
+    const unplanned = await this.deps.executionRows.unplanned(db, ledger.scope, SWEEP_LIMIT);
+    await Promise.all(unplanned.map((executionId) => this.scheduler.process(executionId)));
   }
 }

@@ -1,0 +1,199 @@
+import type { CommandStatus, JsonObject } from '@noetl/event-kernel';
+import type { Queryable } from '../database';
+import type { TenantScope } from '../storage-error';
+import { isBigintId, type LockStream } from './lock-stream';
+import { normaliseStuck, type StuckRow } from './stuck-row';
+
+/** `noetl.command`: derived from the ledger; the row lock is what serialises reports on one command. */
+export interface CommandRow {
+  command_id: string;
+  execution_id: string;
+  step: string;
+  run_id: string | null;
+  kind: string | null;
+  attempt: number;
+  max_attempts: number;
+  status: CommandStatus;
+  spec: JsonObject | null;
+  worker_id: string | null;
+  lease_until: Date | null;
+  created_at: Date;
+}
+
+/** The row a `command.issued` writes. */
+export interface IssuedCommand {
+  command_id: string;
+  execution_id: string;
+  step: string;
+  run_id: string;
+  kind: string;
+  attempt: number;
+  max_attempts: number;
+  spec: JsonObject;
+  issued_event_id: string;
+  loop_id: string | null;
+  iteration: number | null;
+}
+
+/** A command that waits for a worker, as an offer names it. */
+export interface CommandOffer {
+  command_id: string;
+  execution_id: string;
+  tenant_id: string;
+  spec: JsonObject | null;
+}
+
+export const TERMINAL_COMMAND_STATUSES: readonly CommandStatus[] = ['COMPLETED', 'FAILED', 'CANCELLED', 'ABANDONED'];
+export const OPEN_COMMAND_STATUSES: readonly CommandStatus[] = ['ISSUED', 'CLAIMED', 'RUNNING'];
+
+export function isTerminalCommand(status: CommandStatus): boolean {
+  return TERMINAL_COMMAND_STATUSES.includes(status);
+}
+
+const COLUMNS = 'command_id, execution_id, step, run_id, kind, attempt, max_attempts, status, spec, worker_id, lease_until, created_at';
+
+function normalise(row: CommandRow): CommandRow {
+  return { ...row, command_id: String(row.command_id), execution_id: String(row.execution_id) };
+}
+
+/** Every statement against `noetl.command` (STYLE.md "One table, one repository"). */
+export class CommandRepository {
+  async insertIssued(q: Queryable, scope: TenantScope, command: IssuedCommand): Promise<void> {
+    await q.query(
+      `INSERT INTO noetl.command (command_id, execution_id, tenant_id, organization_id, step, run_id, kind, attempt, max_attempts,
+                                  status, spec, issued_event_id, notified_at, loop_id, iteration)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'ISSUED', $10::jsonb, $11, now(), $12, $13)
+       ON CONFLICT (command_id) DO NOTHING`,
+      [
+        command.command_id,
+        command.execution_id,
+        scope.tenantId,
+        scope.organizationId,
+        command.step,
+        command.run_id,
+        command.kind,
+        command.attempt,
+        command.max_attempts,
+        JSON.stringify(command.spec),
+        command.issued_event_id,
+        command.loop_id,
+        command.iteration,
+      ],
+    );
+  }
+
+  /**
+   * The row, locked for the rest of `q`'s transaction, after its execution's
+   * stream lock (`lockStream`: always first, see Ledger.lockStream);
+   * undefined when unknown to this tenant.
+   */
+  async lock(q: Queryable, scope: TenantScope, commandId: string, lockStream: LockStream): Promise<CommandRow | undefined> {
+    if (!isBigintId(commandId)) return undefined;
+    const [owner] = await q.query<{ execution_id: string }>(
+      'SELECT execution_id FROM noetl.command WHERE command_id = $1::bigint AND tenant_id = $2 AND organization_id = $3',
+      [commandId, scope.tenantId, scope.organizationId],
+    );
+    if (!owner) return undefined;
+    await lockStream(String(owner.execution_id));
+    const [row] = await q.query<CommandRow>(`SELECT ${COLUMNS} FROM noetl.command WHERE command_id = $1::bigint FOR UPDATE`, [commandId]);
+    return row ? normalise(row) : undefined;
+  }
+
+  /** An expired lease's row, locked, when it is still expired (the sweep's view may be stale). */
+  async lockExpired(q: Queryable, commandId: string): Promise<CommandRow | undefined> {
+    const [row] = await q.query<CommandRow>(
+      `SELECT ${COLUMNS} FROM noetl.command
+        WHERE command_id = $1::bigint AND status IN ('CLAIMED', 'RUNNING') AND lease_until < now() FOR UPDATE`,
+      [commandId],
+    );
+    return row ? normalise(row) : undefined;
+  }
+
+  async markRunning(q: Queryable, commandId: string, workerId: string, leaseUntil: Date): Promise<void> {
+    await q.query(
+      `UPDATE noetl.command SET status = 'RUNNING', worker_id = $2, lease_until = $3, claimed_at = now(), started_at = now()
+        WHERE command_id = $1::bigint`,
+      [commandId, workerId, leaseUntil],
+    );
+  }
+
+  /** A new lease end; null gives the lease up (a `playbook` command waits for its child with no worker). */
+  async setLease(q: Queryable, commandId: string, leaseUntil: Date | string | null): Promise<void> {
+    await q.query('UPDATE noetl.command SET lease_until = $2 WHERE command_id = $1::bigint', [commandId, leaseUntil]);
+  }
+
+  /** The command ends (or is abandoned) with the event that says so; a command already ended keeps its end. */
+  async end(q: Queryable, commandId: string, status: CommandStatus, terminalEventId: string | null): Promise<void> {
+    await q.query(
+      `UPDATE noetl.command SET status = $2, completed_at = now(), lease_until = NULL, terminal_event_id = $3
+        WHERE command_id = $1::bigint AND status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'ABANDONED')`,
+      [commandId, status, terminalEventId],
+    );
+  }
+
+  /** Open commands of an execution, locked, oldest first. */
+  async lockOpenOf(q: Queryable, executionId: string): Promise<{ command_id: string; step: string }[]> {
+    const rows = await q.query<{ command_id: string; step: string }>(
+      `SELECT command_id, step FROM noetl.command
+        WHERE execution_id = $1::bigint AND status IN ('ISSUED', 'CLAIMED', 'RUNNING') ORDER BY command_id FOR UPDATE`,
+      [executionId],
+    );
+    return rows.map((row) => ({ ...row, command_id: String(row.command_id) }));
+  }
+
+  async expiredLeases(q: Queryable, scope: TenantScope, limit: number): Promise<{ command_id: string; execution_id: string }[]> {
+    const rows = await q.query<{ command_id: string; execution_id: string }>(
+      `SELECT command_id, execution_id FROM noetl.command
+        WHERE status IN ('CLAIMED', 'RUNNING') AND lease_until < now() AND tenant_id = $1 AND organization_id = $2
+        ORDER BY lease_until LIMIT $3`,
+      [scope.tenantId, scope.organizationId, limit],
+    );
+    return rows.map((row) => ({ command_id: String(row.command_id), execution_id: String(row.execution_id) }));
+  }
+
+  /** ISSUED commands nobody claimed for `afterMs`: stamped as offered again, and returned to be offered. */
+  async reofferUnclaimed(q: Queryable, scope: TenantScope, afterMs: number, limit: number): Promise<CommandOffer[]> {
+    const rows = await q.query<CommandOffer>(
+      `UPDATE noetl.command SET notified_at = now()
+        WHERE command_id IN (
+          SELECT command_id FROM noetl.command
+           WHERE status = 'ISSUED' AND notified_at < now() - make_interval(secs => $3::double precision / 1000)
+             AND tenant_id = $1 AND organization_id = $2
+           ORDER BY created_at LIMIT $4)
+        RETURNING command_id, execution_id, tenant_id, spec`,
+      [scope.tenantId, scope.organizationId, afterMs, limit],
+    );
+    return rows.map((row) => ({ ...row, command_id: String(row.command_id), execution_id: String(row.execution_id) }));
+  }
+
+  /** Commands waiting for a worker, over every tenant (the `noetl_command_backlog_total` gauge). */
+  async backlog(q: Queryable): Promise<number> {
+    const [row] = await q.query<{ count: number }>(`SELECT count(*)::int AS count FROM noetl.command WHERE status = 'ISSUED'`);
+    return row?.count ?? 0;
+  }
+
+  /** Open commands that are stuck (see stuck-row.ts), oldest first; unclaimed means ISSUED for `unclaimedAfterMs`. */
+  async stuck(q: Queryable, scope: TenantScope, query: { limit: number; unclaimedAfterMs: number; heartbeatType: string }): Promise<StuckRow[]> {
+    const rows = await q.query<StuckRow>(
+      `SELECT * FROM (
+       SELECT c.command_id AS id, c.execution_id, c.step, c.status, c.attempt, c.max_attempts, c.worker_id, c.lease_until,
+              CASE
+                WHEN c.status IN ('CLAIMED', 'RUNNING') AND c.lease_until < now() THEN 'lease_expired'
+                WHEN c.status = 'RUNNING' AND now() - signal.at > (c.lease_until - signal.at) * 2 / 3 THEN 'silent_heartbeat'
+                WHEN c.status = 'ISSUED' AND c.created_at < now() - make_interval(secs => $4::double precision / 1000) THEN 'unclaimed'
+              END AS reason
+         FROM noetl.command c
+         JOIN noetl.execution e ON e.execution_id = c.execution_id AND e.status = 'RUNNING'
+         CROSS JOIN LATERAL (
+           SELECT GREATEST(c.claimed_at, c.started_at,
+                           (SELECT max(ev.event_time) FROM noetl.event ev
+                             WHERE ev.execution_id = c.execution_id AND ev.event_type = $5 AND ev.command_id = c.command_id)) AS at
+         ) signal
+        WHERE c.status IN ('ISSUED', 'CLAIMED', 'RUNNING') AND c.tenant_id = $1 AND c.organization_id = $2
+     ) stuck
+     WHERE reason IS NOT NULL ORDER BY id LIMIT $3`,
+      [scope.tenantId, scope.organizationId, query.limit, query.unclaimedAfterMs, query.heartbeatType],
+    );
+    return rows.map(normaliseStuck);
+  }
+}

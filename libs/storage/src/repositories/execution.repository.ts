@@ -1,0 +1,178 @@
+import type { ExecutionStatus, JsonObject, PayloadRef, EventError, Json } from '@noetl/event-kernel';
+import type { Queryable } from '../database';
+import type { TenantScope } from '../storage-error';
+import { isBigintId } from './lock-stream';
+
+/** The row `execution.started` writes. */
+export interface StartedExecutionRow {
+  executionId: string;
+  parentExecutionId: string | null;
+  parentCommandId: string | null;
+  catalogId: string;
+  path: string;
+  version: number;
+  workload: JsonObject;
+  startedAt: string;
+}
+
+/** What the scheduler keeps on the row after a pass: its cursor and the state's outcome. */
+export interface ExecutionCursor {
+  executionId: string;
+  plannedVersion: number;
+  status: ExecutionStatus;
+  result?: Json;
+  resultRef?: PayloadRef;
+  error?: EventError;
+  completedAt?: string;
+  lastEventId: string;
+}
+
+export interface ExecutionListRow {
+  execution_id: string;
+  parent_execution_id: string | null;
+  path: string | null;
+  version: number | null;
+  status: ExecutionStatus;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+
+export interface ExecutionListFilter {
+  status?: string;
+  path?: string;
+  /** Only executions older (smaller id) than this one. */
+  before?: string;
+  limit: number;
+}
+
+/** Every statement against `noetl.execution` (STYLE.md "One table, one repository"). */
+export class ExecutionRepository {
+  async insert(q: Queryable, scope: TenantScope, row: StartedExecutionRow): Promise<void> {
+    await q.query(
+      `INSERT INTO noetl.execution (execution_id, tenant_id, organization_id, parent_execution_id, parent_command_id, catalog_id, path, version, status, workload, started_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'RUNNING', $9::jsonb, $10) ON CONFLICT (execution_id) DO NOTHING`,
+      [
+        row.executionId,
+        scope.tenantId,
+        scope.organizationId,
+        row.parentExecutionId,
+        row.parentCommandId,
+        row.catalogId,
+        row.path,
+        row.version,
+        JSON.stringify(row.workload),
+        row.startedAt,
+      ],
+    );
+  }
+
+  async exists(q: Queryable, scope: TenantScope, executionId: string): Promise<boolean> {
+    if (!isBigintId(executionId)) return false;
+    const rows = await q.query('SELECT 1 FROM noetl.execution WHERE execution_id = $1::bigint AND tenant_id = $2 AND organization_id = $3', [
+      executionId,
+      scope.tenantId,
+      scope.organizationId,
+    ]);
+    return rows.length > 0;
+  }
+
+  /** The scheduler's cursor and the row's status; undefined when unknown to this tenant. */
+  async cursor(q: Queryable, scope: TenantScope, executionId: string): Promise<{ planned_version: number; status: ExecutionStatus } | undefined> {
+    const [row] = await q.query<{ planned_version: number; status: ExecutionStatus }>(
+      `SELECT planned_version, status FROM noetl.execution WHERE execution_id = $1::bigint AND tenant_id = $2 AND organization_id = $3`,
+      [executionId, scope.tenantId, scope.organizationId],
+    );
+    return row;
+  }
+
+  async saveCursor(q: Queryable, cursor: ExecutionCursor): Promise<void> {
+    await q.query(
+      `UPDATE noetl.execution
+          SET planned_version = $2, status = $3, result = $4::jsonb, result_ref = $5::jsonb, error = $6::jsonb,
+              completed_at = $7, last_event_id = $8, updated_at = now()
+        WHERE execution_id = $1::bigint`,
+      [
+        cursor.executionId,
+        cursor.plannedVersion,
+        cursor.status,
+        cursor.result === undefined ? null : JSON.stringify(cursor.result),
+        cursor.resultRef ? JSON.stringify(cursor.resultRef) : null,
+        cursor.error ? JSON.stringify(cursor.error) : null,
+        cursor.completedAt ?? null,
+        cursor.lastEventId,
+      ],
+    );
+  }
+
+  /** Newest first; one more row than `limit` says whether another page follows. */
+  async list(q: Queryable, scope: TenantScope, filter: ExecutionListFilter): Promise<ExecutionListRow[]> {
+    const rows = await q.query<ExecutionListRow>(
+      `SELECT execution_id, parent_execution_id, path, version, status, started_at, completed_at FROM noetl.execution
+        WHERE tenant_id = $1 AND organization_id = $2
+          AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR path = $4)
+          AND ($5::bigint IS NULL OR execution_id < $5::bigint)
+        ORDER BY execution_id DESC LIMIT $6`,
+      [scope.tenantId, scope.organizationId, filter.status ?? null, filter.path ?? null, filter.before ?? null, filter.limit + 1],
+    );
+    return rows.map((row) => ({
+      ...row,
+      execution_id: String(row.execution_id),
+      parent_execution_id: row.parent_execution_id === null ? null : String(row.parent_execution_id),
+    }));
+  }
+
+  /** Running executions with events after their cursor: after a restart, or when a notification was lost. */
+  async unplanned(q: Queryable, scope: TenantScope, limit: number): Promise<string[]> {
+    const rows = await q.query<{ execution_id: string }>(
+      `SELECT e.execution_id FROM noetl.execution e
+        WHERE e.status = 'RUNNING' AND e.tenant_id = $1 AND e.organization_id = $2
+          AND EXISTS (SELECT 1 FROM noetl.event ev
+                       WHERE ev.stream_id = 'execution/' || e.execution_id AND ev.stream_version > e.planned_version)
+        LIMIT $3`,
+      [scope.tenantId, scope.organizationId, limit],
+    );
+    return rows.map((row) => String(row.execution_id));
+  }
+
+  /** Children that ended while the parent command they report to is still running. */
+  async endedChildrenOfRunningCommands(q: Queryable, scope: TenantScope, limit: number): Promise<string[]> {
+    const rows = await q.query<{ execution_id: string }>(
+      `SELECT child.execution_id FROM noetl.execution child
+         JOIN noetl.command parent ON parent.command_id = child.parent_command_id
+        WHERE child.status <> 'RUNNING' AND parent.status = 'RUNNING' AND child.tenant_id = $1 AND child.organization_id = $2
+        LIMIT $3`,
+      [scope.tenantId, scope.organizationId, limit],
+    );
+    return rows.map((row) => String(row.execution_id));
+  }
+
+  /** Running children whose parent execution ended. */
+  async runningChildrenOfEndedParents(q: Queryable, scope: TenantScope, limit: number): Promise<string[]> {
+    const rows = await q.query<{ execution_id: string }>(
+      `SELECT child.execution_id FROM noetl.execution child
+         JOIN noetl.execution parent ON parent.execution_id = child.parent_execution_id
+        WHERE child.status = 'RUNNING' AND parent.status <> 'RUNNING' AND child.tenant_id = $1 AND child.organization_id = $2
+        LIMIT $3`,
+      [scope.tenantId, scope.organizationId, limit],
+    );
+    return rows.map((row) => String(row.execution_id));
+  }
+
+  /** The `playbook` command a child reports to, with that command's spec; undefined for a child of none. */
+  async parentCommandOf(q: Queryable, childId: string): Promise<{ commandId: string; spec: JsonObject | null } | undefined> {
+    const [row] = await q.query<{ parent_command_id: string | null; spec: JsonObject | null }>(
+      `SELECT child.parent_command_id, parent.spec FROM noetl.execution child
+         LEFT JOIN noetl.command parent ON parent.command_id = child.parent_command_id
+        WHERE child.execution_id = $1::bigint`,
+      [childId],
+    );
+    return row?.parent_command_id ? { commandId: String(row.parent_command_id), spec: row.spec } : undefined;
+  }
+
+  async runningChildrenOfCommand(q: Queryable, commandId: string): Promise<string[]> {
+    const rows = await q.query<{ execution_id: string }>(`SELECT execution_id FROM noetl.execution WHERE parent_command_id = $1::bigint AND status = 'RUNNING'`, [
+      commandId,
+    ]);
+    return rows.map((row) => String(row.execution_id));
+  }
+}

@@ -1,0 +1,212 @@
+import type { FrameStatus, JsonObject, PayloadRef } from '@noetl/event-kernel';
+import type { Queryable } from '../database';
+import type { TenantScope } from '../storage-error';
+import { isBigintId, type LockStream } from './lock-stream';
+import { normaliseStuck, type StuckRow } from './stuck-row';
+
+/** `noetl.frame` joined with what its stage says about it. */
+export interface FrameRow {
+  frame_id: string;
+  stage_id: string;
+  execution_id: string;
+  frame_index: number;
+  cursor: { first?: number };
+  row_count: number;
+  status: FrameStatus;
+  owner_worker: string | null;
+  lease_until: Date | null;
+  attempts: number;
+  loop_id: string;
+  step_name: string;
+  frame_policy: JsonObject;
+}
+
+/** A frame that waits for a claim. */
+export interface PendingFrame {
+  frame_id: string;
+  frame_index: number;
+  cursor: { first?: number };
+  row_count: number;
+  attempts: number;
+}
+
+export const TERMINAL_FRAME_STATUSES: readonly FrameStatus[] = ['COMMITTED', 'FAILED'];
+export const HELD_FRAME_STATUSES: readonly FrameStatus[] = ['CLAIMED', 'RUNNING'];
+
+const FRAME_COLUMNS = `f.frame_id, f.stage_id, f.execution_id, f.frame_index, f.cursor, f.row_count, f.status, f.owner_worker,
+  f.lease_until, f.attempts, s.loop_id, s.step_name, s.frame_policy`;
+
+function normalise(row: FrameRow): FrameRow {
+  return { ...row, frame_id: String(row.frame_id), stage_id: String(row.stage_id), execution_id: String(row.execution_id), loop_id: String(row.loop_id) };
+}
+
+/** Every statement against `noetl.frame` (STYLE.md "One table, one repository"). */
+export class FrameRepository {
+  /**
+   * A collection stage's frames: frame i covers rows [i * maxRows,
+   * min(size, (i + 1) * maxRows)), one id each from `frameIds`.
+   */
+  async insertForStage(
+    q: Queryable,
+    scope: TenantScope,
+    stage: { stageId: string; executionId: string; frameIds: string[]; maxRows: number; size: number },
+  ): Promise<void> {
+    await q.query(
+      `INSERT INTO noetl.frame (frame_id, tenant_id, organization_id, stage_id, execution_id, frame_index, cursor, row_count)
+       SELECT id, $2, $3, $4, $5, i - 1,
+              jsonb_build_object('first', (i - 1) * $6::int),
+              LEAST($6::int, $7::int - (i - 1) * $6::int)
+         FROM unnest($1::bigint[]) WITH ORDINALITY AS f(id, i)`,
+      [stage.frameIds, scope.tenantId, scope.organizationId, stage.stageId, stage.executionId, stage.maxRows, stage.size],
+    );
+  }
+
+  /** A cursor stage's next frame slot (its rows come from the claim SQL at the worker). */
+  async insertCursorFrame(q: Queryable, scope: TenantScope, frame: { frameId: string; stageId: string; executionId: string; frameIndex: number }): Promise<PendingFrame> {
+    await q.query(
+      `INSERT INTO noetl.frame (frame_id, tenant_id, organization_id, stage_id, execution_id, frame_index, cursor, row_count)
+       VALUES ($1, $2, $3, $4, $5, $6, '{}'::jsonb, 0)`,
+      [frame.frameId, scope.tenantId, scope.organizationId, frame.stageId, frame.executionId, frame.frameIndex],
+    );
+    return { frame_id: frame.frameId, frame_index: frame.frameIndex, cursor: {}, row_count: 0, attempts: 0 };
+  }
+
+  /** Whether a cursor stage is drained (a claim came back empty) and the index of its next frame. */
+  async cursorState(q: Queryable, stageId: string): Promise<{ drained: boolean; next: number }> {
+    const [row] = await q.query<{ drained: boolean | null; next: number }>(
+      `SELECT bool_or(status = 'COMMITTED' AND row_count = 0) AS drained, COALESCE(max(frame_index) + 1, 0)::int AS next
+         FROM noetl.frame WHERE stage_id = $1::bigint`,
+      [stageId],
+    );
+    return { drained: row?.drained === true, next: row?.next ?? 0 };
+  }
+
+  async countHeld(q: Queryable, stageId: string): Promise<number> {
+    const [row] = await q.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM noetl.frame WHERE stage_id = $1::bigint AND status IN ('CLAIMED', 'RUNNING')`,
+      [stageId],
+    );
+    return row?.count ?? 0;
+  }
+
+  async nextPending(q: Queryable, stageId: string): Promise<PendingFrame | undefined> {
+    const [row] = await q.query<PendingFrame>(
+      `SELECT frame_id, frame_index, cursor, row_count, attempts FROM noetl.frame
+        WHERE stage_id = $1::bigint AND status = 'PENDING' ORDER BY frame_index LIMIT 1`,
+      [stageId],
+    );
+    return row ? { ...row, frame_id: String(row.frame_id) } : undefined;
+  }
+
+  /** The frame row, locked, after its execution's stream lock (taken by `lockStream`, always first). */
+  async lock(q: Queryable, scope: TenantScope, frameId: string, lockStream: LockStream): Promise<FrameRow | undefined> {
+    if (!isBigintId(frameId)) return undefined;
+    const [owner] = await q.query<{ execution_id: string }>(
+      'SELECT execution_id FROM noetl.frame WHERE frame_id = $1::bigint AND tenant_id = $2 AND organization_id = $3',
+      [frameId, scope.tenantId, scope.organizationId],
+    );
+    if (!owner) return undefined;
+    await lockStream(String(owner.execution_id));
+    const [row] = await q.query<FrameRow>(
+      `SELECT ${FRAME_COLUMNS} FROM noetl.frame f JOIN noetl.stage s ON s.stage_id = f.stage_id
+        WHERE f.frame_id = $1::bigint FOR UPDATE OF f`,
+      [frameId],
+    );
+    return row ? normalise(row) : undefined;
+  }
+
+  async markRunning(q: Queryable, frameId: string, lease: { workerId: string; leaseUntil: string; attempts: number }): Promise<void> {
+    await q.query(`UPDATE noetl.frame SET status = 'RUNNING', owner_worker = $2, lease_until = $3, attempts = $4 WHERE frame_id = $1::bigint`, [
+      frameId,
+      lease.workerId,
+      lease.leaseUntil,
+      lease.attempts,
+    ]);
+  }
+
+  async setLease(q: Queryable, frameId: string, leaseUntil: string): Promise<void> {
+    await q.query('UPDATE noetl.frame SET lease_until = $2 WHERE frame_id = $1::bigint', [frameId, leaseUntil]);
+  }
+
+  async markCommitted(q: Queryable, frameId: string, commit: { outputRef: PayloadRef; rowCount: number; eventId: string | null }): Promise<void> {
+    await q.query(
+      `UPDATE noetl.frame SET status = 'COMMITTED', lease_until = NULL, output_ref = $2::jsonb, row_count = $3, completed_at = now(),
+              terminal_event_id = $4 WHERE frame_id = $1::bigint`,
+      [frameId, JSON.stringify(commit.outputRef), commit.rowCount, commit.eventId],
+    );
+  }
+
+  async markFailed(q: Queryable, frameId: string, eventId: string | null): Promise<void> {
+    await q.query(
+      `UPDATE noetl.frame SET status = 'FAILED', lease_until = NULL, completed_at = now(), terminal_event_id = $2 WHERE frame_id = $1::bigint`,
+      [frameId, eventId],
+    );
+  }
+
+  /** Back to PENDING, claimable again whole (abandoned, reclaimed or released). */
+  async release(q: Queryable, frameId: string): Promise<void> {
+    await q.query(`UPDATE noetl.frame SET status = 'PENDING', owner_worker = NULL, lease_until = NULL WHERE frame_id = $1::bigint`, [frameId]);
+  }
+
+  async expiredLeases(q: Queryable, scope: TenantScope, limit: number): Promise<string[]> {
+    const rows = await q.query<{ frame_id: string }>(
+      `SELECT frame_id FROM noetl.frame
+        WHERE status IN ('CLAIMED', 'RUNNING') AND lease_until < now() AND tenant_id = $1 AND organization_id = $2
+        ORDER BY lease_until LIMIT $3`,
+      [scope.tenantId, scope.organizationId, limit],
+    );
+    return rows.map((row) => String(row.frame_id));
+  }
+
+  /** Frames waiting for a claim in open stages, over every tenant (the `noetl_frame_backlog_total` gauge). */
+  async backlog(q: Queryable): Promise<number> {
+    const [row] = await q.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM noetl.frame f JOIN noetl.stage s ON s.stage_id = f.stage_id
+        WHERE f.status = 'PENDING' AND s.status = 'OPEN'`,
+    );
+    return row?.count ?? 0;
+  }
+
+  /**
+   * Open frames that are stuck (see stuck-row.ts), oldest first. A frame's
+   * attempts are its claims; its budget is its stage's `max_attempts`, else
+   * `defaultMaxAttempts`; its signs of life are the `signalTypes` events.
+   */
+  async stuck(
+    q: Queryable,
+    scope: TenantScope,
+    query: { limit: number; unclaimedAfterMs: number; signalTypes: string[]; defaultMaxAttempts: number },
+  ): Promise<StuckRow[]> {
+    const rows = await q.query<StuckRow>(
+      `SELECT * FROM (
+       SELECT f.frame_id AS id, f.execution_id, s.step_name AS step, f.status, f.attempts AS attempt, policy.max_attempts,
+              f.owner_worker AS worker_id, f.lease_until,
+              CASE
+                WHEN f.status IN ('CLAIMED', 'RUNNING') AND f.lease_until < now() THEN 'lease_expired'
+                WHEN f.status = 'RUNNING' AND now() - signal.at > (f.lease_until - signal.at) * 2 / 3 THEN 'silent_heartbeat'
+                WHEN f.status = 'PENDING' AND f.attempts >= policy.max_attempts THEN 'attempts_exhausted'
+                WHEN f.status = 'PENDING' AND f.created_at < now() - make_interval(secs => $4::double precision / 1000) THEN 'unclaimed'
+              END AS reason
+         FROM noetl.frame f
+         JOIN noetl.execution e ON e.execution_id = f.execution_id AND e.status = 'RUNNING'
+         JOIN noetl.stage s ON s.stage_id = f.stage_id
+         CROSS JOIN LATERAL (
+           -- frameMaxAttempts in SQL: a positive whole number, else the default.
+           SELECT CASE WHEN jsonb_typeof(s.frame_policy -> 'max_attempts') = 'number'
+                        AND (s.frame_policy ->> 'max_attempts')::numeric >= 1
+                        AND (s.frame_policy ->> 'max_attempts')::numeric % 1 = 0
+                       THEN (s.frame_policy ->> 'max_attempts')::numeric::int ELSE $6::int END AS max_attempts
+         ) policy
+         CROSS JOIN LATERAL (
+           SELECT COALESCE((SELECT max(ev.event_time) FROM noetl.event ev
+                             WHERE ev.execution_id = f.execution_id AND ev.frame_id = f.frame_id AND ev.event_type = ANY($5::text[])),
+                           f.created_at) AS at
+         ) signal
+        WHERE f.status IN ('PENDING', 'CLAIMED', 'RUNNING') AND f.tenant_id = $1 AND f.organization_id = $2
+     ) stuck
+     WHERE reason IS NOT NULL ORDER BY id LIMIT $3`,
+      [scope.tenantId, scope.organizationId, query.limit, query.unclaimedAfterMs, query.signalTypes, query.defaultMaxAttempts],
+    );
+    return rows.map(normaliseStuck);
+  }
+}

@@ -1,0 +1,109 @@
+import type { JsonObject } from '@noetl/event-kernel';
+import type { Queryable } from '../database';
+import type { TenantScope } from '../storage-error';
+import { isBigintId, type LockStream } from './lock-stream';
+
+export type StageMode = 'sequential' | 'parallel' | 'cursor';
+
+export interface StageRow {
+  stage_id: string;
+  execution_id: string;
+  loop_id: string;
+  step_name: string;
+  status: string;
+  mode: StageMode;
+  max_in_flight: number;
+  frame_policy: JsonObject;
+  frame_count: number | null;
+}
+
+/** The row a `stage.opened` writes. */
+export interface OpenedStage {
+  stage_id: string;
+  execution_id: string;
+  loop_id: string;
+  step_name: string;
+  kind: string;
+  frame_policy: JsonObject;
+  frame_count: number | null;
+  opened_event_id: string;
+  mode: StageMode;
+  max_in_flight: number;
+  size: number | null;
+}
+
+/** A stage with frames to claim and free slots: offer it once per slot. */
+export interface StageOffer {
+  stage_id: string;
+  execution_id: string;
+  tenant_id: string;
+  slots: number;
+}
+
+/** Every statement against `noetl.stage` (STYLE.md "One table, one repository"). */
+export class StageRepository {
+  /** False when the stage exists already (a re-planned `stage.opened`). */
+  async insert(q: Queryable, scope: TenantScope, stage: OpenedStage): Promise<boolean> {
+    const inserted = await q.query(
+      `INSERT INTO noetl.stage (stage_id, tenant_id, organization_id, execution_id, loop_id, step_name, kind, frame_policy, frame_count,
+                                opened_event_id, mode, max_in_flight, size, notified_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13, now())
+       ON CONFLICT (stage_id) DO NOTHING RETURNING stage_id`,
+      [
+        stage.stage_id,
+        scope.tenantId,
+        scope.organizationId,
+        stage.execution_id,
+        stage.loop_id,
+        stage.step_name,
+        stage.kind,
+        JSON.stringify(stage.frame_policy),
+        stage.frame_count,
+        stage.opened_event_id,
+        stage.mode,
+        stage.max_in_flight,
+        stage.size,
+      ],
+    );
+    return inserted.length > 0;
+  }
+
+  /** The stage row, locked, after its execution's stream lock. */
+  async lock(q: Queryable, scope: TenantScope, stageId: string, lockStream: LockStream): Promise<StageRow | undefined> {
+    if (!isBigintId(stageId)) return undefined;
+    const [owner] = await q.query<{ execution_id: string }>(
+      'SELECT execution_id FROM noetl.stage WHERE stage_id = $1::bigint AND tenant_id = $2 AND organization_id = $3',
+      [stageId, scope.tenantId, scope.organizationId],
+    );
+    if (!owner) return undefined;
+    await lockStream(String(owner.execution_id));
+    const [row] = await q.query<StageRow>(
+      `SELECT stage_id, execution_id, loop_id, step_name, status, mode, max_in_flight, frame_policy, frame_count
+         FROM noetl.stage WHERE stage_id = $1::bigint FOR UPDATE`,
+      [stageId],
+    );
+    return row ? { ...row, stage_id: String(row.stage_id), execution_id: String(row.execution_id), loop_id: String(row.loop_id) } : undefined;
+  }
+
+  async close(q: Queryable, stageId: string, closedEventId: string): Promise<void> {
+    await q.query(`UPDATE noetl.stage SET status = 'CLOSED', ended_at = now(), closed_event_id = $2 WHERE stage_id = $1::bigint`, [stageId, closedEventId]);
+  }
+
+  /** Open stages with claimable frames and a free slot that nobody took for `afterMs`: stamped as offered again, and returned. */
+  async reofferIdle(q: Queryable, scope: TenantScope, afterMs: number, limit: number): Promise<StageOffer[]> {
+    const rows = await q.query<StageOffer>(
+      `UPDATE noetl.stage s SET notified_at = now()
+         FROM (SELECT st.stage_id,
+                      st.max_in_flight - (SELECT count(*) FROM noetl.frame f WHERE f.stage_id = st.stage_id AND f.status IN ('CLAIMED', 'RUNNING'))::int AS slots
+                 FROM noetl.stage st
+                WHERE st.status = 'OPEN' AND st.tenant_id = $1 AND st.organization_id = $2
+                  AND (st.notified_at IS NULL OR st.notified_at < now() - make_interval(secs => $3::double precision / 1000))
+                  AND (st.mode = 'cursor' OR EXISTS (SELECT 1 FROM noetl.frame f WHERE f.stage_id = st.stage_id AND f.status = 'PENDING'))
+                LIMIT $4) free
+        WHERE s.stage_id = free.stage_id AND free.slots > 0
+        RETURNING s.stage_id, s.execution_id, s.tenant_id, free.slots`,
+      [scope.tenantId, scope.organizationId, afterMs, limit],
+    );
+    return rows.map((row) => ({ ...row, stage_id: String(row.stage_id), execution_id: String(row.execution_id) }));
+  }
+}
