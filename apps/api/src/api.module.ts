@@ -1,7 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import type { NoetlConfig } from '@noetl/config';
-import { ConfigModule, DatabaseModule, EngineModule } from '@noetl/platform';
 import { AdminController } from './admin/admin.controller';
 import { CatalogController } from './catalog/catalog.controller';
 import { ChildrenController } from './control-plane/children.controller';
@@ -15,14 +13,15 @@ import { HealthController } from './health/health.controller';
 import { NatsHealthIndicator } from './health/nats.health';
 import { RedisHealthIndicator } from './health/redis.health';
 import { MetricsController } from './metrics/metrics.controller';
+import { WorkersController } from './workers/workers.controller';
 
-/** The api role: REST over the engine (DESIGN.md s6), health probes, metrics and Swagger. */
+/** The api role: REST over the runtime (DESIGN.md s6), health probes, metrics and Swagger. Build on CoreModule (AppRootModule). */
 @Module({})
 export class ApiModule {
-  static forRoot(config?: NoetlConfig): DynamicModule {
+  static forRoot(): DynamicModule {
     return {
       module: ApiModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, EngineModule, TerminusModule.forRoot({ logger: false })],
+      imports: [TerminusModule.forRoot({ logger: false })],
       controllers: [
         HealthController,
         MetricsController,
@@ -34,6 +33,7 @@ export class ApiModule {
         WorkerEventsController,
         CredentialsController,
         AdminController,
+        WorkersController,
       ],
       providers: [DatabaseHealthIndicator, RedisHealthIndicator, NatsHealthIndicator],
     };

@@ -3,7 +3,8 @@ import { loadConfig } from '@noetl/config';
 import { startApi } from './start-api';
 
 async function main(): Promise<void> {
-  const config = loadConfig(process.env);
+  // The api as a service of its own: only the api role, whatever NOETL_ROLES says.
+  const config = { ...loadConfig(process.env), roles: ['api' as const] };
   const { logger } = await startApi(config, 'api');
   logger.info({ port: config.http.port }, 'api ready');
 }

@@ -1,17 +1,26 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NoetlConfig } from '@noetl/config';
-import { createLogger, PinoNestLogger } from '@noetl/platform';
+import { AppRootModule, createLogger, listenForNotifications, PinoNestLogger, type RoleModules } from '@noetl/platform';
 import type { Logger } from 'pino';
 import { ApiModule } from './api.module';
 import { configureApi } from './configure-api';
 
-/** The api app as every entry point starts it (`main.ts`, `noetl server`): built, configured, listening on PORT. */
-export async function startApi(config: NoetlConfig, name: string): Promise<{ app: NestExpressApplication; logger: Logger }> {
+/**
+ * The api app as every entry point starts it (`main.ts`, `noetl server`):
+ * built with its role modules (default: the api alone), configured,
+ * listening on PORT, and on NATS when it also runs the scheduler or worker.
+ */
+export async function startApi(
+  config: NoetlConfig,
+  name: string,
+  roles: RoleModules = () => [ApiModule.forRoot()],
+): Promise<{ app: NestExpressApplication; logger: Logger }> {
   const logger = createLogger(config.log.level, name);
-  const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config), { logger: new PinoNestLogger(logger) });
+  const app = await NestFactory.create<NestExpressApplication>(AppRootModule.forRoot(config, roles), { logger: new PinoNestLogger(logger) });
   configureApi(app);
   app.enableShutdownHooks();
+  await listenForNotifications(app, config, name);
   await app.listen(config.http.port);
   return { app, logger };
 }

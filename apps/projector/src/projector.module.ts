@@ -1,11 +1,5 @@
-import { type DynamicModule, Module } from '@nestjs/common';
-import type { NoetlConfig } from '@noetl/config';
-import { ConfigModule, DatabaseModule } from '@noetl/platform';
+import { Module } from '@nestjs/common';
 
-/** The projector role: configuration and the migrated ledger database. */
+/** The projector role. Its work (folding the event stream into projections) is not built yet: the app boots and serves its probes. */
 @Module({})
-export class ProjectorModule {
-  static forRoot(config?: NoetlConfig): DynamicModule {
-    return { module: ProjectorModule, imports: [ConfigModule.forRoot(config), DatabaseModule] };
-  }
-}
+export class ProjectorModule {}

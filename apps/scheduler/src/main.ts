@@ -1,8 +1,15 @@
 import 'reflect-metadata';
-import { bootRole } from '@noetl/platform';
+import { loadConfig } from '@noetl/config';
+import { AppRootModule, bootRole } from '@noetl/platform';
 import { SchedulerModule } from './scheduler.module';
 
-void bootRole('scheduler', (config) => SchedulerModule.forRoot(config)).catch((error: unknown) => {
+/** The scheduler as a service of its own: only the scheduler role, whatever NOETL_ROLES says. */
+async function main(): Promise<void> {
+  const config = { ...loadConfig(process.env), roles: ['scheduler' as const] };
+  await bootRole('scheduler', config, AppRootModule.forRoot(config, (loaded) => [SchedulerModule.forRoot(loaded)]));
+}
+
+void main().catch((error: unknown) => {
   process.stderr.write(`scheduler: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

@@ -1,11 +1,15 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { NoetlConfig } from '@noetl/config';
-import { ConfigModule, DatabaseModule } from '@noetl/platform';
+import { ExecutionNotificationsController } from './execution-notifications.controller';
 
-/** The scheduler role: configuration and the migrated ledger database. */
+/**
+ * The scheduler role: routing, stages and frames, the sweep (RuntimeModule
+ * runs it), and, between services, the NATS handler that tells it which
+ * execution to plan.
+ */
 @Module({})
 export class SchedulerModule {
-  static forRoot(config?: NoetlConfig): DynamicModule {
-    return { module: SchedulerModule, imports: [ConfigModule.forRoot(config), DatabaseModule] };
+  static forRoot(config: NoetlConfig): DynamicModule {
+    return { module: SchedulerModule, controllers: config.nats ? [ExecutionNotificationsController] : [] };
   }
 }

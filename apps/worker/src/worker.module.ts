@@ -1,11 +1,16 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { NoetlConfig } from '@noetl/config';
-import { ConfigModule, DatabaseModule } from '@noetl/platform';
+import { BroadcastOffersController, targetedOffersController } from './work-offers.controller';
 
-/** The worker role: configuration and the migrated ledger database. */
+/**
+ * The worker role: claims, runs and reports (RuntimeModule builds it), and,
+ * between services, the NATS handlers of its offers. A worker restricted to
+ * some tool kinds (NOETL_WORKER_TOOLS) takes only offers made to it by id.
+ */
 @Module({})
 export class WorkerModule {
-  static forRoot(config?: NoetlConfig): DynamicModule {
-    return { module: WorkerModule, imports: [ConfigModule.forRoot(config), DatabaseModule] };
+  static forRoot(config: NoetlConfig, workerId: string): DynamicModule {
+    const controllers = config.nats ? [targetedOffersController(workerId), ...(config.worker.tools ? [] : [BroadcastOffersController])] : [];
+    return { module: WorkerModule, controllers };
   }
 }

@@ -84,6 +84,7 @@ export interface EventPayloads {
   [EventType.CommandCompleted]: { result?: Json; result_ref?: PayloadRef; ctx?: JsonObject; duration_ms?: number };
   [EventType.CommandFailed]: { error: EventError; ctx?: JsonObject; duration_ms?: number };
   [EventType.CommandAbandoned]: { worker_id?: string; lease_until?: string; attempt: number; reason: string };
+  [EventType.CommandReleased]: { worker_id: string; attempt: number; reason: string };
   [EventType.CommandCancelled]: { reason?: string };
   [EventType.CallDone]: { task: string; attempts: number; duration_ms: number; result?: Json; result_ref?: PayloadRef };
   [EventType.CallError]: { task: string; attempts: number; duration_ms: number; error: EventError };

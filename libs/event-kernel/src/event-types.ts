@@ -16,6 +16,8 @@ export const EventType = {
   CommandCompleted: 'command.completed',
   CommandFailed: 'command.failed',
   CommandAbandoned: 'command.abandoned',
+  /** A worker shutting down gave the command back unrun: claimable again, no attempt spent. */
+  CommandReleased: 'command.released',
   CommandCancelled: 'command.cancelled',
   CallDone: 'call.done',
   CallError: 'call.error',

@@ -3,12 +3,15 @@ import type { AddressInfo } from 'node:net';
 
 export type ReadinessCheck = () => Promise<Record<string, 'up' | 'down'>>;
 
+/** Prometheus text exposition of the process's metrics. */
+export type MetricsSource = () => Promise<{ contentType: string; body: string }>;
+
 /**
  * The tiny probe server of a non-HTTP app (STYLE.md "Shape"): `/health/live`
  * answers while the process runs; `/health/ready` runs the checks and answers
- * 503 when one is down.
+ * 503 when one is down; `/metrics` serves the process's Prometheus metrics.
  */
-export async function startProbeServer(port: number, ready: ReadinessCheck): Promise<{ port: number; close(): Promise<void> }> {
+export async function startProbeServer(port: number, ready: ReadinessCheck, metrics?: MetricsSource): Promise<{ port: number; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -20,6 +23,16 @@ export async function startProbeServer(port: number, ready: ReadinessCheck): Pro
       ready().then(
         (details) => send(Object.values(details).every((s) => s === 'up') ? 200 : 503, { status: 'ok', details }),
         (error: unknown) => send(503, { status: 'error', message: error instanceof Error ? error.message : String(error) }),
+      );
+      return;
+    }
+    if (req.url === '/metrics' && metrics) {
+      metrics().then(
+        ({ contentType, body }) => {
+          res.writeHead(200, { 'content-type': contentType });
+          res.end(body);
+        },
+        (error: unknown) => send(500, { code: 'internal', message: error instanceof Error ? error.message : String(error) }),
       );
       return;
     }

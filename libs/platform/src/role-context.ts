@@ -1,22 +1,40 @@
-import type { DynamicModule, INestApplicationContext } from '@nestjs/common';
+import type { DynamicModule, INestApplication, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NoetlConfig } from '@noetl/config';
+import { RuntimeMetrics } from '@noetl/runtime';
 import { Database } from '@noetl/storage';
-import { loadConfig, type NoetlConfig } from '@noetl/config';
 import { pingDatabase } from './database.module';
 import { createLogger, PinoNestLogger } from './logger';
 import { startProbeServer } from './probe-server';
+import { QueueGroupNatsServer } from './transport/queue-group-nats.server';
 
 /**
- * Boots a non-HTTP role (scheduler, worker, projector) as an application
- * context plus its probe server, and closes both on SIGTERM/SIGINT.
+ * Boots a process without the REST API (scheduler, worker, projector, or
+ * `noetl server` without `api`): with NATS, a Nest microservice whose
+ * `@OnNotification` handlers receive the notifications; without it, an
+ * application context (the engine's in-process bus delivers them). Either
+ * way a probe server answers /health/live, /health/ready and /metrics on
+ * PORT. SIGTERM/SIGINT close it: the worker drains first.
  */
-export async function bootRole(name: string, module: (config: NoetlConfig) => DynamicModule): Promise<INestApplicationContext> {
-  const config = loadConfig(process.env);
+export async function bootRole(name: string, config: NoetlConfig, root: DynamicModule): Promise<INestApplicationContext> {
   const logger = createLogger(config.log.level, name);
-  const app = await NestFactory.createApplicationContext(module(config), { logger: new PinoNestLogger(logger) });
+  const nestLogger = new PinoNestLogger(logger);
+  let app: INestApplicationContext;
+  if (config.nats) {
+    const service = await NestFactory.createMicroservice(root, { strategy: new QueueGroupNatsServer({ servers: [config.nats.url], name: `noetl-${name}` }), logger: nestLogger });
+    await service.listen();
+    app = service;
+  } else {
+    app = await NestFactory.createApplicationContext(root, { logger: nestLogger });
+  }
   const database = app.get(Database);
-  const probe = await startProbeServer(config.http.port, async () => ({ database: await pingDatabase(database) }));
-  logger.info({ port: probe.port }, `${name} ready`);
+  const metrics = app.get(RuntimeMetrics);
+  const probe = await startProbeServer(
+    config.http.port,
+    async () => ({ database: await pingDatabase(database) }),
+    async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }),
+  );
+  logger.info({ port: probe.port, roles: config.roles }, `${name} ready`);
   const stop = async () => {
     await probe.close();
     await app.close();
@@ -24,4 +42,14 @@ export async function bootRole(name: string, module: (config: NoetlConfig) => Dy
   process.once('SIGTERM', () => void stop());
   process.once('SIGINT', () => void stop());
   return app;
+}
+
+/**
+ * An HTTP app that also runs the scheduler or the worker, between services:
+ * its `@OnNotification` handlers listen on NATS too. Call before `listen`.
+ */
+export async function listenForNotifications(app: INestApplication, config: NoetlConfig, name: string): Promise<void> {
+  if (!config.nats || !config.roles.some((role) => role === 'scheduler' || role === 'worker')) return;
+  app.connectMicroservice({ strategy: new QueueGroupNatsServer({ servers: [config.nats.url], name: `noetl-${name}` }) }, { inheritAppConfig: true });
+  await app.startAllMicroservices();
 }

@@ -10,8 +10,16 @@ export interface EngineOptions {
   database: Database;
   /** Roles to run in this process; default `config.roles`. `api` adds nothing here (the Nest app serves it). */
   roles?: readonly Role[];
-  /** Default: NATS when `config.nats` is set, else in-process. The engine closes a bus it created, not one it was given. */
+  /** Default: an in-process bus, which the engine closes; a bus it was given is the caller's to close. */
   bus?: Bus;
+  /**
+   * Whether the engine subscribes its scheduler and worker to the bus
+   * (default true). False: the caller delivers notifications (the apps'
+   * NATS handlers call `scheduler.process` and `worker.offer`).
+   */
+  listen?: boolean;
+  /** The worker's id; default: host, pid and a random suffix. The apps pick it first, to subscribe to its own subjects. */
+  workerId?: string;
   logger?: Logger;
   /** Default: `defaultTools()` limited by the config (`workerToolOptions`); the engine closes it at stop. */
   tools?: ToolRegistry;

@@ -9,12 +9,15 @@ import {
   PgPayloadStore,
   StageRepository,
   TimerRepository,
+  WorkerRepository,
 } from '@noetl/storage';
 import { defaultTools, type ToolRegistry } from '@noetl/tools';
 import { randomUUID, randomInt } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import { AdminService } from './admin/admin.service';
-import { Subjects, type Bus } from './bus/bus';
+import { QueueGroups, Subjects, type Bus, type Unsubscribe } from './bus/bus';
+import { InProcessBus } from './bus/in-process-bus';
+import { Offers } from './bus/offers';
 import { CatalogService } from './catalog/catalog.service';
 import type { ControlPlane } from './control-plane/control-plane';
 import { LocalControlPlane } from './control-plane/local-control-plane';
@@ -31,21 +34,31 @@ import { Scheduler } from './scheduler/scheduler';
 import { Sweeper } from './scheduler/sweeper';
 import { ExecutionStates } from './state/execution-states';
 import { PayloadCache } from './state/payload-cache';
-import { createBus, createRemoteControlPlane } from './transport-factory';
+import { createRemoteControlPlane } from './transport-factory';
+import { WorkerDirectory } from './workers/worker-directory';
 import { workerToolOptions } from './worker/tool-options';
-import { Worker } from './worker/worker';
+import { Worker, type Offer } from './worker/worker';
+
+/** How often a worker reports its capacity to the registry. */
+const WORKER_REPORT_MS = 5_000;
 
 /** The id node of this process: random, so processes sharing a ledger mint distinct ids (10 bits: see ids.ts). */
 const idNode = (): number => randomInt(0, 1024);
 
 /**
- * The runtime in one object: the services every role shares (catalog,
- * executions, the in-process control plane, credentials, metrics, the bus)
- * and, per role, the scheduler with its sweeper and the worker. The Nest
- * apps and the CLI only compose this; it is plain TypeScript.
+ * The composition of the runtime, in plain TypeScript: the services every
+ * role shares (catalog, executions, the in-process control plane,
+ * credentials, metrics, the worker registry) and, per role, the scheduler
+ * with its sweeper and the worker. `noetl run`, benches and tests use it
+ * whole; the Nest apps (libs/platform) build it once and hand each
+ * controller only the narrow service it uses. Notifications reach the
+ * scheduler and the worker through the bus it was given (`listen: true`,
+ * the default) or through the caller (the apps' NATS handlers call
+ * `scheduler.process` and `worker.offer`).
  */
 export class Engine {
   private sweepTimer?: NodeJS.Timeout;
+  private readonly subscriptions: Unsubscribe[] = [];
   private sweeping?: Promise<void>;
   private stopped = false;
 
@@ -58,6 +71,7 @@ export class Engine {
     readonly metrics: RuntimeMetrics,
     readonly bus: Bus,
     readonly admin: AdminService,
+    readonly workers: WorkerDirectory,
     readonly logger: Logger,
     private readonly parts: {
       scheduler?: Scheduler;
@@ -69,8 +83,19 @@ export class Engine {
       ownSweepTimer: boolean;
       tools: ToolRegistry;
       remote?: { close(): Promise<void> };
+      listen: boolean;
     },
   ) {}
+
+  /** The routing authority, in a process with the scheduler role. */
+  get scheduler(): Scheduler | undefined {
+    return this.parts.scheduler;
+  }
+
+  /** The worker, in a process with the worker role. */
+  get worker(): Worker | undefined {
+    return this.parts.worker;
+  }
 
   static async start(options: EngineOptions): Promise<Engine> {
     const { config, database } = options;
@@ -80,7 +105,7 @@ export class Engine {
     const metrics = new RuntimeMetrics();
     const ids = new SnowflakeIds(idNode(), () => Date.now());
     const ledger = new Ledger(new PgEventStore(database), ids, scope, roles.join('+') || 'engine', metrics);
-    const bus = options.bus ?? (await createBus(config, logger));
+    const bus = options.bus ?? new InProcessBus();
     const payloadStore = new PgPayloadStore(database);
     const payloads = new PayloadCache(payloadStore, scope);
     const states = new ExecutionStates(ledger);
@@ -92,6 +117,10 @@ export class Engine {
       timerRows: new TimerRepository(),
       executionRows: new ExecutionRepository(),
     };
+    const workerRows = new WorkerRepository();
+    // A worker is a candidate for targeted offers while it reported within three of its beats.
+    const offers = new Offers({ db: database, bus, workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
+    metrics.trackBacklog({ commands: () => rows.commandRows.backlog(database), frames: () => rows.frameRows.backlog(database) });
     // A worker on a remote control plane asks the API for credentials; it never decrypts one itself.
     const remote = roles.includes('worker') && !roles.includes('api') && !options.controlPlane ? createRemoteControlPlane(config) : undefined;
     const decrypts = roles.includes('api') || (roles.includes('worker') && !remote && !options.controlPlane);
@@ -110,17 +139,19 @@ export class Engine {
       bus,
       metrics,
       ...rows,
+      workerRows,
+      offers,
     });
     const admin = new AdminService({
       db: database,
       ledger,
-      bus,
+      offers,
       notify: (executionId) => bus.publish(Subjects.execution(scope.tenantId), { execution_id: executionId }),
       ...rows,
     });
     const expressions = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() });
     const tools = options.tools ?? defaultTools(workerToolOptions(config, database));
-    const parts: Engine['parts'] = { ownsBus: options.bus === undefined, ownSweepTimer: options.sweepEvery !== 'caller', tools };
+    const parts: Engine['parts'] = { ownsBus: options.bus === undefined, ownSweepTimer: options.sweepEvery !== 'caller', tools, listen: options.listen ?? true };
 
     if (roles.includes('scheduler')) {
       // With Redis, a timer fires on time in whichever scheduler takes its job; the sweep remains the authority.
@@ -140,6 +171,7 @@ export class Engine {
         inlineLimitBytes: config.payloads.inlineLimitBytes,
         engine: expressions,
         bus,
+        offers,
         metrics,
         logger: logger.child({ role: 'scheduler' }),
         rows,
@@ -154,6 +186,7 @@ export class Engine {
           db: database,
           ledger,
           bus,
+          offers,
           executions,
           controlPlane,
           logger: logger.child({ role: 'sweeper' }),
@@ -171,9 +204,8 @@ export class Engine {
       const workerPlane: ControlPlane = options.controlPlane ?? remote ?? controlPlane;
       if (remote) parts.remote = remote;
       parts.worker = new Worker({
+        ...(options.workerId ? { workerId: options.workerId } : {}),
         controlPlane: workerPlane,
-        bus,
-        tenantId: scope.tenantId,
         tools,
         engine: expressions,
         metrics,
@@ -181,9 +213,13 @@ export class Engine {
         concurrency: config.worker.concurrency,
         leaseMs: config.worker.leaseMs,
         pythonEnabled: config.worker.python,
+        ...(config.worker.tools ? { kinds: config.worker.tools } : {}),
+        ...(config.worker.pool ? { pool: config.worker.pool } : {}),
+        reportEveryMs: WORKER_REPORT_MS,
       });
     }
-    const engine = new Engine(config, catalog, executions, controlPlane, credentials, metrics, bus, admin, logger, parts);
+    const workers = new WorkerDirectory({ db: database, workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
+    const engine = new Engine(config, catalog, executions, controlPlane, credentials, metrics, bus, admin, workers, logger, parts);
     engine.run();
     return engine;
   }
@@ -237,13 +273,15 @@ export class Engine {
     await this.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'sweep failed; the next one retries'));
   }
 
-  async stop(): Promise<void> {
+  /** Stops every role; the worker first drains for up to `graceMs` (see Worker.stop). */
+  async stop(graceMs = 0): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    for (const unsubscribe of this.subscriptions) unsubscribe();
     clearInterval(this.sweepTimer);
     this.parts.sweeper?.stop();
     await this.parts.lane?.close();
-    await this.parts.worker?.stop();
+    await this.parts.worker?.stop(graceMs);
     await this.sweeping?.catch(() => undefined);
     await this.parts.scheduler?.idle();
     await this.parts.tools.close();
@@ -253,14 +291,15 @@ export class Engine {
 
   private run(): void {
     const { scheduler, sweeper, lane, worker } = this.parts;
+    const tenant = this.config.tenancy.tenantId;
     if (scheduler) {
-      this.bus.subscribe(
-        Subjects.execution(this.config.tenancy.tenantId),
-        (message) => {
-          if (typeof message['execution_id'] === 'string') void scheduler.process(message['execution_id']);
-        },
-        { queue: 'schedulers' },
-      );
+      if (this.parts.listen) {
+        this.subscriptions.push(
+          this.bus.subscribe(Subjects.execution(tenant), (message) => void scheduler.process(String(message['execution_id'])), {
+            queue: QueueGroups.schedulers,
+          }),
+        );
+      }
       if (this.parts.ownSweepTimer) {
         this.sweepTimer = setInterval(() => void this.sweepLogged(), this.config.scheduler.sweepMs);
         this.sweepTimer.unref();
@@ -269,6 +308,18 @@ export class Engine {
       if (sweeper) lane?.start((timerId) => sweeper.fireTimer(timerId).then(() => undefined));
       // Resume what a previous process left: unplanned events, due timers, expired leases.
       void this.sweepLogged();
+    }
+    if (worker && this.parts.listen) {
+      const offer = (kind: Offer['kind'], key: 'command_id' | 'stage_id') => (message: Record<string, unknown>) => {
+        if (typeof message[key] === 'string') worker.offer({ kind, id: message[key] });
+      };
+      const subjects: [string, (message: Record<string, unknown>) => void][] = [
+        [Subjects.workFor(tenant, worker.workerId), offer('command', 'command_id')],
+        [Subjects.framesFor(tenant, worker.workerId), offer('stage', 'stage_id')],
+      ];
+      // A restricted worker takes only the offers made to it; the broadcast is for workers that run every kind.
+      if (!this.config.worker.tools) subjects.push([Subjects.work(tenant), offer('command', 'command_id')], [Subjects.frames(tenant), offer('stage', 'stage_id')]);
+      for (const [subject, handler] of subjects) this.subscriptions.push(this.bus.subscribe(subject, handler, { queue: QueueGroups.workers }));
     }
     worker?.start();
   }

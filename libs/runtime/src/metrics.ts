@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * The runtime's Prometheus metrics (DESIGN.md s8), one registry per process
@@ -59,5 +59,28 @@ export class RuntimeMetrics {
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /**
+   * Work waiting for a worker, read from the database at each scrape (the
+   * same figure from every process): what KEDA scales the workers on.
+   */
+  trackBacklog(read: { commands: () => Promise<number>; frames: () => Promise<number> }): void {
+    new Gauge({
+      name: 'noetl_command_backlog_total',
+      help: 'Commands issued and not yet claimed by a worker',
+      registers: [this.registry],
+      async collect() {
+        this.set(await read.commands());
+      },
+    });
+    new Gauge({
+      name: 'noetl_frame_backlog_total',
+      help: 'Frames of open stages waiting for a worker',
+      registers: [this.registry],
+      async collect() {
+        this.set(await read.frames());
+      },
+    });
   }
 }

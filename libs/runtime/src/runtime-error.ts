@@ -11,6 +11,7 @@ export type RuntimeErrorCode =
   | 'already_terminal'
   | 'already_claimed'
   | 'lease_lost'
+  | 'tool_not_allowed'
   | 'credentials_locked';
 
 export class RuntimeError extends Error {

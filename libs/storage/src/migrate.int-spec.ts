@@ -9,6 +9,7 @@ const NAMED_INDEXES = [
   'idx_execution_running',
   'idx_execution_parent_command',
   'idx_stage_open',
+  'idx_worker_tenant_heartbeat',
   'idx_event_execution',
   'idx_event_execution_type',
   'idx_event_exec_stage_event_id_desc',
@@ -31,6 +32,7 @@ const NAMED_INDEXES = [
 ];
 
 const TABLES = [
+  'worker',
   'event',
   'catalog',
   'execution',

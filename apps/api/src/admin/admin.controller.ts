@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Engine, type AdminActionResult, type StuckList } from '@noetl/runtime';
+import { AdminService, type AdminActionResult, type StuckList } from '@noetl/runtime';
 import { ApiErrorDto } from '../errors/api-error.dto';
 import { AdminActionDto, AdminReasonedActionDto, StuckQueryDto } from './admin-requests.dto';
 import { AdminActionResultDto, StuckListDto } from './admin-responses.dto';
@@ -14,14 +14,14 @@ const ENDED = 'The target already ended (already_terminal); nothing was recorded
 @ApiTags('admin')
 @Controller('api/admin')
 export class AdminController {
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly admin: AdminService) {}
 
   @Get('stuck')
   @ApiOperation({ summary: 'Commands and frames that are stuck, and why, oldest first' })
   @ApiOkResponse({ type: StuckListDto })
   @ApiBadRequestResponse({ type: ApiErrorDto })
   stuck(@Query() query: StuckQueryDto): Promise<StuckList> {
-    return this.engine.admin.stuck(query);
+    return this.admin.stuck(query);
   }
 
   @Post('commands/:id/reclaim')
@@ -32,7 +32,7 @@ export class AdminController {
   @ApiNotFoundResponse({ type: ApiErrorDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: ENDED })
   reclaimCommand(@Param('id') id: string, @Body() body: AdminActionDto): Promise<AdminActionResult> {
-    return this.engine.admin.reclaim('command', id, body);
+    return this.admin.reclaim('command', id, body);
   }
 
   @Post('commands/:id/fail')
@@ -43,7 +43,7 @@ export class AdminController {
   @ApiNotFoundResponse({ type: ApiErrorDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: ENDED })
   failCommand(@Param('id') id: string, @Body() body: AdminReasonedActionDto): Promise<AdminActionResult> {
-    return this.engine.admin.fail('command', id, body);
+    return this.admin.fail('command', id, body);
   }
 
   @Post('frames/:id/reclaim')
@@ -54,7 +54,7 @@ export class AdminController {
   @ApiNotFoundResponse({ type: ApiErrorDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: ENDED })
   reclaimFrame(@Param('id') id: string, @Body() body: AdminActionDto): Promise<AdminActionResult> {
-    return this.engine.admin.reclaim('frame', id, body);
+    return this.admin.reclaim('frame', id, body);
   }
 
   @Post('frames/:id/fail')
@@ -65,7 +65,7 @@ export class AdminController {
   @ApiNotFoundResponse({ type: ApiErrorDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: ENDED })
   failFrame(@Param('id') id: string, @Body() body: AdminReasonedActionDto): Promise<AdminActionResult> {
-    return this.engine.admin.fail('frame', id, body);
+    return this.admin.fail('frame', id, body);
   }
 
   @Post('executions/:id/finalize')
@@ -76,7 +76,7 @@ export class AdminController {
   @ApiNotFoundResponse({ type: ApiErrorDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: ENDED })
   finalize(@Param('id') id: string, @Body() body: AdminReasonedActionDto): Promise<AdminActionResult> {
-    return this.engine.admin.finalize(id, body);
+    return this.admin.finalize(id, body);
   }
 
   @Post('executions/:id/cancel')
@@ -87,6 +87,6 @@ export class AdminController {
   @ApiNotFoundResponse({ type: ApiErrorDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: ENDED })
   cancel(@Param('id') id: string, @Body() body: AdminActionDto): Promise<AdminActionResult> {
-    return this.engine.admin.cancelExecution(id, body);
+    return this.admin.cancelExecution(id, body);
   }
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
-import { Engine, type RegisteredPlaybook } from '@noetl/runtime';
+import { CatalogService, type RegisteredPlaybook } from '@noetl/runtime';
 import { YAML_MEDIA_TYPES } from '../body-parsers';
 import { ApiErrorDto, InvalidPlaybookErrorDto } from '../errors/api-error.dto';
 import { CatalogListDto, CatalogVersionsDto, CatalogVersionsQueryDto, RegisteredPlaybookDto, RegisterPlaybookDto } from './catalog.dto';
@@ -8,7 +8,7 @@ import { CatalogListDto, CatalogVersionsDto, CatalogVersionsQueryDto, Registered
 @ApiTags('catalog')
 @Controller('api/catalog')
 export class CatalogController {
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly catalog: CatalogService) {}
 
   @Post('register')
   @ApiOperation({ summary: 'Register a playbook: a new version of its path, unless the content is unchanged' })
@@ -18,14 +18,14 @@ export class CatalogController {
   @ApiBadRequestResponse({ type: ApiErrorDto, description: 'No content' })
   @ApiUnprocessableEntityResponse({ type: InvalidPlaybookErrorDto, description: 'The playbook is invalid; nothing was stored' })
   register(@Body() body: RegisterPlaybookDto): Promise<RegisteredPlaybook> {
-    return this.engine.catalog.register(body.content);
+    return this.catalog.register(body.content);
   }
 
   @Get()
   @ApiOperation({ summary: 'The latest version of every registered playbook' })
   @ApiOkResponse({ type: CatalogListDto })
   async list(): Promise<CatalogListDto> {
-    return { entries: await this.engine.catalog.list() };
+    return { entries: await this.catalog.list() };
   }
 
   @Get('versions')
@@ -33,6 +33,6 @@ export class CatalogController {
   @ApiOkResponse({ type: CatalogVersionsDto })
   @ApiBadRequestResponse({ type: ApiErrorDto, description: 'No path' })
   async versions(@Query() query: CatalogVersionsQueryDto): Promise<CatalogVersionsDto> {
-    return { path: query.path, versions: await this.engine.catalog.versions(query.path) };
+    return { path: query.path, versions: await this.catalog.versions(query.path) };
   }
 }

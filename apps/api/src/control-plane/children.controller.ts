@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Engine, type ChildOutcomeView } from '@noetl/runtime';
+import { LocalControlPlane, type ChildOutcomeView } from '@noetl/runtime';
 import { ApiErrorDto } from '../errors/api-error.dto';
 import { ChildStartedDto } from './control-plane-responses.dto';
 import { ChildOutcomeDto, ChildOutcomeQueryDto, StartNestedChildDto } from './children.dto';
@@ -9,7 +9,7 @@ import { ChildOutcomeDto, ChildOutcomeQueryDto, StartNestedChildDto } from './ch
 @ApiTags('control-plane')
 @Controller('api/children')
 export class ChildrenController {
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly controlPlane: LocalControlPlane) {}
 
   @Post()
   @ApiOperation({ summary: 'Start the child of a playbook call made by a worker holding a command or frame (idempotent per key)' })
@@ -17,7 +17,7 @@ export class ChildrenController {
   @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such command, frame or playbook' })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'The worker does not hold the command or frame' })
   async start(@Body() body: StartNestedChildDto): Promise<ChildStartedDto> {
-    const { execution_id } = await this.engine.controlPlane.startNestedChild(body);
+    const { execution_id } = await this.controlPlane.startNestedChild(body);
     return { execution_id };
   }
 
@@ -27,6 +27,6 @@ export class ChildrenController {
   @ApiOkResponse({ type: ChildOutcomeDto })
   @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such execution' })
   outcome(@Param('id') id: string, @Body() body: ChildOutcomeQueryDto): Promise<ChildOutcomeView> {
-    return this.engine.controlPlane.childOutcome(id, body);
+    return this.controlPlane.childOutcome(id, body);
   }
 }

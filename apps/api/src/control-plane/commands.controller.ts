@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Engine, type ClaimedCommand, type HeartbeatResult, type ResolvedCredential } from '@noetl/runtime';
+import { LocalControlPlane, type ClaimedCommand, type HeartbeatResult, type ResolvedCredential } from '@noetl/runtime';
 import { ApiErrorDto } from '../errors/api-error.dto';
 import { CompleteDto, CredentialRequestDto, FailDto, LeaseDto, StartChildDto } from './control-plane-requests.dto';
 import { ChildStartedDto, ClaimedCommandDto, CommandReportedDto, HeartbeatResultDto, ResolvedCredentialDto } from './control-plane-responses.dto';
@@ -10,7 +10,7 @@ import { ChildStartedDto, ClaimedCommandDto, CommandReportedDto, HeartbeatResult
 @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such command' })
 @Controller('api/commands/:id')
 export class CommandsController {
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly controlPlane: LocalControlPlane) {}
 
   @Post('claim')
   @HttpCode(HttpStatus.OK)
@@ -18,7 +18,7 @@ export class CommandsController {
   @ApiOkResponse({ type: ClaimedCommandDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'already_claimed by another worker, or already_terminal' })
   claim(@Param('id') id: string, @Body() body: LeaseDto): Promise<ClaimedCommand> {
-    return this.engine.controlPlane.claim(id, body);
+    return this.controlPlane.claim(id, body);
   }
 
   @Post('heartbeat')
@@ -27,7 +27,7 @@ export class CommandsController {
   @ApiOkResponse({ type: HeartbeatResultDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost, or already_terminal' })
   heartbeat(@Param('id') id: string, @Body() body: LeaseDto): Promise<HeartbeatResult> {
-    return this.engine.controlPlane.heartbeat(id, body);
+    return this.controlPlane.heartbeat(id, body);
   }
 
   @Post('complete')
@@ -36,7 +36,7 @@ export class CommandsController {
   @ApiOkResponse({ type: CommandReportedDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'A late or duplicate report (already_terminal), or lease_lost' })
   async complete(@Param('id') id: string, @Body() body: CompleteDto): Promise<CommandReportedDto> {
-    await this.engine.controlPlane.complete(id, body);
+    await this.controlPlane.complete(id, body);
     return { command_id: id, status: 'COMPLETED' };
   }
 
@@ -46,8 +46,18 @@ export class CommandsController {
   @ApiOkResponse({ type: CommandReportedDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'A late or duplicate report (already_terminal), or lease_lost' })
   async fail(@Param('id') id: string, @Body() body: FailDto): Promise<CommandReportedDto> {
-    await this.engine.controlPlane.fail(id, body);
+    await this.controlPlane.fail(id, body);
     return { command_id: id, status: 'FAILED' };
+  }
+
+  @Post('release')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Give the command back unrun (a worker shutting down): claimable again, no attempt spent' })
+  @ApiOkResponse({ type: CommandReportedDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost, or already_terminal' })
+  async release(@Param('id') id: string, @Body() body: LeaseDto): Promise<CommandReportedDto> {
+    await this.controlPlane.release(id, body);
+    return { command_id: id, status: 'ISSUED' };
   }
 
   @Post('child')
@@ -55,7 +65,7 @@ export class CommandsController {
   @ApiCreatedResponse({ type: ChildStartedDto })
   @ApiConflictResponse({ type: ApiErrorDto })
   async child(@Param('id') id: string, @Body() body: StartChildDto): Promise<ChildStartedDto> {
-    const { execution_id } = await this.engine.controlPlane.startChild(id, body);
+    const { execution_id } = await this.controlPlane.startChild(id, body);
     return { execution_id };
   }
 
@@ -65,6 +75,6 @@ export class CommandsController {
   @ApiOkResponse({ type: ResolvedCredentialDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'The worker does not hold the lease' })
   credential(@Param('id') id: string, @Body() body: CredentialRequestDto): Promise<ResolvedCredential> {
-    return this.engine.controlPlane.resolveCredential(id, body);
+    return this.controlPlane.resolveCredential(id, body);
   }
 }

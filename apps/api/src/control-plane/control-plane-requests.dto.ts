@@ -28,6 +28,12 @@ export class LeaseDto implements LeaseRequest, ClaimRequest {
   @Min(1)
   @Max(MAX_LEASE_MS)
   lease_ms?: number;
+
+  @ApiPropertyOptional({ type: [String], description: 'The tool kinds the worker runs (NOETL_WORKER_TOOLS); work needing another is refused (403 tool_not_allowed)' })
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  tools?: string[];
 }
 
 export class EventErrorDto implements EventError {

@@ -53,8 +53,8 @@ export class CommandReportedDto {
   @ApiProperty()
   command_id!: string;
 
-  @ApiProperty({ enum: ['COMPLETED', 'FAILED'] })
-  status!: 'COMPLETED' | 'FAILED';
+  @ApiProperty({ enum: ['COMPLETED', 'FAILED', 'ISSUED'], description: 'ISSUED: released, claimable again' })
+  status!: 'COMPLETED' | 'FAILED' | 'ISSUED';
 }
 
 export class ChildStartedDto {

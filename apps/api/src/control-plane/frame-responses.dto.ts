@@ -58,6 +58,6 @@ export class FrameReportedDto {
   @ApiProperty()
   frame_id!: string;
 
-  @ApiProperty({ enum: ['COMMITTED', 'FAILED'] })
-  status!: 'COMMITTED' | 'FAILED';
+  @ApiProperty({ enum: ['COMMITTED', 'FAILED', 'PENDING'], description: 'PENDING: released, claimable again' })
+  status!: 'COMMITTED' | 'FAILED' | 'PENDING';
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Engine, type ClaimedFrame, type HeartbeatResult, type ResolvedCredential } from '@noetl/runtime';
+import { LocalControlPlane, type ClaimedFrame, type HeartbeatResult, type ResolvedCredential } from '@noetl/runtime';
 import { ApiErrorDto } from '../errors/api-error.dto';
 import { CredentialRequestDto, FailDto, LeaseDto } from './control-plane-requests.dto';
 import { HeartbeatResultDto, ResolvedCredentialDto } from './control-plane-responses.dto';
@@ -12,14 +12,14 @@ import { FrameClaimDto, FrameReportedDto } from './frame-responses.dto';
 @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such stage or frame' })
 @Controller('api')
 export class FramesController {
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly controlPlane: LocalControlPlane) {}
 
   @Post('stages/:id/frames/claim')
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: "Take the lease on a stage's next claimable frame; `frame` is null when none is claimable now" })
   @ApiOkResponse({ type: FrameClaimDto })
   async claim(@Param('id') id: string, @Body() body: LeaseDto): Promise<{ frame: ClaimedFrame | null }> {
-    return { frame: await this.engine.controlPlane.claimFrame(id, body) };
+    return { frame: await this.controlPlane.claimFrame(id, body) };
   }
 
   @Post('frames/:id/heartbeat')
@@ -28,7 +28,7 @@ export class FramesController {
   @ApiOkResponse({ type: HeartbeatResultDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost, or already_terminal' })
   heartbeat(@Param('id') id: string, @Body() body: LeaseDto): Promise<HeartbeatResult> {
-    return this.engine.controlPlane.heartbeatFrame(id, body);
+    return this.controlPlane.heartbeatFrame(id, body);
   }
 
   @Post('frames/:id/commit')
@@ -37,7 +37,7 @@ export class FramesController {
   @ApiOkResponse({ type: FrameReportedDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'A late or duplicate commit (already_terminal), or lease_lost' })
   async commit(@Param('id') id: string, @Body() body: CommitFrameDto): Promise<FrameReportedDto> {
-    await this.engine.controlPlane.commitFrame(id, body);
+    await this.controlPlane.commitFrame(id, body);
     return { frame_id: id, status: 'COMMITTED' };
   }
 
@@ -47,8 +47,18 @@ export class FramesController {
   @ApiOkResponse({ type: FrameReportedDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'A late or duplicate report (already_terminal), or lease_lost' })
   async fail(@Param('id') id: string, @Body() body: FailDto): Promise<FrameReportedDto> {
-    await this.engine.controlPlane.failFrame(id, body);
+    await this.controlPlane.failFrame(id, body);
     return { frame_id: id, status: 'FAILED' };
+  }
+
+  @Post('frames/:id/release')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Give the frame back whole (a worker shutting down): claimable again, its claim refunded' })
+  @ApiOkResponse({ type: FrameReportedDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'already_terminal: the frame is no longer this worker\'s' })
+  async release(@Param('id') id: string, @Body() body: LeaseDto): Promise<FrameReportedDto> {
+    await this.controlPlane.releaseFrame(id, body);
+    return { frame_id: id, status: 'PENDING' };
   }
 
   @Post('frames/:id/credential')
@@ -57,6 +67,6 @@ export class FramesController {
   @ApiOkResponse({ type: ResolvedCredentialDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost, or already_terminal' })
   credential(@Param('id') id: string, @Body() body: CredentialRequestDto): Promise<ResolvedCredential> {
-    return this.engine.controlPlane.resolveFrameCredential(id, body);
+    return this.controlPlane.resolveFrameCredential(id, body);
   }
 }

@@ -1,11 +1,14 @@
+import type { INestMicroservice } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { loadConfig } from '@noetl/config';
-import { Engine } from '@noetl/runtime';
-import { Database } from '@noetl/storage';
+import { AppRootModule, QueueGroupNatsServer } from '@noetl/platform';
+import { RuntimeMetrics } from '@noetl/runtime';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { requireNats } from '../../../../test/support/services';
 import { waitFor } from '../../../../test/support/wait-for';
+import { WorkerModule } from '../../../worker/src/worker.module';
 import { startApiTestApp, type ApiTestApp } from '../testing/api-test-app';
 
 const PLAYBOOK = `
@@ -22,14 +25,14 @@ workflow:
 `;
 
 /**
- * The microservice shape of DESIGN.md s3: the api + scheduler in one process,
- * a worker in another (here: another engine) that knows only the API's URL
- * and NATS. Work offers travel over NATS; claims and reports over HTTP.
+ * The microservice shape of DESIGN.md s3: the api + scheduler in one app, the
+ * worker app (its Nest microservice, as `apps/worker` boots it) in another,
+ * knowing only the API's URL and NATS. Work offers travel over NATS through
+ * the worker's @OnNotification handlers; claims and reports over HTTP.
  */
 describe('a worker on the HTTP control plane, over NATS', () => {
   let api: ApiTestApp;
-  let worker: Engine;
-  let workerDb: Database;
+  let worker: INestMicroservice;
 
   beforeAll(async () => {
     const nats = await requireNats();
@@ -46,13 +49,15 @@ describe('a worker on the HTTP control plane, over NATS', () => {
       NOETL_SERVER_URL: `http://127.0.0.1:${port}`,
       LOG_LEVEL: 'silent',
     });
-    workerDb = await Database.connect(config.database.url!.reveal());
-    worker = await Engine.start({ config, database: workerDb });
+    worker = await NestFactory.createMicroservice(AppRootModule.forRoot(config, (loaded, workerId) => [WorkerModule.forRoot(loaded, workerId)]), {
+      strategy: new QueueGroupNatsServer({ servers: [nats] }),
+      logger: false,
+    });
+    await worker.listen();
   });
 
   afterAll(async () => {
-    await worker?.stop();
-    await workerDb?.close();
+    await worker?.close();
     await api?.close();
   });
 
@@ -68,7 +73,7 @@ describe('a worker on the HTTP control plane, over NATS', () => {
     );
     expect(detail).toMatchObject({ status: 'COMPLETED', result: { total: 42 } });
     // The api process runs no worker: both commands were run by the remote one.
-    const ran = await worker.metrics.stepDuration.get();
+    const ran = await worker.get(RuntimeMetrics).stepDuration.get();
     expect(ran.values.find((value) => value.metricName?.endsWith('_count'))?.value).toBe(2);
   });
 });

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Engine } from '@noetl/runtime';
+import { LocalControlPlane } from '@noetl/runtime';
 import { ApiErrorDto } from '../errors/api-error.dto';
 import { RecordCallsDto } from './control-plane-requests.dto';
 import { CallsRecordedDto } from './control-plane-responses.dto';
@@ -8,7 +8,7 @@ import { CallsRecordedDto } from './control-plane-responses.dto';
 @ApiTags('control-plane')
 @Controller('api/events')
 export class WorkerEventsController {
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly controlPlane: LocalControlPlane) {}
 
   @Post()
   @HttpCode(HttpStatus.ACCEPTED)
@@ -17,7 +17,7 @@ export class WorkerEventsController {
   @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such command' })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost or already_terminal' })
   async record(@Body() body: RecordCallsDto): Promise<CallsRecordedDto> {
-    await this.engine.controlPlane.recordCalls(body.command_id, { worker_id: body.worker_id, calls: body.calls });
+    await this.controlPlane.recordCalls(body.command_id, { worker_id: body.worker_id, calls: body.calls });
     return { command_id: body.command_id, recorded: body.calls.length };
   }
 }

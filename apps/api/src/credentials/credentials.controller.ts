@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Inject, Param, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiCreatedResponse,
@@ -9,7 +9,8 @@ import {
   ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { Engine, type CredentialSummary } from '@noetl/runtime';
+import { CREDENTIAL_STORE } from '@noetl/platform';
+import type { CredentialStore, CredentialSummary } from '@noetl/runtime';
 import { ApiErrorDto } from '../errors/api-error.dto';
 import { CredentialListDto, CredentialSummaryDto, PutCredentialDto } from './credential.dto';
 
@@ -17,7 +18,7 @@ import { CredentialListDto, CredentialSummaryDto, PutCredentialDto } from './cre
 @ApiTags('credentials')
 @Controller('api/credentials')
 export class CredentialsController {
-  constructor(private readonly engine: Engine) {}
+  constructor(@Inject(CREDENTIAL_STORE) private readonly credentials: CredentialStore) {}
 
   @Post()
   @ApiOperation({ summary: 'Create or replace a credential (encrypted at rest)' })
@@ -25,14 +26,14 @@ export class CredentialsController {
   @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid name or body' })
   @ApiServiceUnavailableResponse({ type: ApiErrorDto, description: 'NOETL_ENCRYPTION_KEY is not set (credentials_locked)' })
   put(@Body() body: PutCredentialDto): Promise<CredentialSummary> {
-    return this.engine.credentials.put(body);
+    return this.credentials.put(body);
   }
 
   @Get()
   @ApiOperation({ summary: 'Every credential, without its data' })
   @ApiOkResponse({ type: CredentialListDto })
   async list(): Promise<CredentialListDto> {
-    return { credentials: await this.engine.credentials.list() };
+    return { credentials: await this.credentials.list() };
   }
 
   @Get(':name')
@@ -40,7 +41,7 @@ export class CredentialsController {
   @ApiOkResponse({ type: CredentialSummaryDto })
   @ApiNotFoundResponse({ type: ApiErrorDto })
   get(@Param('name') name: string): Promise<CredentialSummary> {
-    return this.engine.credentials.get(name);
+    return this.credentials.get(name);
   }
 
   @Delete(':name')
@@ -49,6 +50,6 @@ export class CredentialsController {
   @ApiNoContentResponse()
   @ApiNotFoundResponse({ type: ApiErrorDto })
   delete(@Param('name') name: string): Promise<void> {
-    return this.engine.credentials.delete(name);
+    return this.credentials.delete(name);
   }
 }

@@ -10,6 +10,8 @@ export const RUNTIME_ERROR_STATUS: Record<RuntimeErrorCode, HttpStatus> = {
   already_terminal: HttpStatus.CONFLICT,
   already_claimed: HttpStatus.CONFLICT,
   lease_lost: HttpStatus.CONFLICT,
+  // The worker asked for work its NOETL_WORKER_TOOLS do not cover.
+  tool_not_allowed: HttpStatus.FORBIDDEN,
   // The server lacks its key: the request is fine, the service cannot serve it yet.
   credentials_locked: HttpStatus.SERVICE_UNAVAILABLE,
 };

@@ -11,7 +11,7 @@ import {
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import type { JsonObject } from '@noetl/event-kernel';
-import { Engine, RuntimeError, type EventPage, type ExecutionDetail, type ExecutionPage, type PlaybookRef, type StartedExecution } from '@noetl/runtime';
+import { ExecutionService, RuntimeError, type EventPage, type ExecutionDetail, type ExecutionPage, type PlaybookRef, type StartedExecution } from '@noetl/runtime';
 import { ApiErrorDto } from '../errors/api-error.dto';
 import { CancelDto, ExecuteDto, ListEventsQueryDto, ListExecutionsQueryDto } from './execution-requests.dto';
 import { CancelledExecutionDto, EventPageDto, ExecutionDetailDto, ExecutionPageDto, StartedExecutionDto } from './execution-responses.dto';
@@ -19,7 +19,7 @@ import { CancelledExecutionDto, EventPageDto, ExecutionDetailDto, ExecutionPageD
 @ApiTags('executions')
 @Controller('api')
 export class ExecutionsController {
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly executions: ExecutionService) {}
 
   @Post('execute')
   @ApiOperation({ summary: 'Start an execution of a registered playbook' })
@@ -29,7 +29,7 @@ export class ExecutionsController {
   @ApiUnprocessableEntityResponse({ type: ApiErrorDto, description: 'The payload is not a JSON object (invalid_payload)' })
   execute(@Body() body: ExecuteDto): Promise<StartedExecution> {
     const payload = payloadOf(body);
-    return this.engine.executions.start({ ...playbookRefOf(body), ...(payload ? { payload } : {}) });
+    return this.executions.start({ ...playbookRefOf(body), ...(payload ? { payload } : {}) });
   }
 
   @Get('executions')
@@ -37,7 +37,7 @@ export class ExecutionsController {
   @ApiOkResponse({ type: ExecutionPageDto })
   @ApiBadRequestResponse({ type: ApiErrorDto })
   list(@Query() query: ListExecutionsQueryDto): Promise<ExecutionPage> {
-    return this.engine.executions.list(query);
+    return this.executions.list(query);
   }
 
   @Get('executions/:id')
@@ -45,7 +45,7 @@ export class ExecutionsController {
   @ApiOkResponse({ type: ExecutionDetailDto })
   @ApiNotFoundResponse({ type: ApiErrorDto })
   get(@Param('id') id: string): Promise<ExecutionDetail> {
-    return this.engine.executions.get(id);
+    return this.executions.get(id);
   }
 
   @Get('executions/:id/events')
@@ -54,7 +54,7 @@ export class ExecutionsController {
   @ApiBadRequestResponse({ type: ApiErrorDto })
   @ApiNotFoundResponse({ type: ApiErrorDto })
   events(@Param('id') id: string, @Query() query: ListEventsQueryDto): Promise<EventPage> {
-    return this.engine.executions.events(id, query);
+    return this.executions.events(id, query);
   }
 
   @Post('executions/:id/cancel')
@@ -64,7 +64,7 @@ export class ExecutionsController {
   @ApiNotFoundResponse({ type: ApiErrorDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'The execution already ended (already_terminal)' })
   async cancel(@Param('id') id: string, @Body() body: CancelDto): Promise<CancelledExecutionDto> {
-    await this.engine.executions.cancel(id, body);
+    await this.executions.cancel(id, body);
     return { execution_id: id, status: 'CANCELLED' };
   }
 }

@@ -1,19 +1,19 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import { Engine } from '@noetl/runtime';
+import { RuntimeMetrics } from '@noetl/runtime';
 import type { Response } from 'express';
 
 @ApiTags('operations')
 @Controller('metrics')
 export class MetricsController {
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly runtimeMetrics: RuntimeMetrics) {}
 
   @Get()
   @ApiOperation({ summary: 'Prometheus metrics of this process' })
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'Prometheus text exposition format', schema: { type: 'string' } })
   async metrics(@Res({ passthrough: true }) response: Response): Promise<string> {
-    const { registry } = this.engine.metrics;
+    const { registry } = this.runtimeMetrics;
     response.type(registry.contentType);
     return registry.metrics();
   }

@@ -3,7 +3,8 @@ import { Test } from '@nestjs/testing';
 import { loadConfig, type NoetlConfig } from '@noetl/config';
 import type { App } from 'supertest/types';
 import { createTestDatabase } from '../../../../test/support/test-database';
-import { ApiModule } from '../api.module';
+import { AppRootModule, listenForNotifications } from '@noetl/platform';
+import { serverRoles } from '../../../cli/src/server/server-roles';
 import { configureApi } from '../configure-api';
 
 export interface ApiTestApp {
@@ -15,7 +16,7 @@ export interface ApiTestApp {
 }
 
 /**
- * The api app as `main.ts` builds it (configureApi + ApiModule), on its own
+ * The api app as `noetl server` builds it (configureApi + the role modules of NOETL_ROLES), on its own
  * clone of the migrated template database. `env` adds to a quiet test
  * environment: e.g. `NOETL_ROLES: 'api,scheduler'` leaves commands unclaimed
  * for a test that plays the worker over HTTP.
@@ -24,9 +25,10 @@ export async function startApiTestApp(env: Record<string, string> = {}): Promise
   const db = await createTestDatabase();
   try {
     const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', NOETL_PYTHON: 'off', NOETL_ROLES: 'api', ...env });
-    const moduleRef = await Test.createTestingModule({ imports: [ApiModule.forRoot(config)] }).compile();
+    const moduleRef = await Test.createTestingModule({ imports: [AppRootModule.forRoot(config, serverRoles)] }).compile();
     const app = moduleRef.createNestApplication<NestExpressApplication>({ logger: false });
     configureApi(app);
+    await listenForNotifications(app, config, 'api-test');
     await app.init();
     return {
       app,

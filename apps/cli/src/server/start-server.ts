@@ -1,20 +1,21 @@
 import 'reflect-metadata';
 import type { NoetlConfig } from '@noetl/config';
-import { bootRole } from '@noetl/platform';
+import { AppRootModule, bootRole } from '@noetl/platform';
 import { startApi } from '../../../api/src/start-api';
-import { EngineRolesModule } from './engine-roles.module';
+import { serverRoles } from './server-roles';
 
 /**
- * `noetl server`: every role of NOETL_ROLES in this one process (DESIGN.md s3
- * "Modular monolith"). With `api`, the Nest HTTP app, whose EngineModule runs
- * the other roles; without it, an application context with the probe server.
- * SIGTERM and SIGINT close it cleanly (the embedded PostgreSQL too).
+ * `noetl server`: every role of NOETL_ROLES in this one process, composed of
+ * the same Nest modules the role apps run alone (DESIGN.md s3 "Modular
+ * monolith"). With `api`, the Nest HTTP app; without it, the probe server.
+ * With NATS_URL, the roles reach other processes over NATS. SIGTERM and
+ * SIGINT close it cleanly: the worker drains, the embedded PostgreSQL stops.
  */
 export async function startServer(config: NoetlConfig): Promise<void> {
   if (config.roles.includes('api')) {
-    await startApi(config, 'noetl-server');
+    await startApi(config, 'noetl-server', serverRoles);
   } else {
-    await bootRole('noetl-server', (loaded) => EngineRolesModule.forRoot(loaded));
+    await bootRole('noetl-server', config, AppRootModule.forRoot(config, serverRoles));
   }
   process.stdout.write(`noetl server listening on :${config.http.port} (roles: ${config.roles.join(', ')})\n`);
 }

@@ -5,3 +5,4 @@ export { DEFAULT_COMMAND_MAX_ATTEMPTS, commandSpec } from './issue-command';
 export { reachability, canReach, type Reachability } from './reachability';
 export { executionResult, isSettled } from './check-completion';
 export { loopBodySpec } from './loop-body-spec';
+export { workToolKinds } from './work-tool-kinds';

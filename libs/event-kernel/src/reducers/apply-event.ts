@@ -122,6 +122,12 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
         c.workerId = undefined;
         c.leaseUntil = undefined;
       });
+    case EventType.CommandReleased:
+      return updateCommand(state, event.command_id, (c) => {
+        c.status = 'ISSUED';
+        c.workerId = undefined;
+        c.leaseUntil = undefined;
+      });
     case EventType.CommandCancelled:
       return updateCommand(state, event.command_id, (c) => {
         c.status = 'CANCELLED';

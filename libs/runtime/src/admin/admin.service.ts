@@ -10,7 +10,7 @@ import {
   type FrameRow,
   type Queryable,
 } from '@noetl/storage';
-import { Subjects, type Bus } from '../bus/bus';
+import type { Offers } from '../bus/offers';
 import type { Ledger } from '../ledger';
 import { RuntimeError, notFound } from '../runtime-error';
 import {
@@ -31,7 +31,7 @@ export interface AdminServiceDeps {
   db: Database;
   ledger: Ledger;
   /** Offers a reclaimed frame's stage to workers again. */
-  bus: Bus;
+  offers: Offers;
   /** Asks the scheduler to plan the execution's new events (after the commit). */
   notify: (executionId: string) => void;
   commandRows: CommandRepository;
@@ -193,9 +193,9 @@ export class AdminService {
   }
 
   private async reclaimFrame(frameId: string, request: AdminRequest): Promise<AdminActionResult> {
-    const { bus, ledger } = this.deps;
+    const { offers, ledger } = this.deps;
     // After the commit, the frame's stage is offered to workers again (its frame is claimable).
-    let offer: { stage_id: string; execution_id: string } | undefined;
+    let offer: { stageId: string; executionId: string; kinds: string[] } | undefined;
     const result = await this.onFrame(frameId, async (q, frame, target) => {
       if (frame.status === 'PENDING') {
         throw new RuntimeError('invalid_request', `frame ${frameId} is PENDING: no worker holds it, so there is nothing to reclaim`);
@@ -215,10 +215,10 @@ export class AdminService {
         },
       ]);
       await this.deps.frameRows.release(q, frameId);
-      offer = { stage_id: frame.stage_id, execution_id: frame.execution_id };
+      offer = { stageId: frame.stage_id, executionId: frame.execution_id, kinds: frame.tools };
       return actionResult(target, AdminActions.reclaim, audit, 'PENDING');
     });
-    if (offer) bus.publish(Subjects.frames(ledger.scope.tenantId), offer);
+    if (offer) await offers.stage({ tenantId: ledger.scope.tenantId, slots: 1, ...offer });
     return result;
   }
 

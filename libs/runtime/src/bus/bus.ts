@@ -11,7 +11,8 @@ export interface SubscribeOptions {
  * Notifications between roles (DESIGN.md invariant 5): a lost message delays
  * work, it never loses it, because Postgres is the authority and sweeps
  * re-notify. Publishing never throws and never waits for a consumer.
- * Adapters: `InProcessBus` (the monolith) and `NatsBus` (separate services).
+ * Adapters: `InProcessBus` (the monolith) and, at the app edge, Nest's NATS
+ * transport (`NestBus` and `@OnNotification` handlers in libs/platform).
  */
 export interface Bus {
   publish(subject: string, message: JsonObject): void;
@@ -19,12 +20,16 @@ export interface Bus {
   close(): Promise<void>;
 }
 
-/** The subjects the roles speak on, per tenant. */
+/** The subjects the roles speak on, per tenant (`*` as the tenant subscribes to every tenant's). */
 export const Subjects = {
-  /** `{command_id, execution_id}`: a command is ready to claim (workers, queue group `workers`). */
+  /** `{command_id, execution_id}`: a command is ready to claim (unrestricted workers, queue group `workers`). */
   work: (tenantId: string): string => `noetl.${tenantId}.work`,
-  /** `{stage_id, execution_id}`: a stage has frames to claim (workers, queue group `workers`; one message per frame slot). */
+  /** `{stage_id, execution_id}`: a stage has frames to claim (unrestricted workers, queue group `workers`; one message per frame slot). */
   frames: (tenantId: string): string => `noetl.${tenantId}.frames`,
+  /** `work`, offered to one worker that registered free slots for the work's tool kinds (seed 001 P4.3). */
+  workFor: (tenantId: string, workerId: string): string => `noetl.${tenantId}.worker.${workerId}.work`,
+  /** `frames`, offered to one worker. */
+  framesFor: (tenantId: string, workerId: string): string => `noetl.${tenantId}.worker.${workerId}.frames`,
   /** `{execution_id}`: the execution has events to plan (schedulers, queue group `schedulers`). */
   execution: (tenantId: string): string => `noetl.${tenantId}.execution`,
   /** `{execution_id, status}`: an execution ended (watchers such as `noetl run`; every subscriber). */

@@ -1,5 +1,6 @@
 import type { ResultViews } from '@noetl/dsl';
 import type { EventError, Json, JsonObject } from '@noetl/event-kernel';
+import type { WorkerReport } from '@noetl/storage';
 
 /**
  * The worker's side of the runtime (DESIGN.md s4 step 4, s6 "worker control
@@ -38,6 +39,13 @@ export interface ControlPlane {
   childOutcome(executionId: string, request: { return_step?: string }): Promise<ChildOutcomeView>;
   /** `call.done` / `call.error` events for calls of a command the worker holds, ahead of its terminal report. */
   recordCalls(commandId: string, request: RecordCallsRequest): Promise<void>;
+  /**
+   * Gives an unrun (or abandoned mid-run) command back: `command.released`,
+   * claimable again at once and no attempt spent (a worker shutting down).
+   */
+  release(commandId: string, request: LeaseRequest): Promise<void>;
+  /** A worker's capacity and status (it registers with the first report); the scheduler offers work by it. */
+  reportWorker(report: WorkerReport): Promise<void>;
   /** The decrypted data of a credential, for the worker that holds the command's lease (never logged, never in events). */
   resolveCredential(commandId: string, request: CredentialRequest): Promise<ResolvedCredential>;
 
@@ -54,6 +62,8 @@ export interface ControlPlane {
   commitFrame(frameId: string, request: CommitFrameRequest): Promise<void>;
   /** `frame.failed`: the frame could not run at all (its rows count as failed). */
   failFrame(frameId: string, request: FailRequest): Promise<void>;
+  /** Gives a frame back whole (`frame.abandoned`, its claim refunded): claimable again at once. */
+  releaseFrame(frameId: string, request: LeaseRequest): Promise<void>;
   /** `resolveCredential` for the worker that holds the frame's lease. */
   resolveFrameCredential(frameId: string, request: CredentialRequest): Promise<ResolvedCredential>;
 }
@@ -133,7 +143,10 @@ export interface LeaseRequest {
   lease_ms?: number;
 }
 
-export type ClaimRequest = LeaseRequest;
+export interface ClaimRequest extends LeaseRequest {
+  /** The tool kinds the worker runs (NOETL_WORKER_TOOLS); absent: every kind. Work needing another is refused (`tool_not_allowed`). */
+  tools?: string[];
+}
 
 export interface ClaimedCommand {
   command_id: string;

@@ -1,3 +1,4 @@
+import type { WorkerReport } from '@noetl/storage';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, type Dispatcher, request } from 'undici';
 import { RuntimeError, type RuntimeErrorCode } from '../runtime-error';
@@ -47,6 +48,7 @@ const RUNTIME_ERROR_CODES: Record<RuntimeErrorCode, true> = {
   already_terminal: true,
   already_claimed: true,
   lease_lost: true,
+  tool_not_allowed: true,
   credentials_locked: true,
 };
 
@@ -103,6 +105,18 @@ export class HttpControlPlane implements ControlPlane {
 
   startChild(commandId: string, request: StartChildRequest): Promise<{ execution_id: string }> {
     return this.post(commandPath(commandId, 'child'), request, isStartedChild);
+  }
+
+  async release(commandId: string, request: LeaseRequest): Promise<void> {
+    await this.post(commandPath(commandId, 'release'), request, anyBody);
+  }
+
+  async reportWorker(report: WorkerReport): Promise<void> {
+    await this.post(`/api/workers/${encodeURIComponent(report.worker_id)}/heartbeat`, report, anyBody);
+  }
+
+  async releaseFrame(frameId: string, request: LeaseRequest): Promise<void> {
+    await this.post(framePath(frameId, 'release'), request, anyBody);
   }
 
   async recordCalls(commandId: string, request: RecordCallsRequest): Promise<void> {

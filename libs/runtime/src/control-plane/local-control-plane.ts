@@ -1,5 +1,5 @@
 import { EventType, type EventDraft, type EventTypeName } from '@noetl/event-kernel';
-import { buildScope, isJsonObject, resultViewsOf, toPlainJson } from '@noetl/dsl';
+import { buildScope, isJsonObject, resultViewsOf, toPlainJson, workToolKinds } from '@noetl/dsl';
 import {
   isTerminalCommand,
   type CommandRepository,
@@ -9,8 +9,11 @@ import {
   type PayloadStore,
   type Queryable,
   type StageRepository,
+  type WorkerReport,
+  type WorkerRepository,
 } from '@noetl/storage';
 import { Subjects, type Bus } from '../bus/bus';
+import { runsAll, type Offers } from '../bus/offers';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { CredentialStore } from '../credentials/credential-types';
 import type { ExecutionService } from '../executions/execution.service';
@@ -56,6 +59,8 @@ export interface LocalControlPlaneDeps {
   commandRows: CommandRepository;
   frameRows: FrameRepository;
   stageRows: StageRepository;
+  workerRows: WorkerRepository;
+  offers: Offers;
 }
 
 /**
@@ -97,6 +102,10 @@ export class LocalControlPlane implements ControlPlane {
     const leaseMs = request.lease_ms ?? DEFAULT_LEASE_MS;
     const claimed = await db.transaction(async (q) => {
       const command = await this.locked(q, commandId);
+      const kinds = workToolKinds(command.spec ?? {});
+      if (request.tools && !runsAll({ tools: request.tools }, kinds)) {
+        throw new RuntimeError('tool_not_allowed', `command ${commandId} runs ${kinds.join(', ')}; worker ${request.worker_id} runs only ${request.tools.join(', ')}`);
+      }
       if (command.status !== 'ISSUED') {
         if ((command.status === 'RUNNING' || command.status === 'CLAIMED') && command.worker_id === request.worker_id) {
           return { command, leaseUntil: command.lease_until ?? ledger.now() };
@@ -237,6 +246,33 @@ export class LocalControlPlane implements ControlPlane {
       this.assertHolder(command, request.worker_id);
       await this.deps.ledger.append(q, callDrafts(command, request.calls));
     });
+  }
+
+  async release(commandId: string, request: LeaseRequest): Promise<void> {
+    const { db, ledger } = this.deps;
+    const command = await db.transaction(async (q) => {
+      const locked = await this.locked(q, commandId);
+      this.assertHolder(locked, request.worker_id);
+      await ledger.append(q, [
+        this.draft(locked, EventType.CommandReleased, { worker_id: request.worker_id, attempt: locked.attempt, reason: 'released by its worker' }),
+      ]);
+      await this.deps.commandRows.release(q, commandId);
+      return locked;
+    });
+    await this.deps.offers.command({
+      tenantId: ledger.scope.tenantId,
+      commandId,
+      executionId: command.execution_id,
+      kinds: workToolKinds(command.spec ?? {}),
+    });
+  }
+
+  async reportWorker(report: WorkerReport): Promise<void> {
+    await this.deps.workerRows.report(this.deps.db, this.deps.ledger.scope, report);
+  }
+
+  releaseFrame(frameId: string, request: LeaseRequest): Promise<void> {
+    return this.frames.release(frameId, request);
   }
 
   async resolveCredential(commandId: string, request: CredentialRequest): Promise<ResolvedCredential> {

@@ -2,6 +2,7 @@ import { EventType, type EventDraft, type EventTypeName, type Json, type RowOutc
 import { loopBodySpec } from '@noetl/dsl';
 import { putFrameOutput, type FrameOutputRow, type FrameRow, type PendingFrame, type Queryable } from '@noetl/storage';
 import { Subjects } from '../bus/bus';
+import { runsAll } from '../bus/offers';
 import { RuntimeError, notFound } from '../runtime-error';
 import type { LocalControlPlaneDeps } from './local-control-plane';
 import {
@@ -36,6 +37,9 @@ export class LocalFrames {
       const { frameRows, stageRows } = this.deps;
       const stage = await stageRows.lock(q, ledger.scope, stageId, (executionId) => ledger.lockStream(q, executionId));
       if (!stage) throw notFound('stage', stageId);
+      if (request.tools && !runsAll({ tools: request.tools }, stage.tools)) {
+        throw new RuntimeError('tool_not_allowed', `stage ${stageId} runs ${stage.tools.join(', ')}; worker ${request.worker_id} runs only ${request.tools.join(', ')}`);
+      }
       if (stage.status !== 'OPEN' || (await ledger.hasEnded(q, stage.execution_id))) return null;
       if ((await frameRows.countHeld(q, stageId)) >= stage.max_in_flight) return null;
       const frame = (await frameRows.nextPending(q, stageId)) ?? (stage.mode === 'cursor' ? await this.mintCursorFrame(q, stage) : undefined);
@@ -149,6 +153,20 @@ export class LocalFrames {
     this.afterTerminal(frame);
   }
 
+  async release(frameId: string, request: LeaseRequest): Promise<void> {
+    const { db, ledger } = this.deps;
+    const frame = await db.transaction(async (q) => {
+      const locked = await this.lockedLive(q, frameId);
+      this.assertHolder(locked, request.worker_id);
+      await ledger.append(q, [
+        draft(where(locked), EventType.FrameAbandoned, { frame_id: frameId, worker_id: request.worker_id, attempt: locked.attempts, reason: 'released by its worker' }),
+      ]);
+      await this.deps.frameRows.release(q, frameId, { refundAttempt: true });
+      return locked;
+    });
+    this.afterTerminal(frame);
+  }
+
   /** The frame's execution; throws unless the worker holds the frame's lease. */
   async assertHeld(frameId: string, workerId: string): Promise<string> {
     return this.deps.db.transaction(async (q) => {
@@ -158,11 +176,11 @@ export class LocalFrames {
     });
   }
 
-  /** The scheduler plans the frame's end; the stage's next frame is offered. */
+  /** The scheduler plans the frame's end (or release); the stage's next frame is offered. */
   private afterTerminal(frame: FrameRow): void {
-    const tenant = this.deps.ledger.scope.tenantId;
-    this.deps.bus.publish(Subjects.execution(tenant), { execution_id: frame.execution_id });
-    this.deps.bus.publish(Subjects.frames(tenant), { stage_id: frame.stage_id, execution_id: frame.execution_id });
+    const tenantId = this.deps.ledger.scope.tenantId;
+    this.deps.bus.publish(Subjects.execution(tenantId), { execution_id: frame.execution_id });
+    void this.deps.offers.stage({ tenantId, stageId: frame.stage_id, executionId: frame.execution_id, slots: 1, kinds: frame.tools });
   }
 
   /** A cursor stage's next frame slot, unless a claim already came back empty (the cursor is drained). */

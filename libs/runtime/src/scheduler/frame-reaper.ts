@@ -1,6 +1,6 @@
 import { EventType } from '@noetl/event-kernel';
 import type { Database, FrameRepository, StageRepository } from '@noetl/storage';
-import { Subjects, type Bus } from '../bus/bus';
+import type { Offers } from '../bus/offers';
 import { frameMaxAttempts } from '../control-plane/frame-policy';
 import type { Ledger } from '../ledger';
 
@@ -16,10 +16,10 @@ export async function reapExpiredFrames(
   db: Database,
   ledger: Ledger,
   frameRows: FrameRepository,
-): Promise<{ executions: string[]; stages: { stage_id: string; execution_id: string }[] }> {
+): Promise<{ executions: string[]; stages: { stage_id: string; execution_id: string; tools: string[] }[] }> {
   const expired = await frameRows.expiredLeases(db, ledger.scope, SWEEP_LIMIT);
   const executions = new Set<string>();
-  const stages = new Map<string, string>();
+  const stages = new Map<string, { stage_id: string; execution_id: string; tools: string[] }>();
   for (const frameId of expired) {
     const reaped = await db.transaction(async (q) => {
       const frame = await frameRows.lock(q, ledger.scope, frameId, (executionId) => ledger.lockStream(q, executionId));
@@ -56,17 +56,15 @@ export async function reapExpiredFrames(
     });
     if (reaped) {
       executions.add(reaped.execution_id);
-      stages.set(reaped.stage_id, reaped.execution_id);
+      stages.set(reaped.stage_id, { stage_id: reaped.stage_id, execution_id: reaped.execution_id, tools: reaped.tools });
     }
   }
-  return { executions: [...executions], stages: [...stages].map(([stage_id, execution_id]) => ({ stage_id, execution_id })) };
+  return { executions: [...executions], stages: [...stages.values()] };
 }
 
 /** Open stages with pending frames and a free slot that nobody took for a while: offered again. */
-export async function reofferStages(db: Database, ledger: Ledger, stageRows: StageRepository, bus: Bus, afterMs: number): Promise<void> {
+export async function reofferStages(db: Database, ledger: Ledger, stageRows: StageRepository, offers: Offers, afterMs: number): Promise<void> {
   for (const stage of await stageRows.reofferIdle(db, ledger.scope, afterMs, SWEEP_LIMIT)) {
-    for (let slot = 0; slot < stage.slots; slot++) {
-      bus.publish(Subjects.frames(stage.tenant_id), { stage_id: stage.stage_id, execution_id: stage.execution_id });
-    }
+    await offers.stage({ tenantId: stage.tenant_id, stageId: stage.stage_id, executionId: stage.execution_id, slots: stage.slots, kinds: stage.tools });
   }
 }

@@ -1,3 +1,4 @@
+import { workToolKinds } from '@noetl/dsl';
 import { EventType, type ExecutionState, type IdGenerator, type LedgerEvent } from '@noetl/event-kernel';
 import type { CommandRepository, FrameRepository, Queryable, StageRepository, TenantScope, TimerRepository } from '@noetl/storage';
 import { insertStage } from './stage-rows';
@@ -10,16 +11,24 @@ export interface DerivedRows {
   frameRows: FrameRepository;
 }
 
+/** What materializing needs besides the event: the tenancy, ids, the tables, and the tool kinds of a loop step's body. */
+export interface MaterializeWorld {
+  scope: TenantScope;
+  ids: IdGenerator;
+  rows: DerivedRows;
+  loopToolKinds: (step: string) => Promise<string[]>;
+}
+
 /** What a planned batch asks of the world once its transaction committed. */
 export interface Effects {
-  /** Commands to offer to workers (the offer is this very message). */
-  work: { command_id: string; execution_id: string; kind: string }[];
+  /** Commands to offer to workers, with the tool kinds each needs. */
+  work: { command_id: string; execution_id: string; kind: string; kinds: string[] }[];
   /** New timers, to fire on time rather than at the next sweep. */
   timers: ArmedTimer[];
   /** Commands cancelled: a `playbook` command's child is cancelled too. */
   cancelledCommands: string[];
   /** Stages opened: offer their frames to workers, one message per frame slot. */
-  stages: { stage_id: string; execution_id: string; slots: number }[];
+  stages: { stage_id: string; execution_id: string; slots: number; kinds: string[] }[];
 }
 
 /** A durable timer row just written. */
@@ -40,7 +49,7 @@ export function noEffects(): Effects {
  */
 export async function materialize(
   q: Queryable,
-  world: { scope: TenantScope; ids: IdGenerator; rows: DerivedRows },
+  world: MaterializeWorld,
   event: LedgerEvent,
   state: ExecutionState,
   effects: Effects,
@@ -62,7 +71,7 @@ export async function materialize(
         loop_id: p.loop_id ?? null,
         iteration: p.iteration ?? null,
       });
-      effects.work.push({ command_id: p.command_id, execution_id: event.execution_id, kind: p.kind });
+      effects.work.push({ command_id: p.command_id, execution_id: event.execution_id, kind: p.kind, kinds: workToolKinds(p.spec) });
       return;
     }
     case EventType.RetryScheduled:
@@ -88,8 +97,9 @@ export async function materialize(
     }
     case EventType.StageOpened: {
       const p = event.payload;
-      const slots = await insertStage(q, world, event.execution_id, event.event_id, p, state.loops[p.loop_id]);
-      if (slots > 0) effects.stages.push({ stage_id: p.stage_id, execution_id: event.execution_id, slots });
+      const kinds = await world.loopToolKinds(p.step);
+      const slots = await insertStage(q, world, event.execution_id, event.event_id, { ...p, tools: kinds }, state.loops[p.loop_id]);
+      if (slots > 0) effects.stages.push({ stage_id: p.stage_id, execution_id: event.execution_id, slots, kinds });
       return;
     }
     case EventType.StageClosed:

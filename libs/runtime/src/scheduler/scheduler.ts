@@ -6,10 +6,11 @@ import {
   type ExecutionState,
   type LedgerEvent,
 } from '@noetl/event-kernel';
-import { plan, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
+import { loopBodySpec, plan, workToolKinds, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
 import type { Database, ExecutionRepository, PayloadStore, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { Subjects, type Bus } from '../bus/bus';
+import type { Offers } from '../bus/offers';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
@@ -27,6 +28,7 @@ export interface SchedulerDeps {
   inlineLimitBytes: number;
   engine: ExpressionEngine;
   bus: Bus;
+  offers: Offers;
   metrics: RuntimeMetrics;
   logger: Logger;
   followUps: SchedulerFollowUps;
@@ -118,7 +120,7 @@ export class Scheduler {
       const fold = async (event: LedgerEvent): Promise<void> => {
         const wasRunning = state?.status === 'RUNNING';
         state = applyEvent(state, event);
-        await materialize(q, { scope: ledger.scope, ids: ledger.ids, rows: this.deps.rows }, event, state, effects);
+        await materialize(q, { scope: ledger.scope, ids: ledger.ids, rows: this.deps.rows, loopToolKinds: (step) => this.loopToolKinds(q, state!, step) }, event, state, effects);
         if (wasRunning && state.status !== 'RUNNING') terminal = state;
       };
       for (;;) {
@@ -190,6 +192,12 @@ export class Scheduler {
     return offloadCollections(drafts, { store, scope: ledger.scope, inlineLimitBytes: this.deps.inlineLimitBytes });
   }
 
+  private async loopToolKinds(q: Queryable, state: ExecutionState, stepName: string): Promise<string[]> {
+    const playbook = await this.deps.catalog.playbook(state.catalogId, q);
+    const step = playbook.steps.find((candidate) => candidate.name === stepName);
+    return step ? workToolKinds(loopBodySpec(playbook, step)) : [];
+  }
+
   private async stateAt(q: Queryable, executionId: string, version: number): Promise<{ state: ExecutionState | undefined; version: number }> {
     const cached = this.states.get(executionId);
     if (cached && cached.version === version) return { state: cached.state, version };
@@ -216,14 +224,14 @@ export class Scheduler {
   }
 
   private afterCommit(effects: Effects, terminal: ExecutionState | undefined): void {
-    const { bus, ledger, metrics } = this.deps;
+    const { bus, offers, ledger, metrics } = this.deps;
     const tenant = ledger.scope.tenantId;
     for (const work of effects.work) {
       metrics.commandsIssued.inc({ kind: work.kind });
-      bus.publish(Subjects.work(tenant), work);
+      void offers.command({ tenantId: tenant, commandId: work.command_id, executionId: work.execution_id, kinds: work.kinds });
     }
     for (const stage of effects.stages) {
-      for (let slot = 0; slot < stage.slots; slot++) bus.publish(Subjects.frames(tenant), { stage_id: stage.stage_id, execution_id: stage.execution_id });
+      void offers.stage({ tenantId: tenant, stageId: stage.stage_id, executionId: stage.execution_id, slots: stage.slots, kinds: stage.kinds });
     }
     for (const timer of effects.timers) this.deps.followUps.timerArmed(timer);
     for (const commandId of effects.cancelledCommands) this.deps.followUps.commandCancelled(commandId);

@@ -15,7 +15,7 @@ export async function insertStage(
   world: { scope: TenantScope; ids: IdGenerator; rows: { stageRows: StageRepository; frameRows: FrameRepository } },
   executionId: string,
   openedEventId: string,
-  stage: StageOpened,
+  stage: StageOpened & { tools: string[] },
   loop: LoopState | undefined,
 ): Promise<number> {
   const maxRows = Number(stage.frame_policy['max_rows'] ?? 1) || 1;
@@ -34,6 +34,7 @@ export async function insertStage(
     mode,
     max_in_flight: maxInFlight,
     size: loop?.size ?? null,
+    tools: stage.tools,
   });
   if (!inserted) return 0;
   const frameCount = stage.frame_count ?? 0;

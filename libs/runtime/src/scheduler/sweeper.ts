@@ -1,7 +1,9 @@
 import { EventType, type ExecutionState } from '@noetl/event-kernel';
 import type { CommandRepository, Database, DueTimer, ExecutionRepository, FrameRepository, Queryable, StageRepository, TimerRepository } from '@noetl/storage';
 import type { Logger } from 'pino';
-import { Subjects, type Bus } from '../bus/bus';
+import { workToolKinds } from '@noetl/dsl';
+import type { Bus } from '../bus/bus';
+import type { Offers } from '../bus/offers';
 import type { LocalControlPlane } from '../control-plane/local-control-plane';
 import type { ExecutionService } from '../executions/execution.service';
 import type { Ledger } from '../ledger';
@@ -14,6 +16,7 @@ export interface SweeperDeps {
   db: Database;
   ledger: Ledger;
   bus: Bus;
+  offers: Offers;
   executions: ExecutionService;
   controlPlane: LocalControlPlane;
   logger: Logger;
@@ -65,7 +68,7 @@ export class Sweeper implements SchedulerFollowUps {
       await this.abandonExpiredLeases();
       await this.reapFrames();
       await this.renotifyUnclaimed();
-      await reofferStages(db, ledger, this.deps.stageRows, this.deps.bus, this.renotifyAfterMs());
+      await reofferStages(db, ledger, this.deps.stageRows, this.deps.offers, this.renotifyAfterMs());
       await this.children.settle();
       await this.planBacklog();
       return true;
@@ -75,7 +78,10 @@ export class Sweeper implements SchedulerFollowUps {
   /** Frames whose lease ran out: abandoned and offered again whole, or failed past their attempts. */
   private async reapFrames(): Promise<void> {
     const { executions, stages } = await reapExpiredFrames(this.deps.db, this.deps.ledger, this.deps.frameRows);
-    for (const stage of stages) this.deps.bus.publish(Subjects.frames(this.deps.ledger.scope.tenantId), stage);
+    const tenantId = this.deps.ledger.scope.tenantId;
+    for (const stage of stages) {
+      await this.deps.offers.stage({ tenantId, stageId: stage.stage_id, executionId: stage.execution_id, slots: 1, kinds: stage.tools });
+    }
     for (const executionId of executions) void this.scheduler.process(executionId);
   }
 
@@ -204,9 +210,9 @@ export class Sweeper implements SchedulerFollowUps {
   }
 
   private async renotifyUnclaimed(): Promise<void> {
-    const { db, ledger, bus } = this.deps;
+    const { db, ledger, offers } = this.deps;
     for (const command of await this.deps.commandRows.reofferUnclaimed(db, ledger.scope, this.renotifyAfterMs(), SWEEP_LIMIT)) {
-      bus.publish(Subjects.work(command.tenant_id), { command_id: command.command_id, execution_id: command.execution_id });
+      await offers.command({ tenantId: command.tenant_id, commandId: command.command_id, executionId: command.execution_id, kinds: workToolKinds(command.spec ?? {}) });
     }
   }
 

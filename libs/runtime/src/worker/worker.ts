@@ -3,8 +3,8 @@ import type { ToolRegistry } from '@noetl/tools';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { QueueGroups, Subjects, type Bus, type Unsubscribe } from '../bus/bus';
-import type { ClaimedCommand, ControlPlane, HeartbeatResult } from '../control-plane/control-plane';
+import type { ClaimRequest, ClaimedCommand, ControlPlane, HeartbeatResult } from '../control-plane/control-plane';
+import type { WorkerReport } from '@noetl/storage';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError } from '../runtime-error';
 import { eventErrorOf } from './call-errors';
@@ -14,8 +14,6 @@ import { runNestedChild } from './nested-child';
 
 export interface WorkerOptions {
   controlPlane: ControlPlane;
-  bus: Bus;
-  tenantId: string;
   tools: ToolRegistry;
   engine: ExpressionEngine;
   metrics: RuntimeMetrics;
@@ -23,57 +21,88 @@ export interface WorkerOptions {
   concurrency: number;
   leaseMs: number;
   pythonEnabled: boolean;
+  /** The tool kinds it runs (NOETL_WORKER_TOOLS); absent: every kind. */
+  kinds?: string[];
+  /** Default: host, pid and a random suffix. */
+  workerId?: string;
+  /** Its pool (NOETL_WORKER_POOL), shown in the registry. */
+  pool?: string;
+  /** How often it reports its capacity to the registry (default 5 s). */
+  reportEveryMs?: number;
 }
+
+/** What the bus offers a worker: a command to claim, or a stage to claim a frame of. */
+export type Offer = { kind: 'command'; id: string } | { kind: 'stage'; id: string };
 
 /**
  * Executes and reports; never routes (DESIGN.md invariant 2). Offers arrive
- * on the bus (a command id); up to `concurrency` commands run at once. Each
- * is claimed (a lease), heartbeated at a third of the lease, run, and
- * reported. A heartbeat that says cancelled, or a lost lease, aborts the
- * call and nothing is reported: the command is no longer this worker's.
+ * from the transport (`offer`: a command id or a stage id); up to
+ * `concurrency` run at once. Each is claimed (a lease), heartbeated at a
+ * third of the lease, run, and reported. A heartbeat that says cancelled, or
+ * a lost lease, aborts the call and nothing is reported: the command is no
+ * longer this worker's. It reports its capacity to the registry, by which the
+ * scheduler targets its offers, and on `stop` it drains: it takes no more
+ * offers, lets what runs finish within the grace period, and gives back
+ * (releases) whatever is still running then, so nothing waits for the reaper.
  */
 export class Worker {
-  readonly workerId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  readonly workerId: string;
   /** Offers waiting for a free slot: a command to claim, or a stage to claim a frame of. */
   private readonly queue: Offer[] = [];
   private readonly queuedCommands = new Set<string>();
   private readonly inFlight = new Set<AbortController>();
-  private readonly unsubscribe: Unsubscribe[] = [];
   private stopping = false;
+  /** Set once the grace period is over: aborted runs give their work back instead of reporting. */
+  private releasing = false;
+  private reportTimer?: NodeJS.Timeout;
 
-  constructor(private readonly options: WorkerOptions) {}
-
-  start(): void {
-    const { bus, tenantId } = this.options;
-    this.unsubscribe.push(
-      bus.subscribe(
-        Subjects.work(tenantId),
-        (message) => {
-          if (typeof message['command_id'] === 'string') this.offer({ kind: 'command', id: message['command_id'] });
-        },
-        { queue: QueueGroups.workers },
-      ),
-      // Each message is one frame slot of a stage: several may arrive for one stage, and each runs.
-      bus.subscribe(
-        Subjects.frames(tenantId),
-        (message) => {
-          if (typeof message['stage_id'] === 'string') this.offer({ kind: 'stage', id: message['stage_id'] });
-        },
-        { queue: QueueGroups.workers },
-      ),
-    );
+  constructor(private readonly options: WorkerOptions) {
+    this.workerId = options.workerId ?? newWorkerId();
   }
 
-  /** Aborts running calls (their leases run out and the reaper re-issues them) and waits for them. */
-  async stop(): Promise<void> {
+  /** Registers with the registry and keeps reporting its capacity. */
+  start(): void {
+    void this.report('ACTIVE');
+    this.reportTimer = setInterval(() => void this.report('ACTIVE'), this.options.reportEveryMs ?? 5000);
+    this.reportTimer.unref();
+  }
+
+  /**
+   * Drains: no more offers; what runs gets `graceMs` to finish; then the rest
+   * is aborted and released (claimable again at once, no attempt spent).
+   */
+  async stop(graceMs = 0): Promise<void> {
+    if (this.stopping) return;
     this.stopping = true;
-    for (const unsubscribe of this.unsubscribe) unsubscribe();
+    clearInterval(this.reportTimer);
     this.queue.length = 0;
     this.queuedCommands.clear();
+    await this.report('DRAINING');
+    const deadline = Date.now() + graceMs;
+    while (this.inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    this.releasing = true;
     for (const controller of this.inFlight) controller.abort();
     while (this.inFlight.size > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await this.report('STOPPED');
   }
 
+  /** Its capacity, for GET /api/workers and targeted offers; a failed report is retried at the next beat. */
+  private async report(status: WorkerReport['status']): Promise<void> {
+    const { concurrency, kinds, pool } = this.options;
+    await this.options.controlPlane
+      .reportWorker({
+        worker_id: this.workerId,
+        node: hostname(),
+        ...(pool ? { pool } : {}),
+        ...(kinds ? { tools: kinds } : {}),
+        slots: concurrency,
+        free_slots: status === 'ACTIVE' ? Math.max(0, concurrency - this.inFlight.size - this.queue.length) : 0,
+        status,
+      })
+      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'worker report failed; the next beat retries'));
+  }
+
+  /** An offer from the transport; several for one stage each run (one per frame slot). */
   offer(offer: Offer): void {
     if (this.stopping) return;
     if (offer.kind === 'command') {
@@ -103,7 +132,7 @@ export class Worker {
   /** Claims a frame of the stage, interprets its rows, commits it; nothing claimable is fine (the offer was stale). */
   private async executeFrame(stageId: string, controller: AbortController): Promise<void> {
     const { controlPlane } = this.options;
-    const frame = await controlPlane.claimFrame(stageId, { worker_id: this.workerId }).catch((error: unknown) => {
+    const frame = await controlPlane.claimFrame(stageId, this.claimRequest()).catch((error: unknown) => {
       if (error instanceof RuntimeError) return null;
       throw error;
     });
@@ -116,7 +145,10 @@ export class Worker {
           { executionId: frame.execution_id, step: frame.step, scope: frame.scope, holder: { kind: 'frame', id: frame.frame_id }, attempt: frame.attempt },
           async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { worker_id: this.workerId, name })).data,
         ));
-      if (controller.signal.aborted) return;
+      if (controller.signal.aborted) {
+        if (this.releasing) await this.giveBack(() => controlPlane.releaseFrame(frame.frame_id, { worker_id: this.workerId }), log);
+        return;
+      }
       const send =
         report.status === 'COMMITTED'
           ? controlPlane.commitFrame(frame.frame_id, { worker_id: this.workerId, ...report.request })
@@ -134,7 +166,7 @@ export class Worker {
     const { controlPlane, leaseMs } = this.options;
     let command: ClaimedCommand;
     try {
-      command = await controlPlane.claim(commandId, { worker_id: this.workerId, lease_ms: leaseMs });
+      command = await controlPlane.claim(commandId, { ...this.claimRequest(), lease_ms: leaseMs });
     } catch (error) {
       // Another worker took it, it ended, or it is unknown: the offer was stale.
       if (error instanceof RuntimeError) return;
@@ -153,7 +185,10 @@ export class Worker {
         return;
       }
       const report = await runCommand(command, controller.signal, run);
-      if (controller.signal.aborted) return;
+      if (controller.signal.aborted) {
+        if (this.releasing) await this.giveBack(() => controlPlane.release(commandId, { worker_id: this.workerId }), log);
+        return;
+      }
       this.options.metrics.stepDuration.observe({ kind: command.kind }, (report.request.duration_ms ?? 0) / 1000);
       const send =
         report.status === 'COMPLETED'
@@ -166,6 +201,18 @@ export class Worker {
     } finally {
       clearInterval(heartbeat);
     }
+  }
+
+  private claimRequest(): ClaimRequest {
+    return { worker_id: this.workerId, ...(this.options.kinds ? { tools: this.options.kinds } : {}) };
+  }
+
+  /** Releases work cut short by the shutdown; refused (it ended meanwhile) is fine. */
+  private async giveBack(release: () => Promise<void>, log: Logger): Promise<void> {
+    await release().catch((error: unknown) => {
+      if (error instanceof RuntimeError) log.info({ code: error.code }, `release refused: ${error.message}`);
+      else log.warn({ err: error }, 'release failed; the lease runs out and the reaper re-offers it');
+    });
   }
 
   /** A `playbook` step: render the call, start the child, and let go (the child's end completes the command). */
@@ -228,7 +275,6 @@ export class Worker {
   }
 }
 
-type Offer = { kind: 'command'; id: string } | { kind: 'stage'; id: string };
 
 /** A claimed command or frame, as its interpreter needs it. */
 interface HeldRun {
@@ -237,4 +283,9 @@ interface HeldRun {
   scope: Record<string, unknown>;
   holder: { kind: 'command' | 'frame'; id: string };
   attempt: number;
+}
+
+/** `host-pid-random`: unique per process, readable in logs and in GET /api/workers. */
+export function newWorkerId(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }

@@ -122,6 +122,15 @@ export class CommandRepository {
     await q.query('UPDATE noetl.command SET lease_until = $2 WHERE command_id = $1::bigint', [commandId, leaseUntil]);
   }
 
+  /** Back to ISSUED, unleased: its worker gave it back unrun (`command.released`). */
+  async release(q: Queryable, commandId: string): Promise<void> {
+    await q.query(
+      `UPDATE noetl.command SET status = 'ISSUED', worker_id = NULL, lease_until = NULL, claimed_at = NULL, started_at = NULL, notified_at = now()
+        WHERE command_id = $1::bigint`,
+      [commandId],
+    );
+  }
+
   /** The command ends (or is abandoned) with the event that says so; a command already ended keeps its end. */
   async end(q: Queryable, commandId: string, status: CommandStatus, terminalEventId: string | null): Promise<void> {
     await q.query(

@@ -19,6 +19,8 @@ export interface FrameRow {
   loop_id: string;
   step_name: string;
   frame_policy: JsonObject;
+  /** The tool kinds its stage's loop body runs. */
+  tools: string[];
 }
 
 /** A frame that waits for a claim. */
@@ -34,7 +36,7 @@ export const TERMINAL_FRAME_STATUSES: readonly FrameStatus[] = ['COMMITTED', 'FA
 export const HELD_FRAME_STATUSES: readonly FrameStatus[] = ['CLAIMED', 'RUNNING'];
 
 const FRAME_COLUMNS = `f.frame_id, f.stage_id, f.execution_id, f.frame_index, f.cursor, f.row_count, f.status, f.owner_worker,
-  f.lease_until, f.attempts, s.loop_id, s.step_name, s.frame_policy`;
+  f.lease_until, f.attempts, s.loop_id, s.step_name, s.frame_policy, s.tools`;
 
 function normalise(row: FrameRow): FrameRow {
   return { ...row, frame_id: String(row.frame_id), stage_id: String(row.stage_id), execution_id: String(row.execution_id), loop_id: String(row.loop_id) };
@@ -143,9 +145,17 @@ export class FrameRepository {
     );
   }
 
-  /** Back to PENDING, claimable again whole (abandoned, reclaimed or released). */
-  async release(q: Queryable, frameId: string): Promise<void> {
-    await q.query(`UPDATE noetl.frame SET status = 'PENDING', owner_worker = NULL, lease_until = NULL WHERE frame_id = $1::bigint`, [frameId]);
+  /**
+   * Back to PENDING, claimable again whole (abandoned or reclaimed). A frame
+   * its worker gave back unrun (`refundAttempt`) gets its claim back too.
+   */
+  async release(q: Queryable, frameId: string, options: { refundAttempt?: boolean } = {}): Promise<void> {
+    await q.query(
+      `UPDATE noetl.frame SET status = 'PENDING', owner_worker = NULL, lease_until = NULL,
+              attempts = CASE WHEN $2 THEN GREATEST(attempts - 1, 0) ELSE attempts END
+        WHERE frame_id = $1::bigint`,
+      [frameId, options.refundAttempt === true],
+    );
   }
 
   async expiredLeases(q: Queryable, scope: TenantScope, limit: number): Promise<string[]> {

@@ -5,3 +5,4 @@ export * from './frame.repository';
 export * from './stage.repository';
 export * from './timer.repository';
 export * from './execution.repository';
+export * from './worker.repository';

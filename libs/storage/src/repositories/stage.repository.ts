@@ -15,6 +15,8 @@ export interface StageRow {
   max_in_flight: number;
   frame_policy: JsonObject;
   frame_count: number | null;
+  /** The tool kinds its loop body runs. */
+  tools: string[];
 }
 
 /** The row a `stage.opened` writes. */
@@ -30,6 +32,7 @@ export interface OpenedStage {
   mode: StageMode;
   max_in_flight: number;
   size: number | null;
+  tools: string[];
 }
 
 /** A stage with frames to claim and free slots: offer it once per slot. */
@@ -38,6 +41,7 @@ export interface StageOffer {
   execution_id: string;
   tenant_id: string;
   slots: number;
+  tools: string[];
 }
 
 /** Every statement against `noetl.stage` (STYLE.md "One table, one repository"). */
@@ -46,8 +50,8 @@ export class StageRepository {
   async insert(q: Queryable, scope: TenantScope, stage: OpenedStage): Promise<boolean> {
     const inserted = await q.query(
       `INSERT INTO noetl.stage (stage_id, tenant_id, organization_id, execution_id, loop_id, step_name, kind, frame_policy, frame_count,
-                                opened_event_id, mode, max_in_flight, size, notified_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13, now())
+                                opened_event_id, mode, max_in_flight, size, tools, notified_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13, $14, now())
        ON CONFLICT (stage_id) DO NOTHING RETURNING stage_id`,
       [
         stage.stage_id,
@@ -63,6 +67,7 @@ export class StageRepository {
         stage.mode,
         stage.max_in_flight,
         stage.size,
+        stage.tools,
       ],
     );
     return inserted.length > 0;
@@ -78,7 +83,7 @@ export class StageRepository {
     if (!owner) return undefined;
     await lockStream(String(owner.execution_id));
     const [row] = await q.query<StageRow>(
-      `SELECT stage_id, execution_id, loop_id, step_name, status, mode, max_in_flight, frame_policy, frame_count
+      `SELECT stage_id, execution_id, loop_id, step_name, status, mode, max_in_flight, frame_policy, frame_count, tools
          FROM noetl.stage WHERE stage_id = $1::bigint FOR UPDATE`,
       [stageId],
     );
@@ -101,7 +106,7 @@ export class StageRepository {
                   AND (st.mode = 'cursor' OR EXISTS (SELECT 1 FROM noetl.frame f WHERE f.stage_id = st.stage_id AND f.status = 'PENDING'))
                 LIMIT $4) free
         WHERE s.stage_id = free.stage_id AND free.slots > 0
-        RETURNING s.stage_id, s.execution_id, s.tenant_id, free.slots`,
+        RETURNING s.stage_id, s.execution_id, s.tenant_id, s.tools, free.slots`,
       [scope.tenantId, scope.organizationId, afterMs, limit],
     );
     return rows.map((row) => ({ ...row, stage_id: String(row.stage_id), execution_id: String(row.execution_id) }));

@@ -1,0 +1,83 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { WORKER_STATUSES, type WorkerReport, type WorkerStatus } from '@noetl/storage';
+import type { WorkerView } from '@noetl/runtime';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+
+const MAX_SLOTS = 1024;
+
+/** A worker's report of itself (its first one registers it). */
+export class WorkerHeartbeatDto implements Omit<WorkerReport, 'worker_id'> {
+  @ApiProperty({ description: 'Host or pod the worker runs on' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(255)
+  node!: string;
+
+  @ApiPropertyOptional({ description: 'Its pool (NOETL_WORKER_POOL)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  pool?: string;
+
+  @ApiPropertyOptional({ type: [String], description: 'The tool kinds it runs; absent: every kind' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(64)
+  @IsString({ each: true })
+  tools?: string[];
+
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_SLOTS })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_SLOTS)
+  slots!: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: MAX_SLOTS })
+  @IsInt()
+  @Min(0)
+  @Max(MAX_SLOTS)
+  free_slots!: number;
+
+  @ApiProperty({ enum: WORKER_STATUSES })
+  @IsIn(WORKER_STATUSES)
+  status!: WorkerStatus;
+}
+
+export class WorkerViewDto implements WorkerView {
+  @ApiProperty()
+  worker_id!: string;
+
+  @ApiProperty()
+  node!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  pool!: string | null;
+
+  @ApiProperty({ type: [String], nullable: true, description: 'null: every tool kind' })
+  tools!: string[] | null;
+
+  @ApiProperty({ type: 'integer' })
+  slots!: number;
+
+  @ApiProperty({ type: 'integer' })
+  free_slots!: number;
+
+  @ApiProperty({ enum: ['active', 'draining', 'stale', 'stopped'], description: 'stale: stopped reporting without saying it stopped' })
+  status!: WorkerView['status'];
+
+  @ApiProperty({ format: 'date-time' })
+  started_at!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  last_seen_at!: string;
+}
+
+export class WorkerListDto {
+  @ApiProperty({ type: [WorkerViewDto] })
+  workers!: WorkerViewDto[];
+}
+
+export class WorkerReportedDto {
+  @ApiProperty()
+  worker_id!: string;
+}

@@ -1,0 +1,90 @@
+import type { Database, TenantScope, WorkerRepository, WorkerRow } from '@noetl/storage';
+import { Subjects, type Bus } from './bus';
+
+/** A command or a stage's frame slot that waits for a worker. */
+export interface WorkOffer {
+  tenantId: string;
+  executionId: string;
+  /** The tool kinds the work needs (`workToolKinds`); a worker must run every one. */
+  kinds: readonly string[];
+}
+
+export interface OffersDeps {
+  db: Database;
+  bus: Bus;
+  workerRows: WorkerRepository;
+  scope: TenantScope;
+  /** Workers heard from within this are candidates for a targeted offer. */
+  freshMs: number;
+  /** How long the registry read is reused: offers are hints, a slightly stale view only misroutes one to the broadcast. */
+  refreshMs?: number;
+  now?: () => number;
+}
+
+/**
+ * Where a piece of work is offered (seed 001 P4.2-P4.3): to a registered,
+ * live worker with a free slot that runs every tool kind it needs, on that
+ * worker's own subject; else on the broadcast subject, which unrestricted
+ * workers share as a queue group. Offers are notifications (DESIGN.md
+ * invariant 5): a worker that vanished after its offer loses nothing, the
+ * sweep offers the work again; a worker that may not run the work refuses it
+ * at claim. Free slots are counted down here between registry reads, so a
+ * burst of offers spreads over the workers.
+ */
+export class Offers {
+  private workers: WorkerRow[] = [];
+  private readAt = Number.NEGATIVE_INFINITY;
+  private reading?: Promise<void>;
+
+  constructor(private readonly deps: OffersDeps) {}
+
+  async command(offer: WorkOffer & { commandId: string }): Promise<void> {
+    const target = await this.pick(offer.kinds);
+    const message = { command_id: offer.commandId, execution_id: offer.executionId };
+    this.deps.bus.publish(target ? Subjects.workFor(offer.tenantId, target) : Subjects.work(offer.tenantId), message);
+  }
+
+  async stage(offer: WorkOffer & { stageId: string; slots: number }): Promise<void> {
+    const message = { stage_id: offer.stageId, execution_id: offer.executionId };
+    for (let slot = 0; slot < offer.slots; slot++) {
+      const target = await this.pick(offer.kinds);
+      this.deps.bus.publish(target ? Subjects.framesFor(offer.tenantId, target) : Subjects.frames(offer.tenantId), message);
+    }
+  }
+
+  /** The worker with the most free slots that runs `kinds`; undefined when none is known (the broadcast then). */
+  private async pick(kinds: readonly string[]): Promise<string | undefined> {
+    await this.refresh();
+    let best: WorkerRow | undefined;
+    for (const worker of this.workers) {
+      if (worker.free_slots <= 0 || !runsAll(worker, kinds)) continue;
+      if (!best || worker.free_slots > best.free_slots) best = worker;
+    }
+    if (!best) return undefined;
+    best.free_slots -= 1;
+    return best.worker_id;
+  }
+
+  private async refresh(): Promise<void> {
+    const now = (this.deps.now ?? Date.now)();
+    if (now - this.readAt < (this.deps.refreshMs ?? 1000)) return;
+    this.reading ??= this.deps.workerRows
+      .list(this.deps.db, this.deps.scope, 0)
+      .then((rows) => {
+        this.workers = rows.filter((row) => row.status === 'ACTIVE' && now - row.heartbeat_at.getTime() <= this.deps.freshMs);
+        this.readAt = now;
+      })
+      // The registry is an accelerator: unreadable, every offer goes to the broadcast until the next read.
+      .catch(() => {
+        this.workers = [];
+        this.readAt = now;
+      })
+      .finally(() => (this.reading = undefined));
+    await this.reading;
+  }
+}
+
+/** Whether the worker runs every kind (an unrestricted worker runs all). */
+export function runsAll(worker: { tools?: readonly string[] }, kinds: readonly string[]): boolean {
+  return !worker.tools || kinds.every((kind) => worker.tools!.includes(kind));
+}
