@@ -158,7 +158,8 @@ describe('k8s/ manifests', () => {
 
     it('Prometheus scrapes /metrics on the container port (annotations)', () => {
       const scraped = services.filter((w) => w.annotations['prometheus.io/scrape'] === 'true');
-      expect(scraped.map((w) => w.manifest.name)).toContain('noetl-api');
+      // Every role serves /metrics on its port (the api with its REST, the others on their probe server).
+      expect(scraped.map((w) => w.manifest.name).sort()).toEqual(['noetl-api', 'noetl-projector', 'noetl-scheduler', 'noetl-worker']);
       for (const w of scraped) {
         const env = containerEnv(containersOf(w)[0]!, manifests, w.podNames[0]!);
         expect({ workload: w.manifest.name, port: w.annotations['prometheus.io/port'], path: w.annotations['prometheus.io/path'] }).toEqual({ workload: w.manifest.name, port: env.PORT, path: '/metrics' });

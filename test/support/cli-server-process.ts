@@ -4,7 +4,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { waitFor } from './wait-for';
 
-const CLI_MAIN = join(__dirname, '..', '..', 'dist', 'apps', 'cli', 'src', 'main.js');
+const appMain = (app: string): string => join(__dirname, '..', '..', 'dist', 'apps', app, 'src', 'main.js');
+const CLI_MAIN = appMain('cli');
 const OUTPUT_KEPT = 20_000;
 
 export interface CliServerProcess {
@@ -26,12 +27,29 @@ export interface CliServerProcess {
  * caller gives DATABASE_URL and any NOETL_* tuning. `onOutput` sees every
  * chunk of its stdout and stderr (a spec that checks all of its log lines).
  */
-export async function startCliServer(env: Record<string, string>, options: { onOutput?(chunk: string): void } = {}): Promise<CliServerProcess> {
-  if (!existsSync(CLI_MAIN)) {
-    throw new Error(`${CLI_MAIN} is missing: run \`npm run build\` before this spec (it starts the built CLI and builds nothing itself)`);
+export function startCliServer(env: Record<string, string>, options: { onOutput?(chunk: string): void } = {}): Promise<CliServerProcess> {
+  return startBuiltApp([CLI_MAIN, 'server'], 'noetl server', env, options);
+}
+
+/**
+ * One role's own app (`node dist/apps/<role>/src/main.js`, as the image runs
+ * it for a single role) as a child process, like `startCliServer`.
+ */
+export function startRoleApp(role: 'api' | 'scheduler' | 'worker' | 'projector', env: Record<string, string>): Promise<CliServerProcess> {
+  return startBuiltApp([appMain(role)], `${role} app`, env, {});
+}
+
+async function startBuiltApp(
+  args: string[],
+  label: string,
+  env: Record<string, string>,
+  options: { onOutput?(chunk: string): void },
+): Promise<CliServerProcess> {
+  if (!existsSync(args[0]!)) {
+    throw new Error(`${args[0]} is missing: run \`npm run build\` before this spec (it starts the built apps and builds nothing itself)`);
   }
   const port = await freePort();
-  const child = spawn(process.execPath, [CLI_MAIN, 'server'], {
+  const child = spawn(process.execPath, args, {
     env: { ...inheritedEnv(), PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -49,12 +67,12 @@ export async function startCliServer(env: Record<string, string>, options: { onO
     const ready = waitFor(async () => (await fetch(`${url}/health/ready`)).status === 200, {
       timeoutMs: 30_000,
       intervalMs: 100,
-      description: `noetl server on :${port} to be ready`,
+      description: `${label} on :${port} to be ready`,
     });
     await Promise.race([ready, exited.then(() => Promise.reject(new ExitedEarly(child)))]);
   } catch (error) {
     await killAndWait(child, exited, 'SIGKILL');
-    throw new Error(`${String(error)}\n--- noetl server output ---\n${output}`);
+    throw new Error(`${String(error)}\n--- ${label} output ---\n${output}`);
   }
 
   return {
@@ -74,7 +92,7 @@ export async function startCliServer(env: Record<string, string>, options: { onO
 
 class ExitedEarly extends Error {
   constructor(child: ChildProcess) {
-    super(`noetl server exited before it was ready (code ${child.exitCode}, signal ${child.signalCode})`);
+    super(`the process exited before it was ready (code ${child.exitCode}, signal ${child.signalCode})`);
   }
 }
 

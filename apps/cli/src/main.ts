@@ -9,6 +9,7 @@ import { registerRunCommand } from './commands/run.command';
 import { registerServerCommand } from './commands/server.command';
 import { registerStatusCommand } from './commands/status.command';
 import { registerValidateCommand } from './commands/validate.command';
+import { registerWorkersCommand } from './commands/workers.command';
 
 /** `noetl`: the command line of the runtime (DESIGN.md s6, from the repo root: `npm run noetl -- <command>`). */
 export function buildProgram(): Command {
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerStatusCommand(program);
   registerEventsCommand(program);
   registerCancelCommand(program);
+  registerWorkersCommand(program);
   registerValidateCommand(program);
   registerMigrateCommand(program);
   return program;

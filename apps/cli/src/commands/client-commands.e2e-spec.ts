@@ -8,6 +8,7 @@ import { captureOutput } from '../shared/testing/capture-output';
 import { printEvents } from './events.command';
 import { registerFiles } from './register.command';
 import { showStatus } from './status.command';
+import { listWorkers } from './workers.command';
 
 const hello = resolve(__dirname, '../../../../examples/hello.yaml');
 
@@ -66,5 +67,12 @@ describe('noetl client commands against a running server', () => {
     await expect(new ServerClient('http://127.0.0.1:1').execution('1')).rejects.toThrow(
       /^no NoETL server is reachable at http:\/\/127\.0\.0\.1:1 \(connect ECONNREFUSED/,
     );
+  });
+
+  it('lists the workers that reported to the server, with their capacity', async () => {
+    const printed = captureOutput();
+    await listWorkers(client, { json: false }, printed);
+    expect(printed.stdout[0]).toMatch(/^WORKER\s+STATUS\s+SLOTS\s+FREE\s+TOOLS\s+POOL\s+NODE\s+LAST SEEN$/);
+    expect(printed.stdout[1]).toMatch(/^\S+-\d+-[0-9a-f]{6}\s+active\s+8\s+\d+\s+all\s+-\s+/);
   });
 });

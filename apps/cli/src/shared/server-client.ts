@@ -1,6 +1,6 @@
 import type { NoetlConfig } from '@noetl/config';
 import type { JsonObject } from '@noetl/event-kernel';
-import type { EventPage, ExecutionDetail, ListEventsQuery, RegisteredPlaybook, StartExecutionRequest, StartedExecution } from '@noetl/runtime';
+import type { EventPage, ExecutionDetail, ListEventsQuery, RegisteredPlaybook, StartExecutionRequest, StartedExecution, WorkerView } from '@noetl/runtime';
 import type { Command } from 'commander';
 import { request } from 'undici';
 
@@ -51,6 +51,10 @@ export class ServerClient {
     for (const type of query.type ?? []) params.append('type', type);
     const search = params.size ? `?${params.toString()}` : '';
     return this.call('GET', `/api/executions/${encodeURIComponent(id)}/events${search}`);
+  }
+
+  workers(): Promise<{ workers: WorkerView[] }> {
+    return this.call('GET', '/api/workers');
   }
 
   async cancel(id: string, reason?: string): Promise<void> {

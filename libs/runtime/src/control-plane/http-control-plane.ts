@@ -111,8 +111,8 @@ export class HttpControlPlane implements ControlPlane {
     await this.post(commandPath(commandId, 'release'), request, anyBody);
   }
 
-  async reportWorker(report: WorkerReport): Promise<void> {
-    await this.post(`/api/workers/${encodeURIComponent(report.worker_id)}/heartbeat`, report, anyBody);
+  async reportWorker({ worker_id: workerId, ...report }: WorkerReport): Promise<void> {
+    await this.post(`/api/workers/${encodeURIComponent(workerId)}/heartbeat`, report, anyBody);
   }
 
   async releaseFrame(frameId: string, request: LeaseRequest): Promise<void> {
