@@ -2,24 +2,14 @@
 export type WorkKind = 'command' | 'frame';
 export const WORK_KINDS: readonly WorkKind[] = ['command', 'frame'];
 
-import type { StuckReason } from '@noetl/storage';
+import type { StuckRow } from '@noetl/storage';
 
 export { STUCK_REASONS, type StuckReason } from '@noetl/storage';
 
-export interface StuckWork {
+/** Open work that looks stuck, as the admin API lists it (`StuckRow` with its kind, and the lease end as ISO text). */
+export interface StuckWork extends Omit<StuckRow, 'lease_until'> {
   kind: WorkKind;
-  id: string;
-  execution_id: string;
-  /** The step of the command, or of the frame's stage. */
-  step: string;
-  status: string;
-  /** A command's attempt number; a frame's claims so far. */
-  attempt: number;
-  /** A frame's is its stage's `frame_policy.max_attempts`. */
-  max_attempts: number;
-  worker_id: string | null;
   lease_until: string | null;
-  reason: StuckReason;
 }
 
 export interface StuckQuery {

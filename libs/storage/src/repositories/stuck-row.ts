@@ -13,9 +13,12 @@ export type StuckReason = (typeof STUCK_REASONS)[number];
 export interface StuckRow {
   id: string;
   execution_id: string;
+  /** The step of the command, or of the frame's stage. */
   step: string;
   status: string;
+  /** A command's attempt number; a frame's claims so far. */
   attempt: number;
+  /** A frame's is its stage's `frame_policy.max_attempts`. */
   max_attempts: number;
   worker_id: string | null;
   lease_until: Date | null;
