@@ -107,7 +107,7 @@ describe('separate role processes over NATS', () => {
     // No grace: stopped, it gives back at once whatever it holds (the drain test below relies on it).
     jsWorker = await startWorker({ NOETL_WORKER_TOOLS: 'javascript', NOETL_SHUTDOWN_GRACE_SECONDS: '0' });
     client = new NoetlHttpClient(api.url);
-    for (const content of [PLAYBOOKS.chain, PLAYBOOKS.loop(20, 20), PLAYBOOKS.loop(40, 150), PLAYBOOKS.child, PLAYBOOKS.parent, PLAYBOOKS.retry, PLAYBOOKS.python, PLAYBOOKS.sleepy]) {
+    for (const content of [PLAYBOOKS.chain, PLAYBOOKS.loop(20, 20), PLAYBOOKS.loop(40, 400), PLAYBOOKS.child, PLAYBOOKS.parent, PLAYBOOKS.retry, PLAYBOOKS.python, PLAYBOOKS.sleepy]) {
       await client.register(content);
     }
   }, 120_000);

@@ -362,7 +362,7 @@ describe('PgEventStore', () => {
         store.appendWithin(
           {
             query: (sql, params) =>
-              sql.includes('max(stream_version)') && versionReads++ === 0 ? Promise.resolve([]) : q.query(sql, params),
+              sql.includes('ORDER BY e.stream_version DESC LIMIT 1') && versionReads++ === 0 ? Promise.resolve([]) : q.query(sql, params),
           },
           [next],
         ),

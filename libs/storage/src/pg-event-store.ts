@@ -131,13 +131,20 @@ class UnresolvedCollisionError extends StorageError {
   readonly code = 'event_collision_unresolved';
 }
 
+/**
+ * Each stream's latest version, one index probe per stream (the top of
+ * `uidx_event_stream_version`): the cost of an append must not grow with the
+ * stream's history, as a `max() ... GROUP BY` over every event of it does.
+ */
 async function currentVersions(q: Queryable, streamIds: string[]): Promise<Map<string, number>> {
   if (streamIds.length === 0) return new Map();
-  const rows = await q.query<{ stream_id: string; version: number }>(
-    `SELECT stream_id, max(stream_version) AS version FROM noetl.event WHERE stream_id = ANY($1::text[]) GROUP BY stream_id`,
+  const rows = await q.query<{ stream_id: string; version: number | null }>(
+    `SELECT s.stream_id,
+            (SELECT e.stream_version FROM noetl.event e WHERE e.stream_id = s.stream_id ORDER BY e.stream_version DESC LIMIT 1) AS version
+       FROM unnest($1::text[]) AS s(stream_id)`,
     [streamIds],
   );
-  return new Map(rows.map((row) => [row.stream_id, row.version]));
+  return new Map(rows.flatMap((row) => (row.version === null ? [] : [[row.stream_id, row.version] as const])));
 }
 
 /**

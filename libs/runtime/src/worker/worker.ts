@@ -77,12 +77,14 @@ export class Worker {
     clearInterval(this.reportTimer);
     this.queue.length = 0;
     this.queuedCommands.clear();
-    await this.report('DRAINING');
+    // The grace period starts now, not after the report's round trip.
     const deadline = Date.now() + graceMs;
+    const draining = this.report('DRAINING');
     while (this.inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     this.releasing = true;
     for (const controller of this.inFlight) controller.abort();
     while (this.inFlight.size > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await draining;
     await this.report('STOPPED');
   }
 
