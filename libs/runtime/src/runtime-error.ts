@@ -12,6 +12,7 @@ export type RuntimeErrorCode =
   | 'already_claimed'
   | 'lease_lost'
   | 'tool_not_allowed'
+  | 'credential_not_allowed'
   | 'credentials_locked';
 
 export class RuntimeError extends Error {

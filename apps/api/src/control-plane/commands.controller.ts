@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/com
 import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { LocalControlPlane, type ClaimedCommand, type HeartbeatResult, type ResolvedCredential } from '@noetl/runtime';
 import { ApiErrorDto } from '../errors/api-error.dto';
-import { CompleteDto, CredentialRequestDto, FailDto, LeaseDto, StartChildDto } from './control-plane-requests.dto';
+import { ClaimDto, CompleteDto, CredentialRequestDto, FailDto, LeaseDto, StartChildDto } from './control-plane-requests.dto';
 import { ChildStartedDto, ClaimedCommandDto, CommandReportedDto, HeartbeatResultDto, ResolvedCredentialDto } from './control-plane-responses.dto';
 
 /** The worker control plane over HTTP (DESIGN.md s6): each route is one call of the `ControlPlane` port. */
@@ -17,7 +17,7 @@ export class CommandsController {
   @ApiOperation({ summary: 'Take the lease on an issued command' })
   @ApiOkResponse({ type: ClaimedCommandDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'already_claimed by another worker, or already_terminal' })
-  claim(@Param('id') id: string, @Body() body: LeaseDto): Promise<ClaimedCommand> {
+  claim(@Param('id') id: string, @Body() body: ClaimDto): Promise<ClaimedCommand> {
     return this.controlPlane.claim(id, body);
   }
 

@@ -6,20 +6,46 @@ import type {
   CompleteRequest,
   CredentialRequest,
   FailRequest,
+  Holder,
   LeaseRequest,
   RecordCallsRequest,
   StartChildRequest,
 } from '@noetl/runtime';
 import { Type } from 'class-transformer';
-import { Allow, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
+import { Allow, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 
 /** A day: longer leases would hide a dead worker for longer than any reaper cycle is worth. */
 const MAX_LEASE_MS = 86_400_000;
 
-export class LeaseDto implements LeaseRequest, ClaimRequest {
+/** Who holds a lease: its worker and the token its claim returned (a worker id alone is public and proves nothing). */
+export class HolderDto implements Holder {
+  @ApiProperty({ description: 'The worker that holds the lease' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(255)
+  worker_id!: string;
+
+  @ApiProperty({ description: 'The lease token its claim returned' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  lease_token!: string;
+}
+
+export class LeaseDto extends HolderDto implements LeaseRequest {
+  @ApiPropertyOptional({ type: 'integer', description: 'Lease length (default 30 s)', minimum: 1, maximum: MAX_LEASE_MS })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_LEASE_MS)
+  lease_ms?: number;
+}
+
+export class ClaimDto implements ClaimRequest {
   @ApiProperty({ description: 'The worker asking; the lease is its own' })
   @IsString()
   @IsNotEmpty()
+  @MaxLength(255)
   worker_id!: string;
 
   @ApiPropertyOptional({ type: 'integer', description: 'Lease length (default 30 s)', minimum: 1, maximum: MAX_LEASE_MS })
@@ -28,6 +54,12 @@ export class LeaseDto implements LeaseRequest, ClaimRequest {
   @Min(1)
   @Max(MAX_LEASE_MS)
   lease_ms?: number;
+
+  @ApiPropertyOptional({ description: 'The token of a lease this worker already holds: the claim then returns that lease' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  lease_token?: string;
 
   @ApiPropertyOptional({ type: [String], description: 'The tool kinds the worker runs (NOETL_WORKER_TOOLS); work needing another is refused (403 tool_not_allowed)' })
   @IsOptional()
@@ -100,11 +132,7 @@ export class CallReportDto implements CallReport {
 }
 
 /** What every terminal report of a worker carries: who reports, the ctx writes and the calls. */
-export class WorkerReportDto {
-  @ApiProperty()
-  @IsString()
-  @IsNotEmpty()
-  worker_id!: string;
+export class WorkerReportDto extends HolderDto {
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: '`set: ctx.*` writes by dotted key, in order' })
   @IsOptional()
@@ -141,11 +169,7 @@ export class FailDto extends CommandReportDto implements FailRequest {
   error!: EventErrorDto;
 }
 
-export class StartChildDto implements StartChildRequest {
-  @ApiProperty()
-  @IsString()
-  @IsNotEmpty()
-  worker_id!: string;
+export class StartChildDto extends HolderDto implements StartChildRequest {
 
   @ApiProperty({ description: 'The child playbook path' })
   @IsString()
@@ -164,11 +188,7 @@ export class StartChildDto implements StartChildRequest {
   payload?: JsonObject;
 }
 
-export class CredentialRequestDto implements CredentialRequest {
-  @ApiProperty()
-  @IsString()
-  @IsNotEmpty()
-  worker_id!: string;
+export class CredentialRequestDto extends HolderDto implements CredentialRequest {
 
   @ApiProperty({ description: 'The credential name' })
   @IsString()
@@ -176,16 +196,11 @@ export class CredentialRequestDto implements CredentialRequest {
   name!: string;
 }
 
-export class RecordCallsDto implements RecordCallsRequest {
+export class RecordCallsDto extends HolderDto implements RecordCallsRequest {
   @ApiProperty({ description: 'The command the calls belong to' })
   @IsString()
   @IsNotEmpty()
   command_id!: string;
-
-  @ApiProperty()
-  @IsString()
-  @IsNotEmpty()
-  worker_id!: string;
 
   @ApiProperty({ type: [CallReportDto] })
   @IsArray()

@@ -6,6 +6,9 @@ export class ClaimedCommandDto implements ClaimedCommand {
   @ApiProperty()
   command_id!: string;
 
+  @ApiProperty({ description: 'The lease token: every report on this lease presents it; only the claimer receives it' })
+  lease_token!: string;
+
   @ApiProperty()
   execution_id!: string;
 

@@ -6,6 +6,9 @@ export class ClaimedFrameDto implements ClaimedFrame {
   @ApiProperty()
   frame_id!: string;
 
+  @ApiProperty({ description: 'The lease token: every report on this lease presents it; only the claimer receives it' })
+  lease_token!: string;
+
   @ApiProperty()
   stage_id!: string;
 

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/com
 import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { LocalControlPlane, type ClaimedFrame, type HeartbeatResult, type ResolvedCredential } from '@noetl/runtime';
 import { ApiErrorDto } from '../errors/api-error.dto';
-import { CredentialRequestDto, FailDto, LeaseDto } from './control-plane-requests.dto';
+import { ClaimDto, CredentialRequestDto, FailDto, LeaseDto } from './control-plane-requests.dto';
 import { HeartbeatResultDto, ResolvedCredentialDto } from './control-plane-responses.dto';
 import { CommitFrameDto } from './frame-requests.dto';
 import { FrameClaimDto, FrameReportedDto } from './frame-responses.dto';
@@ -18,7 +18,7 @@ export class FramesController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: "Take the lease on a stage's next claimable frame; `frame` is null when none is claimable now" })
   @ApiOkResponse({ type: FrameClaimDto })
-  async claim(@Param('id') id: string, @Body() body: LeaseDto): Promise<{ frame: ClaimedFrame | null }> {
+  async claim(@Param('id') id: string, @Body() body: ClaimDto): Promise<{ frame: ClaimedFrame | null }> {
     return { frame: await this.controlPlane.claimFrame(id, body) };
   }
 

@@ -17,7 +17,7 @@ export class WorkerEventsController {
   @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such command' })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost or already_terminal' })
   async record(@Body() body: RecordCallsDto): Promise<CallsRecordedDto> {
-    await this.controlPlane.recordCalls(body.command_id, { worker_id: body.worker_id, calls: body.calls });
+    await this.controlPlane.recordCalls(body.command_id, { worker_id: body.worker_id, lease_token: body.lease_token, calls: body.calls });
     return { command_id: body.command_id, recorded: body.calls.length };
   }
 }

@@ -6,3 +6,4 @@ export { reachability, canReach, type Reachability } from './reachability';
 export { executionResult, isSettled } from './check-completion';
 export { loopBodySpec } from './loop-body-spec';
 export { workToolKinds } from './work-tool-kinds';
+export { credentialRefs, type CredentialRefs } from './credential-refs';

@@ -49,7 +49,7 @@ describe('AdminService', () => {
       await t.database.query(`UPDATE noetl.command SET created_at = now() - interval '2 minutes' WHERE command_id = $1::bigint`, [unclaimed.commandId]);
       // Claimed 50 s ago with a 60 s lease and not a heartbeat since: two beats (every 20 s) were missed.
       const silent = await issuedCommand();
-      await t.engine.controlPlane.claim(silent.commandId, { worker_id: 'w1', lease_ms: 60_000 });
+      const silentLease = await t.engine.controlPlane.claim(silent.commandId, { worker_id: 'w1', lease_ms: 60_000 });
       await t.database.query(
         `UPDATE noetl.command SET claimed_at = now() - interval '50 seconds', started_at = now() - interval '50 seconds',
                 lease_until = now() + interval '10 seconds' WHERE command_id = $1::bigint`,
@@ -79,13 +79,13 @@ describe('AdminService', () => {
         reason: 'lease_expired',
       });
 
-      await t.engine.controlPlane.heartbeat(silent.commandId, { worker_id: 'w1', lease_ms: 60_000 });
+      await t.engine.controlPlane.heartbeat(silent.commandId, { worker_id: 'w1', lease_token: silentLease.lease_token, lease_ms: 60_000 });
       expect((await stuckReasons('command')).has(silent.commandId)).toBe(false);
     });
 
     it('reclaims a claimed command: admin.action, then command.abandoned, then the next attempt is issued', async () => {
       const { executionId, commandId } = await issuedCommand();
-      await t.engine.controlPlane.claim(commandId, { worker_id: 'w1', lease_ms: 60_000 });
+      const { lease_token } = await t.engine.controlPlane.claim(commandId, { worker_id: 'w1', lease_ms: 60_000 });
 
       const result = await t.engine.admin.reclaim('command', commandId, { actor: 'ops', reason: 'its host was lost' });
       expect(result).toEqual({
@@ -114,7 +114,7 @@ describe('AdminService', () => {
       expect(row?.status).toBe('ABANDONED');
 
       // The old holder is told at its next report; a second reclaim finds nothing to take.
-      await expect(t.engine.controlPlane.heartbeat(commandId, { worker_id: 'w1' })).rejects.toMatchObject({ code: 'already_terminal' });
+      await expect(t.engine.controlPlane.heartbeat(commandId, { worker_id: 'w1', lease_token })).rejects.toMatchObject({ code: 'already_terminal' });
       await expect(t.engine.admin.reclaim('command', commandId, {})).rejects.toMatchObject({ code: 'already_terminal' });
       expect(await eventsOf(executionId, EventType.AdminAction)).toHaveLength(1);
     });
@@ -129,7 +129,7 @@ describe('AdminService', () => {
 
     it("fails a command with the admin's reason, and the execution fails as for any unhandled failure", async () => {
       const { executionId, commandId } = await issuedCommand();
-      await t.engine.controlPlane.claim(commandId, { worker_id: 'w1', lease_ms: 60_000 });
+      const { lease_token } = await t.engine.controlPlane.claim(commandId, { worker_id: 'w1', lease_ms: 60_000 });
       await expect(t.engine.admin.fail('command', commandId, { reason: '  ' })).rejects.toMatchObject({ code: 'invalid_request' });
 
       const result = await t.engine.admin.fail('command', commandId, { reason: 'poison input' });
@@ -140,7 +140,7 @@ describe('AdminService', () => {
       const [audit] = await eventsOf(executionId, EventType.AdminAction);
       expect(audit?.payload).toEqual({ actor: 'admin', action: 'fail', target_type: 'command', target_id: commandId, reason: 'poison input' });
 
-      await expect(t.engine.controlPlane.complete(commandId, { worker_id: 'w1' })).rejects.toMatchObject({ code: 'already_terminal' });
+      await expect(t.engine.controlPlane.complete(commandId, { worker_id: 'w1', lease_token })).rejects.toMatchObject({ code: 'already_terminal' });
       await expect(t.engine.admin.fail('command', commandId, { reason: 'again' })).rejects.toMatchObject({ code: 'already_terminal' });
       expect(await eventsOf(executionId, EventType.AdminAction)).toHaveLength(1);
     });

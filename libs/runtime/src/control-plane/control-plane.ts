@@ -1,6 +1,9 @@
 import type { ResultViews } from '@noetl/dsl';
 import type { EventError, Json, JsonObject } from '@noetl/event-kernel';
 import type { WorkerReport } from '@noetl/storage';
+import type { Holder } from './lease-token';
+
+export type { Holder } from './lease-token';
 
 /**
  * The worker's side of the runtime (DESIGN.md s4 step 4, s6 "worker control
@@ -70,6 +73,8 @@ export interface ControlPlane {
 
 export interface ClaimedFrame {
   frame_id: string;
+  /** The secret every report on this frame presents: only its claimer received it. */
+  lease_token: string;
   stage_id: string;
   loop_id: string;
   execution_id: string;
@@ -99,16 +104,14 @@ export interface FrameRowReport {
   error?: EventError;
 }
 
-export interface CommitFrameRequest {
-  worker_id: string;
+export interface CommitFrameRequest extends Holder {
   rows: FrameRowReport[];
   ctx?: JsonObject;
   calls?: CallReport[];
 }
 
-export interface NestedChildRequest {
-  worker_id: string;
-  /** The command or frame the calling worker holds. */
+export interface NestedChildRequest extends Holder {
+  /** The command or frame the calling worker holds (its lease token is `lease_token`). */
   holder: { kind: 'command' | 'frame'; id: string };
   /** Distinct per call within the holder's attempt; the same key returns the same child. */
   key: string;
@@ -122,13 +125,11 @@ export type ChildOutcomeView =
   | { status: 'COMPLETED'; result: Json }
   | { status: 'FAILED'; error: EventError };
 
-export interface RecordCallsRequest {
-  worker_id: string;
+export interface RecordCallsRequest extends Holder {
   calls: CallReport[];
 }
 
-export interface CredentialRequest {
-  worker_id: string;
+export interface CredentialRequest extends Holder {
   name: string;
 }
 
@@ -137,19 +138,25 @@ export interface ResolvedCredential {
   data: JsonObject;
 }
 
-export interface LeaseRequest {
-  worker_id: string;
+export interface LeaseRequest extends Holder {
   /** Default 30 s. */
   lease_ms?: number;
 }
 
-export interface ClaimRequest extends LeaseRequest {
+export interface ClaimRequest {
+  worker_id: string;
+  /** Default 30 s. */
+  lease_ms?: number;
+  /** The token of a lease this worker already holds: a repeated claim then returns that lease; without it, `already_claimed`. */
+  lease_token?: string;
   /** The tool kinds the worker runs (NOETL_WORKER_TOOLS); absent: every kind. Work needing another is refused (`tool_not_allowed`). */
   tools?: string[];
 }
 
 export interface ClaimedCommand {
   command_id: string;
+  /** The secret every report on this command presents: only its claimer received it. */
+  lease_token: string;
   execution_id: string;
   step: string;
   run_id: string;
@@ -180,8 +187,7 @@ export interface CallReport {
   error?: EventError;
 }
 
-export interface CompleteRequest {
-  worker_id: string;
+export interface CompleteRequest extends Holder {
   result?: Json;
   /** `set: ctx.*` writes, by dotted key, in order. */
   ctx?: JsonObject;
@@ -189,16 +195,14 @@ export interface CompleteRequest {
   duration_ms?: number;
 }
 
-export interface FailRequest {
-  worker_id: string;
+export interface FailRequest extends Holder {
   error: EventError;
   ctx?: JsonObject;
   calls?: CallReport[];
   duration_ms?: number;
 }
 
-export interface StartChildRequest {
-  worker_id: string;
+export interface StartChildRequest extends Holder {
   path: string;
   version?: number;
   payload?: JsonObject;

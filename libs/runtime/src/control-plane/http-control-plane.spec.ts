@@ -50,6 +50,7 @@ class FakeApi {
 
 const claimed: ClaimedCommand = {
   command_id: '11',
+  lease_token: 'tok',
   execution_id: '7',
   step: 'fetch',
   run_id: 'r1',
@@ -91,22 +92,22 @@ describe('HttpControlPlane', () => {
     );
 
     await expect(plane.claim('11', { worker_id: 'w1', lease_ms: 5_000 })).resolves.toEqual(claimed);
-    await expect(plane.heartbeat('11', { worker_id: 'w1' })).resolves.toEqual({ lease_until: '2030-01-01T00:00:30.000Z', cancelled: true });
-    await expect(plane.complete('11', { worker_id: 'w1', result: { rows: 2 }, ctx: { 'a.b': 1 }, calls, duration_ms: 9 })).resolves.toBeUndefined();
-    await expect(plane.fail('11', { worker_id: 'w1', error: { kind: 'http', message: 'boom', status: 500 } })).resolves.toBeUndefined();
-    await expect(plane.startChild('11', { worker_id: 'w1', path: 'child/flow', version: 2, payload: { x: 1 } })).resolves.toEqual({ execution_id: '99' });
-    await expect(plane.recordCalls('11', { worker_id: 'w1', calls })).resolves.toBeUndefined();
-    await expect(plane.resolveCredential('11', { worker_id: 'w1', name: 'pg' })).resolves.toEqual({ type: 'postgres', data: { password: 'pw' } });
+    await expect(plane.heartbeat('11', { worker_id: 'w1', lease_token: 'tok' })).resolves.toEqual({ lease_until: '2030-01-01T00:00:30.000Z', cancelled: true });
+    await expect(plane.complete('11', { worker_id: 'w1', lease_token: 'tok', result: { rows: 2 }, ctx: { 'a.b': 1 }, calls, duration_ms: 9 })).resolves.toBeUndefined();
+    await expect(plane.fail('11', { worker_id: 'w1', lease_token: 'tok', error: { kind: 'http', message: 'boom', status: 500 } })).resolves.toBeUndefined();
+    await expect(plane.startChild('11', { worker_id: 'w1', lease_token: 'tok', path: 'child/flow', version: 2, payload: { x: 1 } })).resolves.toEqual({ execution_id: '99' });
+    await expect(plane.recordCalls('11', { worker_id: 'w1', lease_token: 'tok', calls })).resolves.toBeUndefined();
+    await expect(plane.resolveCredential('11', { worker_id: 'w1', lease_token: 'tok', name: 'pg' })).resolves.toEqual({ type: 'postgres', data: { password: 'pw' } });
 
     expect(api.received).toEqual(
       [
         ['/api/commands/11/claim', { worker_id: 'w1', lease_ms: 5_000 }],
-        ['/api/commands/11/heartbeat', { worker_id: 'w1' }],
-        ['/api/commands/11/complete', { worker_id: 'w1', result: { rows: 2 }, ctx: { 'a.b': 1 }, calls, duration_ms: 9 }],
-        ['/api/commands/11/fail', { worker_id: 'w1', error: { kind: 'http', message: 'boom', status: 500 } }],
-        ['/api/commands/11/child', { worker_id: 'w1', path: 'child/flow', version: 2, payload: { x: 1 } }],
-        ['/api/events', { command_id: '11', worker_id: 'w1', calls }],
-        ['/api/commands/11/credential', { worker_id: 'w1', name: 'pg' }],
+        ['/api/commands/11/heartbeat', { worker_id: 'w1', lease_token: 'tok' }],
+        ['/api/commands/11/complete', { worker_id: 'w1', lease_token: 'tok', result: { rows: 2 }, ctx: { 'a.b': 1 }, calls, duration_ms: 9 }],
+        ['/api/commands/11/fail', { worker_id: 'w1', lease_token: 'tok', error: { kind: 'http', message: 'boom', status: 500 } }],
+        ['/api/commands/11/child', { worker_id: 'w1', lease_token: 'tok', path: 'child/flow', version: 2, payload: { x: 1 } }],
+        ['/api/events', { command_id: '11', worker_id: 'w1', lease_token: 'tok', calls }],
+        ['/api/commands/11/credential', { worker_id: 'w1', lease_token: 'tok', name: 'pg' }],
       ].map(([url, body]) => ({ method: 'POST', url, contentType: 'application/json', body })),
     );
   });
@@ -119,7 +120,7 @@ describe('HttpControlPlane', () => {
   ] as const)('turns a %i %s error body into that RuntimeError without retrying', async (status, code) => {
     api.answer({ status, body: { code, message: `command 11: ${code}`, details: { command_id: '11' } } });
 
-    const error = await plane.heartbeat('11', { worker_id: 'w1' }).catch((e: unknown) => e);
+    const error = await plane.heartbeat('11', { worker_id: 'w1', lease_token: 'tok' }).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(RuntimeError);
     expect(error).toMatchObject({ code, message: `command 11: ${code}`, details: { command_id: '11' } });
@@ -149,7 +150,7 @@ describe('HttpControlPlane', () => {
     const twice = new HttpControlPlane(baseUrl, { attempts: 2, retryDelayMs: 1 });
     api.answer({ status: 500 }, { status: 503, body: { code: 'unavailable', message: 'database down' } });
     try {
-      await expect(twice.complete('11', { worker_id: 'w1' })).rejects.toThrow(
+      await expect(twice.complete('11', { worker_id: 'w1', lease_token: 'tok' })).rejects.toThrow(
         new Error(`POST ${baseUrl}/api/commands/11/complete failed after 2 attempt(s): HTTP 503: unavailable: database down`),
       );
       expect(api.received).toHaveLength(2);
@@ -164,7 +165,7 @@ describe('HttpControlPlane', () => {
     await closed.stop();
     const refused = new HttpControlPlane(closedUrl, { attempts: 2, retryDelayMs: 1 });
     try {
-      await expect(refused.heartbeat('11', { worker_id: 'w1' })).rejects.toThrow(
+      await expect(refused.heartbeat('11', { worker_id: 'w1', lease_token: 'tok' })).rejects.toThrow(
         `POST ${closedUrl}/api/commands/11/heartbeat failed after 2 attempt(s): connect ECONNREFUSED`,
       );
     } finally {
@@ -176,7 +177,7 @@ describe('HttpControlPlane', () => {
     const impatient = new HttpControlPlane(baseUrl, { attempts: 2, retryDelayMs: 1, timeoutMs: 100 });
     api.answer('hang', 'hang');
     try {
-      await expect(impatient.heartbeat('11', { worker_id: 'w1' })).rejects.toThrow(
+      await expect(impatient.heartbeat('11', { worker_id: 'w1', lease_token: 'tok' })).rejects.toThrow(
         `POST ${baseUrl}/api/commands/11/heartbeat failed after 2 attempt(s): timed out after 100 ms`,
       );
       expect(api.received).toHaveLength(2);
@@ -188,7 +189,7 @@ describe('HttpControlPlane', () => {
   it('does not quote a credential answer of an unexpected shape', async () => {
     api.answer({ status: 200, body: { secret: 'hunter2' } });
 
-    const error = await plane.resolveCredential('11', { worker_id: 'w1', name: 'pg' }).catch((e: unknown) => e);
+    const error = await plane.resolveCredential('11', { worker_id: 'w1', lease_token: 'tok', name: 'pg' }).catch((e: unknown) => e);
 
     expect((error as Error).message).toBe(`POST ${baseUrl}/api/commands/11/credential answered 200 with a body of an unexpected shape`);
     expect(String((error as Error).stack)).not.toContain('hunter2');

@@ -49,6 +49,7 @@ const RUNTIME_ERROR_CODES: Record<RuntimeErrorCode, true> = {
   already_claimed: true,
   lease_lost: true,
   tool_not_allowed: true,
+  credential_not_allowed: true,
   credentials_locked: true,
 };
 
@@ -216,7 +217,10 @@ function isChildOutcome(value: unknown): value is ChildOutcomeView {
 function isFrameClaim(value: unknown): value is { frame: ClaimedFrame | null } {
   if (!isObject(value) || !('frame' in value)) return false;
   const frame = value.frame;
-  return frame === null || (isObject(frame) && typeof frame.frame_id === 'string' && Array.isArray(frame.rows) && isObject(frame.spec) && isObject(frame.scope));
+  return (
+    frame === null ||
+    (isObject(frame) && typeof frame.frame_id === 'string' && typeof frame.lease_token === 'string' && Array.isArray(frame.rows) && isObject(frame.spec) && isObject(frame.scope))
+  );
 }
 
 function errorFromAnswer(url: string, answer: Answer): Error {
@@ -261,6 +265,7 @@ function isClaimedCommand(value: unknown): value is ClaimedCommand {
   return (
     isObject(value) &&
     typeof value.command_id === 'string' &&
+    typeof value.lease_token === 'string' &&
     typeof value.execution_id === 'string' &&
     typeof value.lease_until === 'string' &&
     isObject(value.spec) &&

@@ -1,5 +1,5 @@
 import { EventType, type EventDraft, type EventTypeName } from '@noetl/event-kernel';
-import { buildScope, isJsonObject, resultViewsOf, toPlainJson, workToolKinds } from '@noetl/dsl';
+import { buildScope, credentialRefs, isJsonObject, resultViewsOf, toPlainJson, workToolKinds } from '@noetl/dsl';
 import {
   isTerminalCommand,
   type CommandRepository,
@@ -24,6 +24,7 @@ import type { ExecutionStates } from '../state/execution-states';
 import { refsOfState, type PayloadCache } from '../state/payload-cache';
 import { callDrafts, storedResult, terminalDraft, type CommandOutcome } from './command-outcome';
 import { LocalFrames } from './local-frames';
+import { assertNamesCredential, holdsLease, newLeaseToken, type Holder } from './lease-token';
 import { childOutcome } from '../executions/child-outcome';
 import {
   DEFAULT_LEASE_MS,
@@ -93,7 +94,8 @@ export class LocalControlPlane implements ControlPlane {
   }
 
   async resolveFrameCredential(frameId: string, request: CredentialRequest): Promise<ResolvedCredential> {
-    await this.frames.assertHeld(frameId, request.worker_id);
+    const frame = await this.frames.held(frameId, request);
+    assertNamesCredential(frame.credentials === null ? null : { names: frame.credentials, templated: false }, request.name, `frame ${frameId}`);
     return this.deps.credentials.resolve(request.name);
   }
 
@@ -107,23 +109,26 @@ export class LocalControlPlane implements ControlPlane {
         throw new RuntimeError('tool_not_allowed', `command ${commandId} runs ${kinds.join(', ')}; worker ${request.worker_id} runs only ${request.tools.join(', ')}`);
       }
       if (command.status !== 'ISSUED') {
-        if ((command.status === 'RUNNING' || command.status === 'CLAIMED') && command.worker_id === request.worker_id) {
-          return { command, leaseUntil: command.lease_until ?? ledger.now() };
+        // A repeated claim gets its lease back only with the token the first one returned: a worker id is public.
+        if ((command.status === 'RUNNING' || command.status === 'CLAIMED') && request.lease_token !== undefined && holdsLease(command, request as Holder)) {
+          return { command, leaseUntil: command.lease_until ?? ledger.now(), token: request.lease_token };
         }
         throw new RuntimeError('already_claimed', `command ${commandId} is ${command.status} (worker ${command.worker_id ?? '-'})`);
       }
       const leaseUntil = new Date(ledger.now().getTime() + leaseMs);
+      const token = newLeaseToken();
       const lease = { worker_id: request.worker_id, lease_until: leaseUntil.toISOString() };
       await ledger.append(q, [
         this.draft(command, EventType.CommandClaimed, { ...lease, attempt: command.attempt }),
         this.draft(command, EventType.CommandStarted, { worker_id: request.worker_id }),
       ]);
-      await this.deps.commandRows.markRunning(q, commandId, request.worker_id, leaseUntil);
+      await this.deps.commandRows.markRunning(q, commandId, { workerId: request.worker_id, leaseUntil, tokenHash: token.hash });
       this.deps.metrics.claimLatency.observe((ledger.now().getTime() - command.created_at.getTime()) / 1000);
-      return { command, leaseUntil };
+      return { command, leaseUntil, token: token.token };
     });
     return {
       command_id: claimed.command.command_id,
+      lease_token: claimed.token,
       execution_id: claimed.command.execution_id,
       step: claimed.command.step,
       run_id: claimed.command.run_id ?? '',
@@ -144,7 +149,7 @@ export class LocalControlPlane implements ControlPlane {
         return { lease_until: ledger.now().toISOString(), cancelled: true };
       }
       if (isTerminalCommand(command.status)) throw alreadyTerminal(command);
-      this.assertHolder(command, request.worker_id);
+      this.assertHolder(command, request);
       const leaseUntil = new Date(ledger.now().getTime() + (request.lease_ms ?? DEFAULT_LEASE_MS));
       await ledger.append(q, [
         this.draft(command, EventType.CommandHeartbeat, { worker_id: request.worker_id, lease_until: leaseUntil.toISOString() }),
@@ -155,7 +160,7 @@ export class LocalControlPlane implements ControlPlane {
   }
 
   async complete(commandId: string, request: CompleteRequest): Promise<void> {
-    await this.finish(commandId, request.worker_id, {
+    await this.finish(commandId, request, {
       status: 'COMPLETED',
       ...(request.result !== undefined ? { result: request.result } : {}),
       ...(request.ctx ? { ctx: request.ctx } : {}),
@@ -165,7 +170,7 @@ export class LocalControlPlane implements ControlPlane {
   }
 
   async fail(commandId: string, request: FailRequest): Promise<void> {
-    await this.finish(commandId, request.worker_id, {
+    await this.finish(commandId, request, {
       status: 'FAILED',
       error: request.error,
       ...(request.ctx ? { ctx: request.ctx } : {}),
@@ -175,16 +180,16 @@ export class LocalControlPlane implements ControlPlane {
   }
 
   /**
-   * Ends a command. `workerId` null: the runtime itself reports (a child
+   * Ends a command. `holder` null: the runtime itself reports (a child
    * execution ended), which needs no lease.
    */
-  async finish(commandId: string, workerId: string | null, outcome: CommandOutcome): Promise<void> {
+  async finish(commandId: string, holder: Holder | null, outcome: CommandOutcome): Promise<void> {
     const { db, ledger, payloadStore, inlineLimitBytes } = this.deps;
     // A large result is stored first, outside the transaction: a lock holder never waits for a second connection.
     const stored = await storedResult(outcome, { store: payloadStore, scope: ledger.scope, inlineLimitBytes });
     const executionId = await db.transaction(async (q) => {
       const command = await this.locked(q, commandId);
-      if (workerId !== null) this.assertHolder(command, workerId);
+      if (holder !== null) this.assertHolder(command, holder);
       const terminal = terminalDraft(command, outcome, stored);
       const appended = await ledger.append(q, [...callDrafts(command, outcome.calls ?? []), terminal]);
       const event = appended[appended.length - 1]?.event;
@@ -198,7 +203,7 @@ export class LocalControlPlane implements ControlPlane {
   async startChild(commandId: string, request: StartChildRequest): Promise<{ execution_id: string }> {
     const command = await this.deps.db.transaction(async (q) => {
       const row = await this.locked(q, commandId);
-      this.assertHolder(row, request.worker_id);
+      this.assertHolder(row, request);
       return row;
     });
     // The child's start and the command's release of its lease are one transaction:
@@ -215,10 +220,10 @@ export class LocalControlPlane implements ControlPlane {
     const { holder } = request;
     const executionId =
       holder.kind === 'frame'
-        ? await this.frames.assertHeld(holder.id, request.worker_id)
+        ? (await this.frames.held(holder.id, request)).execution_id
         : await this.deps.db.transaction(async (q) => {
             const command = await this.locked(q, holder.id);
-            this.assertHolder(command, request.worker_id);
+            this.assertHolder(command, request);
             return command.execution_id;
           });
     const started = await this.deps.executions.start(
@@ -243,7 +248,7 @@ export class LocalControlPlane implements ControlPlane {
   async recordCalls(commandId: string, request: RecordCallsRequest): Promise<void> {
     await this.deps.db.transaction(async (q) => {
       const command = await this.locked(q, commandId);
-      this.assertHolder(command, request.worker_id);
+      this.assertHolder(command, request);
       await this.deps.ledger.append(q, callDrafts(command, request.calls));
     });
   }
@@ -252,7 +257,7 @@ export class LocalControlPlane implements ControlPlane {
     const { db, ledger } = this.deps;
     const command = await db.transaction(async (q) => {
       const locked = await this.locked(q, commandId);
-      this.assertHolder(locked, request.worker_id);
+      this.assertHolder(locked, request);
       await ledger.append(q, [
         this.draft(locked, EventType.CommandReleased, { worker_id: request.worker_id, attempt: locked.attempt, reason: 'released by its worker' }),
       ]);
@@ -277,7 +282,8 @@ export class LocalControlPlane implements ControlPlane {
 
   async resolveCredential(commandId: string, request: CredentialRequest): Promise<ResolvedCredential> {
     const command = await this.deps.db.transaction((q) => this.locked(q, commandId));
-    this.assertHolder(command, request.worker_id);
+    this.assertHolder(command, request);
+    assertNamesCredential(credentialRefs(command.spec ?? {}), request.name, `command ${commandId}`);
     return this.deps.credentials.resolve(request.name);
   }
 
@@ -312,9 +318,10 @@ export class LocalControlPlane implements ControlPlane {
     return command;
   }
 
-  private assertHolder(command: CommandRow, workerId: string): void {
-    if (command.status === 'ISSUED' || command.worker_id !== workerId) {
-      throw new RuntimeError('lease_lost', `worker ${workerId} does not hold command ${command.command_id} (${command.status}, worker ${command.worker_id ?? '-'})`);
+  /** The lease is the worker's and its token matches; a worker id alone proves nothing (it is in the events). */
+  private assertHolder(command: CommandRow, holder: Holder): void {
+    if (command.status === 'ISSUED' || !holdsLease(command, holder)) {
+      throw new RuntimeError('lease_lost', `worker ${holder.worker_id} does not hold command ${command.command_id} (${command.status})`);
     }
   }
 

@@ -3,6 +3,7 @@ import { loopBodySpec } from '@noetl/dsl';
 import { putFrameOutput, type FrameOutputRow, type FrameRow, type PendingFrame, type Queryable } from '@noetl/storage';
 import { Subjects } from '../bus/bus';
 import { runsAll } from '../bus/offers';
+import { holdsLease, newLeaseToken, type Holder } from './lease-token';
 import { RuntimeError, notFound } from '../runtime-error';
 import type { LocalControlPlaneDeps } from './local-control-plane';
 import {
@@ -47,13 +48,14 @@ export class LocalFrames {
       const leaseMs = request.lease_ms ?? frameLeaseMs(stage.frame_policy, DEFAULT_FRAME_LEASE_MS);
       const leaseUntil = new Date(ledger.now().getTime() + leaseMs).toISOString();
       const attempt = frame.attempts + 1;
+      const token = newLeaseToken();
       const where = { executionId: stage.execution_id, step: stage.step_name, loopId: stage.loop_id, stageId, frameId: frame.frame_id };
       await ledger.append(q, [
         draft(where, EventType.FrameDispatched, { frame_id: frame.frame_id, stage_id: stageId, worker_id: request.worker_id, lease_until: leaseUntil, attempt }),
         draft(where, EventType.FrameStarted, { frame_id: frame.frame_id, worker_id: request.worker_id, lease_until: leaseUntil }),
       ]);
-      await frameRows.markRunning(q, frame.frame_id, { workerId: request.worker_id, leaseUntil, attempts: attempt });
-      return { stage, frame, leaseMs, leaseUntil, attempt };
+      await frameRows.markRunning(q, frame.frame_id, { workerId: request.worker_id, leaseUntil, attempts: attempt, tokenHash: token.hash });
+      return { stage, frame, leaseMs, leaseUntil, attempt, token: token.token };
     });
     if (!claimed) return null;
     const { stage, frame } = claimed;
@@ -71,6 +73,7 @@ export class LocalFrames {
     const collection = loop.collection ?? (loop.collectionRef ? ((await payloads.get(loop.collectionRef)) as Json[]) : []);
     return {
       frame_id: frame.frame_id,
+      lease_token: claimed.token,
       stage_id: stageId,
       loop_id: stage.loop_id,
       execution_id: stage.execution_id,
@@ -92,7 +95,7 @@ export class LocalFrames {
     return db.transaction(async (q) => {
       const frame = await this.locked(q, frameId);
       if (await ledger.hasEnded(q, frame.execution_id)) return { lease_until: ledger.now().toISOString(), cancelled: true };
-      this.assertHolder(frame, request.worker_id);
+      this.assertHolder(frame, request);
       const leaseUntil = new Date(ledger.now().getTime() + (request.lease_ms ?? frameLeaseMs(frame.frame_policy, DEFAULT_FRAME_LEASE_MS))).toISOString();
       await ledger.append(q, [draft(where(frame), EventType.FrameHeartbeat, { frame_id: frameId, worker_id: request.worker_id, lease_until: leaseUntil })]);
       await this.deps.frameRows.setLease(q, frameId, leaseUntil);
@@ -113,7 +116,7 @@ export class LocalFrames {
     const inline = Buffer.byteLength(JSON.stringify(results)) <= inlineLimitBytes;
     const frame = await db.transaction(async (q) => {
       const locked = await this.lockedLive(q, frameId);
-      this.assertHolder(locked, request.worker_id);
+      this.assertHolder(locked, request);
       const outcomes: RowOutcome[] = rows.map((row) => ({ index: row.index, status: row.status, ...(row.error ? { error: row.error } : {}) }));
       const [appended] = await ledger.append(q, [
         draft(where(locked), EventType.FrameCommitted, {
@@ -137,7 +140,7 @@ export class LocalFrames {
     const { db, ledger } = this.deps;
     const frame = await db.transaction(async (q) => {
       const locked = await this.lockedLive(q, frameId);
-      this.assertHolder(locked, request.worker_id);
+      this.assertHolder(locked, request);
       const [failed] = await ledger.append(q, [
         draft(where(locked), EventType.FrameFailed, {
           frame_id: frameId,
@@ -157,7 +160,7 @@ export class LocalFrames {
     const { db, ledger } = this.deps;
     const frame = await db.transaction(async (q) => {
       const locked = await this.lockedLive(q, frameId);
-      this.assertHolder(locked, request.worker_id);
+      this.assertHolder(locked, request);
       await ledger.append(q, [
         draft(where(locked), EventType.FrameAbandoned, { frame_id: frameId, worker_id: request.worker_id, attempt: locked.attempts, reason: 'released by its worker' }),
       ]);
@@ -167,12 +170,12 @@ export class LocalFrames {
     this.afterTerminal(frame);
   }
 
-  /** The frame's execution; throws unless the worker holds the frame's lease. */
-  async assertHeld(frameId: string, workerId: string): Promise<string> {
+  /** The frame's row; throws unless `holder` holds the frame's lease. */
+  async held(frameId: string, holder: Holder): Promise<FrameRow> {
     return this.deps.db.transaction(async (q) => {
       const frame = await this.lockedLive(q, frameId);
-      this.assertHolder(frame, workerId);
-      return frame.execution_id;
+      this.assertHolder(frame, holder);
+      return frame;
     });
   }
 
@@ -220,12 +223,9 @@ export class LocalFrames {
    * longer holds it has nothing left to report: its attempt is over
    * (`already_terminal`, DESIGN.md s6), whoever holds the frame now.
    */
-  private assertHolder(frame: FrameRow, workerId: string): void {
-    if (frame.status === 'PENDING' || frame.owner_worker !== workerId) {
-      throw new RuntimeError(
-        'already_terminal',
-        `frame ${frame.frame_id} is no longer held by worker ${workerId} (${frame.status}, worker ${frame.owner_worker ?? '-'}): its attempt is over`,
-      );
+  private assertHolder(frame: FrameRow, holder: Holder): void {
+    if (frame.status === 'PENDING' || !holdsLease({ worker_id: frame.owner_worker, lease_token: frame.lease_token }, holder)) {
+      throw new RuntimeError('already_terminal', `frame ${frame.frame_id} is not held by worker ${holder.worker_id} with this lease (${frame.status}): its attempt is over`);
     }
   }
 }

@@ -208,8 +208,8 @@ describe('frame leases', () => {
   /** Runs the `start` command as a worker would, then waits for the loop's stage. */
   async function stageOf(executionId: string): Promise<string> {
     const start = await waitFor(async () => (await p.engine.executions.events(executionId, { type: [EventType.CommandIssued] })).events[0]?.command_id ?? undefined);
-    await p.engine.controlPlane.claim(start, { worker_id: 'w0' });
-    await p.engine.controlPlane.complete(start, { worker_id: 'w0', result: {} });
+    const { lease_token } = await p.engine.controlPlane.claim(start, { worker_id: 'w0' });
+    await p.engine.controlPlane.complete(start, { worker_id: 'w0', lease_token, result: {} });
     return waitFor(async () => {
       const [opened] = (await p.engine.executions.events(executionId, { type: [EventType.StageOpened] })).events;
       return (opened?.payload as { stage_id?: string } | undefined)?.stage_id;
@@ -229,13 +229,14 @@ describe('frame leases', () => {
     expect(retaken).toMatchObject({ frame_id: lost!.frame_id, attempt: 2, rows: [1, 2] });
 
     const before = (await p.engine.executions.events(execution_id, { limit: 1000 })).events.length;
-    const late = p.engine.controlPlane.commitFrame(lost!.frame_id, { worker_id: 'w1', rows: [{ index: 0, status: 'ok', result: 1 }] });
+    const late = p.engine.controlPlane.commitFrame(lost!.frame_id, { worker_id: 'w1', lease_token: lost!.lease_token, rows: [{ index: 0, status: 'ok', result: 1 }] });
     await expect(late).rejects.toMatchObject({ code: 'already_terminal' });
     expect((await p.engine.executions.events(execution_id, { limit: 1000 })).events).toHaveLength(before);
 
-    const commit = (frame: { frame_id: string; rows: unknown[]; first_index: number }, worker: string) =>
+    const commit = (frame: { frame_id: string; lease_token: string; rows: unknown[]; first_index: number }, worker: string) =>
       p.engine.controlPlane.commitFrame(frame.frame_id, {
         worker_id: worker,
+        lease_token: frame.lease_token,
         rows: frame.rows.map((n, i) => ({ index: frame.first_index + i, status: 'ok' as const, result: { sq: (n as number) ** 2, index: frame.first_index + i } })),
       });
     await commit(retaken!, 'w2');

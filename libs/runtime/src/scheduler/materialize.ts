@@ -11,12 +11,13 @@ export interface DerivedRows {
   frameRows: FrameRepository;
 }
 
-/** What materializing needs besides the event: the tenancy, ids, the tables, and the tool kinds of a loop step's body. */
+/** What materializing needs besides the event: the tenancy, ids, the tables, and what a loop step's body needs. */
 export interface MaterializeWorld {
   scope: TenantScope;
   ids: IdGenerator;
   rows: DerivedRows;
-  loopToolKinds: (step: string) => Promise<string[]>;
+  /** The tool kinds a loop step's body runs and the credentials it names (null: any, a name is a template). */
+  loopBody: (step: string) => Promise<{ tools: string[]; credentials: string[] | null }>;
 }
 
 /** What a planned batch asks of the world once its transaction committed. */
@@ -97,9 +98,9 @@ export async function materialize(
     }
     case EventType.StageOpened: {
       const p = event.payload;
-      const kinds = await world.loopToolKinds(p.step);
-      const slots = await insertStage(q, world, event.execution_id, event.event_id, { ...p, tools: kinds }, state.loops[p.loop_id]);
-      if (slots > 0) effects.stages.push({ stage_id: p.stage_id, execution_id: event.execution_id, slots, kinds });
+      const body = await world.loopBody(p.step);
+      const slots = await insertStage(q, world, event.execution_id, event.event_id, { ...p, ...body }, state.loops[p.loop_id]);
+      if (slots > 0) effects.stages.push({ stage_id: p.stage_id, execution_id: event.execution_id, slots, kinds: body.tools });
       return;
     }
     case EventType.StageClosed:

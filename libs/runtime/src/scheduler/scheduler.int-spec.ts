@@ -106,12 +106,12 @@ workflow:
           return issued.length === count ? issued.map((event) => event.command_id!) : undefined;
         });
       const [first] = await claimAll(1);
-      await reporter.controlPlane.claim(first!, { worker_id: 'w' });
-      await planner.controlPlane.complete(first!, { worker_id: 'w' });
+      const { lease_token } = await reporter.controlPlane.claim(first!, { worker_id: 'w' });
+      await planner.controlPlane.complete(first!, { worker_id: 'w', lease_token });
       const branches = (await claimAll(3)).slice(1);
       for (const id of branches) {
-        await reporter.controlPlane.claim(id, { worker_id: 'w' });
-        await reporter.controlPlane.complete(id, { worker_id: 'w' });
+        const lease = await reporter.controlPlane.claim(id, { worker_id: 'w' });
+        await reporter.controlPlane.complete(id, { worker_id: 'w', lease_token: lease.lease_token });
       }
       await planner.sweep();
       const enters = await waitFor(async () => {

@@ -6,7 +6,7 @@ import {
   type ExecutionState,
   type LedgerEvent,
 } from '@noetl/event-kernel';
-import { loopBodySpec, plan, workToolKinds, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
+import { credentialRefs, loopBodySpec, plan, workToolKinds, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
 import type { Database, ExecutionRepository, PayloadStore, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { Subjects, type Bus } from '../bus/bus';
@@ -120,7 +120,7 @@ export class Scheduler {
       const fold = async (event: LedgerEvent): Promise<void> => {
         const wasRunning = state?.status === 'RUNNING';
         state = applyEvent(state, event);
-        await materialize(q, { scope: ledger.scope, ids: ledger.ids, rows: this.deps.rows, loopToolKinds: (step) => this.loopToolKinds(q, state!, step) }, event, state, effects);
+        await materialize(q, { scope: ledger.scope, ids: ledger.ids, rows: this.deps.rows, loopBody: (step) => this.loopBody(q, state!, step) }, event, state, effects);
         if (wasRunning && state.status !== 'RUNNING') terminal = state;
       };
       for (;;) {
@@ -192,10 +192,14 @@ export class Scheduler {
     return offloadCollections(drafts, { store, scope: ledger.scope, inlineLimitBytes: this.deps.inlineLimitBytes });
   }
 
-  private async loopToolKinds(q: Queryable, state: ExecutionState, stepName: string): Promise<string[]> {
+  /** What a loop step's stage keeps of its body: the tool kinds its frames need and the credentials they may resolve. */
+  private async loopBody(q: Queryable, state: ExecutionState, stepName: string): Promise<{ tools: string[]; credentials: string[] | null }> {
     const playbook = await this.deps.catalog.playbook(state.catalogId, q);
     const step = playbook.steps.find((candidate) => candidate.name === stepName);
-    return step ? workToolKinds(loopBodySpec(playbook, step)) : [];
+    if (!step) return { tools: [], credentials: [] };
+    const spec = loopBodySpec(playbook, step);
+    const refs = credentialRefs(spec);
+    return { tools: workToolKinds(spec), credentials: refs.templated ? null : refs.names };
   }
 
   private async stateAt(q: Queryable, executionId: string, version: number): Promise<{ state: ExecutionState | undefined; version: number }> {

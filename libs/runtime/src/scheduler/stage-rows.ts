@@ -15,7 +15,7 @@ export async function insertStage(
   world: { scope: TenantScope; ids: IdGenerator; rows: { stageRows: StageRepository; frameRows: FrameRepository } },
   executionId: string,
   openedEventId: string,
-  stage: StageOpened & { tools: string[] },
+  stage: StageOpened & { tools: string[]; credentials: string[] | null },
   loop: LoopState | undefined,
 ): Promise<number> {
   const maxRows = Number(stage.frame_policy['max_rows'] ?? 1) || 1;
@@ -35,6 +35,7 @@ export async function insertStage(
     max_in_flight: maxInFlight,
     size: loop?.size ?? null,
     tools: stage.tools,
+    credentials: stage.credentials,
   });
   if (!inserted) return 0;
   const frameCount = stage.frame_count ?? 0;

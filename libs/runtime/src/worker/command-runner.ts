@@ -13,7 +13,7 @@ import {
   type ToolSpec,
 } from '@noetl/dsl';
 import { SecretSet, type ToolRegistry } from '@noetl/tools';
-import type { ClaimedCommand, CompleteRequest, FailRequest } from '../control-plane/control-plane';
+import type { Holder, ClaimedCommand, CompleteRequest, FailRequest } from '../control-plane/control-plane';
 import { callReportOf, eventErrorOf } from './call-errors';
 import { resolveKeychain } from './keychain';
 
@@ -27,7 +27,7 @@ export interface CommandRunnerDeps {
   onOutput?(stream: 'stdout' | 'stderr', text: string): void;
 }
 
-export type CommandReport = { status: 'COMPLETED'; request: Omit<CompleteRequest, 'worker_id'> } | { status: 'FAILED'; request: Omit<FailRequest, 'worker_id'> };
+export type CommandReport = { status: 'COMPLETED'; request: Omit<CompleteRequest, keyof Holder> } | { status: 'FAILED'; request: Omit<FailRequest, keyof Holder> };
 
 /**
  * Runs a claimed command's call in process (DSL.md s3, s5): the step's tool

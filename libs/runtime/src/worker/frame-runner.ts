@@ -11,11 +11,11 @@ import {
   type Sink,
   type ToolSpec,
 } from '@noetl/dsl';
-import type { ClaimedFrame, CommitFrameRequest, FailRequest } from '../control-plane/control-plane';
+import type { Holder, ClaimedFrame, CommitFrameRequest, FailRequest } from '../control-plane/control-plane';
 import { callReportOf, eventErrorOf } from './call-errors';
 import type { WorkerRun } from './command-runner';
 
-export type FrameReport = { status: 'COMMITTED'; request: Omit<CommitFrameRequest, 'worker_id'> } | { status: 'FAILED'; request: Omit<FailRequest, 'worker_id'> };
+export type FrameReport = { status: 'COMMITTED'; request: Omit<CommitFrameRequest, keyof Holder> } | { status: 'FAILED'; request: Omit<FailRequest, keyof Holder> };
 
 /**
  * Interprets a claimed frame's loop body in process (DSL.md s4.1): its rows,

@@ -13,7 +13,7 @@ const POLL_MS = 250;
  */
 export async function runNestedChild(
   controlPlane: ControlPlane,
-  holder: Pick<NestedChildRequest, 'worker_id' | 'holder' | 'key'>,
+  holder: Pick<NestedChildRequest, 'worker_id' | 'lease_token' | 'holder' | 'key'>,
   config: Record<string, unknown>,
   signal: AbortSignal,
 ): Promise<unknown> {

@@ -3,7 +3,7 @@ import type { ToolRegistry } from '@noetl/tools';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { ClaimRequest, ClaimedCommand, ControlPlane, HeartbeatResult } from '../control-plane/control-plane';
+import type { ClaimRequest, ClaimedCommand, ControlPlane, HeartbeatResult, Holder } from '../control-plane/control-plane';
 import type { WorkerReport } from '@noetl/storage';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError } from '../runtime-error';
@@ -140,21 +140,22 @@ export class Worker {
     });
     if (!frame) return;
     const log = this.options.logger.child({ execution_id: frame.execution_id, step: frame.step, frame_id: frame.frame_id });
-    const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeatFrame(frame.frame_id, { worker_id: this.workerId, lease_ms: frame.lease_ms });
+    const holder: Holder = { worker_id: this.workerId, lease_token: frame.lease_token };
+    const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeatFrame(frame.frame_id, { ...holder, lease_ms: frame.lease_ms });
     const heartbeat = this.keepLease(beat, frame.lease_ms, controller, log);
     try {
       const report = await runClaimedFrame(frame, controller.signal, this.interpreterFor(
-          { executionId: frame.execution_id, step: frame.step, scope: frame.scope, holder: { kind: 'frame', id: frame.frame_id }, attempt: frame.attempt },
-          async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { worker_id: this.workerId, name })).data,
+          { executionId: frame.execution_id, step: frame.step, scope: frame.scope, holder: { kind: 'frame', id: frame.frame_id }, leaseToken: frame.lease_token, attempt: frame.attempt },
+          async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { ...holder, name })).data,
         ));
       if (controller.signal.aborted) {
-        if (this.releasing) await this.giveBack(() => controlPlane.releaseFrame(frame.frame_id, { worker_id: this.workerId }), log);
+        if (this.releasing) await this.giveBack(() => controlPlane.releaseFrame(frame.frame_id, holder), log);
         return;
       }
       const send =
         report.status === 'COMMITTED'
-          ? controlPlane.commitFrame(frame.frame_id, { worker_id: this.workerId, ...report.request })
-          : controlPlane.failFrame(frame.frame_id, { worker_id: this.workerId, ...report.request });
+          ? controlPlane.commitFrame(frame.frame_id, { ...holder, ...report.request })
+          : controlPlane.failFrame(frame.frame_id, { ...holder, ...report.request });
       await send.catch((error: unknown) => {
         if (error instanceof RuntimeError) log.warn({ code: error.code }, `frame report refused: ${error.message}`);
         else throw error;
@@ -175,27 +176,28 @@ export class Worker {
       throw error;
     }
     const log = this.options.logger.child({ execution_id: command.execution_id, step: command.step, command_id: commandId });
-    const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeat(commandId, { worker_id: this.workerId, lease_ms: leaseMs });
+    const holder: Holder = { worker_id: this.workerId, lease_token: command.lease_token };
+    const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeat(commandId, { ...holder, lease_ms: leaseMs });
     const heartbeat = this.keepLease(beat, leaseMs, controller, log);
     try {
       const run = this.interpreterFor(
-        { executionId: command.execution_id, step: command.step, scope: command.scope, holder: { kind: 'command', id: commandId }, attempt: command.attempt },
-        async (name) => (await controlPlane.resolveCredential(commandId, { worker_id: this.workerId, name })).data,
+        { executionId: command.execution_id, step: command.step, scope: command.scope, holder: { kind: 'command', id: commandId }, leaseToken: command.lease_token, attempt: command.attempt },
+        async (name) => (await controlPlane.resolveCredential(commandId, { ...holder, name })).data,
       );
       if (command.kind === 'playbook') {
-        await this.startChild(command, run, controller.signal);
+        await this.startChild(command, holder, run, controller.signal);
         return;
       }
       const report = await runCommand(command, controller.signal, run);
       if (controller.signal.aborted) {
-        if (this.releasing) await this.giveBack(() => controlPlane.release(commandId, { worker_id: this.workerId }), log);
+        if (this.releasing) await this.giveBack(() => controlPlane.release(commandId, holder), log);
         return;
       }
       this.options.metrics.stepDuration.observe({ kind: command.kind }, (report.request.duration_ms ?? 0) / 1000);
       const send =
         report.status === 'COMPLETED'
-          ? controlPlane.complete(commandId, { worker_id: this.workerId, ...report.request })
-          : controlPlane.fail(commandId, { worker_id: this.workerId, ...report.request });
+          ? controlPlane.complete(commandId, { ...holder, ...report.request })
+          : controlPlane.fail(commandId, { ...holder, ...report.request });
       await send.catch((error: unknown) => {
         if (error instanceof RuntimeError) log.warn({ code: error.code }, `report refused: ${error.message}`);
         else throw error;
@@ -218,9 +220,9 @@ export class Worker {
   }
 
   /** A `playbook` step: render the call, start the child, and let go (the child's end completes the command). */
-  private async startChild(command: ClaimedCommand, run: WorkerRun, signal: AbortSignal): Promise<void> {
+  private async startChild(command: ClaimedCommand, holder: Holder, run: WorkerRun, signal: AbortSignal): Promise<void> {
     const fail = (error: Parameters<typeof eventErrorOf>[0]): Promise<void> =>
-      this.options.controlPlane.fail(command.command_id, { worker_id: this.workerId, error: run.secrets.scrub(eventErrorOf(error, command.step)) });
+      this.options.controlPlane.fail(command.command_id, { ...holder, error: run.secrets.scrub(eventErrorOf(error, command.step)) });
     let call: Awaited<ReturnType<typeof renderChildCall>>;
     try {
       call = await renderChildCall(command, run, signal);
@@ -233,12 +235,12 @@ export class Worker {
       await fail({ kind: 'internal', message: `playbook step ${command.step} needs a "path"`, retryable: false });
       return;
     }
-    await this.options.controlPlane.startChild(command.command_id, { worker_id: this.workerId, path, ...rest });
+    await this.options.controlPlane.startChild(command.command_id, { ...holder, path, ...rest });
   }
 
   /** The interpreter for one run of a command or frame; `playbook` calls in it start children keyed by attempt and order. */
   private interpreterFor(run: HeldRun, resolveCredential: (name: string) => Promise<Record<string, unknown>>): WorkerRun {
-    const { executionId, step, scope, holder, attempt } = run;
+    const { executionId, step, scope, holder, leaseToken, attempt } = run;
     const log = this.options.logger.child({ execution_id: executionId, step });
     let children = 0;
     return workerRun(
@@ -249,7 +251,7 @@ export class Worker {
         resolveCredential,
         onOutput: (stream, text) => log.debug({ stream }, text),
         runChild: (config, signal) =>
-          runNestedChild(this.options.controlPlane, { worker_id: this.workerId, holder, key: `${attempt}:${children++}` }, config, signal),
+          runNestedChild(this.options.controlPlane, { worker_id: this.workerId, lease_token: leaseToken, holder, key: `${attempt}:${children++}` }, config, signal),
       },
       { executionId, step, scope },
     );
@@ -284,6 +286,7 @@ interface HeldRun {
   step: string;
   scope: Record<string, unknown>;
   holder: { kind: 'command' | 'frame'; id: string };
+  leaseToken: string;
   attempt: number;
 }
 

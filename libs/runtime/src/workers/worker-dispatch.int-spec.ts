@@ -41,11 +41,11 @@ describe('worker registry, targeted offers, tool restrictions and release', () =
 
   it('releases a held command: claimable again at once, with no attempt spent', async () => {
     const { executionId, commandId } = await issuedCommand();
-    await t.engine.controlPlane.claim(commandId, { worker_id: 'leaving' });
-    await t.engine.controlPlane.release(commandId, { worker_id: 'leaving' });
+    const leaving = await t.engine.controlPlane.claim(commandId, { worker_id: 'leaving' });
+    await t.engine.controlPlane.release(commandId, { worker_id: 'leaving', lease_token: leaving.lease_token });
     const next = await t.engine.controlPlane.claim(commandId, { worker_id: 'staying' });
     expect(next).toMatchObject({ command_id: commandId, attempt: 1 });
-    await t.engine.controlPlane.complete(commandId, { worker_id: 'staying', result: 1 });
+    await t.engine.controlPlane.complete(commandId, { worker_id: 'staying', lease_token: next.lease_token, result: 1 });
     expect((await t.engine.waitForTerminal(executionId, { timeoutMs: 10_000 })).status).toBe('COMPLETED');
     const released = (await t.engine.executions.events(executionId, { type: [EventType.CommandReleased, EventType.CommandIssued] })).events;
     expect(released.map((event) => event.event_type)).toEqual([EventType.CommandIssued, EventType.CommandReleased]);
@@ -53,8 +53,9 @@ describe('worker registry, targeted offers, tool restrictions and release', () =
 
   it('refuses a release by a worker that does not hold the command', async () => {
     const { commandId } = await issuedCommand();
-    await t.engine.controlPlane.claim(commandId, { worker_id: 'holder' });
-    await expect(t.engine.controlPlane.release(commandId, { worker_id: 'other' })).rejects.toMatchObject({ code: 'lease_lost' });
+    const { lease_token } = await t.engine.controlPlane.claim(commandId, { worker_id: 'holder' });
+    await expect(t.engine.controlPlane.release(commandId, { worker_id: 'other', lease_token })).rejects.toMatchObject({ code: 'lease_lost' });
+    await expect(t.engine.controlPlane.release(commandId, { worker_id: 'holder', lease_token: 'guessed' })).rejects.toMatchObject({ code: 'lease_lost' });
   });
 
   it('lists reported workers with their capacity, and one that stopped reporting as stale', async () => {

@@ -17,6 +17,8 @@ export interface CommandRow {
   spec: JsonObject | null;
   worker_id: string | null;
   lease_until: Date | null;
+  /** sha256 of the lease token its claimer received; null while nobody holds it. */
+  lease_token: string | null;
   created_at: Date;
 }
 
@@ -50,7 +52,7 @@ export function isTerminalCommand(status: CommandStatus): boolean {
   return TERMINAL_COMMAND_STATUSES.includes(status);
 }
 
-const COLUMNS = 'command_id, execution_id, step, run_id, kind, attempt, max_attempts, status, spec, worker_id, lease_until, created_at';
+const COLUMNS = 'command_id, execution_id, step, run_id, kind, attempt, max_attempts, status, spec, worker_id, lease_until, lease_token, created_at';
 
 function normalise(row: CommandRow): CommandRow {
   return { ...row, command_id: String(row.command_id), execution_id: String(row.execution_id) };
@@ -109,11 +111,11 @@ export class CommandRepository {
     return row ? normalise(row) : undefined;
   }
 
-  async markRunning(q: Queryable, commandId: string, workerId: string, leaseUntil: Date): Promise<void> {
+  async markRunning(q: Queryable, commandId: string, lease: { workerId: string; leaseUntil: Date; tokenHash: string }): Promise<void> {
     await q.query(
-      `UPDATE noetl.command SET status = 'RUNNING', worker_id = $2, lease_until = $3, claimed_at = now(), started_at = now()
+      `UPDATE noetl.command SET status = 'RUNNING', worker_id = $2, lease_until = $3, lease_token = $4, claimed_at = now(), started_at = now()
         WHERE command_id = $1::bigint`,
-      [commandId, workerId, leaseUntil],
+      [commandId, lease.workerId, lease.leaseUntil, lease.tokenHash],
     );
   }
 
@@ -125,7 +127,7 @@ export class CommandRepository {
   /** Back to ISSUED, unleased: its worker gave it back unrun (`command.released`). */
   async release(q: Queryable, commandId: string): Promise<void> {
     await q.query(
-      `UPDATE noetl.command SET status = 'ISSUED', worker_id = NULL, lease_until = NULL, claimed_at = NULL, started_at = NULL, notified_at = now()
+      `UPDATE noetl.command SET status = 'ISSUED', worker_id = NULL, lease_until = NULL, lease_token = NULL, claimed_at = NULL, started_at = NULL, notified_at = now()
         WHERE command_id = $1::bigint`,
       [commandId],
     );
@@ -134,7 +136,7 @@ export class CommandRepository {
   /** The command ends (or is abandoned) with the event that says so; a command already ended keeps its end. */
   async end(q: Queryable, commandId: string, status: CommandStatus, terminalEventId: string | null): Promise<void> {
     await q.query(
-      `UPDATE noetl.command SET status = $2, completed_at = now(), lease_until = NULL, terminal_event_id = $3
+      `UPDATE noetl.command SET status = $2, completed_at = now(), lease_until = NULL, lease_token = NULL, terminal_event_id = $3
         WHERE command_id = $1::bigint AND status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'ABANDONED')`,
       [commandId, status, terminalEventId],
     );

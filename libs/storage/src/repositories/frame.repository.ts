@@ -15,12 +15,16 @@ export interface FrameRow {
   status: FrameStatus;
   owner_worker: string | null;
   lease_until: Date | null;
+  /** sha256 of the lease token its claimer received; null while nobody holds it. */
+  lease_token: string | null;
   attempts: number;
   loop_id: string;
   step_name: string;
   frame_policy: JsonObject;
   /** The tool kinds its stage's loop body runs. */
   tools: string[];
+  /** The credentials its loop body names; null: any of the tenant's (a name is a template). */
+  credentials: string[] | null;
 }
 
 /** A frame that waits for a claim. */
@@ -36,7 +40,7 @@ export const TERMINAL_FRAME_STATUSES: readonly FrameStatus[] = ['COMMITTED', 'FA
 export const HELD_FRAME_STATUSES: readonly FrameStatus[] = ['CLAIMED', 'RUNNING'];
 
 const FRAME_COLUMNS = `f.frame_id, f.stage_id, f.execution_id, f.frame_index, f.cursor, f.row_count, f.status, f.owner_worker,
-  f.lease_until, f.attempts, s.loop_id, s.step_name, s.frame_policy, s.tools`;
+  f.lease_until, f.lease_token, f.attempts, s.loop_id, s.step_name, s.frame_policy, s.tools, s.credentials`;
 
 function normalise(row: FrameRow): FrameRow {
   return { ...row, frame_id: String(row.frame_id), stage_id: String(row.stage_id), execution_id: String(row.execution_id), loop_id: String(row.loop_id) };
@@ -117,13 +121,11 @@ export class FrameRepository {
     return row ? normalise(row) : undefined;
   }
 
-  async markRunning(q: Queryable, frameId: string, lease: { workerId: string; leaseUntil: string; attempts: number }): Promise<void> {
-    await q.query(`UPDATE noetl.frame SET status = 'RUNNING', owner_worker = $2, lease_until = $3, attempts = $4 WHERE frame_id = $1::bigint`, [
-      frameId,
-      lease.workerId,
-      lease.leaseUntil,
-      lease.attempts,
-    ]);
+  async markRunning(q: Queryable, frameId: string, lease: { workerId: string; leaseUntil: string; attempts: number; tokenHash: string }): Promise<void> {
+    await q.query(
+      `UPDATE noetl.frame SET status = 'RUNNING', owner_worker = $2, lease_until = $3, attempts = $4, lease_token = $5 WHERE frame_id = $1::bigint`,
+      [frameId, lease.workerId, lease.leaseUntil, lease.attempts, lease.tokenHash],
+    );
   }
 
   async setLease(q: Queryable, frameId: string, leaseUntil: string): Promise<void> {
@@ -132,7 +134,7 @@ export class FrameRepository {
 
   async markCommitted(q: Queryable, frameId: string, commit: { outputRef: PayloadRef; rowCount: number; eventId: string | null }): Promise<void> {
     await q.query(
-      `UPDATE noetl.frame SET status = 'COMMITTED', lease_until = NULL, output_ref = $2::jsonb, row_count = $3, completed_at = now(),
+      `UPDATE noetl.frame SET status = 'COMMITTED', lease_until = NULL, lease_token = NULL, output_ref = $2::jsonb, row_count = $3, completed_at = now(),
               terminal_event_id = $4 WHERE frame_id = $1::bigint`,
       [frameId, JSON.stringify(commit.outputRef), commit.rowCount, commit.eventId],
     );
@@ -140,7 +142,7 @@ export class FrameRepository {
 
   async markFailed(q: Queryable, frameId: string, eventId: string | null): Promise<void> {
     await q.query(
-      `UPDATE noetl.frame SET status = 'FAILED', lease_until = NULL, completed_at = now(), terminal_event_id = $2 WHERE frame_id = $1::bigint`,
+      `UPDATE noetl.frame SET status = 'FAILED', lease_until = NULL, lease_token = NULL, completed_at = now(), terminal_event_id = $2 WHERE frame_id = $1::bigint`,
       [frameId, eventId],
     );
   }
@@ -151,7 +153,7 @@ export class FrameRepository {
    */
   async release(q: Queryable, frameId: string, options: { refundAttempt?: boolean } = {}): Promise<void> {
     await q.query(
-      `UPDATE noetl.frame SET status = 'PENDING', owner_worker = NULL, lease_until = NULL,
+      `UPDATE noetl.frame SET status = 'PENDING', owner_worker = NULL, lease_until = NULL, lease_token = NULL,
               attempts = CASE WHEN $2 THEN GREATEST(attempts - 1, 0) ELSE attempts END
         WHERE frame_id = $1::bigint`,
       [frameId, options.refundAttempt === true],

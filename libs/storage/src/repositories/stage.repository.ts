@@ -33,6 +33,8 @@ export interface OpenedStage {
   max_in_flight: number;
   size: number | null;
   tools: string[];
+  /** The credentials its loop body names; null: any of the tenant's (a name is a template). */
+  credentials: string[] | null;
 }
 
 /** A stage with frames to claim and free slots: offer it once per slot. */
@@ -50,8 +52,8 @@ export class StageRepository {
   async insert(q: Queryable, scope: TenantScope, stage: OpenedStage): Promise<boolean> {
     const inserted = await q.query(
       `INSERT INTO noetl.stage (stage_id, tenant_id, organization_id, execution_id, loop_id, step_name, kind, frame_policy, frame_count,
-                                opened_event_id, mode, max_in_flight, size, tools, notified_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13, $14, now())
+                                opened_event_id, mode, max_in_flight, size, tools, credentials, notified_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13, $14, $15, now())
        ON CONFLICT (stage_id) DO NOTHING RETURNING stage_id`,
       [
         stage.stage_id,
@@ -68,6 +70,7 @@ export class StageRepository {
         stage.max_in_flight,
         stage.size,
         stage.tools,
+        stage.credentials,
       ],
     );
     return inserted.length > 0;
