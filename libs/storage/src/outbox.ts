@@ -1,7 +1,13 @@
+import { createHash } from 'node:crypto';
 import type { LedgerEvent } from '@noetl/event-kernel';
 import type { Database, Queryable } from './database';
 
-/** NATS subject of an execution's events: `noetl.events.<tenant_id>.<execution_id>`. */
+/**
+ * The event stream's subjects (issue 10): an outbox row keeps
+ * `noetl.events.<tenant>.<org>.<execution>`, and the relay publishes it on
+ * that subject plus `.<shard>`, the projector shard that owns the execution,
+ * so each shard's consumer filters on `noetl.events.*.*.*.<shard>`.
+ */
 export const EVENTS_SUBJECT_PREFIX = 'noetl.events';
 
 /** A subject token may not contain separators or wildcards. */
@@ -9,8 +15,27 @@ function subjectToken(value: string): string {
   return value.replace(/[.*>\s]/g, '_') || '_';
 }
 
-export function eventSubject(tenantId: string, executionId: string): string {
-  return `${EVENTS_SUBJECT_PREFIX}.${subjectToken(tenantId)}.${subjectToken(executionId)}`;
+export function eventSubject(tenantId: string, organizationId: string, executionId: string): string {
+  return `${EVENTS_SUBJECT_PREFIX}.${subjectToken(tenantId)}.${subjectToken(organizationId)}.${subjectToken(executionId)}`;
+}
+
+/**
+ * The projector shard that owns an execution: the first 32 bits of the
+ * sha256 of its id, modulo the shard count. A contract between the relay and
+ * every projector: changing it moves executions between shards.
+ */
+export function shardOf(executionId: string, shardCount: number): number {
+  return createHash('sha256').update(executionId).digest().readUInt32BE(0) % shardCount;
+}
+
+/** The subject an event is published on: its row's subject and its execution's shard. */
+export function shardSubject(subject: string, shard: number): string {
+  return `${subject}.${shard}`;
+}
+
+/** What one projector shard consumes. */
+export function shardFilter(shard: number): string {
+  return `${EVENTS_SUBJECT_PREFIX}.*.*.*.${shard}`;
 }
 
 /** One row of `noetl.outbox`: a sealed event waiting to be published. */
@@ -53,7 +78,7 @@ export async function insertOutboxRows(q: Queryable, events: readonly LedgerEven
       events.map((e) => e.tenant_id),
       events.map((e) => e.organization_id),
       events.map((e) => e.execution_id),
-      events.map((e) => eventSubject(e.tenant_id, e.execution_id)),
+      events.map((e) => eventSubject(e.tenant_id, e.organization_id, e.execution_id)),
       events.map((e) => e.event_type),
       events.map((e) => JSON.stringify(e)),
     ],

@@ -328,7 +328,7 @@ describe('PgEventStore', () => {
       expect(rows).toEqual(
         first.map((r) => ({
           event_id: r.event.event_id,
-          subject: `noetl.events.${TENANT.tenantId}.${executionId}`,
+          subject: `noetl.events.${TENANT.tenantId}.${TENANT.organizationId}.${executionId}`,
           event_type: r.event.event_type,
           payload: r.event,
           published_at: null,
