@@ -1,0 +1,33 @@
+import { nanos, StorageType, type JetStreamManager } from 'nats';
+import { EVENTS_SUBJECT_PREFIX } from '@noetl/storage';
+
+/** The JetStream stream the outbox relay publishes every event to, and the projector shards consume (issue 10). */
+export const EVENTS_STREAM = 'NOETL_EVENTS';
+
+export interface EventStreamLimits {
+  /** Events older than this leave the stream (the ledger keeps them). */
+  maxAgeMs: number;
+  /** The stream's size cap; the oldest events go first. */
+  maxBytes: number;
+  /**
+   * How long JetStream remembers a message id: a relay that dies between
+   * publish and mark and republishes within it adds no duplicate. A later
+   * republish is a duplicate the projector's version check discards.
+   */
+  duplicateWindowMs: number;
+}
+
+/** Creates the events stream, or brings an existing one's limits to `limits`. */
+export async function ensureEventStream(jsm: JetStreamManager, limits: EventStreamLimits): Promise<void> {
+  const config = {
+    name: EVENTS_STREAM,
+    subjects: [`${EVENTS_SUBJECT_PREFIX}.>`],
+    storage: StorageType.File,
+    max_age: nanos(limits.maxAgeMs),
+    max_bytes: limits.maxBytes,
+    duplicate_window: nanos(limits.duplicateWindowMs),
+  };
+  const existing = await jsm.streams.info(EVENTS_STREAM).catch(() => undefined);
+  if (existing) await jsm.streams.update(EVENTS_STREAM, config);
+  else await jsm.streams.add(config);
+}
