@@ -13,6 +13,7 @@ import { HealthController } from './health/health.controller';
 import { NatsHealthIndicator } from './health/nats.health';
 import { RedisHealthIndicator } from './health/redis.health';
 import { MetricsController } from './metrics/metrics.controller';
+import { ReplayController } from './replay/replay.controller';
 import { WorkersController } from './workers/workers.controller';
 
 /** The api role: REST over the runtime (DESIGN.md s6), health probes, metrics and Swagger. Build on CoreModule (AppRootModule). */
@@ -34,6 +35,7 @@ export class ApiModule {
         CredentialsController,
         AdminController,
         WorkersController,
+        ReplayController,
       ],
       providers: [DatabaseHealthIndicator, RedisHealthIndicator, NatsHealthIndicator],
     };

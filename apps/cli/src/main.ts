@@ -4,7 +4,9 @@ import { registerCancelCommand } from './commands/cancel.command';
 import { registerEventsCommand } from './commands/events.command';
 import { registerExecuteCommand } from './commands/execute.command';
 import { registerMigrateCommand } from './commands/migrate.command';
+import { registerProjectorCommand } from './commands/projector.command';
 import { registerRegisterCommand } from './commands/register.command';
+import { registerReplayCommand } from './commands/replay.command';
 import { registerRunCommand } from './commands/run.command';
 import { registerServerCommand } from './commands/server.command';
 import { registerStatusCommand } from './commands/status.command';
@@ -21,9 +23,11 @@ export function buildProgram(): Command {
   registerStatusCommand(program);
   registerEventsCommand(program);
   registerCancelCommand(program);
+  registerReplayCommand(program);
   registerWorkersCommand(program);
   registerValidateCommand(program);
   registerMigrateCommand(program);
+  registerProjectorCommand(program);
   return program;
 }
 

@@ -5,3 +5,4 @@ export * from './ids';
 export * from './envelope';
 export * from './upcasters';
 export * from './reducers';
+export * from './projection';

@@ -1,17 +1,20 @@
 import type { NoetlConfig, Role } from '@noetl/config';
 import { ExpressionEngine } from '@noetl/dsl';
-import { SnowflakeIds, type ExecutionStatus } from '@noetl/event-kernel';
+import { defaultUpcasters, SnowflakeIds, type ExecutionStatus } from '@noetl/event-kernel';
 import {
   CommandRepository,
   ExecutionRepository,
   FrameRepository,
+  OutboxRepository,
   PgEventStore,
+  ProjectionRepository,
   PgPayloadStore,
   StageRepository,
   TimerRepository,
   WorkerRepository,
 } from '@noetl/storage';
 import { defaultTools, type ToolRegistry } from '@noetl/tools';
+import { connect, type NatsConnection } from 'nats';
 import { randomUUID, randomInt } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import { AdminService } from './admin/admin.service';
@@ -28,6 +31,13 @@ import type { ExecutionDetail } from './executions/execution-types';
 import { ExecutionService } from './executions/execution.service';
 import { Ledger } from './ledger';
 import { RuntimeMetrics } from './metrics';
+import { OutboxProjector } from './projection/outbox-projector';
+import { ProjectedStates } from './projection/projected-states';
+import { Projector } from './projection/projector';
+import { ProjectorMetrics } from './projection/projector-metrics';
+import { PROJECTION_SNAPSHOT_EVERY } from './projection/rebuild';
+import { Replay } from './projection/replay';
+import { StreamProjector } from './projection/stream-projector';
 import { RuntimeError } from './runtime-error';
 import { RetryLane } from './scheduler/retry-lane';
 import { Scheduler } from './scheduler/scheduler';
@@ -41,6 +51,9 @@ import { Worker, type Offer } from './worker/worker';
 
 /** How often a worker reports its capacity to the registry. */
 const WORKER_REPORT_MS = 5_000;
+
+/** Without NATS, how often the projector looks for outbox rows (it drains everything there on each look). */
+const PROJECTOR_POLL_MS = 100;
 
 /** The id node of this process: random, so processes sharing a ledger mint distinct ids (10 bits: see ids.ts). */
 const idNode = (): number => randomInt(0, 1024);
@@ -73,6 +86,8 @@ export class Engine {
     readonly admin: AdminService,
     readonly workers: WorkerDirectory,
     readonly logger: Logger,
+    /** Any execution's state as of any event of its ledger. */
+    readonly replay: Replay,
     private readonly parts: {
       scheduler?: Scheduler;
       sweeper?: Sweeper;
@@ -84,12 +99,21 @@ export class Engine {
       tools: ToolRegistry;
       remote?: { close(): Promise<void> };
       listen: boolean;
+      /** The projector role: the fold, and its feed (JetStream with NATS, the outbox without). */
+      projector?: Projector;
+      feed?: OutboxProjector | StreamProjector;
+      projectorNats?: NatsConnection;
     },
   ) {}
 
   /** The routing authority, in a process with the scheduler role. */
   get scheduler(): Scheduler | undefined {
     return this.parts.scheduler;
+  }
+
+  /** The projector, in a process with the projector role. */
+  get projector(): Projector | undefined {
+    return this.parts.projector;
   }
 
   /** The worker, in a process with the worker role. */
@@ -125,7 +149,11 @@ export class Engine {
     const remote = roles.includes('worker') && !roles.includes('api') && !options.controlPlane ? createRemoteControlPlane(config) : undefined;
     const decrypts = roles.includes('api') || (roles.includes('worker') && !remote && !options.controlPlane);
     const credentials = await openCredentialStore(database, config.encryptionKey, scope, { decrypts });
-    const executions = new ExecutionService(database, ledger, catalog, states, payloads, bus, metrics, rows.executionRows);
+    const upcasters = defaultUpcasters();
+    const projections = new ProjectionRepository();
+    const projected = new ProjectedStates(ledger, projections, upcasters);
+    const replay = new Replay(database, ledger, projections, upcasters, payloads);
+    const executions = new ExecutionService(database, ledger, catalog, states, payloads, bus, metrics, rows.executionRows, projected);
     const controlPlane = new LocalControlPlane({
       db: database,
       ledger,
@@ -218,8 +246,21 @@ export class Engine {
         reportEveryMs: WORKER_REPORT_MS,
       });
     }
+    if (roles.includes('projector')) {
+      const { shardIndex, shardCount } = config.projector;
+      const projectorMetrics = new ProjectorMetrics(metrics.registry);
+      const projector = new Projector({ db: database, ledger, projections, upcasters, metrics: projectorMetrics, shard: String(shardIndex), snapshotEvery: PROJECTION_SNAPSHOT_EVERY });
+      const projectorLogger = logger.child({ role: 'projector', shard: shardIndex });
+      parts.projector = projector;
+      if (config.nats) {
+        parts.projectorNats = await connect({ servers: config.nats.url, name: `noetl-projector-${shardIndex}` });
+        parts.feed = new StreamProjector({ nats: parts.projectorNats, projector, metrics: projectorMetrics, logger: projectorLogger, shardIndex, shardCount });
+      } else {
+        parts.feed = new OutboxProjector(new OutboxRepository(database), projector, projectorLogger, PROJECTOR_POLL_MS);
+      }
+    }
     const workers = new WorkerDirectory({ db: database, workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
-    const engine = new Engine(config, catalog, executions, controlPlane, credentials, metrics, bus, admin, workers, logger, parts);
+    const engine = new Engine(config, catalog, executions, controlPlane, credentials, metrics, bus, admin, workers, logger, replay, parts);
     engine.run();
     return engine;
   }
@@ -286,6 +327,8 @@ export class Engine {
     await this.parts.scheduler?.idle();
     await this.parts.tools.close();
     await this.parts.remote?.close();
+    await this.parts.feed?.stop();
+    await this.parts.projectorNats?.close();
     if (this.parts.ownsBus) await this.bus.close();
   }
 
@@ -322,6 +365,7 @@ export class Engine {
       for (const [subject, handler] of subjects) this.subscriptions.push(this.bus.subscribe(subject, handler, { queue: QueueGroups.workers }));
     }
     worker?.start();
+    this.parts.feed?.start();
   }
 }
 

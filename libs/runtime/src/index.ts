@@ -21,3 +21,7 @@ export * from './workers/worker-directory';
 export * from './bus/offers';
 export * from './scheduler/scheduler';
 export * from './worker/worker';
+export * from './projection/projector';
+export * from './projection/replay';
+export * from './event-stream/event-stream';
+export * from './projection/rebuild';

@@ -1,5 +1,6 @@
 import {
   buildEvent,
+  EventType,
   TERMINAL_EXECUTION_EVENTS,
   streamIdOf,
   type AnyNewEvent,
@@ -83,6 +84,16 @@ export class Ledger {
       [executionStream(executionId), afterVersion, this.scope.tenantId, this.scope.organizationId, limit],
     );
     return rows.map(toLedgerEvent);
+  }
+
+  /** Every execution of the scope, oldest first (a projection rebuild's list). */
+  async executionIds(q: Queryable): Promise<string[]> {
+    const rows = await q.query<{ execution_id: string }>(
+      `SELECT execution_id FROM noetl.event
+        WHERE event_type = $1 AND tenant_id = $2 AND organization_id = $3 ORDER BY execution_id`,
+      [EventType.ExecutionStarted, this.scope.tenantId, this.scope.organizationId],
+    );
+    return rows.map((row) => row.execution_id);
   }
 
   now(): Date {

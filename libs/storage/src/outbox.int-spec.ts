@@ -45,7 +45,7 @@ describe('OutboxRepository', () => {
     });
 
     expect(claimed.map((m) => m.eventId)).toEqual(eventIds.slice(0, 2));
-    expect(claimed[0]).toMatchObject({ subject: expect.stringMatching(/^noetl\.events\.t\.\d+$/), eventType: EventType.CtxUpdated });
+    expect(claimed[0]).toMatchObject({ subject: expect.stringMatching(/^noetl\.events\.t\.o\.\d+$/), eventType: EventType.CtxUpdated });
     expect(claimed[0]!.envelope.event_id).toBe(eventIds[0]);
     expect(other).toEqual(eventIds.slice(2));
     await db.transaction(async (q) => {

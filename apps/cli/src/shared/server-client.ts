@@ -1,6 +1,6 @@
 import type { NoetlConfig } from '@noetl/config';
 import type { JsonObject } from '@noetl/event-kernel';
-import type { EventPage, ExecutionDetail, ListEventsQuery, RegisteredPlaybook, StartExecutionRequest, StartedExecution, WorkerView } from '@noetl/runtime';
+import type { EventPage, ExecutionDetail, ListEventsQuery, RegisteredPlaybook, ReplayState, StartExecutionRequest, StartedExecution, WorkerView } from '@noetl/runtime';
 import type { Command } from 'commander';
 import { request } from 'undici';
 
@@ -51,6 +51,13 @@ export class ServerClient {
     for (const type of query.type ?? []) params.append('type', type);
     const search = params.size ? `?${params.toString()}` : '';
     return this.call('GET', `/api/executions/${encodeURIComponent(id)}/events${search}`);
+  }
+
+  /** Replay: the execution as of `at` (an event id, else a time), its latest state when `at` is undefined. */
+  replay(id: string, at?: string): Promise<ReplayState> {
+    const params = new URLSearchParams({ execution_id: id });
+    if (at !== undefined) params.set(/^\d+$/.test(at) ? 'as_of_event_id' : 'as_of_time', at);
+    return this.call('GET', `/api/replay/state?${params.toString()}`);
   }
 
   workers(): Promise<{ workers: WorkerView[] }> {

@@ -5,6 +5,7 @@ import type { CatalogService } from '../catalog/catalog.service';
 import { executionStream, type Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError, notFound } from '../runtime-error';
+import type { ProjectedStates } from '../projection/projected-states';
 import type { ExecutionStates } from '../state/execution-states';
 import type { PayloadCache } from '../state/payload-cache';
 import { deepMerge } from './deep-merge';
@@ -44,6 +45,7 @@ export class ExecutionService {
     private readonly bus: Bus,
     private readonly metrics: RuntimeMetrics,
     private readonly executionRows: ExecutionRepository,
+    private readonly projected: ProjectedStates,
   ) {}
 
   /**
@@ -97,14 +99,13 @@ export class ExecutionService {
     return { execution_id: started, status: 'RUNNING' };
   }
 
+  /** Read from the execution's projection, plus what the projector has not folded yet: current, and one row when it keeps up. */
   async get(executionId: string): Promise<ExecutionDetail> {
     if (!ID.test(executionId)) throw notFound('execution', executionId);
-    return this.states.read(this.db, executionId, async (state) => {
-      if (!state) throw notFound('execution', executionId);
-      const result: Json | null = state.resultRef ? await this.payloads.get(state.resultRef) : (state.result ?? null);
-      // A detached copy: the state is the cache's, and the caller keeps the detail.
-      return structuredClone(executionDetail(state, result));
-    });
+    const state = await this.projected.read(this.db, executionId);
+    if (!state) throw notFound('execution', executionId);
+    const result: Json | null = state.resultRef ? await this.payloads.get(state.resultRef) : (state.result ?? null);
+    return executionDetail(state, result);
   }
 
   /** The latest result of a step (resolved from the payload store when stored by reference); undefined when it has none. */

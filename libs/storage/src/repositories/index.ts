@@ -6,3 +6,4 @@ export * from './stage.repository';
 export * from './timer.repository';
 export * from './execution.repository';
 export * from './worker.repository';
+export * from './projection.repository';

@@ -1,0 +1,2 @@
+export * from './surfaces';
+export * from './diff';

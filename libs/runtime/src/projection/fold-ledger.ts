@@ -1,0 +1,48 @@
+import { applyEvent, type ExecutionState, type LedgerEvent, type UpcasterRegistry } from '@noetl/event-kernel';
+import type { Queryable } from '@noetl/storage';
+import type { Ledger } from '../ledger';
+
+/** A state and the stream version it was folded to. */
+export interface FoldPoint {
+  state: ExecutionState | undefined;
+  version: number;
+}
+
+export interface Folded extends FoldPoint {
+  /** Events folded by this call, and the last of them. */
+  folded: number;
+  last?: LedgerEvent;
+}
+
+const PAGE = 1000;
+
+/**
+ * Folds an execution's ledger after `from` (a projection, a snapshot or
+ * nothing) with the one reducer, each event lifted by the upcasters first:
+ * the projector, the API's reads and replay all fold this way. `within`
+ * stops the fold before the first event it refuses (a replay's cutoff).
+ * Mutates `from.state`.
+ */
+export async function foldLedger(
+  q: Queryable,
+  ledger: Ledger,
+  upcasters: UpcasterRegistry,
+  executionId: string,
+  from: FoldPoint,
+  within: (event: LedgerEvent) => boolean = () => true,
+): Promise<Folded> {
+  let { state, version } = from;
+  let folded = 0;
+  let last: LedgerEvent | undefined;
+  for (;;) {
+    const events = await ledger.readAfter(q, executionId, version, PAGE);
+    for (const event of events) {
+      if (!within(event)) return { state, version, folded, ...(last ? { last } : {}) };
+      state = applyEvent(state, upcasters.upcast(event) as LedgerEvent);
+      version = event.stream_version;
+      last = event;
+      folded += 1;
+    }
+    if (events.length < PAGE) return { state, version, folded, ...(last ? { last } : {}) };
+  }
+}

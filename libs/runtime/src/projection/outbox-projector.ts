@@ -1,0 +1,48 @@
+import type { OutboxRepository } from '@noetl/storage';
+import type { Logger } from 'pino';
+import type { Projector } from './projector';
+
+const BATCH = 500;
+
+/**
+ * The projector's feed without NATS (issue 10): it drains the outbox itself,
+ * in committed order, and marks each batch published once its executions are
+ * projected, in the same transaction. Several drainers share the outbox
+ * (FOR UPDATE SKIP LOCKED); a crash before the commit leaves the batch for the next.
+ */
+export class OutboxProjector {
+  private timer?: NodeJS.Timeout;
+  private draining?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    private readonly outbox: OutboxRepository,
+    private readonly projector: Projector,
+    private readonly logger: Logger,
+    private readonly pollMs: number,
+  ) {}
+
+  start(): void {
+    const tick = (): void => {
+      if (this.stopped) return;
+      this.draining = this.drain()
+        .catch((error: unknown) => this.logger.error({ err: error }, 'projecting the outbox failed; the next poll retries'))
+        .finally(() => {
+          this.draining = undefined;
+          if (!this.stopped) this.timer = setTimeout(tick, this.pollMs);
+        });
+    };
+    tick();
+  }
+
+  /** Projects every committed outbox row; resolves when none is left. */
+  async drain(): Promise<void> {
+    while ((await this.outbox.publishPending(BATCH, (messages) => this.projector.deliver(messages.map((m) => m.envelope)).then(() => undefined))) > 0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.draining;
+  }
+}

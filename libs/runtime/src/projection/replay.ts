@@ -1,0 +1,132 @@
+import {
+  checksumsOf,
+  payloadUses,
+  REDUCER_VERSION,
+  surfacesOf,
+  SURFACES,
+  type ExecutionState,
+  type Json,
+  type PayloadUse,
+  type Surface,
+  type UpcasterRegistry,
+} from '@noetl/event-kernel';
+import type { Database, ProjectionRepository } from '@noetl/storage';
+import { executionStream, type Ledger } from '../ledger';
+import { notFound, RuntimeError } from '../runtime-error';
+import type { PayloadCache } from '../state/payload-cache';
+import { foldLedger, type FoldPoint } from './fold-ledger';
+
+const ID = /^\d{1,19}$/;
+
+/** Where a replay stops: after an event, at a time, or at a stream position; the latest event when none is given. */
+export interface ReplayCutoff {
+  asOfEventId?: string;
+  asOfTime?: string;
+  asOfPosition?: number;
+}
+
+export interface ReplayQuery extends ReplayCutoff {
+  executionId: string;
+  /** The surfaces to return (`all`: every one); checksums are always given for every surface. */
+  projection?: readonly (Surface | 'all')[];
+  /** Also return the bodies of the payloads the state refers to. */
+  payloads?: boolean;
+  /** Seed from a matching snapshot (the default); false folds from the first event. The answer is the same. */
+  snapshots?: boolean;
+}
+
+/** The state of an execution as of a point of its ledger, with the checksums that prove it (seed 002 s3.2). */
+export interface ReplayState {
+  execution_id: string;
+  position: { event_id: string; stream_version: number; event_time: string };
+  events_folded: number;
+  /** The snapshot version the fold started from, or null when it started from the first event. */
+  seeded_from_snapshot: number | null;
+  reducer_version: string;
+  upcaster_digest: string;
+  checksums: Record<Surface | 'all', string>;
+  state: Partial<Record<Surface, Json>>;
+  payload_refs: PayloadUse[];
+  payloads?: Record<string, Json>;
+}
+
+/**
+ * Replay and time travel: the state of any execution as of any event, folded
+ * from the ledger with the same reducer and upcasters as the projector, so
+ * the checksums of a replay at the last event equal the live projection's.
+ * Scoped to the ledger's tenant and organization: another's execution is not found.
+ */
+export class Replay {
+  constructor(
+    private readonly db: Database,
+    private readonly ledger: Ledger,
+    private readonly projections: ProjectionRepository,
+    private readonly upcasters: UpcasterRegistry,
+    private readonly payloadCache: PayloadCache,
+  ) {}
+
+  async stateAt(query: ReplayQuery): Promise<ReplayState> {
+    const { executionId } = query;
+    if (!ID.test(executionId)) throw notFound('execution', executionId);
+    if (query.asOfEventId !== undefined && !ID.test(query.asOfEventId)) throw new RuntimeError('invalid_request', 'as_of_event_id must be an event id');
+    const cutoff = await this.cutoffVersion(executionId, query);
+    const folding = { reducerVersion: REDUCER_VERSION, registryDigest: this.upcasters.digest() };
+    const snapshot = query.snapshots === false ? undefined : await this.projections.snapshotAtOrBefore<ExecutionState>(this.db, this.ledger.scope, executionId, cutoff, folding);
+    const from: FoldPoint = snapshot ? { state: snapshot.state, version: snapshot.version } : { state: undefined, version: 0 };
+    const folded = await foldLedger(this.db, this.ledger, this.upcasters, executionId, from, (event) => event.stream_version <= cutoff);
+    const state = folded.state;
+    if (!state) throw notFound('execution', executionId);
+    const surfaces = surfacesOf(state);
+    const wanted = !query.projection || query.projection.includes('all') ? SURFACES : SURFACES.filter((s) => query.projection?.includes(s));
+    const refs = payloadUses(state);
+    return {
+      execution_id: executionId,
+      position: await this.position(executionId, folded.version),
+      events_folded: folded.folded,
+      seeded_from_snapshot: snapshot?.version ?? null,
+      reducer_version: REDUCER_VERSION,
+      upcaster_digest: folding.registryDigest,
+      checksums: checksumsOf(state),
+      state: Object.fromEntries(wanted.map((surface) => [surface, surfaces[surface]])),
+      payload_refs: refs,
+      ...(query.payloads ? { payloads: await this.bodies(refs) } : {}),
+    };
+  }
+
+  /** The stream version the cutoff names (the last one when none is given); not found when it is not this execution's. */
+  private async cutoffVersion(executionId: string, cutoff: ReplayCutoff): Promise<number> {
+    const given = [cutoff.asOfEventId, cutoff.asOfTime, cutoff.asOfPosition].filter((value) => value !== undefined).length;
+    if (given > 1) throw new RuntimeError('invalid_request', 'give at most one of as_of_event_id, as_of_time and as_of_position');
+    const stream = executionStream(executionId);
+    const { tenantId, organizationId } = this.ledger.scope;
+    const [found] = await this.db.query<{ version: string | null; exists: boolean; event_known: boolean }>(
+      `SELECT (SELECT max(stream_version) FROM noetl.event
+                WHERE stream_id = $1 AND tenant_id = $2 AND organization_id = $3
+                  AND ($4::bigint IS NULL OR stream_version <= (SELECT stream_version FROM noetl.event WHERE event_id = $4::bigint AND stream_id = $1))
+                  AND ($5::timestamptz IS NULL OR event_time <= $5::timestamptz)
+                  AND ($6::bigint IS NULL OR stream_version <= $6::bigint)) AS version,
+              EXISTS (SELECT 1 FROM noetl.event WHERE stream_id = $1 AND tenant_id = $2 AND organization_id = $3) AS exists,
+              ($4::bigint IS NULL OR EXISTS (SELECT 1 FROM noetl.event WHERE event_id = $4::bigint AND stream_id = $1)) AS event_known`,
+      [stream, tenantId, organizationId, cutoff.asOfEventId ?? null, cutoff.asOfTime ?? null, cutoff.asOfPosition ?? null],
+    );
+    if (!found?.exists) throw notFound('execution', executionId);
+    if (!found.event_known) throw notFound('event', `${cutoff.asOfEventId} of execution ${executionId}`);
+    if (found.version === null) throw new RuntimeError('invalid_request', `execution ${executionId} has no event at or before that point`);
+    return Number(found.version);
+  }
+
+  private async position(executionId: string, version: number): Promise<ReplayState['position']> {
+    const [row] = await this.db.query<{ event_id: string; event_time: Date }>(
+      `SELECT event_id, event_time FROM noetl.event WHERE stream_id = $1 AND stream_version = $2`,
+      [executionStream(executionId), version],
+    );
+    if (!row) throw notFound('execution', executionId);
+    return { event_id: row.event_id, stream_version: version, event_time: row.event_time.toISOString() };
+  }
+
+  private async bodies(refs: readonly PayloadUse[]): Promise<Record<string, Json>> {
+    const bodies: Record<string, Json> = {};
+    for (const { ref } of refs) bodies[ref.sha256] ??= await this.payloadCache.get(ref);
+    return bodies;
+  }
+}

@@ -1,0 +1,113 @@
+import type { Queryable } from '../database';
+import type { TenantScope } from '../storage-error';
+
+/** The projection of one execution: the reducer's state after `version` events of its stream. */
+export interface ProjectionRow<S> {
+  executionId: string;
+  version: number;
+  state: S;
+  checksum: string;
+}
+
+/** A snapshot may seed a replay only when it was folded by the same reducer and upcasters. */
+export interface SnapshotRow<S> extends ProjectionRow<S> {
+  reducerVersion: string;
+  registryDigest: string;
+}
+
+const EXECUTION = 'execution';
+
+interface StoredRow<S> {
+  projection_key: string;
+  version: string;
+  state: S;
+  checksum: string;
+}
+
+/**
+ * Every statement against `noetl.projection` and `noetl.projection_snapshot`
+ * (STYLE.md "One table, one repository"). Writes are version-monotonic: a
+ * row moves only forward, so a duplicate or stale delivery changes nothing.
+ */
+export class ProjectionRepository {
+  async get<S>(q: Queryable, scope: TenantScope, executionId: string): Promise<ProjectionRow<S> | undefined> {
+    const [row] = await q.query<StoredRow<S>>(
+      `SELECT projection_key, version, state, checksum FROM noetl.projection
+        WHERE tenant_id = $1 AND organization_id = $2 AND projection_type = '${EXECUTION}' AND projection_key = $3`,
+      [scope.tenantId, scope.organizationId, executionId],
+    );
+    return row && toRow(row);
+  }
+
+  /** The versions projected so far, by execution (the projector's lag). */
+  async versions(q: Queryable, scope: TenantScope, executionIds: readonly string[]): Promise<Map<string, number>> {
+    const rows = await q.query<{ projection_key: string; version: string }>(
+      `SELECT projection_key, version FROM noetl.projection
+        WHERE tenant_id = $1 AND organization_id = $2 AND projection_type = '${EXECUTION}' AND projection_key = ANY($3::text[])`,
+      [scope.tenantId, scope.organizationId, [...executionIds]],
+    );
+    return new Map(rows.map((row) => [row.projection_key, Number(row.version)]));
+  }
+
+  /** Writes `row` unless a row at the same or a later version is there; false when it was stale. */
+  async upsert<S>(q: Queryable, scope: TenantScope, row: ProjectionRow<S>): Promise<boolean> {
+    const written = await q.query(
+      `INSERT INTO noetl.projection (tenant_id, organization_id, projection_type, projection_key, execution_id, version, state, checksum)
+       VALUES ($1, $2, '${EXECUTION}', $3::text, $3::text::bigint, $4, $5::jsonb, $6)
+       ON CONFLICT (tenant_id, organization_id, projection_type, projection_key) DO UPDATE
+          SET version = EXCLUDED.version, state = EXCLUDED.state, checksum = EXCLUDED.checksum, updated_at = now()
+        WHERE noetl.projection.version < EXCLUDED.version
+       RETURNING 1`,
+      [scope.tenantId, scope.organizationId, row.executionId, row.version, JSON.stringify(row.state), row.checksum],
+    );
+    return written.length > 0;
+  }
+
+  /** Drops the projections of `executionIds` (every execution when omitted) and their snapshots; returns how many projections went. */
+  async delete(q: Queryable, scope: TenantScope, executionIds?: readonly string[]): Promise<number> {
+    const ids = executionIds ? [...executionIds] : null;
+    await q.query(
+      `DELETE FROM noetl.projection_snapshot
+        WHERE tenant_id = $1 AND organization_id = $2 AND aggregate_type = '${EXECUTION}' AND ($3::text[] IS NULL OR aggregate_id = ANY($3::text[]))`,
+      [scope.tenantId, scope.organizationId, ids],
+    );
+    const deleted = await q.query(
+      `DELETE FROM noetl.projection
+        WHERE tenant_id = $1 AND organization_id = $2 AND projection_type = '${EXECUTION}' AND ($3::text[] IS NULL OR projection_key = ANY($3::text[]))
+       RETURNING 1`,
+      [scope.tenantId, scope.organizationId, ids],
+    );
+    return deleted.length;
+  }
+
+  async saveSnapshot<S>(q: Queryable, scope: TenantScope, row: SnapshotRow<S>): Promise<void> {
+    await q.query(
+      `INSERT INTO noetl.projection_snapshot (tenant_id, organization_id, aggregate_type, aggregate_id, version, state, reducer_version, registry_digest, checksum)
+       VALUES ($1, $2, '${EXECUTION}', $3, $4, $5::jsonb, $6, $7, $8)
+       ON CONFLICT (tenant_id, organization_id, aggregate_type, aggregate_id, version) DO NOTHING`,
+      [scope.tenantId, scope.organizationId, row.executionId, row.version, JSON.stringify(row.state), row.reducerVersion, row.registryDigest, row.checksum],
+    );
+  }
+
+  /** The latest snapshot at or before `atVersion` folded by this reducer and these upcasters. */
+  async snapshotAtOrBefore<S>(
+    q: Queryable,
+    scope: TenantScope,
+    executionId: string,
+    atVersion: number,
+    folding: { reducerVersion: string; registryDigest: string },
+  ): Promise<ProjectionRow<S> | undefined> {
+    const [row] = await q.query<StoredRow<S>>(
+      `SELECT aggregate_id AS projection_key, version, state, checksum FROM noetl.projection_snapshot
+        WHERE tenant_id = $1 AND organization_id = $2 AND aggregate_type = '${EXECUTION}' AND aggregate_id = $3
+          AND version <= $4 AND reducer_version = $5 AND registry_digest = $6
+        ORDER BY version DESC LIMIT 1`,
+      [scope.tenantId, scope.organizationId, executionId, atVersion, folding.reducerVersion, folding.registryDigest],
+    );
+    return row && toRow(row);
+  }
+}
+
+function toRow<S>(row: StoredRow<S>): ProjectionRow<S> {
+  return { executionId: row.projection_key, version: Number(row.version), state: row.state, checksum: row.checksum };
+}
