@@ -50,7 +50,7 @@ const PLAYBOOKS = {
     tool:
       kind: javascript
       input: {started_at: "{{ ctx.started_at }}"}
-      code: "if (Date.now() - Date.parse(started_at) < 600) throw new Error('not yet'); return {ready: true};"
+      code: "if (Date.now() - Date.parse(started_at) < 2000) throw new Error('not yet'); return {ready: true};"
     retry:
       - when: "{{ error.kind == 'code' }}"
         then: {max_attempts: 8, initial_delay: 0.2, backoff_multiplier: 2.0, jitter: false}

@@ -30,6 +30,7 @@ const ROUTES: Record<string, string[]> = {
   '/api/frames/{id}/fail': ['post'],
   '/api/frames/{id}/credential': ['post'],
   '/api/frames/{id}/release': ['post'],
+  '/api/replay/state': ['get'],
   '/api/workers': ['get'],
   '/api/workers/{id}/heartbeat': ['post'],
   '/api/admin/stuck': ['get'],

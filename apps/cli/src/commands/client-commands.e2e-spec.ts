@@ -7,6 +7,7 @@ import { ServerClient } from '../shared/server-client';
 import { captureOutput } from '../shared/testing/capture-output';
 import { printEvents } from './events.command';
 import { registerFiles } from './register.command';
+import { showReplay } from './replay.command';
 import { showStatus } from './status.command';
 import { listWorkers } from './workers.command';
 
@@ -49,6 +50,26 @@ describe('noetl client commands against a running server', () => {
     const exits = captureOutput();
     await printEvents(id, client, { type: ['step.exit'] }, exits);
     expect(exits.stdout.map((line) => line.split(' ')[3])).toEqual(['step=start', 'step=greet', 'step=end']);
+  });
+
+  it('replays an execution as of an event, and shows what changed between two events', async () => {
+    await registerFiles([hello], client, captureOutput());
+    const { execution_id: id } = await client.execute({ path: 'examples/hello', payload: { name: 'Grace' } });
+    expect(await showStatus(id, client, { watch: true }, captureOutput())).toBe(0);
+    const { events } = await client.events(id, { limit: 1000 });
+    const started = events[0]!.event_id;
+    const last = events.at(-1)!.event_id;
+
+    const printed = captureOutput();
+    expect(await showReplay(id, client, { at: [started] }, printed)).toBe(0);
+    expect(printed.stdout[0]).toMatch(new RegExp(`^execution ${id} as of event ${started} \\(#1, `));
+    expect(printed.stdout[0]).toMatch(/ {2}all {7}[0-9a-f]{64}/);
+
+    const diff = captureOutput();
+    expect(await showReplay(id, client, { at: [started, last], diff: true }, diff)).toBe(0);
+    expect(diff.stdout[0]).toBe(`execution ${id}: event ${started} (#1) -> ${last} (#${events.length})`);
+    expect(diff.stdout).toContain('  execution.status: "RUNNING" -> "COMPLETED"');
+    await expect(showReplay(id, client, { at: [started], diff: true }, captureOutput())).rejects.toThrow('--diff compares two points');
   });
 
   it("prints a rejected playbook's problems as file:line:column and exits 1", async () => {
