@@ -12,26 +12,27 @@ export interface BenchDatabase {
 }
 
 /**
- * A fresh, migrated BENCH_DATABASE on the server of DATABASE_URL, else on the
- * embedded PostgreSQL under NOETL_HOME (left running only if it was already).
+ * A fresh, migrated database `name` (BENCH_DATABASE by default) on the server
+ * of DATABASE_URL, else on the embedded PostgreSQL under NOETL_HOME (left
+ * running only if it was already).
  */
-export async function openBenchDatabase(config: NoetlConfig): Promise<BenchDatabase> {
+export async function openBenchDatabase(config: NoetlConfig, name = BENCH_DATABASE): Promise<BenchDatabase> {
   const embedded = config.database.url ? undefined : await startEmbeddedPostgres(config.home);
   const serverUrl = config.database.url?.reveal() ?? embedded!.url;
   try {
-    if (postgresCredentialData(serverUrl).db_name === BENCH_DATABASE) {
-      throw new Error(`DATABASE_URL names ${BENCH_DATABASE}, the database each run drops; point it at another database on that server`);
+    if (postgresCredentialData(serverUrl).db_name === name) {
+      throw new Error(`DATABASE_URL names ${name}, the database each run drops; point it at another database on that server`);
     }
     const client = new Client({ connectionString: serverUrl });
     await client.connect();
     try {
       // FORCE: a killed run may still hold connections to it.
-      await client.query(`DROP DATABASE IF EXISTS ${BENCH_DATABASE} WITH (FORCE)`);
-      await client.query(`CREATE DATABASE ${BENCH_DATABASE}`);
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.query(`CREATE DATABASE ${name}`);
     } finally {
       await client.end();
     }
-    const url = withDatabase(serverUrl, BENCH_DATABASE);
+    const url = withDatabase(serverUrl, name);
     await migrate(url, 'up');
     return { url, close: async () => embedded?.stop() };
   } catch (error) {

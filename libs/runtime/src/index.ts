@@ -25,3 +25,4 @@ export * from './projection/projector';
 export * from './projection/replay';
 export * from './event-stream/event-stream';
 export * from './projection/rebuild';
+export * from './projection/outbox-projector';

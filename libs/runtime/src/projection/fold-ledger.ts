@@ -16,12 +16,18 @@ export interface Folded extends FoldPoint {
 
 const PAGE = 1000;
 
+export interface FoldOptions {
+  /** Stops the fold before the first event it refuses (a replay's cutoff). */
+  within?: (event: LedgerEvent) => boolean;
+  /** Sees the state after each event (the replay gate records what the projector held after every event). */
+  observe?: (event: LedgerEvent, state: ExecutionState) => void;
+}
+
 /**
  * Folds an execution's ledger after `from` (a projection, a snapshot or
  * nothing) with the one reducer, each event lifted by the upcasters first:
- * the projector, the API's reads and replay all fold this way. `within`
- * stops the fold before the first event it refuses (a replay's cutoff).
- * Mutates `from.state`.
+ * the projector, the API's reads and replay all fold this way. Mutates
+ * `from.state`.
  */
 export async function foldLedger(
   q: Queryable,
@@ -29,7 +35,7 @@ export async function foldLedger(
   upcasters: UpcasterRegistry,
   executionId: string,
   from: FoldPoint,
-  within: (event: LedgerEvent) => boolean = () => true,
+  options: FoldOptions = {},
 ): Promise<Folded> {
   let { state, version } = from;
   let folded = 0;
@@ -37,8 +43,9 @@ export async function foldLedger(
   for (;;) {
     const events = await ledger.readAfter(q, executionId, version, PAGE);
     for (const event of events) {
-      if (!within(event)) return { state, version, folded, ...(last ? { last } : {}) };
+      if (options.within && !options.within(event)) return { state, version, folded, ...(last ? { last } : {}) };
       state = applyEvent(state, upcasters.upcast(event) as LedgerEvent);
+      options.observe?.(event, state);
       version = event.stream_version;
       last = event;
       folded += 1;

@@ -14,6 +14,8 @@ export interface ProjectorOptions {
   shard: string;
   /** A snapshot is kept each time a projection crosses a multiple of this many events. */
   snapshotEvery: number;
+  /** Sees the state after every event folded (the replay gate's recorder); unset in production. */
+  observe?: (event: LedgerEvent, state: ExecutionState) => void;
 }
 
 /** What one projection pass did. */
@@ -66,7 +68,7 @@ export class Projector {
     const base = await this.base(executionId);
     // The fold mutates the cached state: forget it until the row it leads to is written.
     this.states.delete(executionId);
-    const { state, version, folded, last } = await foldLedger(db, ledger, this.options.upcasters, executionId, base);
+    const { state, version, folded, last } = await foldLedger(db, ledger, this.options.upcasters, executionId, base, this.options.observe ? { observe: this.options.observe } : {});
     if (!state) return { executionId, from: base.version, version, folded, written: false };
     const checksum = stateChecksum(state);
     const written = folded > 0 && (await projections.upsert(db, ledger.scope, { executionId, version, state, checksum }));

@@ -3,8 +3,32 @@ import { defaultUpcasters, SnowflakeIds } from '@noetl/event-kernel';
 import { PgEventStore, ProjectionRepository, type Database } from '@noetl/storage';
 import { Ledger } from '../ledger';
 import { RuntimeMetrics } from '../metrics';
-import { Projector } from './projector';
+import { Projector, type ProjectorOptions } from './projector';
 import { ProjectorMetrics } from './projector-metrics';
+
+/** A projection keeps a snapshot each time it crosses a multiple of this many events (replay seeds from it). */
+export const PROJECTION_SNAPSHOT_EVERY = 500;
+
+/** A projector of its own on `database`, outside any engine: for a rebuild, the replay gate and benches. */
+export function standaloneProjector(
+  database: Database,
+  config: NoetlConfig,
+  options: Partial<Pick<ProjectorOptions, 'snapshotEvery' | 'observe' | 'shard'>> = {},
+): Projector {
+  const metrics = new RuntimeMetrics();
+  // Reads only: the ledger mints no id here.
+  const ledger = new Ledger(new PgEventStore(database), new SnowflakeIds(0, () => Date.now()), config.tenancy, 'projector', metrics);
+  return new Projector({
+    db: database,
+    ledger,
+    projections: new ProjectionRepository(),
+    upcasters: defaultUpcasters(),
+    metrics: new ProjectorMetrics(metrics.registry),
+    shard: options.shard ?? 'standalone',
+    snapshotEvery: options.snapshotEvery ?? PROJECTION_SNAPSHOT_EVERY,
+    ...(options.observe ? { observe: options.observe } : {}),
+  });
+}
 
 /**
  * `noetl projector rebuild`: drops the projections of `executionIds` (every
@@ -12,20 +36,5 @@ import { ProjectorMetrics } from './projector-metrics';
  * ledger. A rebuild of the same events gives byte-identical rows.
  */
 export async function rebuildProjections(database: Database, config: NoetlConfig, executionIds?: readonly string[]): Promise<number> {
-  const metrics = new RuntimeMetrics();
-  // Reads only: the ledger mints no id here.
-  const ledger = new Ledger(new PgEventStore(database), new SnowflakeIds(0, () => Date.now()), config.tenancy, 'projector-rebuild', metrics);
-  const projector = new Projector({
-    db: database,
-    ledger,
-    projections: new ProjectionRepository(),
-    upcasters: defaultUpcasters(),
-    metrics: new ProjectorMetrics(metrics.registry),
-    shard: 'rebuild',
-    snapshotEvery: PROJECTION_SNAPSHOT_EVERY,
-  });
-  return projector.rebuild(executionIds);
+  return standaloneProjector(database, config, { shard: 'rebuild' }).rebuild(executionIds);
 }
-
-/** A projection keeps a snapshot each time it crosses a multiple of this many events (replay seeds from it). */
-export const PROJECTION_SNAPSHOT_EVERY = 500;

@@ -73,7 +73,7 @@ export class Replay {
     const folding = { reducerVersion: REDUCER_VERSION, registryDigest: this.upcasters.digest() };
     const snapshot = query.snapshots === false ? undefined : await this.projections.snapshotAtOrBefore<ExecutionState>(this.db, this.ledger.scope, executionId, cutoff, folding);
     const from: FoldPoint = snapshot ? { state: snapshot.state, version: snapshot.version } : { state: undefined, version: 0 };
-    const folded = await foldLedger(this.db, this.ledger, this.upcasters, executionId, from, (event) => event.stream_version <= cutoff);
+    const folded = await foldLedger(this.db, this.ledger, this.upcasters, executionId, from, { within: (event) => event.stream_version <= cutoff });
     const state = folded.state;
     if (!state) throw notFound('execution', executionId);
     const surfaces = surfacesOf(state);
