@@ -14,6 +14,7 @@ import { DatabaseConnection } from '@noetl/platform';
 import { Engine } from '@noetl/runtime';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { median, percentile } from './stats';
 
 const STEPS = 100;
 const RUNS = 5;
@@ -24,17 +25,6 @@ function playbook(): string {
     return `  - step: ${i === 0 ? 'start' : `s${i}`}\n    tool: {kind: noop}${next}`;
   });
   return `apiVersion: noetl.io/v2\nkind: Playbook\nmetadata: {name: bench_chain, path: bench/chain-${STEPS}}\nworkflow:\n${steps.join('\n')}\n`;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 async function main(): Promise<void> {

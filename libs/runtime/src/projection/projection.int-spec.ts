@@ -4,7 +4,7 @@ import { Database, EVENT_SELECT_LIST, ProjectionRepository, toLedgerEvent, type 
 import { startTestEngine, type TestEngine } from '../../../../test/support/test-engine';
 import { waitFor } from '../../../../test/support/wait-for';
 import { Engine } from '../engine';
-import { rebuildProjections } from './rebuild';
+import { rebuildProjections, standaloneProjector } from './rebuild';
 
 jest.setTimeout(30_000);
 
@@ -140,6 +140,12 @@ describe('projections and replay', () => {
     expect(projected).toEqual([expect.objectContaining({ executionId, folded: 0, written: false })]);
     expect((await stored(executionId))!.text).toBe(before.text);
     expect(await t.engine.metrics.registry.getSingleMetricAsString('noetl_projector_stale_total')).toMatch(/noetl_projector_stale_total\{shard="0"\} [1-9]/);
+
+    // A projector that was delivered only the last event fills the gap from the ledger, never skips it.
+    await t.database.query(`DELETE FROM noetl.projection WHERE projection_key = $1`, [executionId]);
+    const fresh = standaloneProjector(t.database, t.config);
+    expect(await fresh.deliver([events.at(-1)!])).toEqual([expect.objectContaining({ executionId, from: 0, version: events.length, folded: events.length, written: true })]);
+    expect((await stored(executionId))!.text).toBe(before.text);
   });
 
   it("refuses a replay of another tenant's execution", async () => {

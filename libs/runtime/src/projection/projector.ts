@@ -1,7 +1,7 @@
-import { REDUCER_VERSION, stateChecksum, type ExecutionState, type LedgerEvent, type UpcasterRegistry } from '@noetl/event-kernel';
-import type { Database, ProjectionRepository } from '@noetl/storage';
+import { applyEvent, REDUCER_VERSION, stateChecksum, type ExecutionState, type LedgerEvent, type UpcasterRegistry } from '@noetl/event-kernel';
+import type { Database, ProjectionRepository, ProjectionRow } from '@noetl/storage';
 import type { Ledger } from '../ledger';
-import { foldLedger } from './fold-ledger';
+import { foldLedger, type Folded, type FoldPoint } from './fold-ledger';
 import type { ProjectorMetrics } from './projector-metrics';
 
 export interface ProjectorOptions {
@@ -18,30 +18,37 @@ export interface ProjectorOptions {
   observe?: (event: LedgerEvent, state: ExecutionState) => void;
 }
 
-/** What one projection pass did. */
+/** What one projection pass did for one execution. */
 export interface Projected {
   executionId: string;
   /** The version projected before the pass, and after it. */
   from: number;
   version: number;
   folded: number;
-  /** False when a projection at this version or later was already there. */
+  /** False when nothing was folded, or a projection at this version or later was already there. */
   written: boolean;
 }
 
-const CACHED_STATES = 256;
+interface Pass {
+  executionId: string;
+  base: FoldPoint;
+  folded: Folded;
+}
+
+const CACHED_STATES = 1024;
 
 /**
  * Folds an execution's events into its projection row with the one reducer
- * (`applyEvent`) after the upcasters, and nothing else. The ledger is the
- * source: a delivered event only says "this execution moved"; the projector
- * folds every event after the version it projected, so a gap in what it was
- * delivered is filled, never skipped, and a duplicate or stale delivery
- * changes nothing (it is counted). States are cached between passes; the
+ * (`applyEvent`) after the upcasters, and nothing else. Delivered events are
+ * folded as they come when they follow the projected version; after a gap
+ * the projector reads the ledger from that version instead, so a gap is
+ * filled, never skipped. A duplicate or stale delivery changes nothing (it
+ * is counted). A batch costs one read of the rows it has no state for and
+ * one write of every row it moved. States are cached between batches; the
  * cache is an accelerator, the row is what counts.
  */
 export class Projector {
-  private readonly states = new Map<string, { version: number; state: ExecutionState }>();
+  private readonly states = new Map<string, FoldPoint>();
 
   constructor(private readonly options: ProjectorOptions) {}
 
@@ -50,40 +57,45 @@ export class Projector {
     return { reducerVersion: REDUCER_VERSION, registryDigest: this.options.upcasters.digest() };
   }
 
-  /** Handles delivered events: each execution they touch is brought up to its ledger; a delivery it had already passed is counted stale. */
+  /** Projects a batch of delivered events (in stream order per execution, as the outbox and the stream deliver them). */
   async deliver(events: readonly LedgerEvent[]): Promise<Projected[]> {
-    const projected: Projected[] = [];
-    for (const executionId of new Set(events.map((event) => event.execution_id))) {
-      const outcome = await this.project(executionId);
-      const passed = events.filter((event) => event.execution_id === executionId && event.stream_version <= outcome.from).length;
-      if (passed > 0) this.options.metrics.stale.inc({ shard: this.options.shard }, passed);
-      projected.push(outcome);
+    const byExecution = new Map<string, LedgerEvent[]>();
+    for (const event of events) {
+      const list = byExecution.get(event.execution_id);
+      if (list) list.push(event);
+      else byExecution.set(event.execution_id, [event]);
     }
-    return projected;
+    const bases = await this.bases([...byExecution.keys()]);
+    const passes: Pass[] = [];
+    let stale = 0;
+    try {
+      for (const [executionId, delivered] of byExecution) {
+        const base = bases.get(executionId)!;
+        const fresh = delivered.filter((event) => event.stream_version > base.version).sort((a, b) => a.stream_version - b.stream_version);
+        stale += delivered.length - fresh.length;
+        passes.push({ executionId, base: { ...base }, folded: await this.fold(executionId, base, fresh) });
+      }
+    } catch (error) {
+      for (const executionId of byExecution.keys()) this.states.delete(executionId);
+      throw error;
+    }
+    if (stale > 0) this.options.metrics.stale.inc({ shard: this.options.shard }, stale);
+    return this.write(passes);
   }
 
   /** Brings the projection of `executionId` up to its last committed event. */
   async project(executionId: string): Promise<Projected> {
-    const { db, ledger, projections, metrics, shard } = this.options;
-    const base = await this.base(executionId);
-    // The fold mutates the cached state: forget it until the row it leads to is written.
-    this.states.delete(executionId);
-    const { state, version, folded, last } = await foldLedger(db, ledger, this.options.upcasters, executionId, base, this.options.observe ? { observe: this.options.observe } : {});
-    if (!state) return { executionId, from: base.version, version, folded, written: false };
-    const checksum = stateChecksum(state);
-    const written = folded > 0 && (await projections.upsert(db, ledger.scope, { executionId, version, state, checksum }));
-    this.remember(executionId, version, state);
-    if (folded === 0) return { executionId, from: base.version, version, folded, written };
-    if (!written) metrics.stale.inc({ shard });
-    else if (Math.floor(version / this.options.snapshotEvery) > Math.floor(base.version / this.options.snapshotEvery)) {
-      await projections.saveSnapshot(db, ledger.scope, { executionId, version, state, checksum, ...this.folding });
+    const base = (await this.bases([executionId])).get(executionId)!;
+    const from = { ...base };
+    let folded: Folded;
+    try {
+      folded = await this.fold(executionId, base, undefined);
+    } catch (error) {
+      this.states.delete(executionId);
+      throw error;
     }
-    metrics.events.inc({ shard }, folded);
-    if (last) {
-      metrics.lastEventId.set({ shard }, Number(last.event_id));
-      metrics.lagMs.set({ shard }, Math.max(0, Date.now() - Date.parse(last.event_time)));
-    }
-    return { executionId, from: base.version, version, folded, written };
+    const [projected] = await this.write([{ executionId, base: from, folded }]);
+    return projected!;
   }
 
   /** Drops projections (all when no ids are given) and folds them again from the ledger: the same events give the same rows. */
@@ -96,16 +108,87 @@ export class Projector {
     return ids.length;
   }
 
-  private async base(executionId: string): Promise<{ state: ExecutionState | undefined; version: number }> {
-    const cached = this.states.get(executionId);
-    if (cached) return cached;
-    const row = await this.options.projections.get<ExecutionState>(this.options.db, this.options.ledger.scope, executionId);
-    return row ? { state: row.state, version: row.version } : { state: undefined, version: 0 };
+  /**
+   * Folds `delivered` onto `base` when they follow it without a gap, else
+   * (or with nothing delivered) every ledger event after it. Mutates the
+   * base's state: the caller drops it from the cache if the pass fails.
+   */
+  private async fold(executionId: string, base: FoldPoint, delivered: readonly LedgerEvent[] | undefined): Promise<Folded> {
+    const { db, ledger, upcasters, observe } = this.options;
+    const follows = delivered !== undefined && delivered.every((event, i) => event.stream_version === base.version + i + 1);
+    if (!follows) return foldLedger(db, ledger, upcasters, executionId, base, observe ? { observe } : {});
+    let state = base.state;
+    for (const event of delivered) {
+      state = applyEvent(state, upcasters.upcast(event) as LedgerEvent);
+      observe?.(event, state);
+    }
+    const last = delivered.at(-1);
+    return { state, version: last?.stream_version ?? base.version, folded: delivered.length, ...(last ? { last } : {}) };
   }
 
-  private remember(executionId: string, version: number, state: ExecutionState): void {
+  /** Writes every row a pass moved in one statement, keeps snapshots, and caches the states. */
+  private async write(passes: readonly Pass[]): Promise<Projected[]> {
+    const { db, ledger, projections, metrics, shard, snapshotEvery } = this.options;
+    const moved = passes.filter((pass) => pass.folded.folded > 0 && pass.folded.state !== undefined);
+    const rows: ProjectionRow<ExecutionState>[] = moved.map(({ executionId, folded }) => ({
+      executionId,
+      version: folded.version,
+      state: folded.state!,
+      checksum: stateChecksum(folded.state!),
+    }));
+    let written: Set<string>;
+    try {
+      written = await projections.upsertMany(db, ledger.scope, rows);
+    } catch (error) {
+      for (const pass of passes) this.states.delete(pass.executionId);
+      throw error;
+    }
+    for (const row of rows) {
+      const pass = moved.find((p) => p.executionId === row.executionId)!;
+      if (!written.has(row.executionId)) metrics.stale.inc({ shard });
+      else if (Math.floor(row.version / snapshotEvery) > Math.floor(pass.base.version / snapshotEvery)) {
+        await projections.saveSnapshot(db, ledger.scope, { ...row, ...this.folding });
+      }
+    }
+    let newest: LedgerEvent | undefined;
+    for (const pass of passes) {
+      if (pass.folded.state) this.remember(pass.executionId, { state: pass.folded.state, version: pass.folded.version });
+      const last = pass.folded.last;
+      if (last && (!newest || Date.parse(last.event_time) > Date.parse(newest.event_time))) newest = last;
+    }
+    const folded = passes.reduce((sum, pass) => sum + pass.folded.folded, 0);
+    if (folded > 0) metrics.events.inc({ shard }, folded);
+    if (newest) {
+      metrics.lastEventId.set({ shard }, Number(newest.event_id));
+      metrics.lagMs.set({ shard }, Math.max(0, Date.now() - Date.parse(newest.event_time)));
+    }
+    return passes.map(({ executionId, base, folded: f }) => ({
+      executionId,
+      from: base.version,
+      version: f.version,
+      folded: f.folded,
+      written: written.has(executionId),
+    }));
+  }
+
+  /** The state each execution was projected to: cached, else its row (one read for all), else nothing yet. */
+  private async bases(executionIds: readonly string[]): Promise<Map<string, FoldPoint>> {
+    const bases = new Map<string, FoldPoint>();
+    const missing = executionIds.filter((id) => !this.states.has(id));
+    const rows = missing.length ? await this.options.projections.getMany<ExecutionState>(this.options.db, this.options.ledger.scope, missing) : new Map();
+    for (const id of executionIds) {
+      const cached = this.states.get(id);
+      const row = rows.get(id);
+      bases.set(id, cached ?? (row ? { state: row.state, version: row.version } : { state: undefined, version: 0 }));
+      // The fold mutates the state: it is back in the cache only once the row it leads to is written.
+      this.states.delete(id);
+    }
+    return bases;
+  }
+
+  private remember(executionId: string, point: FoldPoint): void {
     this.states.delete(executionId);
-    this.states.set(executionId, { version, state });
+    this.states.set(executionId, point);
     if (this.states.size > CACHED_STATES) {
       const oldest = this.states.keys().next().value;
       if (oldest !== undefined) this.states.delete(oldest);

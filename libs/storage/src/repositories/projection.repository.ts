@@ -39,28 +39,41 @@ export class ProjectionRepository {
     return row && toRow(row);
   }
 
-  /** The versions projected so far, by execution (the projector's lag). */
-  async versions(q: Queryable, scope: TenantScope, executionIds: readonly string[]): Promise<Map<string, number>> {
-    const rows = await q.query<{ projection_key: string; version: string }>(
-      `SELECT projection_key, version FROM noetl.projection
+  /** The projections of `executionIds` that exist, by execution (one read for a projector's batch). */
+  async getMany<S>(q: Queryable, scope: TenantScope, executionIds: readonly string[]): Promise<Map<string, ProjectionRow<S>>> {
+    const rows = await q.query<StoredRow<S>>(
+      `SELECT projection_key, version, state, checksum FROM noetl.projection
         WHERE tenant_id = $1 AND organization_id = $2 AND projection_type = '${EXECUTION}' AND projection_key = ANY($3::text[])`,
       [scope.tenantId, scope.organizationId, [...executionIds]],
     );
-    return new Map(rows.map((row) => [row.projection_key, Number(row.version)]));
+    return new Map(rows.map((row) => [row.projection_key, toRow(row)]));
   }
 
-  /** Writes `row` unless a row at the same or a later version is there; false when it was stale. */
-  async upsert<S>(q: Queryable, scope: TenantScope, row: ProjectionRow<S>): Promise<boolean> {
-    const written = await q.query(
+  /**
+   * Writes each row unless a row at the same or a later version is there
+   * (a row moves only forward), in one statement; returns the executions
+   * whose row was written (the others were stale).
+   */
+  async upsertMany<S>(q: Queryable, scope: TenantScope, rows: readonly ProjectionRow<S>[]): Promise<Set<string>> {
+    if (rows.length === 0) return new Set();
+    const written = await q.query<{ projection_key: string }>(
       `INSERT INTO noetl.projection (tenant_id, organization_id, projection_type, projection_key, execution_id, version, state, checksum)
-       VALUES ($1, $2, '${EXECUTION}', $3::text, $3::text::bigint, $4, $5::jsonb, $6)
+       SELECT $1, $2, '${EXECUTION}', r.key, r.key::bigint, r.version, r.state::jsonb, r.checksum
+         FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[]) AS r(key, version, state, checksum)
        ON CONFLICT (tenant_id, organization_id, projection_type, projection_key) DO UPDATE
           SET version = EXCLUDED.version, state = EXCLUDED.state, checksum = EXCLUDED.checksum, updated_at = now()
         WHERE noetl.projection.version < EXCLUDED.version
-       RETURNING 1`,
-      [scope.tenantId, scope.organizationId, row.executionId, row.version, JSON.stringify(row.state), row.checksum],
+       RETURNING projection_key`,
+      [
+        scope.tenantId,
+        scope.organizationId,
+        rows.map((row) => row.executionId),
+        rows.map((row) => row.version),
+        rows.map((row) => JSON.stringify(row.state)),
+        rows.map((row) => row.checksum),
+      ],
     );
-    return written.length > 0;
+    return new Set(written.map((row) => row.projection_key));
   }
 
   /** Drops the projections of `executionIds` (every execution when omitted) and their snapshots; returns how many projections went. */
