@@ -4,9 +4,17 @@ import { SchedulerCursor1795430400000 } from './1795430400000-SchedulerCursor';
 import { StageScheduling1795516800000 } from './1795516800000-StageScheduling';
 import { WorkerRegistry1795600000000 } from './1795600000000-WorkerRegistry';
 import { LeaseTokens1795600000001 } from './1795600000001-LeaseTokens';
+import { OutboxNotify1795600000002 } from './1795600000002-OutboxNotify';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
  * the same list loads under ts-jest/swc and from the compiled `dist`.
  */
-export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [Initial1795344000000, SchedulerCursor1795430400000, StageScheduling1795516800000, WorkerRegistry1795600000000, LeaseTokens1795600000001];
+export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
+  Initial1795344000000,
+  SchedulerCursor1795430400000,
+  StageScheduling1795516800000,
+  WorkerRegistry1795600000000,
+  LeaseTokens1795600000001,
+  OutboxNotify1795600000002,
+];

@@ -37,6 +37,8 @@ import { Projector } from './projection/projector';
 import { ProjectorMetrics } from './projection/projector-metrics';
 import { PROJECTION_SNAPSHOT_EVERY } from './projection/rebuild';
 import { Replay } from './projection/replay';
+import { OutboxRelay } from './relay/outbox-relay';
+import { RelayMetrics } from './relay/relay-metrics';
 import { StreamProjector } from './projection/stream-projector';
 import { RuntimeError } from './runtime-error';
 import { RetryLane } from './scheduler/retry-lane';
@@ -102,7 +104,10 @@ export class Engine {
       /** The projector role: the fold, and its feed (JetStream with NATS, the outbox without). */
       projector?: Projector;
       feed?: OutboxProjector | StreamProjector;
-      projectorNats?: NatsConnection;
+      /** The scheduler role's outbox relay, with NATS. */
+      relay?: OutboxRelay;
+      /** The connection of the relay and the projector's stream consumer (JetStream), with NATS. */
+      nats?: NatsConnection;
     },
   ) {}
 
@@ -246,6 +251,24 @@ export class Engine {
         reportEveryMs: WORKER_REPORT_MS,
       });
     }
+    if (roles.includes('scheduler') && config.nats) {
+      parts.nats = await connect({ servers: config.nats.url, name: `noetl-${roles.join('+')}-jetstream` });
+      const outbox = new OutboxRepository(database, scope);
+      parts.relay = new OutboxRelay({
+        db: database,
+        outbox,
+        js: parts.nats.jetstream(),
+        jsm: await parts.nats.jetstreamManager(),
+        scope,
+        shardCount: config.projector.shardCount,
+        batch: config.relay.batch,
+        pollMs: config.relay.pollMs,
+        retentionMs: config.relay.retentionMs,
+        limits: config.relay.stream,
+        logger: logger.child({ role: 'relay' }),
+        metrics: new RelayMetrics(metrics.registry, outbox),
+      });
+    }
     if (roles.includes('projector')) {
       const { shardIndex, shardCount } = config.projector;
       const projectorMetrics = new ProjectorMetrics(metrics.registry);
@@ -253,10 +276,10 @@ export class Engine {
       const projectorLogger = logger.child({ role: 'projector', shard: shardIndex });
       parts.projector = projector;
       if (config.nats) {
-        parts.projectorNats = await connect({ servers: config.nats.url, name: `noetl-projector-${shardIndex}` });
-        parts.feed = new StreamProjector({ nats: parts.projectorNats, projector, metrics: projectorMetrics, logger: projectorLogger, shardIndex, shardCount });
+        parts.nats ??= await connect({ servers: config.nats.url, name: `noetl-${roles.join('+')}-jetstream` });
+        parts.feed = new StreamProjector({ nats: parts.nats, projector, metrics: projectorMetrics, logger: projectorLogger, scope, shardIndex, shardCount });
       } else {
-        parts.feed = new OutboxProjector(new OutboxRepository(database), projector, projectorLogger, PROJECTOR_POLL_MS);
+        parts.feed = new OutboxProjector(new OutboxRepository(database, scope), projector, projectorLogger, { pollMs: PROJECTOR_POLL_MS, retentionMs: config.relay.retentionMs });
       }
     }
     const workers = new WorkerDirectory({ db: database, workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
@@ -328,7 +351,8 @@ export class Engine {
     await this.parts.tools.close();
     await this.parts.remote?.close();
     await this.parts.feed?.stop();
-    await this.parts.projectorNats?.close();
+    await this.parts.relay?.stop();
+    await this.parts.nats?.close();
     if (this.parts.ownsBus) await this.bus.close();
   }
 
@@ -365,6 +389,7 @@ export class Engine {
       for (const [subject, handler] of subjects) this.subscriptions.push(this.bus.subscribe(subject, handler, { queue: QueueGroups.workers }));
     }
     worker?.start();
+    this.parts.relay?.start();
     this.parts.feed?.start();
   }
 }

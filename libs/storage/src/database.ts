@@ -1,6 +1,7 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 import { createDataSource, type DataSourceOptions } from './data-source';
+import { DedicatedConnection } from './dedicated-connection';
 
 /**
  * What a repository needs to speak SQL: the pool itself or one open
@@ -52,6 +53,11 @@ export class Database implements Queryable {
     } finally {
       await runner.release();
     }
+  }
+
+  /** A connection of the pool held until released (session locks, LISTEN). */
+  dedicated(): Promise<DedicatedConnection> {
+    return DedicatedConnection.open(this.dataSource.createQueryRunner());
   }
 
   async close(): Promise<void> {

@@ -14,3 +14,4 @@ export * from './fs-payload-store';
 export * from './embedded-postgres';
 export * from './frame-output';
 export * from './repositories';
+export * from './dedicated-connection';

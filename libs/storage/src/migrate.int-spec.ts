@@ -29,6 +29,7 @@ const NAMED_INDEXES = [
   'frame_open_idx',
   'idx_timer_due',
   'idx_outbox_unpublished',
+  'idx_outbox_published',
 ];
 
 const TABLES = [

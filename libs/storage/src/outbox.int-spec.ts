@@ -14,7 +14,7 @@ describe('OutboxRepository', () => {
     testDb = await createTestDatabase();
     db = await Database.connect(testDb.url, { poolSize: 4 });
     store = new PgEventStore(db);
-    outbox = new OutboxRepository(db);
+    outbox = new OutboxRepository(db, { tenantId: 't', organizationId: 'o' });
   });
 
   afterAll(async () => {

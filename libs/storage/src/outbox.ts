@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { LedgerEvent } from '@noetl/event-kernel';
 import type { Database, Queryable } from './database';
+import type { TenantScope } from './storage-error';
 
 /**
  * The event stream's subjects (issue 10): an outbox row keeps
  * `noetl.events.<tenant>.<org>.<execution>`, and the relay publishes it on
  * that subject plus `.<shard>`, the projector shard that owns the execution,
- * so each shard's consumer filters on `noetl.events.*.*.*.<shard>`.
+ * so each shard's consumer filters on `noetl.events.<tenant>.<org>.*.<shard>`.
  */
 export const EVENTS_SUBJECT_PREFIX = 'noetl.events';
 
@@ -33,9 +34,14 @@ export function shardSubject(subject: string, shard: number): string {
   return `${subject}.${shard}`;
 }
 
-/** What one projector shard consumes. */
-export function shardFilter(shard: number): string {
-  return `${EVENTS_SUBJECT_PREFIX}.*.*.*.${shard}`;
+/** What one projector shard of a tenant's organization consumes. */
+export function shardFilter(tenantId: string, organizationId: string, shard: number): string {
+  return `${EVENTS_SUBJECT_PREFIX}.${subjectToken(tenantId)}.${subjectToken(organizationId)}.*.${shard}`;
+}
+
+/** A name JetStream accepts for a durable consumer (no separators, wildcards or spaces). */
+export function durableToken(value: string): string {
+  return subjectToken(value).replace(/[^\w-]/g, '_');
 }
 
 /** One row of `noetl.outbox`: a sealed event waiting to be published. */
@@ -91,18 +97,22 @@ export async function insertOutboxRows(q: Queryable, events: readonly LedgerEven
  * same transaction's Queryable, or let `publishPending` do both.
  */
 export class OutboxRepository {
-  constructor(private readonly db: Database) {}
+  /** The rows of one tenant and organization: each has its own relay (or outbox-fed projector). */
+  constructor(
+    private readonly db: Database,
+    private readonly scope: TenantScope,
+  ) {}
 
   /** Oldest unpublished rows not locked by another publisher (FOR UPDATE SKIP LOCKED). */
   async claimUnpublished(limit: number, q: Queryable = this.db): Promise<OutboxMessage[]> {
     const rows = await q.query<OutboxRow>(
       `SELECT outbox_id, event_id, tenant_id, organization_id, execution_id, subject, event_type, payload, attempts, created_at
          FROM noetl.outbox
-        WHERE published_at IS NULL
+        WHERE published_at IS NULL AND tenant_id = $2 AND organization_id = $3
         ORDER BY outbox_id
         LIMIT $1
           FOR UPDATE SKIP LOCKED`,
-      [limit],
+      [limit, this.scope.tenantId, this.scope.organizationId],
     );
     return rows.map(toMessage);
   }
@@ -116,6 +126,30 @@ export class OutboxRepository {
       [[...outboxIds]],
     );
     return rows.length;
+  }
+
+  /** Deletes up to `limit` rows published more than `retentionMs` ago (never an unpublished one); returns how many. */
+  async purgePublished(retentionMs: number, limit: number, q: Queryable = this.db): Promise<number> {
+    const rows = await q.query(
+      `DELETE FROM noetl.outbox WHERE outbox_id IN (
+         SELECT outbox_id FROM noetl.outbox
+          WHERE published_at IS NOT NULL AND published_at < now() - make_interval(secs => $1::double precision / 1000)
+            AND tenant_id = $3 AND organization_id = $4
+          ORDER BY published_at LIMIT $2)
+       RETURNING 1`,
+      [retentionMs, limit, this.scope.tenantId, this.scope.organizationId],
+    );
+    return rows.length;
+  }
+
+  /** Rows not yet published, and the age in seconds of the oldest (0 when none). */
+  async backlog(q: Queryable = this.db): Promise<{ rows: number; oldestAgeSeconds: number }> {
+    const [row] = await q.query<{ rows: string; age: number | null }>(
+      `SELECT count(*) AS rows, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS age FROM noetl.outbox
+        WHERE published_at IS NULL AND tenant_id = $1 AND organization_id = $2`,
+      [this.scope.tenantId, this.scope.organizationId],
+    );
+    return { rows: Number(row?.rows ?? 0), oldestAgeSeconds: Math.max(0, row?.age ?? 0) };
   }
 
   async recordFailedAttempt(outboxIds: readonly string[], q: Queryable = this.db): Promise<void> {

@@ -17,17 +17,17 @@ export interface EventStreamLimits {
   duplicateWindowMs: number;
 }
 
-/** Creates the events stream, or brings an existing one's limits to `limits`. */
-export async function ensureEventStream(jsm: JetStreamManager, limits: EventStreamLimits): Promise<void> {
+/** Creates the events stream (`EVENTS_STREAM` unless a test names its own), or brings an existing one's limits to `limits`. */
+export async function ensureEventStream(jsm: JetStreamManager, limits: EventStreamLimits, name = EVENTS_STREAM): Promise<void> {
   const config = {
-    name: EVENTS_STREAM,
+    name,
     subjects: [`${EVENTS_SUBJECT_PREFIX}.>`],
     storage: StorageType.File,
     max_age: nanos(limits.maxAgeMs),
     max_bytes: limits.maxBytes,
     duplicate_window: nanos(limits.duplicateWindowMs),
   };
-  const existing = await jsm.streams.info(EVENTS_STREAM).catch(() => undefined);
-  if (existing) await jsm.streams.update(EVENTS_STREAM, config);
+  const existing = await jsm.streams.info(name).catch(() => undefined);
+  if (existing) await jsm.streams.update(name, config);
   else await jsm.streams.add(config);
 }

@@ -3,12 +3,15 @@ import type { Logger } from 'pino';
 import type { Projector } from './projector';
 
 const BATCH = 500;
+/** Published rows deleted per statement. */
+const PURGE_BATCH = 10_000;
 
 /**
  * The projector's feed without NATS (issue 10): it drains the outbox itself,
  * in committed order, and marks each batch published once its executions are
  * projected, in the same transaction. Several drainers share the outbox
- * (FOR UPDATE SKIP LOCKED); a crash before the commit leaves the batch for the next.
+ * (FOR UPDATE SKIP LOCKED); a crash before the commit leaves the batch for
+ * the next. Projected rows are deleted after the outbox retention, as the relay's are.
  */
 export class OutboxProjector {
   private timer?: NodeJS.Timeout;
@@ -19,7 +22,7 @@ export class OutboxProjector {
     private readonly outbox: OutboxRepository,
     private readonly projector: Projector,
     private readonly logger: Logger,
-    private readonly pollMs: number,
+    private readonly timing: { pollMs: number; retentionMs: number },
   ) {}
 
   start(): void {
@@ -29,7 +32,7 @@ export class OutboxProjector {
         .catch((error: unknown) => this.logger.error({ err: error }, 'projecting the outbox failed; the next poll retries'))
         .finally(() => {
           this.draining = undefined;
-          if (!this.stopped) this.timer = setTimeout(tick, this.pollMs);
+          if (!this.stopped) this.timer = setTimeout(tick, this.timing.pollMs);
         });
     };
     tick();
@@ -38,6 +41,7 @@ export class OutboxProjector {
   /** Projects every committed outbox row; resolves when none is left. */
   async drain(): Promise<void> {
     while ((await this.outbox.publishPending(BATCH, (messages) => this.projector.deliver(messages.map((m) => m.envelope)).then(() => undefined))) > 0);
+    await this.outbox.purgePublished(this.timing.retentionMs, PURGE_BATCH);
   }
 
   async stop(): Promise<void> {

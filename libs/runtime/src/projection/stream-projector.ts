@@ -1,4 +1,4 @@
-import { shardFilter } from '@noetl/storage';
+import { durableToken, shardFilter, type TenantScope } from '@noetl/storage';
 import type { LedgerEvent } from '@noetl/event-kernel';
 import { AckPolicy, DeliverPolicy, nanos, type Consumer, type JsMsg, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
@@ -14,15 +14,14 @@ export interface StreamProjectorOptions {
   projector: Projector;
   metrics: ProjectorMetrics;
   logger: Logger;
+  scope: TenantScope;
   shardIndex: number;
   shardCount: number;
-  /** The stream to consume (tests give their own). */
-  stream?: string;
 }
 
 /**
  * One projector shard over JetStream (issue 10): a durable pull consumer on
- * `noetl.events.*.*.*.<shard>`, so each shard folds only its executions and
+ * `noetl.events.<tenant>.<org>.*.<shard>`, so each shard folds only its executions and
  * a restarted shard resumes where its acks stopped. A batch is acked after
  * its executions are projected; a failure leaves it unacked, and JetStream
  * delivers it again. The stream is the relay's: the shard waits until it exists.
@@ -36,9 +35,10 @@ export class StreamProjector {
     this.shard = String(options.shardIndex);
   }
 
-  /** The durable consumer's name: one per shard of a shard count. */
+  /** The durable consumer's name: one per tenant's organization and shard of a shard count. */
   get durable(): string {
-    return `projector-${this.options.shardIndex}-of-${this.options.shardCount}`;
+    const { scope, shardIndex, shardCount } = this.options;
+    return `projector-${durableToken(scope.tenantId)}-${durableToken(scope.organizationId)}-${shardIndex}-of-${shardCount}`;
   }
 
   start(): void {
@@ -82,13 +82,13 @@ export class StreamProjector {
 
   /** The shard's durable consumer, once the relay has created the stream; undefined if stopped first. */
   private async consumer(): Promise<Consumer | undefined> {
-    const stream = this.options.stream ?? EVENTS_STREAM;
+    const stream = EVENTS_STREAM;
     const jsm = await this.options.nats.jetstreamManager();
     while (!this.stopped) {
       try {
         await jsm.consumers.add(stream, {
           durable_name: this.durable,
-          filter_subject: shardFilter(this.options.shardIndex),
+          filter_subject: shardFilter(this.options.scope.tenantId, this.options.scope.organizationId, this.options.shardIndex),
           ack_policy: AckPolicy.Explicit,
           deliver_policy: DeliverPolicy.All,
           ack_wait: nanos(60_000),

@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '@noetl/config';
+import { buildEvent, EventType, foldEvents, SnowflakeIds, stateChecksum, type EventDraft, type EventTypeName, type LedgerEvent } from '@noetl/event-kernel';
+import { Database, OutboxRepository, PgEventStore, shardOf } from '@noetl/storage';
+import { connect, type NatsConnection } from 'nats';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { requireNats } from '../../../../test/support/services';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
+import { waitFor } from '../../../../test/support/wait-for';
+import { EVENTS_STREAM } from '../event-stream/event-stream';
+import { OutboxRelay } from '../relay/outbox-relay';
+import { RelayMetrics } from '../relay/relay-metrics';
+import { ProjectorMetrics } from './projector-metrics';
+import { standaloneProjector } from './rebuild';
+import { StreamProjector } from './stream-projector';
+
+jest.setTimeout(60_000);
+
+const ids = new SnowflakeIds(14, () => Date.now());
+const SHARDS = 2;
+
+/**
+ * Two projector shards over one JetStream stream fed by the relay (issue
+ * 10): each folds only the executions its shard owns; a shard that goes
+ * away before acking and comes back loses and duplicates nothing.
+ */
+describe('StreamProjector shards', () => {
+  let testDb: TestDatabase;
+  let db: Database;
+  let relayNats: NatsConnection;
+  let relay: OutboxRelay;
+  const tenant = `t${randomBytes(4).toString('hex')}`;
+  const config = loadConfig({ NOETL_TENANT_ID: tenant, NOETL_ORGANIZATION_ID: 'o', LOG_LEVEL: 'silent' });
+  const shards: { feed: StreamProjector; nats: NatsConnection }[] = [];
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    db = await Database.connect(testDb.url, { poolSize: 8 });
+    relayNats = await connect({ servers: await requireNats() });
+    const outbox = new OutboxRepository(db, config.tenancy);
+    relay = new OutboxRelay({
+      db,
+      outbox,
+      js: relayNats.jetstream(),
+      jsm: await relayNats.jetstreamManager(),
+      scope: config.tenancy,
+      shardCount: SHARDS,
+      batch: 100,
+      pollMs: 500,
+      retentionMs: 3_600_000,
+      limits: { maxAgeMs: 3_600_000, maxBytes: 1024 ** 3, duplicateWindowMs: 120_000 },
+      logger: pino({ level: 'silent' }),
+      metrics: new RelayMetrics(new Registry(), outbox),
+    });
+    relay.start();
+  });
+
+  afterAll(async () => {
+    const jsm = await relayNats.jetstreamManager();
+    for (const { feed, nats } of shards.splice(0)) {
+      await feed.stop();
+      await jsm.consumers.delete(EVENTS_STREAM, feed.durable).catch(() => undefined);
+      await nats.close().catch(() => undefined);
+    }
+    await relay?.stop();
+    await relayNats?.close();
+    await db?.close();
+    await testDb?.drop();
+  });
+
+  /** A shard on a NATS connection of its own; `folded` collects the executions it folded. */
+  async function startShard(shardIndex: number, folded: Set<string>): Promise<{ feed: StreamProjector; nats: NatsConnection }> {
+    const nats = await connect({ servers: await requireNats() });
+    const projector = standaloneProjector(db, config, { observe: (event) => void folded.add(event.execution_id), shard: String(shardIndex) });
+    const feed = new StreamProjector({ nats, projector, metrics: new ProjectorMetrics(new Registry()), logger: pino({ level: 'silent' }), scope: config.tenancy, shardIndex, shardCount: SHARDS });
+    feed.start();
+    const shard = { feed, nats };
+    shards.push(shard);
+    return shard;
+  }
+
+  const store = () => new PgEventStore(db);
+  const context = { ids, now: () => new Date(), producer: 'stream-projector.int-spec', tenantId: tenant, organizationId: 'o' };
+  const draft = <T extends EventTypeName>(d: EventDraft<T>) => buildEvent(d, context);
+
+  async function startExecutions(n: number): Promise<string[]> {
+    const started: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const executionId = ids.next();
+      await store().append([draft({ type: EventType.ExecutionStarted, executionId, payload: { path: 'p', version: 1, catalog_id: '1', workload: { i } } })]);
+      started.push(executionId);
+    }
+    return started;
+  }
+
+  async function setCtx(executionIds: readonly string[], value: number): Promise<void> {
+    for (const executionId of executionIds) await store().append([draft({ type: EventType.CtxUpdated, executionId, payload: { set: { value } } })]);
+  }
+
+  async function ledgerOf(executionId: string): Promise<LedgerEvent[]> {
+    const rows = await db.query<{ payload: LedgerEvent }>(`SELECT payload FROM noetl.outbox WHERE execution_id = $1 ORDER BY outbox_id`, [executionId]);
+    return rows.map((row) => row.payload);
+  }
+
+  async function projected(executionId: string): Promise<{ version: number; checksum: string } | undefined> {
+    const [row] = await db.query<{ version: string; checksum: string }>(`SELECT version, checksum FROM noetl.projection WHERE projection_key = $1`, [executionId]);
+    return row && { version: Number(row.version), checksum: row.checksum };
+  }
+
+  it('folds each execution in the shard that owns it; a shard that goes away unacked and comes back loses and duplicates nothing', async () => {
+    const folded = [new Set<string>(), new Set<string>()];
+    await startShard(0, folded[0]!);
+    const one = await startShard(1, folded[1]!);
+    const executions = await startExecutions(12);
+    await setCtx(executions, 1);
+    await waitFor(async () => (await Promise.all(executions.map(projected))).every((p) => p?.version === 2), { timeoutMs: 20_000, description: 'every execution projected' });
+    for (const executionId of executions) {
+      const owner = shardOf(executionId, SHARDS);
+      expect({ executionId, folded: folded[owner]!.has(executionId), byOther: folded[1 - owner]!.has(executionId) }).toEqual({ executionId, folded: true, byOther: false });
+    }
+
+    // Shard 1 goes away without a goodbye while events for it flow, then comes back on the same durable consumer.
+    await one.nats.close();
+    await setCtx(executions, 2);
+    await setCtx(executions, 3);
+    const refolded = new Set<string>();
+    await startShard(1, refolded);
+    await waitFor(async () => (await Promise.all(executions.map(projected))).every((p) => p?.version === 4), { timeoutMs: 30_000, description: 'every execution projected after the restart' });
+    for (const executionId of executions) {
+      const state = foldEvents(await ledgerOf(executionId))!;
+      expect(await projected(executionId)).toEqual({ version: 4, checksum: stateChecksum(state) });
+    }
+  });
+});

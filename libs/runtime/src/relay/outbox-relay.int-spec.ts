@@ -1,0 +1,208 @@
+import { randomBytes } from 'node:crypto';
+import { buildEvent, EventType, SnowflakeIds, type LedgerEvent } from '@noetl/event-kernel';
+import { Database, eventSubject, OutboxRepository, PgEventStore, shardOf, shardSubject } from '@noetl/storage';
+import { AckPolicy, connect, DeliverPolicy, JSONCodec, type NatsConnection } from 'nats';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { requireNats } from '../../../../test/support/services';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
+import { waitFor } from '../../../../test/support/wait-for';
+import { EVENTS_STREAM } from '../event-stream/event-stream';
+import { OutboxRelay } from './outbox-relay';
+import { RelayMetrics } from './relay-metrics';
+
+jest.setTimeout(60_000);
+
+const ids = new SnowflakeIds(13, () => Date.now());
+const SHARDS = 4;
+const LIMITS = { maxAgeMs: 3_600_000, maxBytes: 1024 ** 3, duplicateWindowMs: 120_000 };
+const codec = JSONCodec<LedgerEvent>();
+
+/**
+ * The outbox relay against real PostgreSQL and NATS JetStream (issue 10
+ * item 1). The stream is the one every relay shares; each test writes under
+ * a tenant of its own and reads back only that tenant's subjects.
+ */
+describe('OutboxRelay', () => {
+  let testDb: TestDatabase;
+  let db: Database;
+  let nats: NatsConnection;
+  let store: PgEventStore;
+  const relays: OutboxRelay[] = [];
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    db = await Database.connect(testDb.url, { poolSize: 8 });
+    nats = await connect({ servers: await requireNats() });
+    store = new PgEventStore(db);
+  });
+
+  afterEach(async () => {
+    await Promise.all(relays.splice(0).map((relay) => relay.stop()));
+  });
+
+  afterAll(async () => {
+    await nats?.close();
+    await db?.close();
+    await testDb?.drop();
+  });
+
+  async function relayFor(tenantId: string, options: { batch?: number } = {}): Promise<{ relay: OutboxRelay; metrics: RelayMetrics; outbox: OutboxRepository }> {
+    const outbox = new OutboxRepository(db, { tenantId, organizationId: 'o' });
+    const metrics = new RelayMetrics(new Registry(), outbox);
+    const relay = new OutboxRelay({
+      db,
+      outbox,
+      js: nats.jetstream(),
+      jsm: await nats.jetstreamManager(),
+      scope: { tenantId, organizationId: 'o' },
+      shardCount: SHARDS,
+      batch: options.batch ?? 500,
+      pollMs: 60_000,
+      retentionMs: 3_600_000,
+      limits: LIMITS,
+      logger: pino({ level: 'silent' }),
+      metrics,
+    });
+    relays.push(relay);
+    return { relay, metrics, outbox };
+  }
+
+  /** Appends `perExecution` ctx.updated events to each of `executions` new executions of `tenantId`. */
+  async function append(tenantId: string, executions: number, perExecution: number): Promise<LedgerEvent[]> {
+    const context = { ids, now: () => new Date(), producer: 'relay.int-spec', tenantId, organizationId: 'o' };
+    const appended: LedgerEvent[] = [];
+    for (let e = 0; e < executions; e++) {
+      const executionId = ids.next();
+      const drafts = Array.from({ length: perExecution }, (_, i) => buildEvent({ type: EventType.CtxUpdated, executionId, payload: { set: { i } } }, context));
+      for (const result of await store.append(drafts)) appended.push(result.event as LedgerEvent);
+    }
+    return appended;
+  }
+
+  /** Every message of `tenantId` in the stream, in stream order, with its subject and message id. */
+  async function streamed(tenantId: string): Promise<{ subject: string; msgId: string; event: LedgerEvent }[]> {
+    const jsm = await nats.jetstreamManager();
+    const name = `check_${randomBytes(4).toString('hex')}`;
+    await jsm.consumers.add(EVENTS_STREAM, { name, filter_subject: `noetl.events.${tenantId}.>`, ack_policy: AckPolicy.None, deliver_policy: DeliverPolicy.All, inactive_threshold: 30_000_000_000 });
+    const consumer = await nats.jetstream().consumers.get(EVENTS_STREAM, name);
+    const out: { subject: string; msgId: string; event: LedgerEvent }[] = [];
+    for (;;) {
+      const batch = await consumer.fetch({ max_messages: 5000, expires: 1000 });
+      let got = 0;
+      for await (const message of batch) {
+        got += 1;
+        out.push({ subject: message.subject, msgId: message.headers?.get('Nats-Msg-Id') ?? '', event: codec.decode(message.data) });
+      }
+      if (got === 0) break;
+    }
+    await jsm.consumers.delete(EVENTS_STREAM, name);
+    return out;
+  }
+
+  it('publishes each committed event once, on its shard subject, in stream order, and marks it', async () => {
+    const tenant = `t${randomBytes(4).toString('hex')}`;
+    const { relay, metrics, outbox } = await relayFor(tenant);
+    relay.start();
+    const events = await append(tenant, 3, 5);
+    const got = await waitFor(async () => {
+      const messages = await streamed(tenant);
+      return messages.length >= events.length ? messages : undefined;
+    });
+    expect(got.map((m) => m.msgId).sort()).toEqual(events.map((e) => e.event_id).sort());
+    for (const message of got) {
+      expect(message.subject).toBe(shardSubject(eventSubject(tenant, 'o', message.event.execution_id), shardOf(message.event.execution_id, SHARDS)));
+      expect(message.event.event_id).toBe(message.msgId);
+    }
+    for (const executionId of new Set(events.map((e) => e.execution_id))) {
+      const versions = got.filter((m) => m.event.execution_id === executionId).map((m) => m.event.stream_version);
+      expect(versions).toEqual([1, 2, 3, 4, 5]);
+    }
+    await waitFor(async () => (await outbox.backlog()).rows === 0);
+    expect((await metrics.published.get()).values[0]?.value).toBe(events.length);
+  });
+
+  it('republishes what a relay that died between publish and mark left unmarked, and the stream still holds each event once', async () => {
+    const tenant = `t${randomBytes(4).toString('hex')}`;
+    const events = await append(tenant, 2, 10);
+    // What the dead relay did: published the first 15 events, then died before marking them.
+    const js = nats.jetstream();
+    for (const event of events.slice(0, 15)) {
+      const subject = shardSubject(eventSubject(tenant, 'o', event.execution_id), shardOf(event.execution_id, SHARDS));
+      await js.publish(subject, codec.encode(event), { msgID: event.event_id });
+    }
+    const { relay, outbox } = await relayFor(tenant);
+    relay.start();
+    await waitFor(async () => (await outbox.backlog()).rows === 0);
+    const got = await streamed(tenant);
+    expect(got.map((m) => m.msgId).sort()).toEqual(events.map((e) => e.event_id).sort());
+  });
+
+  it('lets one relay of a tenant lead; when it stops, another takes over and nothing is lost', async () => {
+    const tenant = `t${randomBytes(4).toString('hex')}`;
+    const first = await relayFor(tenant);
+    const second = await relayFor(tenant);
+    first.relay.start();
+    await waitFor(async () => (await first.metrics.leader.get()).values[0]?.value === 1);
+    second.relay.start();
+    const before = await append(tenant, 1, 5);
+    await waitFor(async () => (await first.outbox.backlog()).rows === 0);
+    expect((await second.metrics.leader.get()).values[0]?.value ?? 0).toBe(0);
+
+    await first.relay.stop();
+    await waitFor(async () => (await second.metrics.leader.get()).values[0]?.value === 1, { timeoutMs: 10_000, description: 'the second relay to take over' });
+    const after = await append(tenant, 1, 5);
+    await waitFor(async () => (await second.outbox.backlog()).rows === 0);
+    const got = await streamed(tenant);
+    expect(got.map((m) => m.msgId).sort()).toEqual([...before, ...after].map((e) => e.event_id).sort());
+  });
+
+  it("passes the lead on when the leader's connection dies, and loses and duplicates nothing", async () => {
+    const tenant = `t${randomBytes(4).toString('hex')}`;
+    const relaysOfTenant = [await relayFor(tenant), await relayFor(tenant)];
+    for (const { relay } of relaysOfTenant) relay.start();
+    const leaders = async () => (await Promise.all(relaysOfTenant.map(async ({ metrics }) => (await metrics.leader.get()).values[0]?.value ?? 0))).reduce((a, b) => a + b, 0);
+    await waitFor(async () => (await leaders()) === 1);
+    const before = await append(tenant, 1, 5);
+    await waitFor(async () => (await relaysOfTenant[0]!.outbox.backlog()).rows === 0);
+    // The leader's session dies (a crashed process, a network cut): its advisory lock goes with it.
+    const killed = await db.query<{ killed: boolean }>(
+      `SELECT pg_terminate_backend(pid) AS killed FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = (hashtextextended($1, 4) & x'ffffffff'::bigint)::oid`,
+      [`relay:${tenant}:o`],
+    );
+    expect(killed).toEqual([{ killed: true }]);
+    const after = await append(tenant, 1, 5);
+    await waitFor(async () => (await relaysOfTenant[0]!.outbox.backlog()).rows === 0, { timeoutMs: 15_000, description: 'a relay to take over and publish' });
+    await waitFor(async () => (await leaders()) === 1);
+    const got = await streamed(tenant);
+    expect(got.map((m) => m.msgId).sort()).toEqual([...before, ...after].map((e) => e.event_id).sort());
+  });
+
+  it('catches up a backlog of 10,000 events', async () => {
+    const tenant = `t${randomBytes(4).toString('hex')}`;
+    const events = await append(tenant, 100, 100);
+    const { relay, outbox } = await relayFor(tenant);
+    const began = Date.now();
+    relay.start();
+    await waitFor(async () => (await outbox.backlog()).rows === 0, { timeoutMs: 50_000, description: 'the backlog to drain' });
+    console.info(`relay: 10,000 backlogged events published in ${Date.now() - began} ms`);
+    const got = await streamed(tenant);
+    expect(got).toHaveLength(events.length);
+    expect(new Set(got.map((m) => m.msgId)).size).toBe(events.length);
+  });
+
+  it('deletes published rows after the retention, and never an unpublished one', async () => {
+    const tenant = `t${randomBytes(4).toString('hex')}`;
+    const outbox = new OutboxRepository(db, { tenantId: tenant, organizationId: 'o' });
+    const old = await append(tenant, 1, 3);
+    const recent = await append(tenant, 1, 2);
+    const pending = await append(tenant, 1, 4);
+    const idsOf = (events: LedgerEvent[]) => events.map((e) => e.event_id);
+    await db.query(`UPDATE noetl.outbox SET published_at = now() - interval '2 hours' WHERE event_id = ANY($1::bigint[])`, [idsOf(old)]);
+    await db.query(`UPDATE noetl.outbox SET published_at = now() WHERE event_id = ANY($1::bigint[])`, [idsOf(recent)]);
+    expect(await outbox.purgePublished(3_600_000, 100)).toBe(3);
+    const left = await db.query<{ event_id: string }>(`SELECT event_id FROM noetl.outbox WHERE tenant_id = $1 ORDER BY outbox_id`, [tenant]);
+    expect(left.map((row) => row.event_id)).toEqual([...idsOf(recent), ...idsOf(pending)]);
+    expect(await outbox.backlog()).toEqual({ rows: 4, oldestAgeSeconds: expect.any(Number) });
+  });
+});

@@ -1,0 +1,58 @@
+import type { QueryRunner } from 'typeorm';
+import type { Queryable } from './database';
+
+/** The pg client under a TypeORM query runner: what LISTEN needs. */
+interface NotifyingClient {
+  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): void;
+  on(event: 'error' | 'end', listener: (error?: Error) => void): void;
+  removeAllListeners(event: string): void;
+}
+
+/**
+ * One connection of the pool held for a long-lived role (the outbox relay):
+ * its session advisory locks and LISTENs live as long as it does, and end
+ * with it, so a dead holder frees them. `lost` resolves when the connection
+ * fails or ends.
+ */
+export class DedicatedConnection implements Queryable {
+  readonly lost: Promise<Error>;
+  private closed = false;
+
+  private constructor(
+    private readonly runner: QueryRunner,
+    private readonly client: NotifyingClient,
+  ) {
+    this.lost = new Promise((resolve) => {
+      client.on('error', (error) => resolve(error ?? new Error('the connection failed')));
+      client.on('end', () => resolve(new Error('the connection ended')));
+    });
+  }
+
+  static async open(runner: QueryRunner): Promise<DedicatedConnection> {
+    const client = (await runner.connect()) as NotifyingClient;
+    return new DedicatedConnection(runner, client);
+  }
+
+  async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
+    const result = await this.runner.query(sql, params, true);
+    return (result.records ?? []) as T[];
+  }
+
+  /** Calls `onNotify` for every notification on `channel` (delivered when the notifying transaction commits). */
+  async listen(channel: string, onNotify: () => void): Promise<void> {
+    this.client.on('notification', (message) => {
+      if (message.channel === channel) onNotify();
+    });
+    await this.query(`LISTEN ${channel}`);
+  }
+
+  /** Gives the connection back to the pool; its session locks and LISTENs end with the session's reset. */
+  async release(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.client.removeAllListeners('notification');
+    await this.query('UNLISTEN *').catch(() => undefined);
+    await this.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
+    await this.runner.release();
+  }
+}
