@@ -1,6 +1,8 @@
-import { EventType } from '@noetl/event-kernel';
+import { EventType, foldEvents, stateChecksum } from '@noetl/event-kernel';
+import { EVENT_SELECT_LIST, toLedgerEvent, type EventRow } from '@noetl/storage';
 import type { EventView, WorkerView } from '@noetl/runtime';
 import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 import request from 'supertest';
 import { startRoleApp, type CliServerProcess } from '../support/cli-server-process';
 import { ofType, terminalEvents } from '../support/ledger-checks';
@@ -66,11 +68,11 @@ const PLAYBOOKS = {
 };
 
 /**
- * The deployable topology (issue 9): the api, the scheduler and two workers
- * as separate OS processes from the built apps, as the image runs them, over
- * one database and NATS. One worker runs only `javascript`
- * (NOETL_WORKER_TOOLS). Everything goes through the REST API; who ran what is
- * read from the ledger.
+ * The deployable topology (issues 9 and 10): the api, the scheduler (with
+ * the outbox relay), two workers and two projector shards as separate OS
+ * processes from the built apps, as the image runs them, over one database
+ * and NATS. One worker runs only `javascript` (NOETL_WORKER_TOOLS).
+ * Everything goes through the REST API; who ran what is read from the ledger.
  */
 describe('separate role processes over NATS', () => {
   let db: TestDatabase;
@@ -82,7 +84,8 @@ describe('separate role processes over NATS', () => {
   let client: NoetlHttpClient;
   const started: CliServerProcess[] = [];
 
-  const start = async (role: 'api' | 'scheduler' | 'worker', env: Record<string, string> = {}) => {
+  const projectors: CliServerProcess[] = [];
+  const start = async (role: 'api' | 'scheduler' | 'worker' | 'projector', env: Record<string, string> = {}) => {
     const process = await startRoleApp(role, { ...common, ...env });
     started.push(process);
     return process;
@@ -99,6 +102,8 @@ describe('separate role processes over NATS', () => {
       NOETL_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       NOETL_SWEEP_MS: '200',
       NOETL_SHUTDOWN_GRACE_SECONDS: '5',
+      // The relay (in the scheduler) and both projector shards must agree on it.
+      NOETL_SHARD_COUNT: '2',
       LOG_LEVEL: 'warn',
     };
     api = await start('api');
@@ -106,6 +111,7 @@ describe('separate role processes over NATS', () => {
     anyWorker = await startWorker();
     // No grace: stopped, it gives back at once whatever it holds (the drain test below relies on it).
     jsWorker = await startWorker({ NOETL_WORKER_TOOLS: 'javascript', NOETL_SHUTDOWN_GRACE_SECONDS: '0' });
+    projectors.push(await start('projector', { NOETL_SHARD_ID: 'noetl-projector-0' }), await start('projector', { NOETL_SHARD_ID: 'noetl-projector-1' }));
     client = new NoetlHttpClient(api.url);
     for (const content of [PLAYBOOKS.chain, PLAYBOOKS.loop(20, 20), PLAYBOOKS.loop(40, 400), PLAYBOOKS.child, PLAYBOOKS.parent, PLAYBOOKS.retry, PLAYBOOKS.python, PLAYBOOKS.sleepy]) {
       await client.register(content);
@@ -208,4 +214,38 @@ describe('separate role processes over NATS', () => {
     expect(abandoned.filter((a) => a.worker_id === js && a.reason !== 'released by its worker')).toEqual([]);
     expect(abandoned.some((a) => a.worker_id === js && a.reason === 'released by its worker')).toBe(true);
   }, 120_000);
+
+  it('projects every execution through the relay and two projector shards; a shard killed with SIGKILL and restarted loses and duplicates nothing', async () => {
+    const pg = new Client({ connectionString: db.url });
+    await pg.connect();
+    try {
+      const consistent = async (executionIds: string[]): Promise<boolean> => {
+        for (const executionId of executionIds) {
+          const [row] = (await pg.query<{ version: string; checksum: string }>(`SELECT version, checksum FROM noetl.projection WHERE projection_key = $1`, [executionId])).rows;
+          const events = (await pg.query<EventRow>(`SELECT ${EVENT_SELECT_LIST} FROM noetl.event WHERE execution_id = $1 ORDER BY stream_version`, [executionId])).rows.map(toLedgerEvent);
+          if (!row || Number(row.version) !== events.length || row.checksum !== stateChecksum(foldEvents(events)!)) return false;
+        }
+        return true;
+      };
+      const runChains = async (n: number) => {
+        const ids = await Promise.all(Array.from({ length: n }, () => client.execute('topology/chain')));
+        for (const id of ids) expect((await client.waitForTerminal(id, 30_000)).status).toBe('COMPLETED');
+        return ids;
+      };
+      const first = await runChains(6);
+      await waitFor(() => consistent(first), { timeoutMs: 20_000, description: 'every execution projected by its shard' });
+
+      await projectors[1]!.crash();
+      const second = await runChains(6);
+      projectors[1] = await start('projector', { NOETL_SHARD_ID: 'noetl-projector-1' });
+      await waitFor(() => consistent([...first, ...second]), { timeoutMs: 30_000, description: 'the restarted shard to catch up' });
+
+      // What the projection holds is what replay of the ledger says.
+      const [projection] = (await pg.query<{ checksum: string }>(`SELECT checksum FROM noetl.projection WHERE projection_key = $1`, [second[0]])).rows;
+      const replayed = await request(api.url).get('/api/replay/state').query({ execution_id: second[0] }).expect(200);
+      expect(replayed.body.checksums.all).toBe(projection!.checksum);
+    } finally {
+      await pg.end();
+    }
+  }, 90_000);
 });
