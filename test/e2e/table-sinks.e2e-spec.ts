@@ -92,7 +92,7 @@ describe('table sinks over the REST API', () => {
     expect(detail.loops.find((loop) => loop.step === 'scores')).toMatchObject({ total: 3, done: 0, failed: 3, completed: true });
     expect(await rows('SELECT count(*)::int AS n FROM sink_scores')).toEqual(before);
     const committed = ofType(await app.client.events(detail.execution_id), EventType.FrameCommitted).filter((e) => e.step === 'scores');
-    const errors = committed.flatMap((e) => (e.payload as { rows: { status: string; error?: { kind: string; message: string } }[] }).rows);
+    const errors = committed.flatMap((e) => (e.payload as { failed_rows: { status: string; error?: { kind: string; message: string } }[] }).failed_rows);
     expect(errors).toHaveLength(3);
     for (const row of errors) {
       expect(row).toMatchObject({ status: 'error', error: { kind: 'db', message: expect.stringContaining('small_scores') } });

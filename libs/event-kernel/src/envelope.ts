@@ -1,6 +1,6 @@
 import { canonicalChecksum } from './canonical-json';
 import type { EventPayloads, JsonObject, PayloadRef } from './event-payloads';
-import type { EventTypeName } from './event-types';
+import { EventType, type EventTypeName } from './event-types';
 import type { IdGenerator } from './ids';
 
 export type AggregateType = 'execution' | 'command' | 'stage' | 'frame' | 'timer';
@@ -78,7 +78,15 @@ export interface EnvelopeContext {
   organizationId: string;
 }
 
+/** The schema version of an event type that never changed shape. */
 export const SCHEMA_VERSION = 1;
+
+/** Event types whose payload changed shape: the version new events are written at (older ones are upcast when read). */
+const SCHEMA_VERSIONS: Partial<Record<EventTypeName, number>> = { [EventType.FrameCommitted]: 2 };
+
+export function schemaVersionOf(type: EventTypeName): number {
+  return SCHEMA_VERSIONS[type] ?? SCHEMA_VERSION;
+}
 
 export function schemaNameOf(type: EventTypeName): string {
   return `noetl.${type}`;
@@ -101,7 +109,7 @@ export function buildEvent<T extends EventTypeName>(draft: EventDraft<T>, contex
     aggregate_id: aggregate.id,
     event_type: draft.type,
     schema_name: schemaNameOf(draft.type),
-    schema_version: SCHEMA_VERSION,
+    schema_version: schemaVersionOf(draft.type),
     event_time: context.now().toISOString(),
     producer: context.producer,
     causation_id: draft.causationId ?? null,

@@ -137,12 +137,20 @@ export interface EventPayloads {
   [EventType.FrameDispatched]: { frame_id: string; stage_id: string; worker_id: string; lease_until: string; attempt: number };
   [EventType.FrameStarted]: { frame_id: string; worker_id: string; lease_until: string };
   [EventType.FrameHeartbeat]: { frame_id: string; worker_id: string; lease_until: string };
+  /**
+   * Schema version 2: the rows are `first_index` .. `first_index + row_count - 1`
+   * of the collection and only the failed ones are listed (version 1 listed
+   * every row; its upcaster lifts it, libs/event-kernel/src/upcasters).
+   */
   [EventType.FrameCommitted]: {
     frame_id: string;
     stage_id: string;
     frame_index: number;
     row_count: number;
-    rows: RowOutcome[];
+    /** Collection index of the frame's first row. */
+    first_index: number;
+    /** The rows that failed, with their error; every other row succeeded. */
+    failed_rows: RowOutcome[];
     /** The rows' results in row order, inline when small (else read them from output_ref). */
     results?: Json[];
     output_ref?: PayloadRef;

@@ -4,5 +4,6 @@ export * from './canonical-json';
 export * from './ids';
 export * from './envelope';
 export * from './upcasters';
+export * from './default-upcasters';
 export * from './reducers';
 export * from './projection';

@@ -58,8 +58,3 @@ export class UpcasterRegistry {
     return this.byKey.get(`${event.schema_name}@${event.schema_version}`);
   }
 }
-
-/** The upcasters every fold applies (the projector, replay and the API's reads): one registry, so their digest names the fold. */
-export function defaultUpcasters(): UpcasterRegistry {
-  return new UpcasterRegistry();
-}

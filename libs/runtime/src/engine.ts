@@ -1,6 +1,6 @@
 import type { NoetlConfig, Role } from '@noetl/config';
 import { ExpressionEngine } from '@noetl/dsl';
-import { defaultUpcasters, SnowflakeIds, type ExecutionStatus } from '@noetl/event-kernel';
+import { SnowflakeIds, type ExecutionStatus } from '@noetl/event-kernel';
 import {
   CommandRepository,
   ExecutionRepository,
@@ -154,10 +154,9 @@ export class Engine {
     const remote = roles.includes('worker') && !roles.includes('api') && !options.controlPlane ? createRemoteControlPlane(config) : undefined;
     const decrypts = roles.includes('api') || (roles.includes('worker') && !remote && !options.controlPlane);
     const credentials = await openCredentialStore(database, config.encryptionKey, scope, { decrypts });
-    const upcasters = defaultUpcasters();
     const projections = new ProjectionRepository();
-    const projected = new ProjectedStates(ledger, projections, upcasters);
-    const replay = new Replay(database, ledger, projections, upcasters, payloads);
+    const projected = new ProjectedStates(ledger, projections);
+    const replay = new Replay(database, ledger, projections, payloads);
     const executions = new ExecutionService(database, ledger, catalog, states, payloads, bus, metrics, rows.executionRows, projected);
     const controlPlane = new LocalControlPlane({
       db: database,
@@ -272,7 +271,7 @@ export class Engine {
     if (roles.includes('projector')) {
       const { shardIndex, shardCount } = config.projector;
       const projectorMetrics = new ProjectorMetrics(metrics.registry);
-      const projector = new Projector({ db: database, ledger, projections, upcasters, metrics: projectorMetrics, shard: String(shardIndex), snapshotEvery: PROJECTION_SNAPSHOT_EVERY });
+      const projector = new Projector({ db: database, ledger, projections, metrics: projectorMetrics, shard: String(shardIndex), snapshotEvery: PROJECTION_SNAPSHOT_EVERY });
       const projectorLogger = logger.child({ role: 'projector', shard: shardIndex });
       parts.projector = projector;
       if (config.nats) {

@@ -1,5 +1,6 @@
 import {
   buildEvent,
+  defaultUpcasters,
   EventType,
   TERMINAL_EXECUTION_EVENTS,
   streamIdOf,
@@ -8,6 +9,7 @@ import {
   type EventTypeName,
   type IdGenerator,
   type LedgerEvent,
+  type UpcasterRegistry,
 } from '@noetl/event-kernel';
 import { EVENT_SELECT_LIST, toLedgerEvent, type AppendResult, type EventRow, type PgEventStore, type Queryable, type TenantScope } from '@noetl/storage';
 import type { RuntimeMetrics } from './metrics';
@@ -31,6 +33,13 @@ export class Ledger {
     private readonly metrics: RuntimeMetrics,
     private readonly clock: () => Date = () => new Date(),
   ) {}
+
+  /**
+   * Lifts an event written at an older schema version to the current one.
+   * Every read of the ledger applies it, so every fold (the scheduler's, the
+   * projector's, replay's) sees one shape; the stored events stay as written.
+   */
+  readonly upcasters: UpcasterRegistry = defaultUpcasters();
 
   seal(drafts: readonly EventDraft<EventTypeName>[]): AnyNewEvent[] {
     return drafts.map(
@@ -83,7 +92,7 @@ export class Ledger {
         ORDER BY stream_version LIMIT $5`,
       [executionStream(executionId), afterVersion, this.scope.tenantId, this.scope.organizationId, limit],
     );
-    return rows.map(toLedgerEvent);
+    return rows.map((row) => this.upcasters.upcast(toLedgerEvent(row)) as LedgerEvent);
   }
 
   /** Every execution of the scope, oldest first (a projection rebuild's list). */

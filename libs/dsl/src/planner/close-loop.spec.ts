@@ -193,7 +193,7 @@ describe('closeLoop', () => {
       type: EventType.FrameCommitted,
       executionId: h.executionId,
       loopId: loop.loopId,
-      payload: { frame_id: 'f', stage_id: loop.stageId, frame_index: 0, row_count: 1, rows: [{ index: 0, status: 'ok' }], output_ref: h.ref({ not: 'a list' }) },
+      payload: { frame_id: 'f', stage_id: loop.stageId, frame_index: 0, row_count: 1, first_index: 0, failed_rows: [], output_ref: h.ref({ not: 'a list' }) },
     });
     expect(h.state.error).toMatchObject({ kind: 'internal', message: expect.stringContaining('not a list of row results') });
   });

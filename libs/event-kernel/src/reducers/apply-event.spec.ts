@@ -70,8 +70,8 @@ describe('applyEvent', () => {
       ev({ type: EventType.LoopStarted, payload: { loop_id: 'L', step: 'each', run_id: 'r', epoch: 1, size: 3, collection: [1, 2, 3], mode: 'parallel', max_in_flight: 2, stage_id: 'S' } }),
       ev({ type: EventType.StageOpened, loopId: 'L', payload: { stage_id: 'S', loop_id: 'L', step: 'each', kind: 'loop', frame_count: 2, frame_policy: {} } }),
       ev({ type: EventType.FrameDispatched, loopId: 'L', payload: { frame_id: 'f1', stage_id: 'S', worker_id: 'w', lease_until: 'x', attempt: 1 } }),
-      ev({ type: EventType.FrameCommitted, loopId: 'L', payload: { frame_id: 'f1', stage_id: 'S', frame_index: 1, row_count: 1, rows: [{ index: 2, status: 'error', error: { kind: 'code', message: 'boom' } }] } }),
-      ev({ type: EventType.FrameCommitted, loopId: 'L', payload: { frame_id: 'f0', stage_id: 'S', frame_index: 0, row_count: 2, rows: [{ index: 0, status: 'ok' }, { index: 1, status: 'ok' }], results: [1, 2] } }),
+      ev({ type: EventType.FrameCommitted, loopId: 'L', payload: { frame_id: 'f1', stage_id: 'S', frame_index: 1, row_count: 1, first_index: 2, failed_rows: [{ index: 2, status: 'error', error: { kind: 'code', message: 'boom' } }] } }),
+      ev({ type: EventType.FrameCommitted, loopId: 'L', payload: { frame_id: 'f0', stage_id: 'S', frame_index: 0, row_count: 2, first_index: 0, failed_rows: [], results: [1, 2] } }),
     ])!;
     const loop = state.loops.L!;
     expect(state.runs.r!.loopId).toBe('L');

@@ -204,17 +204,17 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
         const p = event.payload;
         delete loop.inFlight[p.frame_id];
         if (loop.frames[p.frame_index]) return; // a frame commits once (the control plane rejects a second)
+        const failed = new Map(p.failed_rows.map((row) => [row.index, row]));
+        const rows = Array.from({ length: p.row_count }, (_, position) => failed.get(p.first_index + position) ?? { index: p.first_index + position, status: 'ok' as const });
         loop.frames[p.frame_index] = {
           frameIndex: p.frame_index,
           status: 'COMMITTED',
-          rows: p.rows,
+          rows,
           results: p.results,
           outputRef: p.output_ref,
         };
-        for (const row of p.rows) {
-          if (row.status === 'ok') loop.succeededRows += 1;
-          else loop.failedRows += 1;
-        }
+        loop.failedRows += p.failed_rows.length;
+        loop.succeededRows += p.row_count - p.failed_rows.length;
       });
     case EventType.FrameFailed:
       return updateLoop(state, event.loop_id, (loop) => {

@@ -117,14 +117,15 @@ export class LocalFrames {
     const frame = await db.transaction(async (q) => {
       const locked = await this.lockedLive(q, frameId);
       this.assertHolder(locked, request);
-      const outcomes: RowOutcome[] = rows.map((row) => ({ index: row.index, status: row.status, ...(row.error ? { error: row.error } : {}) }));
+      const failedRows: RowOutcome[] = rows.filter((row) => row.status !== 'ok').map((row) => ({ index: row.index, status: 'error', ...(row.error ? { error: row.error } : {}) }));
       const [appended] = await ledger.append(q, [
         draft(where(locked), EventType.FrameCommitted, {
           frame_id: frameId,
           stage_id: locked.stage_id,
           frame_index: locked.frame_index,
           row_count: rows.length,
-          rows: outcomes,
+          first_index: rows[0]?.index ?? 0,
+          failed_rows: failedRows,
           ...(inline ? { results } : {}),
           output_ref: outputRef,
           ...(request.ctx && Object.keys(request.ctx).length > 0 ? { ctx: request.ctx } : {}),

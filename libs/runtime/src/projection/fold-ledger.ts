@@ -1,4 +1,4 @@
-import { applyEvent, type ExecutionState, type LedgerEvent, type UpcasterRegistry } from '@noetl/event-kernel';
+import { applyEvent, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
 import type { Queryable } from '@noetl/storage';
 import type { Ledger } from '../ledger';
 
@@ -25,14 +25,13 @@ export interface FoldOptions {
 
 /**
  * Folds an execution's ledger after `from` (a projection, a snapshot or
- * nothing) with the one reducer, each event lifted by the upcasters first:
+ * nothing) with the one reducer (the ledger's reads upcast each event):
  * the projector, the API's reads and replay all fold this way. Mutates
  * `from.state`.
  */
 export async function foldLedger(
   q: Queryable,
   ledger: Ledger,
-  upcasters: UpcasterRegistry,
   executionId: string,
   from: FoldPoint,
   options: FoldOptions = {},
@@ -44,7 +43,7 @@ export async function foldLedger(
     const events = await ledger.readAfter(q, executionId, version, PAGE);
     for (const event of events) {
       if (options.within && !options.within(event)) return { state, version, folded, ...(last ? { last } : {}) };
-      state = applyEvent(state, upcasters.upcast(event) as LedgerEvent);
+      state = applyEvent(state, event);
       options.observe?.(event, state);
       version = event.stream_version;
       last = event;

@@ -1,4 +1,4 @@
-import type { ExecutionState, UpcasterRegistry } from '@noetl/event-kernel';
+import type { ExecutionState } from '@noetl/event-kernel';
 import type { Queryable, ProjectionRepository } from '@noetl/storage';
 import type { Ledger } from '../ledger';
 import { foldLedger } from './fold-ledger';
@@ -14,13 +14,12 @@ export class ProjectedStates {
   constructor(
     private readonly ledger: Ledger,
     private readonly projections: ProjectionRepository,
-    private readonly upcasters: UpcasterRegistry,
   ) {}
 
   /** The state with every event `q` can see; undefined for an execution of no events (unknown, or another tenant's). */
   async read(q: Queryable, executionId: string): Promise<ExecutionState | undefined> {
     const row = await this.projections.get<ExecutionState>(q, this.ledger.scope, executionId);
     const from = row ? { state: row.state, version: row.version } : { state: undefined, version: 0 };
-    return (await foldLedger(q, this.ledger, this.upcasters, executionId, from)).state;
+    return (await foldLedger(q, this.ledger, executionId, from)).state;
   }
 }

@@ -1,4 +1,4 @@
-import { applyEvent, REDUCER_VERSION, stateChecksum, type ExecutionState, type LedgerEvent, type UpcasterRegistry } from '@noetl/event-kernel';
+import { applyEvent, REDUCER_VERSION, stateChecksum, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
 import type { Database, ProjectionRepository, ProjectionRow } from '@noetl/storage';
 import type { Ledger } from '../ledger';
 import { foldLedger, type Folded, type FoldPoint } from './fold-ledger';
@@ -8,7 +8,6 @@ export interface ProjectorOptions {
   db: Database;
   ledger: Ledger;
   projections: ProjectionRepository;
-  upcasters: UpcasterRegistry;
   metrics: ProjectorMetrics;
   /** The shard label of this projector's metrics. */
   shard: string;
@@ -54,7 +53,7 @@ export class Projector {
 
   /** The fold's identity: a snapshot made by another may not seed a replay. */
   get folding(): { reducerVersion: string; registryDigest: string } {
-    return { reducerVersion: REDUCER_VERSION, registryDigest: this.options.upcasters.digest() };
+    return { reducerVersion: REDUCER_VERSION, registryDigest: this.options.ledger.upcasters.digest() };
   }
 
   /** Projects a batch of delivered events (in stream order per execution, as the outbox and the stream deliver them). */
@@ -114,12 +113,13 @@ export class Projector {
    * base's state: the caller drops it from the cache if the pass fails.
    */
   private async fold(executionId: string, base: FoldPoint, delivered: readonly LedgerEvent[] | undefined): Promise<Folded> {
-    const { db, ledger, upcasters, observe } = this.options;
+    const { db, ledger, observe } = this.options;
     const follows = delivered !== undefined && delivered.every((event, i) => event.stream_version === base.version + i + 1);
-    if (!follows) return foldLedger(db, ledger, upcasters, executionId, base, observe ? { observe } : {});
+    if (!follows) return foldLedger(db, ledger, executionId, base, observe ? { observe } : {});
     let state = base.state;
     for (const event of delivered) {
-      state = applyEvent(state, upcasters.upcast(event) as LedgerEvent);
+      // Delivered events are as they were written: lift them as the ledger's reads do.
+      state = applyEvent(state, ledger.upcasters.upcast(event) as LedgerEvent);
       observe?.(event, state);
     }
     const last = delivered.at(-1);

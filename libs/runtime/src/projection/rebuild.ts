@@ -1,5 +1,5 @@
 import type { NoetlConfig } from '@noetl/config';
-import { defaultUpcasters, SnowflakeIds } from '@noetl/event-kernel';
+import { SnowflakeIds } from '@noetl/event-kernel';
 import { PgEventStore, ProjectionRepository, type Database } from '@noetl/storage';
 import { Ledger } from '../ledger';
 import { RuntimeMetrics } from '../metrics';
@@ -22,7 +22,6 @@ export function standaloneProjector(
     db: database,
     ledger,
     projections: new ProjectionRepository(),
-    upcasters: defaultUpcasters(),
     metrics: new ProjectorMetrics(metrics.registry),
     shard: options.shard ?? 'standalone',
     snapshotEvery: options.snapshotEvery ?? PROJECTION_SNAPSHOT_EVERY,

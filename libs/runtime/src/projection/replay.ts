@@ -8,7 +8,6 @@ import {
   type Json,
   type PayloadUse,
   type Surface,
-  type UpcasterRegistry,
 } from '@noetl/event-kernel';
 import type { Database, ProjectionRepository } from '@noetl/storage';
 import { executionStream, type Ledger } from '../ledger';
@@ -61,7 +60,6 @@ export class Replay {
     private readonly db: Database,
     private readonly ledger: Ledger,
     private readonly projections: ProjectionRepository,
-    private readonly upcasters: UpcasterRegistry,
     private readonly payloadCache: PayloadCache,
   ) {}
 
@@ -70,10 +68,10 @@ export class Replay {
     if (!ID.test(executionId)) throw notFound('execution', executionId);
     if (query.asOfEventId !== undefined && !ID.test(query.asOfEventId)) throw new RuntimeError('invalid_request', 'as_of_event_id must be an event id');
     const cutoff = await this.cutoffVersion(executionId, query);
-    const folding = { reducerVersion: REDUCER_VERSION, registryDigest: this.upcasters.digest() };
+    const folding = { reducerVersion: REDUCER_VERSION, registryDigest: this.ledger.upcasters.digest() };
     const snapshot = query.snapshots === false ? undefined : await this.projections.snapshotAtOrBefore<ExecutionState>(this.db, this.ledger.scope, executionId, cutoff, folding);
     const from: FoldPoint = snapshot ? { state: snapshot.state, version: snapshot.version } : { state: undefined, version: 0 };
-    const folded = await foldLedger(this.db, this.ledger, this.upcasters, executionId, from, { within: (event) => event.stream_version <= cutoff });
+    const folded = await foldLedger(this.db, this.ledger, executionId, from, { within: (event) => event.stream_version <= cutoff });
     const state = folded.state;
     if (!state) throw notFound('execution', executionId);
     const surfaces = surfacesOf(state);

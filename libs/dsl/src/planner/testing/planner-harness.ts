@@ -196,12 +196,20 @@ export class PlannerHarness {
     return loops[0]!;
   }
 
-  /** Commits frame `index` of a step's running loop with one outcome per row (`Error`-like objects fail a row). */
-  commitFrame(step: string, index: number, rows: (Json | { error: EventError })[], extra: { ctx?: JsonObject; byRef?: boolean } = {}): LedgerEvent {
+  /**
+   * Commits frame `index` of a step's running loop with one outcome per row
+   * (`Error`-like objects fail a row); `firstIndex` is the collection index of
+   * its first row (0 unless given).
+   */
+  commitFrame(
+    step: string,
+    index: number,
+    rows: (Json | { error: EventError })[],
+    extra: { ctx?: JsonObject; byRef?: boolean; firstIndex?: number } = {},
+  ): LedgerEvent {
     const loop = this.loop(step);
-    const outcomes = rows.map((row, position) =>
-      isRowError(row) ? { index: position, status: 'error' as const, error: row.error } : { index: position, status: 'ok' as const },
-    );
+    const first = extra.firstIndex ?? 0;
+    const failed = rows.flatMap((row, position) => (isRowError(row) ? [{ index: first + position, status: 'error' as const, error: row.error }] : []));
     const results = rows.map((row) => (isRowError(row) ? null : row));
     return this.append({
       type: EventType.FrameCommitted,
@@ -215,7 +223,8 @@ export class PlannerHarness {
         stage_id: loop.stageId,
         frame_index: index,
         row_count: rows.length,
-        rows: outcomes,
+        first_index: first,
+        failed_rows: failed,
         ...(extra.byRef ? { output_ref: this.ref(results) } : { results }),
         ...(extra.ctx ? { ctx: extra.ctx } : {}),
       },
