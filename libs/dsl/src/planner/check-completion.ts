@@ -1,4 +1,4 @@
-import { EventType, type ExecutionState, type StepRun } from '@noetl/event-kernel';
+import { EventType, liveWork, type ExecutionState, type StepRun } from '@noetl/event-kernel';
 import type { Playbook } from '../model';
 import type { PlanContext } from './plan-context';
 
@@ -20,12 +20,18 @@ export function checkCompletion(ctx: PlanContext): void {
 }
 
 export function isSettled(state: ExecutionState): boolean {
+  const live = liveWork(state);
   return (
-    !Object.values(state.runs).some((run) => run.status === 'RUNNING') &&
+    !hasAny(live.runs) &&
     !Object.values(state.pending).some((arrivals) => arrivals.length > 0) &&
-    !Object.values(state.timers).some((timer) => !timer.fired) &&
-    !Object.values(state.loops).some((loop) => loop.status === 'RUNNING')
+    !hasAny(live.timers) &&
+    !hasAny(live.loops)
   );
+}
+
+function hasAny(ids: Record<string, true>): boolean {
+  for (const id in ids) if (Object.prototype.hasOwnProperty.call(ids, id)) return true;
+  return false;
 }
 
 /**

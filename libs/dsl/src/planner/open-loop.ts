@@ -59,7 +59,7 @@ export function openLoop(ctx: PlanContext, step: Step, runId: string): void {
 
 
 function renderCollection(ctx: PlanContext, step: Step, source: Json): Json[] {
-  let value = toPlainJson(ctx.env.engine.renderValue(source, ctx.scope()));
+  let value = toPlainJson(ctx.env.engine.renderValue(source, ctx.scope(undefined, step)));
   if (typeof value === 'string') value = parseJsonList(value) ?? value;
   if (Array.isArray(value)) return value;
   const expression = typeof source === 'string' ? source : undefined;
@@ -81,7 +81,7 @@ function parseJsonList(text: string): Json[] | undefined {
 }
 
 function renderMaxInFlight(ctx: PlanContext, step: Step, loop: LoopSpec): number {
-  const raw = typeof loop.maxInFlight === 'number' ? loop.maxInFlight : toPlainJson(ctx.env.engine.renderValue(loop.maxInFlight, ctx.scope()));
+  const raw = typeof loop.maxInFlight === 'number' ? loop.maxInFlight : toPlainJson(ctx.env.engine.renderValue(loop.maxInFlight, ctx.scope(undefined, step)));
   const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
   if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
   throw new StepFailure({

@@ -30,7 +30,7 @@ export function onCommandFailed(ctx: PlanContext, event: CommandFailedEvent): vo
     }
     const outcome: CallOutcome = { status: 'error', error: callErrorOf(p.error), attempt: command.attempt, durationMs: p.duration_ms ?? 0 };
     const trigger = { name: EventType.CommandFailed, step: step.name, payload: p };
-    const scope = ctx.scope({ event: trigger });
+    const scope = ctx.scope({ event: trigger }, step);
     const decision = evaluatePolicies(step.retry, outcome, {
       evaluateWhen: (when, whenScope) => ctx.env.engine.evaluateCondition(when, whenScope),
       random: ctx.env.random,

@@ -16,7 +16,7 @@ export function isSleepStep(step: Step): boolean {
  */
 export function scheduleSleep(ctx: PlanContext, step: Step, runId: string): void {
   const task = step.tool?.tasks[0];
-  const scope = ctx.scope();
+  const scope = ctx.scope(undefined, step);
   const config = task?.config ?? {};
   let dueMs: number;
   if (config['until'] !== undefined && config['until'] !== null) {

@@ -1,6 +1,7 @@
 import type { LedgerEvent } from '../envelope';
 import { EventType } from '../event-types';
 import type { CommandState, ExecutionState, LoopState, StepRun } from './execution-state';
+import { liveWork, noteLive } from './live-work';
 import { setPath } from './set-path';
 
 export class FoldError extends Error {
@@ -16,7 +17,9 @@ export class FoldError extends Error {
 export function applyEvent(state: ExecutionState | undefined, event: LedgerEvent): ExecutionState {
   if (event.event_type === EventType.ExecutionStarted) {
     if (state) throw new FoldError(`execution ${event.execution_id} started twice`);
-    return startState(event);
+    const started = startState(event);
+    liveWork(started);
+    return started;
   }
   if (!state) throw new FoldError(`event ${event.event_id} (${event.event_type}) precedes execution.started`);
   applyToState(state, event);
@@ -144,16 +147,19 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
         fired: false,
         attempt: p.attempt,
       };
+      noteLive(state, 'timers', p.timer_id, true);
       return;
     }
     case EventType.TimerScheduled: {
       const p = event.payload;
       state.timers[p.timer_id] = { timerId: p.timer_id, purpose: p.purpose, step: p.step, runId: p.run_id, dueAt: p.due_at, fired: false };
+      noteLive(state, 'timers', p.timer_id, true);
       return;
     }
     case EventType.TimerFired: {
       const timer = state.timers[event.payload.timer_id];
       if (timer) timer.fired = true;
+      noteLive(state, 'timers', event.payload.timer_id, false);
       return;
     }
     case EventType.LoopStarted: {
@@ -178,6 +184,7 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
       };
       const run = state.runs[p.run_id];
       if (run) run.loopId = p.loop_id;
+      noteLive(state, 'loops', p.loop_id, true);
       return;
     }
     case EventType.StageOpened:
@@ -224,6 +231,7 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
         loop.frames[p.frame_index] = { frameIndex: p.frame_index, status: 'FAILED', rows: [], error: p.error };
       });
     case EventType.LoopDone:
+      noteLive(state, 'loops', event.payload.loop_id, false);
       return updateLoop(state, event.payload.loop_id, (loop) => {
         loop.status = 'DONE';
         loop.doneStatus = event.payload.status;
@@ -273,6 +281,7 @@ function enterStep(state: ExecutionState, event: Extract<LedgerEvent, { event_ty
     startedAt: event.event_time,
   };
   state.runs[run.runId] = run;
+  noteLive(state, 'runs', run.runId, true);
   const previous = state.steps[p.step];
   state.steps[p.step] = {
     step: p.step,
@@ -296,6 +305,7 @@ function exitStep(state: ExecutionState, event: Extract<LedgerEvent, { event_typ
   const run = state.runs[p.run_id];
   if (!run) throw new FoldError(`step.exit for unknown run ${p.run_id}`);
   run.status = p.status;
+  noteLive(state, 'runs', run.runId, false);
   run.completedAt = event.event_time;
   run.result = p.result;
   run.resultRef = p.result_ref;

@@ -7,6 +7,7 @@ import type {
   PayloadRef,
   RowOutcome,
 } from '../event-payloads';
+import { liveWork } from './live-work';
 
 /** One activation of a step (a loop-back re-entry is a new run). */
 export interface StepRun {
@@ -135,7 +136,7 @@ export interface ExecutionState {
 }
 
 export function activeRuns(state: ExecutionState): StepRun[] {
-  return Object.values(state.runs).filter((run) => run.status === 'RUNNING');
+  return Object.keys(liveWork(state).runs).map((runId) => state.runs[runId]!);
 }
 
 export function isTerminal(state: ExecutionState): boolean {

@@ -1,5 +1,5 @@
 import { EventType, type EventDraft, type EventTypeName } from '@noetl/event-kernel';
-import { buildScope, credentialRefs, isJsonObject, resultViewsOf, toPlainJson, workToolKinds } from '@noetl/dsl';
+import { buildScope, credentialRefs, isJsonObject, resultViewsOf, scopeNamesOf, toPlainJson, workToolKinds, type JsonObject } from '@noetl/dsl';
 import {
   isTerminalCommand,
   type CommandRepository,
@@ -74,7 +74,7 @@ export class LocalControlPlane implements ControlPlane {
   private readonly frames: LocalFrames;
 
   constructor(private readonly deps: LocalControlPlaneDeps) {
-    this.frames = new LocalFrames(deps, (executionId) => this.scopeOf(executionId));
+    this.frames = new LocalFrames(deps, (executionId, spec) => this.scopeOf(executionId, spec));
   }
 
   claimFrame(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null> {
@@ -137,7 +137,7 @@ export class LocalControlPlane implements ControlPlane {
       max_attempts: claimed.command.max_attempts,
       lease_until: claimed.leaseUntil.toISOString(),
       spec: claimed.command.spec ?? {},
-      ...(await this.scopeOf(claimed.command.execution_id)),
+      ...(await this.scopeOf(claimed.command.execution_id, claimed.command.spec ?? {})),
     };
   }
 
@@ -287,16 +287,22 @@ export class LocalControlPlane implements ControlPlane {
     return this.deps.credentials.resolve(request.name);
   }
 
-  /** The render scope of the command's execution as plain JSON (results by reference resolved), and its result views. */
-  private async scopeOf(executionId: string): Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>> {
+  /**
+   * The render scope of the work's execution as plain JSON (results by
+   * reference resolved) and its result views: only the names the work's
+   * `spec` reads (the whole scope for python), so a claim costs what its
+   * step reads, not what the execution has done so far.
+   */
+  private async scopeOf(executionId: string, spec: JsonObject): Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>> {
     const { db, states, catalog, payloads } = this.deps;
+    const only = scopeNamesOf(spec);
     return states.read(db, executionId, async (state) => {
       if (!state) throw notFound('execution', executionId);
       const playbook = await catalog.playbook(state.catalogId);
-      const resolve = await payloads.resolverFor(refsOfState(state, { openLoops: false }));
+      const resolve = await payloads.resolverFor(refsOfState(state, { openLoops: false, ...(only ? { only } : {}) }));
       // toPlainJson copies: the scope shares nothing with the cached state.
-      const scope = toPlainJson(buildScope({ state, playbook, resolve }));
-      return { scope: isJsonObject(scope) ? scope : {}, result_views: resultViewsOf(state, playbook) };
+      const scope = toPlainJson(buildScope({ state, playbook, resolve, ...(only ? { only } : {}) }));
+      return { scope: isJsonObject(scope) ? scope : {}, result_views: resultViewsOf(state, playbook, only) };
     });
   }
 

@@ -1,4 +1,4 @@
-import { EventType, type EventDraft, type EventTypeName, type Json, type RowOutcome } from '@noetl/event-kernel';
+import { EventType, type EventDraft, type EventTypeName, type Json, type JsonObject, type RowOutcome } from '@noetl/event-kernel';
 import { loopBodySpec } from '@noetl/dsl';
 import { putFrameOutput, type FrameOutputRow, type FrameRow, type PendingFrame, type Queryable } from '@noetl/storage';
 import { Subjects } from '../bus/bus';
@@ -18,7 +18,7 @@ import {
 } from './control-plane';
 import { frameLeaseMs } from './frame-policy';
 
-type ScopeOf = (executionId: string) => Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>>;
+type ScopeOf = (executionId: string, spec: JsonObject) => Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>>;
 
 /**
  * The frame side of the in-process control plane (DESIGN.md "Loops are
@@ -71,6 +71,7 @@ export class LocalFrames {
     if (!step) throw new Error(`stage ${stageId} names step ${stage.step_name}, which its playbook lacks`);
     const first = Number(frame.cursor.first ?? 0);
     const collection = loop.collection ?? (loop.collectionRef ? ((await payloads.get(loop.collectionRef)) as Json[]) : []);
+    const spec = loopBodySpec(playbook, step);
     return {
       frame_id: frame.frame_id,
       lease_token: claimed.token,
@@ -85,8 +86,8 @@ export class LocalFrames {
       rows: stage.mode === 'cursor' ? [] : structuredClone(collection.slice(first, first + frame.row_count)),
       first_index: first,
       total: loop.size,
-      spec: loopBodySpec(playbook, step),
-      ...(await this.scopeOf(stage.execution_id)),
+      spec,
+      ...(await this.scopeOf(stage.execution_id, spec)),
     };
   }
 

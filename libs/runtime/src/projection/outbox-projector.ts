@@ -41,6 +41,7 @@ export class OutboxProjector {
   /** Projects every committed outbox row; resolves when none is left. */
   async drain(): Promise<void> {
     while ((await this.outbox.publishPending(BATCH, (messages) => this.projector.deliver(messages.map((m) => m.envelope)).then(() => undefined))) > 0);
+    await this.projector.flush();
     await this.outbox.purgePublished(this.timing.retentionMs, PURGE_BATCH);
   }
 
@@ -48,5 +49,6 @@ export class OutboxProjector {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.draining;
+    await this.projector.flush({ all: true });
   }
 }

@@ -48,6 +48,7 @@ export class StreamProjector {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.running;
+    await this.options.projector.flush({ all: true });
   }
 
   private async run(): Promise<void> {
@@ -76,6 +77,7 @@ export class StreamProjector {
       }
       for (const message of messages) message.ack();
     }
+    await this.options.projector.flush();
     const info = await consumer.info(true);
     this.options.metrics.lagEvents.set({ shard: this.shard }, info.num_pending + info.num_ack_pending);
   }

@@ -6,7 +6,7 @@ import {
   type ExecutionState,
   type LedgerEvent,
 } from '@noetl/event-kernel';
-import { credentialRefs, loopBodySpec, plan, workToolKinds, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
+import { credentialRefs, loopBodySpec, plan, playbookScopeNames, workToolKinds, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
 import type { Database, ExecutionRepository, PayloadStore, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { Subjects, type Bus } from '../bus/bus';
@@ -164,7 +164,9 @@ export class Scheduler {
     const { catalog, payloads, engine, ledger } = this.deps;
     const store = this.deps.payloadStoreWithin(q);
     const playbook = await catalog.playbook(state.catalogId, q);
-    const resolve = await payloads.resolverFor([...refsOfState(state, { openLoops: true }), ...refsOfEvent(event)], store);
+    // Only results a template of the playbook can name are read: the planner renders nothing else.
+    const only = playbookScopeNames(playbook);
+    const resolve = await payloads.resolverFor([...refsOfState(state, { openLoops: true, only }), ...refsOfEvent(event)], store);
     const env: PlannerEnv = {
       now: ledger.now(),
       newId: () => ledger.ids.next(),
