@@ -6,12 +6,14 @@ import { QueueGroups, Subjects, Worker } from '@noetl/runtime';
 interface OfferMessage {
   command_id?: unknown;
   stage_id?: unknown;
+  alone?: unknown;
 }
 
-/** Maps an offer message to `worker.offer`: a command to claim, or a stage to claim a frame of. */
+/** Maps an offer message to `worker.offer`: a command to claim (alone, when it says so), or a stage to claim a frame of. */
 function offer(worker: Worker, message: OfferMessage, kind: 'command' | 'stage'): void {
   const id = kind === 'command' ? message.command_id : message.stage_id;
-  if (typeof id === 'string') worker.offer({ kind, id });
+  if (typeof id !== 'string') return;
+  worker.offer(kind === 'command' ? { kind, id, alone: message.alone === true } : { kind, id });
 }
 
 /**

@@ -83,7 +83,13 @@ export interface EventPayloads {
   [EventType.CommandHeartbeat]: { worker_id: string; lease_until: string };
   [EventType.CommandCompleted]: { result?: Json; result_ref?: PayloadRef; ctx?: JsonObject; duration_ms?: number };
   [EventType.CommandFailed]: { error: EventError; ctx?: JsonObject; duration_ms?: number };
-  [EventType.CommandAbandoned]: { worker_id?: string; lease_until?: string; attempt: number; reason: string };
+  /**
+   * `worker_lost`: the reaper found the lease run out while the command ran,
+   * with no report: its worker died (a crash, an OOM kill, a step that took
+   * the process down) or stopped answering. The planner counts these deaths
+   * (DSL.md s3: suspected poison).
+   */
+  [EventType.CommandAbandoned]: { worker_id?: string; lease_until?: string; attempt: number; reason: string; worker_lost?: boolean };
   [EventType.CommandReleased]: { worker_id: string; attempt: number; reason: string };
   [EventType.CommandCancelled]: { reason?: string };
   [EventType.CallDone]: { task: string; attempts: number; duration_ms: number; result?: Json; result_ref?: PayloadRef };

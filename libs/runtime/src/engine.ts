@@ -377,7 +377,7 @@ export class Engine {
     }
     if (worker && this.parts.listen) {
       const offer = (kind: Offer['kind'], key: 'command_id' | 'stage_id') => (message: Record<string, unknown>) => {
-        if (typeof message[key] === 'string') worker.offer({ kind, id: message[key] });
+        if (typeof message[key] === 'string') worker.offer(kind === 'command' ? { kind, id: message[key], alone: message['alone'] === true } : { kind, id: message[key] });
       };
       const subjects: [string, (message: Record<string, unknown>) => void][] = [
         [Subjects.workFor(tenant, worker.workerId), offer('command', 'command_id')],

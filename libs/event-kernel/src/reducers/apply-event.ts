@@ -84,6 +84,7 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
         issuedAt: event.event_time,
         loopId: p.loop_id,
         iteration: p.iteration,
+        ...(p.spec['run_alone'] === true ? { runAlone: true } : {}),
       };
       const run = state.runs[p.run_id];
       if (run) {
@@ -124,6 +125,7 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
         c.status = 'ABANDONED';
         c.workerId = undefined;
         c.leaseUntil = undefined;
+        if (event.payload.worker_lost) c.lost = true;
       });
     case EventType.CommandReleased:
       return updateCommand(state, event.command_id, (c) => {

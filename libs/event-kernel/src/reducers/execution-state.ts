@@ -55,6 +55,10 @@ export interface CommandState {
   error?: EventError;
   loopId?: string;
   iteration?: number;
+  /** Issued to run alone on its worker (its run lost a worker before): a death now is its own. */
+  runAlone?: boolean;
+  /** Its lease ran out while its worker ran it (`command.abandoned` with `worker_lost`). */
+  lost?: boolean;
 }
 
 export interface TimerState {

@@ -1,3 +1,5 @@
+import { workToolKinds } from '@noetl/dsl';
+import type { JsonObject } from '@noetl/event-kernel';
 import type { Database, TenantScope, WorkerRepository, WorkerRow } from '@noetl/storage';
 import { Subjects, type Bus } from './bus';
 
@@ -7,6 +9,11 @@ export interface WorkOffer {
   executionId: string;
   /** The tool kinds the work needs (`workToolKinds`); a worker must run every one. */
   kinds: readonly string[];
+}
+
+/** What an offer says of a command besides its id: the kinds it needs, and whether it must run alone on its worker. */
+export function workOf(spec: JsonObject): { kinds: string[]; alone?: true } {
+  return { kinds: workToolKinds(spec), ...(spec['run_alone'] === true ? { alone: true as const } : {}) };
 }
 
 export interface OffersDeps {
@@ -38,9 +45,10 @@ export class Offers {
 
   constructor(private readonly deps: OffersDeps) {}
 
-  async command(offer: WorkOffer & { commandId: string }): Promise<void> {
+  /** `alone`: the worker must run it with nothing beside it (see `Worker.offer`). */
+  async command(offer: WorkOffer & { commandId: string; alone?: boolean }): Promise<void> {
     const target = await this.pick(offer.kinds);
-    const message = { command_id: offer.commandId, execution_id: offer.executionId };
+    const message = { command_id: offer.commandId, execution_id: offer.executionId, ...(offer.alone ? { alone: true } : {}) };
     this.deps.bus.publish(target ? Subjects.workFor(offer.tenantId, target) : Subjects.work(offer.tenantId), message);
   }
 

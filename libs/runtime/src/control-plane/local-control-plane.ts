@@ -13,7 +13,7 @@ import {
   type WorkerRepository,
 } from '@noetl/storage';
 import { Subjects, type Bus } from '../bus/bus';
-import { runsAll, type Offers } from '../bus/offers';
+import { runsAll, workOf, type Offers } from '../bus/offers';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { CredentialStore } from '../credentials/credential-types';
 import type { ExecutionService } from '../executions/execution.service';
@@ -264,12 +264,7 @@ export class LocalControlPlane implements ControlPlane {
       await this.deps.commandRows.release(q, commandId);
       return locked;
     });
-    await this.deps.offers.command({
-      tenantId: ledger.scope.tenantId,
-      commandId,
-      executionId: command.execution_id,
-      kinds: workToolKinds(command.spec ?? {}),
-    });
+    await this.deps.offers.command({ tenantId: ledger.scope.tenantId, commandId, executionId: command.execution_id, ...workOf(command.spec ?? {}) });
   }
 
   async reportWorker(report: WorkerReport): Promise<void> {

@@ -234,7 +234,7 @@ export class Scheduler {
     const tenant = ledger.scope.tenantId;
     for (const work of effects.work) {
       metrics.commandsIssued.inc({ kind: work.kind });
-      void offers.command({ tenantId: tenant, commandId: work.command_id, executionId: work.execution_id, kinds: work.kinds });
+      void offers.command({ tenantId: tenant, commandId: work.command_id, executionId: work.execution_id, kinds: work.kinds, ...(work.alone ? { alone: true } : {}) });
     }
     for (const stage of effects.stages) {
       void offers.stage({ tenantId: tenant, stageId: stage.stage_id, executionId: stage.execution_id, slots: stage.slots, kinds: stage.kinds });

@@ -1,9 +1,8 @@
 import { EventType, type ExecutionState } from '@noetl/event-kernel';
 import type { CommandRepository, Database, DueTimer, ExecutionRepository, FrameRepository, Queryable, StageRepository, TimerRepository } from '@noetl/storage';
 import type { Logger } from 'pino';
-import { workToolKinds } from '@noetl/dsl';
 import type { Bus } from '../bus/bus';
-import type { Offers } from '../bus/offers';
+import { workOf, type Offers } from '../bus/offers';
 import type { LocalControlPlane } from '../control-plane/local-control-plane';
 import type { ExecutionService } from '../executions/execution.service';
 import type { Ledger } from '../ledger';
@@ -194,6 +193,8 @@ export class Sweeper implements SchedulerFollowUps {
             payload: {
               attempt: row.attempt,
               reason: 'lease expired',
+              // Its worker held it and said nothing until the lease ran out: it died or stopped answering while running it.
+              worker_lost: true,
               ...(row.worker_id ? { worker_id: row.worker_id } : {}),
               ...(row.lease_until ? { lease_until: row.lease_until.toISOString() } : {}),
             },
@@ -212,7 +213,7 @@ export class Sweeper implements SchedulerFollowUps {
   private async renotifyUnclaimed(): Promise<void> {
     const { db, ledger, offers } = this.deps;
     for (const command of await this.deps.commandRows.reofferUnclaimed(db, ledger.scope, this.renotifyAfterMs(), SWEEP_LIMIT)) {
-      await offers.command({ tenantId: command.tenant_id, commandId: command.command_id, executionId: command.execution_id, kinds: workToolKinds(command.spec ?? {}) });
+      await offers.command({ tenantId: command.tenant_id, commandId: command.command_id, executionId: command.execution_id, ...workOf(command.spec ?? {}) });
     }
   }
 

@@ -31,8 +31,13 @@ export interface WorkerOptions {
   reportEveryMs?: number;
 }
 
-/** What the bus offers a worker: a command to claim, or a stage to claim a frame of. */
-export type Offer = { kind: 'command'; id: string } | { kind: 'stage'; id: string };
+/**
+ * What the bus offers a worker: a command to claim, or a stage to claim a
+ * frame of. `alone`: the command must run with nothing else beside it on
+ * this worker (its run lost a worker before; see the planner's
+ * `onCommandAbandoned`).
+ */
+export type Offer = { kind: 'command'; id: string; alone?: boolean } | { kind: 'stage'; id: string };
 
 /**
  * Executes and reports; never routes (DESIGN.md invariant 2). Offers arrive
@@ -44,6 +49,8 @@ export type Offer = { kind: 'command'; id: string } | { kind: 'stage'; id: strin
  * scheduler targets its offers, and on `stop` it drains: it takes no more
  * offers, lets what runs finish within the grace period, and gives back
  * (releases) whatever is still running then, so nothing waits for the reaper.
+ * A command offered `alone` waits until nothing else runs here, and nothing
+ * else starts while it runs: if it takes the process down, it did so alone.
  */
 export class Worker {
   readonly workerId: string;
@@ -55,6 +62,8 @@ export class Worker {
   /** Set once the grace period is over: aborted runs give their work back instead of reporting. */
   private releasing = false;
   private reportTimer?: NodeJS.Timeout;
+  /** A command offered `alone` is running: nothing else starts. */
+  private runningAlone = false;
 
   constructor(private readonly options: WorkerOptions) {
     this.workerId = options.workerId ?? newWorkerId();
@@ -116,16 +125,22 @@ export class Worker {
   }
 
   private pump(): void {
-    while (!this.stopping && this.inFlight.size < this.options.concurrency && this.queue.length > 0) {
+    while (!this.stopping && !this.runningAlone && this.queue.length > 0) {
+      const next = this.queue[0]!;
+      const alone = next.kind === 'command' && next.alone === true;
+      // First in, first out: an offer to run alone waits for the running work to end, and what came after it waits for it.
+      if (alone ? this.inFlight.size > 0 : this.inFlight.size >= this.options.concurrency) return;
       const offer = this.queue.shift()!;
       if (offer.kind === 'command') this.queuedCommands.delete(offer.id);
       const controller = new AbortController();
       this.inFlight.add(controller);
-      const run = offer.kind === 'command' ? this.execute(offer.id, controller) : this.executeFrame(offer.id, controller);
+      this.runningAlone = alone;
+      const run = offer.kind === 'command' ? this.execute(offer.id, controller, alone) : this.executeFrame(offer.id, controller);
       void run
         .catch((error: unknown) => this.options.logger.error({ err: error, [`${offer.kind}_id`]: offer.id }, `${offer.kind} run failed`))
         .finally(() => {
           this.inFlight.delete(controller);
+          if (alone) this.runningAlone = false;
           this.pump();
         });
     }
@@ -165,7 +180,7 @@ export class Worker {
     }
   }
 
-  private async execute(commandId: string, controller: AbortController): Promise<void> {
+  private async execute(commandId: string, controller: AbortController, alone: boolean): Promise<void> {
     const { controlPlane, leaseMs } = this.options;
     let command: ClaimedCommand;
     try {
@@ -177,6 +192,12 @@ export class Worker {
     }
     const log = this.options.logger.child({ execution_id: command.execution_id, step: command.step, command_id: commandId });
     const holder: Holder = { worker_id: this.workerId, lease_token: command.lease_token };
+    if (command.spec['run_alone'] === true && !alone) {
+      // Offered without saying so (an older message): give it back, and take it again when it can run alone.
+      await this.giveBack(() => controlPlane.release(commandId, holder), log);
+      this.offer({ kind: 'command', id: commandId, alone: true });
+      return;
+    }
     const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeat(commandId, { ...holder, lease_ms: leaseMs });
     const heartbeat = this.keepLease(beat, leaseMs, controller, log);
     try {
