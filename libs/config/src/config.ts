@@ -23,8 +23,14 @@ export class Secret {
 
 /** The environment, validated once at boot. Nothing else reads `process.env`. */
 export interface NoetlConfig {
-  /** Absent: the CLI starts an embedded PostgreSQL under `home`. */
-  database: { url?: Secret };
+  /**
+   * Absent url: the CLI starts an embedded PostgreSQL under `home`.
+   * `sessions`: what every session of the runtime's pool is bounded by
+   * (README "Configuration"): a transaction left idle is ended by the server
+   * (a stopped process then holds no lock for long), and a lock waited for
+   * longer fails the statement instead of stalling it.
+   */
+  database: { url?: Secret; sessions: { idleInTransactionMs: number; lockTimeoutMs: number } };
   /** Absent: no BullMQ lane; the durable timer sweep alone fires retries. */
   redis?: { url: Secret };
   /** Absent: the in-process transport. */
@@ -204,6 +210,8 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_JS_MAX_TIMEOUT_SECONDS',
   'NOETL_PYTHON_USER',
   'NOETL_PYTHON_MEMORY_MB',
+  'NOETL_DB_IDLE_IN_TRANSACTION_MS',
+  'NOETL_DB_LOCK_TIMEOUT_MS',
 ] as const;
 
 export function loadConfig(env: Env): NoetlConfig {
@@ -216,7 +224,13 @@ export function loadConfig(env: Env): NoetlConfig {
   const pool = env.NOETL_WORKER_POOL?.trim();
   const jsThreads = env.NOETL_JS_THREADS?.trim() ? integer(env, 'NOETL_JS_THREADS', 1, 1, 256) : undefined;
   return {
-    database: { url: databaseUrl ? new Secret(databaseUrl) : undefined },
+    database: {
+      url: databaseUrl ? new Secret(databaseUrl) : undefined,
+      sessions: {
+        idleInTransactionMs: integer(env, 'NOETL_DB_IDLE_IN_TRANSACTION_MS', 10_000, 100, 3_600_000),
+        lockTimeoutMs: integer(env, 'NOETL_DB_LOCK_TIMEOUT_MS', 5_000, 100, 3_600_000),
+      },
+    },
     redis: redisUrl ? { url: new Secret(redisUrl) } : undefined,
     nats: natsUrl ? { url: natsUrl } : undefined,
     http: { port: integer(env, 'PORT', 8082, 0, 65535) },

@@ -80,7 +80,8 @@ export interface EventPayloads {
   };
   [EventType.CommandClaimed]: { worker_id: string; lease_until: string; attempt: number };
   [EventType.CommandStarted]: { worker_id: string };
-  [EventType.CommandHeartbeat]: { worker_id: string; lease_until: string };
+  /** `alone: false`: a command issued to run alone now runs beside other work on its worker. */
+  [EventType.CommandHeartbeat]: { worker_id: string; lease_until: string; alone?: boolean };
   [EventType.CommandCompleted]: { result?: Json; result_ref?: PayloadRef; ctx?: JsonObject; duration_ms?: number };
   [EventType.CommandFailed]: { error: EventError; ctx?: JsonObject; duration_ms?: number };
   /**

@@ -5,6 +5,7 @@ import {
   CommandRepository,
   ExecutionRepository,
   FrameRepository,
+  LeadershipRepository,
   OutboxRepository,
   PgEventStore,
   ProjectionRepository,
@@ -224,6 +225,9 @@ export class Engine {
           logger: logger.child({ role: 'sweeper' }),
           // A few sweeps' grace before an unclaimed command is offered again.
           renotifyAfterMs: Math.max(1000, config.scheduler.sweepMs * 5),
+          // A leader silent for a few sweeps (and at least 5 s) is replaced.
+          leadershipMs: Math.max(5000, config.scheduler.sweepMs * 5),
+          leadership: new LeadershipRepository(),
           ...rows,
         },
         scheduler,
@@ -346,6 +350,7 @@ export class Engine {
     await this.parts.lane?.close();
     await this.parts.worker?.stop(graceMs);
     await this.sweeping?.catch(() => undefined);
+    await this.parts.sweeper?.resign().catch((error: unknown) => this.logger.warn({ err: error }, 'giving up the sweeper leadership failed; its lease runs out'));
     await this.parts.scheduler?.idle();
     await this.parts.tools.close();
     await this.parts.remote?.close();

@@ -34,6 +34,7 @@ const NAMED_INDEXES = [
 
 const TABLES = [
   'worker',
+  'leadership',
   'event',
   'catalog',
   'execution',

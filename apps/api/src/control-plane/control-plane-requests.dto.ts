@@ -39,6 +39,11 @@ export class LeaseDto extends HolderDto implements LeaseRequest {
   @Min(1)
   @Max(MAX_LEASE_MS)
   lease_ms?: number;
+
+  @ApiPropertyOptional({ description: 'false: the command ran alone on its worker (run_alone) and from now on runs beside other work' })
+  @IsOptional()
+  @IsBoolean()
+  alone?: boolean;
 }
 
 export class ClaimDto implements ClaimRequest {

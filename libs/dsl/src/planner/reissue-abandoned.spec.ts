@@ -76,4 +76,19 @@ describe('onCommandAbandoned', () => {
     h.complete('work', { ok: true });
     expect(h.state.status).toBe('COMPLETED');
   });
+
+  it('does not call a death poison once the command said it no longer ran alone: it runs alone again', () => {
+    const h = new PlannerHarness(playbook).start();
+    h.abandon('work', { workerLost: true });
+    const alone = h.command('work');
+    h.append({
+      type: EventType.CommandHeartbeat,
+      executionId: h.executionId,
+      commandId: alone.commandId,
+      payload: { worker_id: 'w', lease_until: '2025-01-01T00:01:00.000Z', alone: false },
+    });
+    h.abandon('work', { workerLost: true });
+    expect(h.state.status).toBe('RUNNING');
+    expect(h.command('work')).toMatchObject({ attempt: 3, runAlone: true });
+  });
 });

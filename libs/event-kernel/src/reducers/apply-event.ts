@@ -108,6 +108,7 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
     case EventType.CommandHeartbeat:
       return updateCommand(state, event.command_id, (c) => {
         c.leaseUntil = event.payload.lease_until;
+        if (event.payload.alone === false) delete c.runAlone;
       });
     case EventType.CommandCompleted:
       return updateCommand(state, event.command_id, (c) => {

@@ -55,7 +55,11 @@ export interface CommandState {
   error?: EventError;
   loopId?: string;
   iteration?: number;
-  /** Issued to run alone on its worker (its run lost a worker before): a death now is its own. */
+  /**
+   * Issued to run alone on its worker (its run lost a worker before), and
+   * still running alone (its worker lets others beside it after a while and
+   * says so): a death now is its own.
+   */
   runAlone?: boolean;
   /** Its lease ran out while its worker ran it (`command.abandoned` with `worker_lost`). */
   lost?: boolean;

@@ -47,7 +47,7 @@ export class Offers {
 
   /** `alone`: the worker must run it with nothing beside it (see `Worker.offer`). */
   async command(offer: WorkOffer & { commandId: string; alone?: boolean }): Promise<void> {
-    const target = await this.pick(offer.kinds);
+    const target = await this.pick(offer.kinds, (workerId) => Subjects.workFor(offer.tenantId, workerId));
     const message = { command_id: offer.commandId, execution_id: offer.executionId, ...(offer.alone ? { alone: true } : {}) };
     this.deps.bus.publish(target ? Subjects.workFor(offer.tenantId, target) : Subjects.work(offer.tenantId), message);
   }
@@ -55,17 +55,21 @@ export class Offers {
   async stage(offer: WorkOffer & { stageId: string; slots: number }): Promise<void> {
     const message = { stage_id: offer.stageId, execution_id: offer.executionId };
     for (let slot = 0; slot < offer.slots; slot++) {
-      const target = await this.pick(offer.kinds);
+      const target = await this.pick(offer.kinds, (workerId) => Subjects.framesFor(offer.tenantId, workerId));
       this.deps.bus.publish(target ? Subjects.framesFor(offer.tenantId, target) : Subjects.frames(offer.tenantId), message);
     }
   }
 
-  /** The worker with the most free slots that runs `kinds`; undefined when none is known (the broadcast then). */
-  private async pick(kinds: readonly string[]): Promise<string | undefined> {
+  /**
+   * The worker with the most free slots that runs `kinds` and that the bus
+   * reaches on its `subject`; undefined when none is known (the broadcast then).
+   */
+  private async pick(kinds: readonly string[], subject: (workerId: string) => string): Promise<string | undefined> {
     await this.refresh();
     let best: WorkerRow | undefined;
     for (const worker of this.workers) {
       if (worker.free_slots <= 0 || !runsAll(worker, kinds)) continue;
+      if (this.deps.bus.reaches && !this.deps.bus.reaches(subject(worker.worker_id))) continue;
       if (!best || worker.free_slots > best.free_slots) best = worker;
     }
     if (!best) return undefined;

@@ -152,7 +152,11 @@ export class LocalControlPlane implements ControlPlane {
       this.assertHolder(command, request);
       const leaseUntil = new Date(ledger.now().getTime() + (request.lease_ms ?? DEFAULT_LEASE_MS));
       await ledger.append(q, [
-        this.draft(command, EventType.CommandHeartbeat, { worker_id: request.worker_id, lease_until: leaseUntil.toISOString() }),
+        this.draft(command, EventType.CommandHeartbeat, {
+          worker_id: request.worker_id,
+          lease_until: leaseUntil.toISOString(),
+          ...(request.alone === false ? { alone: false } : {}),
+        }),
       ]);
       await this.deps.commandRows.setLease(q, commandId, leaseUntil);
       return { lease_until: leaseUntil.toISOString(), cancelled: false };

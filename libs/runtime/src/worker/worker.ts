@@ -50,7 +50,11 @@ export type Offer = { kind: 'command'; id: string; alone?: boolean } | { kind: '
  * offers, lets what runs finish within the grace period, and gives back
  * (releases) whatever is still running then, so nothing waits for the reaper.
  * A command offered `alone` waits until nothing else runs here, and nothing
- * else starts while it runs: if it takes the process down, it did so alone.
+ * else starts during its first `ALONE_MS`: a step that takes its process
+ * down does so early, and then did so alone. After that, it tells the
+ * control plane it runs alone no more (a heartbeat with `alone: false`),
+ * and only then lets other work start beside it: a slow command that once
+ * lost its worker does not hold the whole worker for as long as it runs.
  */
 export class Worker {
   readonly workerId: string;
@@ -167,14 +171,11 @@ export class Worker {
         if (this.releasing) await this.giveBack(() => controlPlane.releaseFrame(frame.frame_id, holder), log);
         return;
       }
-      const send =
+      const send = (): Promise<void> =>
         report.status === 'COMMITTED'
           ? controlPlane.commitFrame(frame.frame_id, { ...holder, ...report.request })
           : controlPlane.failFrame(frame.frame_id, { ...holder, ...report.request });
-      await send.catch((error: unknown) => {
-        if (error instanceof RuntimeError) log.warn({ code: error.code }, `frame report refused: ${error.message}`);
-        else throw error;
-      });
+      await this.deliver(send, frame.lease_ms, log, 'frame report');
     } finally {
       clearInterval(heartbeat);
     }
@@ -198,8 +199,23 @@ export class Worker {
       this.offer({ kind: 'command', id: commandId, alone: true });
       return;
     }
-    const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeat(commandId, { ...holder, lease_ms: leaseMs });
+    let shared = false;
+    const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeat(commandId, { ...holder, lease_ms: leaseMs, ...(shared ? { alone: false } : {}) });
     const heartbeat = this.keepLease(beat, leaseMs, controller, log);
+    const aloneFor = alone
+      ? setTimeout(() => {
+          shared = true;
+          // Recorded first: a death after this heartbeat is not this command's alone.
+          void beat().then(
+            () => {
+              this.runningAlone = false;
+              this.pump();
+            },
+            (error: unknown) => log.warn({ err: error }, 'could not say the command runs alone no more; it keeps its worker alone'),
+          );
+        }, ALONE_MS)
+      : undefined;
+    aloneFor?.unref();
     try {
       const run = this.interpreterFor(
         { executionId: command.execution_id, step: command.step, scope: command.scope, holder: { kind: 'command', id: commandId }, leaseToken: command.lease_token, attempt: command.attempt },
@@ -215,16 +231,39 @@ export class Worker {
         return;
       }
       this.options.metrics.stepDuration.observe({ kind: command.kind }, (report.request.duration_ms ?? 0) / 1000);
-      const send =
+      const send = (): Promise<void> =>
         report.status === 'COMPLETED'
           ? controlPlane.complete(commandId, { ...holder, ...report.request })
           : controlPlane.fail(commandId, { ...holder, ...report.request });
-      await send.catch((error: unknown) => {
-        if (error instanceof RuntimeError) log.warn({ code: error.code }, `report refused: ${error.message}`);
-        else throw error;
-      });
+      await this.deliver(send, leaseMs, log, 'report');
     } finally {
       clearInterval(heartbeat);
+      clearTimeout(aloneFor);
+    }
+  }
+
+  /**
+   * Sends a terminal report, again after a failure that is not a refusal (a
+   * lock waited for past the database's lock timeout, a dropped connection),
+   * with backoff, for up to a lease: the heartbeat keeps the lease meanwhile,
+   * and a report lost here would have the work run again. A refusal
+   * (already ended, lease lost) is final.
+   */
+  private async deliver(send: () => Promise<void>, leaseMs: number, log: Logger, what: string): Promise<void> {
+    const deadline = Date.now() + leaseMs;
+    for (let pause = REPORT_RETRY_MS; ; pause = Math.min(pause * 2, REPORT_RETRY_MAX_MS)) {
+      try {
+        await send();
+        return;
+      } catch (error) {
+        if (error instanceof RuntimeError) {
+          log.warn({ code: error.code }, `${what} refused: ${error.message}`);
+          return;
+        }
+        if (Date.now() + pause >= deadline) throw error;
+        log.warn({ err: error }, `${what} failed; sending it again`);
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
     }
   }
 
@@ -300,6 +339,13 @@ export class Worker {
   }
 }
 
+
+/** How long a command offered `alone` keeps its worker to itself before other work may start beside it. */
+const ALONE_MS = 10_000;
+
+/** The first pause before a failed report is sent again, and the longest. */
+const REPORT_RETRY_MS = 200;
+const REPORT_RETRY_MAX_MS = 2_000;
 
 /** A claimed command or frame, as its interpreter needs it. */
 interface HeldRun {
