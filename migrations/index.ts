@@ -6,6 +6,7 @@ import { WorkerRegistry1795600000000 } from './1795600000000-WorkerRegistry';
 import { LeaseTokens1795600000001 } from './1795600000001-LeaseTokens';
 import { OutboxNotify1795600000002 } from './1795600000002-OutboxNotify';
 import { Leadership1795900000000 } from './1795900000000-Leadership';
+import { AppendOnlyLedger1795900000001 } from './1795900000001-AppendOnlyLedger';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
@@ -19,4 +20,5 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   LeaseTokens1795600000001,
   OutboxNotify1795600000002,
   Leadership1795900000000,
+  AppendOnlyLedger1795900000001,
 ];

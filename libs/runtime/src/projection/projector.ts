@@ -1,4 +1,5 @@
-import { applyEvent, REDUCER_VERSION, stateChecksum, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
+import { applyEvent, EventType, REDUCER_VERSION, stateChecksum, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
+import { AdminActions } from '../admin/admin-types';
 import type { Database, ProjectionRepository, ProjectionRow } from '@noetl/storage';
 import type { Ledger } from '../ledger';
 import { foldLedger, type Folded, type FoldPoint } from './fold-ledger';
@@ -81,6 +82,11 @@ export class Projector {
   async deliver(events: readonly LedgerEvent[]): Promise<Projected[]> {
     const byExecution = new Map<string, LedgerEvent[]>();
     for (const event of events) {
+      // A purge rewrote the execution's history (and dropped its row): what this projector holds of it is no longer its fold.
+      if (isPurge(event)) {
+        this.forget(event.execution_id);
+        this.writes.delete(event.execution_id);
+      }
       const list = byExecution.get(event.execution_id);
       if (list) list.push(event);
       else byExecution.set(event.execution_id, [event]);
@@ -265,4 +271,8 @@ export class Projector {
       }
     }
   }
+}
+
+function isPurge(event: LedgerEvent): boolean {
+  return event.event_type === EventType.AdminAction && event.payload.action === AdminActions.purge;
 }

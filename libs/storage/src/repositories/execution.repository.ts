@@ -169,6 +169,18 @@ export class ExecutionRepository {
     return row?.parent_command_id ? { commandId: String(row.parent_command_id), spec: row.spec } : undefined;
   }
 
+  /**
+   * Retention: deletes the ended execution's events but its start, its end
+   * and its admin.action audits, and every row derived from them, through
+   * `noetl.purge_execution` (migration AppendOnlyLedger1795900000001), which
+   * the database runs only beside a purge audit appended in `q`'s
+   * transaction. Returns how many events went.
+   */
+  async purge(q: Queryable, executionId: string): Promise<number> {
+    const [row] = await q.query<{ purged: number }>('SELECT noetl.purge_execution($1::bigint) AS purged', [executionId]);
+    return row?.purged ?? 0;
+  }
+
   async runningChildrenOfCommand(q: Queryable, commandId: string): Promise<string[]> {
     const rows = await q.query<{ execution_id: string }>(`SELECT execution_id FROM noetl.execution WHERE parent_command_id = $1::bigint AND status = 'RUNNING'`, [
       commandId,
