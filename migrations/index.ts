@@ -7,6 +7,7 @@ import { LeaseTokens1795600000001 } from './1795600000001-LeaseTokens';
 import { OutboxNotify1795600000002 } from './1795600000002-OutboxNotify';
 import { Leadership1795900000000 } from './1795900000000-Leadership';
 import { AppendOnlyLedger1795900000001 } from './1795900000001-AppendOnlyLedger';
+import { FrameCancelled1795900000002 } from './1795900000002-FrameCancelled';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
@@ -21,4 +22,5 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   OutboxNotify1795600000002,
   Leadership1795900000000,
   AppendOnlyLedger1795900000001,
+  FrameCancelled1795900000002,
 ];

@@ -70,7 +70,20 @@ export interface NoetlConfig {
       user: string;
       /** Address space (RLIMIT_AS) of a step's processes. */
       memoryMb: number;
+      /** Ceiling of any step's `timeout`. */
+      maxTimeoutSeconds: number;
     };
+    /** Ceiling of any http step's `timeout`. */
+    http: { maxTimeoutSeconds: number };
+  };
+  /** How much work one playbook may set off (issue 15 defect 8): a step that would pass a limit fails, saying which. */
+  limits: {
+    /** Sub-playbook nesting: a child this deep below its root execution is refused (a playbook calling itself). */
+    playbookDepth: number;
+    /** Child executions one execution may start, over its whole life. */
+    childExecutions: number;
+    /** Items one loop may iterate. */
+    loopItems: number;
   };
   /**
    * This projector's shard (seed 002 s7.3): `NOETL_SHARD_ID` is a StatefulSet
@@ -212,6 +225,11 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_PYTHON_MEMORY_MB',
   'NOETL_DB_IDLE_IN_TRANSACTION_MS',
   'NOETL_DB_LOCK_TIMEOUT_MS',
+  'NOETL_HTTP_MAX_TIMEOUT_SECONDS',
+  'NOETL_PYTHON_MAX_TIMEOUT_SECONDS',
+  'NOETL_MAX_PLAYBOOK_DEPTH',
+  'NOETL_MAX_CHILD_EXECUTIONS',
+  'NOETL_MAX_LOOP_ITEMS',
 ] as const;
 
 export function loadConfig(env: Env): NoetlConfig {
@@ -261,7 +279,14 @@ export function loadConfig(env: Env): NoetlConfig {
       python: {
         user: env.NOETL_PYTHON_USER?.trim() || 'nobody',
         memoryMb: integer(env, 'NOETL_PYTHON_MEMORY_MB', 1024, 64, 1_048_576),
+        maxTimeoutSeconds: integer(env, 'NOETL_PYTHON_MAX_TIMEOUT_SECONDS', 3600, 1, 7 * 86_400),
       },
+      http: { maxTimeoutSeconds: integer(env, 'NOETL_HTTP_MAX_TIMEOUT_SECONDS', 300, 1, 86_400) },
+    },
+    limits: {
+      playbookDepth: integer(env, 'NOETL_MAX_PLAYBOOK_DEPTH', 32, 1, 1000),
+      childExecutions: integer(env, 'NOETL_MAX_CHILD_EXECUTIONS', 10_000, 1, 10_000_000),
+      loopItems: integer(env, 'NOETL_MAX_LOOP_ITEMS', 1_000_000, 1, 100_000_000),
     },
     projector: projectorShard(env),
     relay: {

@@ -33,7 +33,7 @@ export interface EventError {
 
 export type ExecutionStatus = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 export type CommandStatus = 'ISSUED' | 'CLAIMED' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'ABANDONED' | 'CANCELLED';
-export type FrameStatus = 'PENDING' | 'CLAIMED' | 'RUNNING' | 'COMMITTED' | 'FAILED';
+export type FrameStatus = 'PENDING' | 'CLAIMED' | 'RUNNING' | 'COMMITTED' | 'FAILED' | 'CANCELLED';
 
 /** One row outcome inside a committed frame. */
 export interface RowOutcome {

@@ -158,7 +158,7 @@ export class Engine {
     const projections = new ProjectionRepository();
     const projected = new ProjectedStates(ledger, projections);
     const replay = new Replay(database, ledger, projections, payloads);
-    const executions = new ExecutionService(database, ledger, catalog, states, payloads, bus, metrics, rows.executionRows, projected);
+    const executions = new ExecutionService(database, ledger, catalog, states, payloads, bus, metrics, rows.executionRows, projected, config.limits);
     const controlPlane = new LocalControlPlane({
       db: database,
       ledger,
@@ -202,6 +202,7 @@ export class Engine {
         payloads,
         payloadStoreWithin: (q) => new PgPayloadStore(q),
         inlineLimitBytes: config.payloads.inlineLimitBytes,
+        maxLoopItems: config.limits.loopItems,
         engine: expressions,
         bus,
         offers,

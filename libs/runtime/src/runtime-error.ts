@@ -13,7 +13,9 @@ export type RuntimeErrorCode =
   | 'lease_lost'
   | 'tool_not_allowed'
   | 'credential_not_allowed'
-  | 'credentials_locked';
+  | 'credentials_locked'
+  /** The work would pass one of the operator's limits (NOETL_MAX_*): nothing of it was started. */
+  | 'limit_exceeded';
 
 export class RuntimeError extends Error {
   constructor(

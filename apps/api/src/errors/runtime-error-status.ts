@@ -16,4 +16,6 @@ export const RUNTIME_ERROR_STATUS: Record<RuntimeErrorCode, HttpStatus> = {
   credential_not_allowed: HttpStatus.FORBIDDEN,
   // The server lacks its key: the request is fine, the service cannot serve it yet.
   credentials_locked: HttpStatus.SERVICE_UNAVAILABLE,
+  // Understood, but it would pass an operator's limit (nesting depth, child executions).
+  limit_exceeded: HttpStatus.UNPROCESSABLE_ENTITY,
 };

@@ -19,6 +19,10 @@ export function openLoop(ctx: PlanContext, step: Step, runId: string): void {
   if (!loop) throw new StepFailure({ kind: 'internal', message: `step ${step.name} has no loop`, step: step.name });
   const collection = loop.source.kind === 'collection' ? renderCollection(ctx, step, loop.source.in) : undefined;
   const size = collection ? collection.length : null;
+  const limit = ctx.env.limits?.loopItems;
+  if (size !== null && limit !== undefined && size > limit) {
+    throw new StepFailure({ kind: 'limit', message: `the loop of step ${step.name} has ${size} items; the limit is ${limit} (NOETL_MAX_LOOP_ITEMS)`, step: step.name });
+  }
   const maxInFlight = renderMaxInFlight(ctx, step, loop);
   const loopId = ctx.newId();
   const stageId = ctx.newId();

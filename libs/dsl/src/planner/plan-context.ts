@@ -23,6 +23,8 @@ export interface PlannerEnv {
   engine: ExpressionEngine;
   /** Payload refs the scheduler preloaded (results, frame outputs); throws if absent. */
   resolve: (ref: PayloadRef) => Json;
+  /** The operator's limits (NOETL_MAX_LOOP_ITEMS); absent: none. */
+  limits?: { loopItems?: number };
 }
 
 /** A draft as a rule states it; the context adds execution, causation and idempotency. */

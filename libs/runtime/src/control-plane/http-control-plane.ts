@@ -51,6 +51,7 @@ const RUNTIME_ERROR_CODES: Record<RuntimeErrorCode, true> = {
   tool_not_allowed: true,
   credential_not_allowed: true,
   credentials_locked: true,
+  limit_exceeded: true,
 };
 
 interface Answer {

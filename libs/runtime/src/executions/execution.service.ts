@@ -46,6 +46,8 @@ export class ExecutionService {
     private readonly metrics: RuntimeMetrics,
     private readonly executionRows: ExecutionRepository,
     private readonly projected: ProjectedStates,
+    /** How deep sub-playbooks nest and how many children one execution starts (NOETL_MAX_PLAYBOOK_DEPTH, NOETL_MAX_CHILD_EXECUTIONS). */
+    private readonly limits: { playbookDepth: number; childExecutions: number },
   ) {}
 
   /**
@@ -91,12 +93,34 @@ export class ExecutionService {
         workload,
         startedAt: result.event.event_time,
       });
+      if (parent) await this.withinChildLimits(q, parent.executionId, entry.path);
       await within?.(q);
       return executionId;
     });
     if (started === executionId) this.metrics.executionsStarted.inc();
     this.bus.publish(Subjects.execution(this.ledger.scope.tenantId), { execution_id: started });
     return { execution_id: started, status: 'RUNNING' };
+  }
+
+  /**
+   * A new child of `parentId` (its row already written, in `q`) may not nest
+   * deeper than the depth limit below its root, nor be one child too many:
+   * `limit_exceeded`, and the transaction starts nothing. A playbook that
+   * calls itself stops there, and its chain fails, step by step, saying why.
+   */
+  private async withinChildLimits(q: Queryable, parentId: string, path: string): Promise<void> {
+    const { playbookDepth, childExecutions } = this.limits;
+    const depth = await this.executionRows.chainLength(q, parentId, playbookDepth + 1);
+    if (depth > playbookDepth) {
+      throw new RuntimeError(
+        'limit_exceeded',
+        `sub-playbook ${path} would run ${depth} levels below its root execution; the limit is ${playbookDepth} (NOETL_MAX_PLAYBOOK_DEPTH): does a playbook call itself?`,
+      );
+    }
+    const children = await this.executionRows.childCount(q, parentId);
+    if (children > childExecutions) {
+      throw new RuntimeError('limit_exceeded', `execution ${parentId} would start its child execution number ${children}; the limit is ${childExecutions} (NOETL_MAX_CHILD_EXECUTIONS)`);
+    }
   }
 
   /** Read from the execution's projection, plus what the projector has not folded yet: current, and one row when it keeps up. */

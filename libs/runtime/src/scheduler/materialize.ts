@@ -106,6 +106,13 @@ export async function materialize(
     case EventType.StageClosed:
       await rows.stageRows.close(q, event.payload.stage_id, event.event_id);
       return;
+    case EventType.ExecutionCompleted:
+    case EventType.ExecutionFailed:
+    case EventType.ExecutionCancelled:
+      // Nothing runs after the end: its open frames and stages go in bulk, not one event (or one statement) per frame.
+      await rows.frameRows.cancelOpenOf(q, event.execution_id, event.event_id);
+      await rows.stageRows.closeOpenOf(q, event.execution_id, event.event_id);
+      return;
     default:
       return;
   }

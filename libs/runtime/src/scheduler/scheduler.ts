@@ -26,6 +26,8 @@ export interface SchedulerDeps {
   /** The payload store on the pass's connection: refs are read, and a loop collection above `inlineLimitBytes` is stored, through it. */
   payloadStoreWithin: (q: Queryable) => PayloadStore;
   inlineLimitBytes: number;
+  /** Items one loop may iterate (NOETL_MAX_LOOP_ITEMS). */
+  maxLoopItems: number;
   engine: ExpressionEngine;
   bus: Bus;
   offers: Offers;
@@ -173,6 +175,7 @@ export class Scheduler {
       random: this.deps.random ?? Math.random,
       engine,
       resolve,
+      limits: { loopItems: this.deps.maxLoopItems },
     };
     let drafts: EventDraft<EventTypeName>[];
     try {

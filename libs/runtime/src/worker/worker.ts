@@ -295,7 +295,13 @@ export class Worker {
       await fail({ kind: 'internal', message: `playbook step ${command.step} needs a "path"`, retryable: false });
       return;
     }
-    await this.options.controlPlane.startChild(command.command_id, { ...holder, path, ...rest });
+    try {
+      await this.options.controlPlane.startChild(command.command_id, { ...holder, path, ...rest });
+    } catch (error) {
+      // Past the nesting depth or the child count: the step fails, saying which limit, and nothing was started.
+      if (error instanceof RuntimeError && error.code === 'limit_exceeded') await fail({ kind: 'limit', message: error.message, retryable: false });
+      else throw error;
+    }
   }
 
   /** The interpreter for one run of a command or frame; `playbook` calls in it start children keyed by attempt and order. */
