@@ -1,5 +1,9 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
+import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { NOETL_CONFIG, type NoetlConfig } from '@noetl/platform';
+import type { Request } from 'express';
 import { AdminController } from './admin/admin.controller';
 import { CatalogController } from './catalog/catalog.controller';
 import { ChildrenController } from './control-plane/children.controller';
@@ -14,6 +18,8 @@ import { NatsHealthIndicator } from './health/nats.health';
 import { RedisHealthIndicator } from './health/redis.health';
 import { MetricsController } from './metrics/metrics.controller';
 import { ReplayController } from './replay/replay.controller';
+import { isPublicApi } from './public-api';
+import { throttleKeyOf } from './rate-limit/throttle-key';
 import { WorkersController } from './workers/workers.controller';
 
 /** The api role: REST over the runtime (DESIGN.md s6), health probes, metrics and Swagger. Build on CoreModule (AppRootModule). */
@@ -22,7 +28,20 @@ export class ApiModule {
   static forRoot(): DynamicModule {
     return {
       module: ApiModule,
-      imports: [TerminusModule.forRoot({ logger: false })],
+      imports: [
+        TerminusModule.forRoot({ logger: false }),
+        // The public API's rate limit (NOETL_RATE_LIMIT per NOETL_RATE_LIMIT_WINDOW_SECONDS): 429 with Retry-After past it.
+        ThrottlerModule.forRootAsync({
+          inject: [NOETL_CONFIG],
+          useFactory: ({ rateLimit }: NoetlConfig) => ({
+            throttlers: [{ limit: rateLimit.requests, ttl: rateLimit.windowMs }],
+            getTracker: (_request, context) => throttleKeyOf(context.switchToHttp().getRequest<Request>()),
+            // One budget per client across the public API (the library's default is one per route).
+            generateKey: (_context, tracker, throttler) => `${throttler}:${tracker}`,
+            skipIf: (context) => rateLimit.requests === 0 || !isPublicApi(context.switchToHttp().getRequest<Request>()),
+          }),
+        }),
+      ],
       controllers: [
         HealthController,
         MetricsController,
@@ -37,7 +56,7 @@ export class ApiModule {
         WorkersController,
         ReplayController,
       ],
-      providers: [DatabaseHealthIndicator, RedisHealthIndicator, NatsHealthIndicator],
+      providers: [DatabaseHealthIndicator, RedisHealthIndicator, NatsHealthIndicator, { provide: APP_GUARD, useClass: ThrottlerGuard }],
     };
   }
 }

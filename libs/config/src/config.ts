@@ -76,6 +76,8 @@ export interface NoetlConfig {
     /** Ceiling of any http step's `timeout`. */
     http: { maxTimeoutSeconds: number };
   };
+  /** The public API's rate limit per client (0: none). */
+  rateLimit: { requests: number; windowMs: number };
   /** How much work one playbook may set off (issue 15 defect 8): a step that would pass a limit fails, saying which. */
   limits: {
     /** Sub-playbook nesting: a child this deep below its root execution is refused (a playbook calling itself). */
@@ -230,6 +232,8 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_MAX_PLAYBOOK_DEPTH',
   'NOETL_MAX_CHILD_EXECUTIONS',
   'NOETL_MAX_LOOP_ITEMS',
+  'NOETL_RATE_LIMIT',
+  'NOETL_RATE_LIMIT_WINDOW_SECONDS',
 ] as const;
 
 export function loadConfig(env: Env): NoetlConfig {
@@ -282,6 +286,10 @@ export function loadConfig(env: Env): NoetlConfig {
         maxTimeoutSeconds: integer(env, 'NOETL_PYTHON_MAX_TIMEOUT_SECONDS', 3600, 1, 7 * 86_400),
       },
       http: { maxTimeoutSeconds: integer(env, 'NOETL_HTTP_MAX_TIMEOUT_SECONDS', 300, 1, 86_400) },
+    },
+    rateLimit: {
+      requests: integer(env, 'NOETL_RATE_LIMIT', 6000, 0, 10_000_000),
+      windowMs: integer(env, 'NOETL_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400) * 1000,
     },
     limits: {
       playbookDepth: integer(env, 'NOETL_MAX_PLAYBOOK_DEPTH', 32, 1, 1000),

@@ -12,7 +12,8 @@ import type {
   StartChildRequest,
 } from '@noetl/runtime';
 import { Type } from 'class-transformer';
-import { Allow, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { RawJson } from '../input/raw-json';
+import { IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 
 /** A day: longer leases would hide a dead worker for longer than any reaper cycle is worth. */
 const MAX_LEASE_MS = 86_400_000;
@@ -140,8 +141,7 @@ export class CallReportDto implements CallReport {
 export class WorkerReportDto extends HolderDto {
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: '`set: ctx.*` writes by dotted key, in order' })
-  @IsOptional()
-  @IsObject()
+  @RawJson({ object: true, optional: true })
   ctx?: JsonObject;
 
   @ApiPropertyOptional({ type: [CallReportDto] })
@@ -163,7 +163,7 @@ class CommandReportDto extends WorkerReportDto {
 
 export class CompleteDto extends CommandReportDto implements CompleteRequest {
   @ApiPropertyOptional({ description: 'The tool result: any JSON value (a large one goes to the payload store)' })
-  @Allow()
+  @RawJson({ optional: true })
   result?: Json;
 }
 
@@ -188,8 +188,7 @@ export class StartChildDto extends HolderDto implements StartChildRequest {
   version?: number;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
-  @IsOptional()
-  @IsObject()
+  @RawJson({ object: true, optional: true })
   payload?: JsonObject;
 }
 

@@ -25,6 +25,7 @@ const CODE_BY_STATUS: Record<number, string> = {
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   422: 'unprocessable',
+  429: 'rate_limited',
   503: 'unavailable',
 };
 

@@ -1,2 +1,3 @@
 export { parsePlaybook, type ParseResult } from './parse-playbook';
 export { formatProblem } from './format-problem';
+export { DOCUMENT_LIMITS, storable } from './document-limits';
