@@ -38,7 +38,8 @@ export class ApiModule {
             getTracker: (_request, context) => throttleKeyOf(context.switchToHttp().getRequest<Request>()),
             // One budget per client across the public API (the library's default is one per route).
             generateKey: (_context, tracker, throttler) => `${throttler}:${tracker}`,
-            skipIf: (context) => rateLimit.requests === 0 || !isPublicApi(context.switchToHttp().getRequest<Request>()),
+            // Global guards see the NATS handlers too (offers to workers): only HTTP requests to the public API are limited.
+            skipIf: (context) => rateLimit.requests === 0 || context.getType() !== 'http' || !isPublicApi(context.switchToHttp().getRequest<Request>()),
           }),
         }),
       ],
