@@ -218,7 +218,7 @@ export class AdminService {
       offer = { stageId: frame.stage_id, executionId: frame.execution_id, kinds: frame.tools };
       return actionResult(target, AdminActions.reclaim, audit, 'PENDING');
     });
-    if (offer) await offers.stage({ tenantId: ledger.scope.tenantId, slots: 1, ...offer });
+    if (offer) await offers.stage({ slots: 1, ...offer });
     return result;
   }
 

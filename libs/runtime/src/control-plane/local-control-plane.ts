@@ -12,7 +12,7 @@ import {
   type WorkerReport,
   type WorkerRepository,
 } from '@noetl/storage';
-import { Subjects, type Bus } from '../bus/bus';
+import { notifyExecution, type Bus } from '../bus/bus';
 import { runsAll, type Offers } from '../bus/offers';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { CredentialStore } from '../credentials/credential-types';
@@ -197,7 +197,7 @@ export class LocalControlPlane implements ControlPlane {
       return command.execution_id;
     });
     this.deps.metrics.commandsFinished.inc({ status: outcome.status });
-    this.deps.bus.publish(Subjects.execution(ledger.scope.tenantId), { execution_id: executionId });
+    notifyExecution(this.deps.bus, ledger.scope, executionId);
   }
 
   async startChild(commandId: string, request: StartChildRequest): Promise<{ execution_id: string }> {
@@ -265,7 +265,6 @@ export class LocalControlPlane implements ControlPlane {
       return locked;
     });
     await this.deps.offers.command({
-      tenantId: ledger.scope.tenantId,
       commandId,
       executionId: command.execution_id,
       kinds: workToolKinds(command.spec ?? {}),

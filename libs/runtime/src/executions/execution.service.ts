@@ -1,6 +1,6 @@
 import { EventType, isTerminalExecutionEvent, type Json, type JsonObject } from '@noetl/event-kernel';
 import { EVENT_SELECT_LIST, toLedgerEvent, type Database, type EventRow, type ExecutionRepository, type Queryable } from '@noetl/storage';
-import { Subjects, type Bus } from '../bus/bus';
+import { notifyExecution, type Bus } from '../bus/bus';
 import type { CatalogService } from '../catalog/catalog.service';
 import { executionStream, type Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
@@ -95,7 +95,7 @@ export class ExecutionService {
       return executionId;
     });
     if (started === executionId) this.metrics.executionsStarted.inc();
-    this.bus.publish(Subjects.execution(this.ledger.scope.tenantId), { execution_id: started });
+    notifyExecution(this.bus, this.ledger.scope, started);
     return { execution_id: started, status: 'RUNNING' };
   }
 
@@ -182,7 +182,7 @@ export class ExecutionService {
     if (result?.duplicate && isTerminalExecutionEvent(result.event.event_type) && result.event.event_type !== EventType.ExecutionCancelled) {
       throw new RuntimeError('already_terminal', `execution ${executionId} already ended (${result.event.event_type})`);
     }
-    this.bus.publish(Subjects.execution(this.ledger.scope.tenantId), { execution_id: executionId });
+    notifyExecution(this.bus, this.ledger.scope, executionId);
   }
 
   private exists(executionId: string): Promise<boolean> {

@@ -78,9 +78,8 @@ export class Sweeper implements SchedulerFollowUps {
   /** Frames whose lease ran out: abandoned and offered again whole, or failed past their attempts. */
   private async reapFrames(): Promise<void> {
     const { executions, stages } = await reapExpiredFrames(this.deps.db, this.deps.ledger, this.deps.frameRows);
-    const tenantId = this.deps.ledger.scope.tenantId;
     for (const stage of stages) {
-      await this.deps.offers.stage({ tenantId, stageId: stage.stage_id, executionId: stage.execution_id, slots: 1, kinds: stage.tools });
+      await this.deps.offers.stage({ stageId: stage.stage_id, executionId: stage.execution_id, slots: 1, kinds: stage.tools });
     }
     for (const executionId of executions) void this.scheduler.process(executionId);
   }
@@ -212,7 +211,7 @@ export class Sweeper implements SchedulerFollowUps {
   private async renotifyUnclaimed(): Promise<void> {
     const { db, ledger, offers } = this.deps;
     for (const command of await this.deps.commandRows.reofferUnclaimed(db, ledger.scope, this.renotifyAfterMs(), SWEEP_LIMIT)) {
-      await offers.command({ tenantId: command.tenant_id, commandId: command.command_id, executionId: command.execution_id, kinds: workToolKinds(command.spec ?? {}) });
+      await offers.command({ commandId: command.command_id, executionId: command.execution_id, kinds: workToolKinds(command.spec ?? {}) });
     }
   }
 
