@@ -42,6 +42,9 @@ const ROUTES: Record<string, string[]> = {
   '/api/admin/executions/{id}/cancel': ['post'],
   '/api/credentials': ['post', 'get'],
   '/api/credentials/{name}': ['get', 'delete'],
+  '/api/auth/me': ['get'],
+  '/api/keys': ['post', 'get'],
+  '/api/keys/{id}': ['delete'],
 };
 
 interface Operation {

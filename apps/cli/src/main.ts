@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { registerCancelCommand } from './commands/cancel.command';
 import { registerEventsCommand } from './commands/events.command';
 import { registerExecuteCommand } from './commands/execute.command';
+import { registerKeysCommand } from './commands/keys.command';
 import { registerMigrateCommand } from './commands/migrate.command';
 import { registerProjectorCommand } from './commands/projector.command';
 import { registerRegisterCommand } from './commands/register.command';
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerValidateCommand(program);
   registerMigrateCommand(program);
   registerProjectorCommand(program);
+  registerKeysCommand(program);
   return program;
 }
 

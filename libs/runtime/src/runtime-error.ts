@@ -13,7 +13,9 @@ export type RuntimeErrorCode =
   | 'lease_lost'
   | 'tool_not_allowed'
   | 'credential_not_allowed'
-  | 'credentials_locked';
+  | 'credentials_locked'
+  | 'unauthenticated'
+  | 'forbidden';
 
 export class RuntimeError extends Error {
   constructor(

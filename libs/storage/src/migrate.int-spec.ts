@@ -7,6 +7,8 @@ const ALL_MIGRATIONS = MIGRATIONS.map((Migration) => new Migration().name);
 
 const NAMED_INDEXES = [
   'idx_execution_running',
+  'idx_execution_running_scope',
+  'idx_api_key_tenant',
   'idx_execution_parent_command',
   'idx_stage_open',
   'idx_worker_tenant_heartbeat',
@@ -33,6 +35,8 @@ const NAMED_INDEXES = [
 ];
 
 const TABLES = [
+  'api_key',
+  'tenant',
   'worker',
   'event',
   'catalog',

@@ -1,6 +1,16 @@
 import type { NoetlConfig } from '@noetl/config';
 import type { JsonObject } from '@noetl/event-kernel';
-import type { EventPage, ExecutionDetail, ListEventsQuery, RegisteredPlaybook, ReplayState, StartExecutionRequest, StartedExecution, WorkerView } from '@noetl/runtime';
+import {
+  readAdminKeyFile,
+  type EventPage,
+  type ExecutionDetail,
+  type ListEventsQuery,
+  type RegisteredPlaybook,
+  type ReplayState,
+  type StartExecutionRequest,
+  type StartedExecution,
+  type WorkerView,
+} from '@noetl/runtime';
 import type { Command } from 'commander';
 import { request } from 'undici';
 
@@ -30,7 +40,11 @@ const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 
 
 /** The REST API of a running `noetl server`, as the client commands use it. */
 export class ServerClient {
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    /** Sent as `Authorization: Bearer`; without one the server must run with NOETL_AUTH=off. */
+    private readonly apiKey?: string,
+  ) {}
 
   register(content: string): Promise<RegisteredPlaybook> {
     return this.call('POST', '/api/catalog/register', { content });
@@ -73,7 +87,11 @@ export class ServerClient {
     try {
       response = await request(`${this.baseUrl}${path}`, {
         method,
-        headers: { accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          accept: 'application/json',
+          ...(body ? { 'content-type': 'application/json' } : {}),
+          ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}),
+        },
         ...(body ? { body: JSON.stringify(body) } : {}),
       });
     } catch (error) {
@@ -110,8 +128,12 @@ export function addServerOption(command: Command): Command {
   return command.option('--server <url>', 'the NoETL server (default NOETL_SERVER_URL, else http://127.0.0.1:$PORT)');
 }
 
-/** The server a client command talks to: `--server`, else NOETL_SERVER_URL, else this machine on PORT. */
+/**
+ * The server a client command talks to: `--server`, else NOETL_SERVER_URL,
+ * else this machine on PORT; with NOETL_API_KEY, else the admin key a local
+ * `noetl server` left in `$NOETL_HOME/admin.key`.
+ */
 export function serverClient(config: NoetlConfig, option: string | undefined): ServerClient {
   const url = option ?? config.server?.url ?? `http://127.0.0.1:${config.http.port}`;
-  return new ServerClient(url.replace(/\/+$/, ''));
+  return new ServerClient(url.replace(/\/+$/, ''), config.client.apiKey?.reveal() ?? readAdminKeyFile(config.home));
 }

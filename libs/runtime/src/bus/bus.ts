@@ -54,7 +54,7 @@ export function scopeFields(scope: TenantScope): ScopeFields {
 }
 
 /** The scope a notification names; undefined for a message without one (not ours to handle). */
-export function scopeOfMessage(message: JsonObject): TenantScope | undefined {
+export function scopeOfMessage(message: { readonly tenant_id?: unknown; readonly organization_id?: unknown }): TenantScope | undefined {
   const { tenant_id: tenantId, organization_id: organizationId } = message;
   return typeof tenantId === 'string' && typeof organizationId === 'string' ? { tenantId, organizationId } : undefined;
 }

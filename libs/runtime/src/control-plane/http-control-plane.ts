@@ -29,6 +29,8 @@ export interface HttpControlPlaneOptions {
   retryDelayMs?: number;
   /** Send through this dispatcher (not closed by `close()`). Default: an own keep-alive Agent. */
   dispatcher?: Dispatcher;
+  /** The worker's API key (`worker` role): sent as `Authorization: Bearer`. Without it the API must run with NOETL_AUTH=off. */
+  apiKey?: string;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -51,6 +53,8 @@ const RUNTIME_ERROR_CODES: Record<RuntimeErrorCode, true> = {
   tool_not_allowed: true,
   credential_not_allowed: true,
   credentials_locked: true,
+  unauthenticated: true,
+  forbidden: true,
 };
 
 interface Answer {
@@ -73,6 +77,7 @@ export class HttpControlPlane implements ControlPlane {
   private readonly timeoutMs: number;
   private readonly attempts: number;
   private readonly retryDelayMs: number;
+  private readonly headers: Record<string, string>;
 
   /** `baseUrl`: the API's origin (and path prefix, if any), e.g. `http://noetl-api:8082`. */
   constructor(baseUrl: string, options: HttpControlPlaneOptions = {}) {
@@ -86,6 +91,7 @@ export class HttpControlPlane implements ControlPlane {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.attempts = Math.max(1, options.attempts ?? DEFAULT_ATTEMPTS);
     this.retryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
+    this.headers = { 'content-type': 'application/json', accept: 'application/json', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) };
   }
 
   claim(commandId: string, request: ClaimRequest): Promise<ClaimedCommand> {
@@ -181,7 +187,7 @@ export class HttpControlPlane implements ControlPlane {
       try {
         const response = await request(url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          headers: this.headers,
           body,
           dispatcher: this.dispatcher,
           signal: timeout,

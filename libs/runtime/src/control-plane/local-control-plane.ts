@@ -272,7 +272,9 @@ export class LocalControlPlane implements ControlPlane {
   }
 
   async reportWorker(report: WorkerReport): Promise<void> {
-    await this.deps.workerRows.report(this.deps.db, this.deps.ledger.scope, report);
+    if (!(await this.deps.workerRows.report(this.deps.db, this.deps.ledger.scope, report))) {
+      throw new RuntimeError('already_claimed', `worker id ${report.worker_id} is taken by a worker of another tenant`);
+    }
   }
 
   releaseFrame(frameId: string, request: LeaseRequest): Promise<void> {

@@ -1,5 +1,5 @@
 import { EventType, isTerminalExecutionEvent, type Json, type JsonObject } from '@noetl/event-kernel';
-import { EVENT_SELECT_LIST, toLedgerEvent, type Database, type EventRow, type ExecutionRepository, type Queryable } from '@noetl/storage';
+import { EVENT_SELECT_LIST, toLedgerEvent, type Database, type EventRow, type ExecutionRepository, type Queryable, type TenantRepository } from '@noetl/storage';
 import { notifyExecution, type Bus } from '../bus/bus';
 import type { CatalogService } from '../catalog/catalog.service';
 import { executionStream, type Ledger } from '../ledger';
@@ -36,6 +36,9 @@ const ID = /^\d{1,19}$/;
 
 /** Starting, reading and cancelling executions: what the API and the CLI ask of the runtime. */
 export class ExecutionService {
+  /** Whether this process has recorded the tenant in `noetl.tenant` (its first start does, in its transaction). */
+  private tenantRecorded = false;
+
   constructor(
     private readonly db: Database,
     private readonly ledger: Ledger,
@@ -46,6 +49,7 @@ export class ExecutionService {
     private readonly metrics: RuntimeMetrics,
     private readonly executionRows: ExecutionRepository,
     private readonly projected: ProjectedStates,
+    private readonly tenantRows: TenantRepository,
   ) {}
 
   /**
@@ -91,9 +95,11 @@ export class ExecutionService {
         workload,
         startedAt: result.event.event_time,
       });
+      if (!this.tenantRecorded) await this.tenantRows.register(q, this.ledger.scope);
       await within?.(q);
       return executionId;
     });
+    this.tenantRecorded = true;
     if (started === executionId) this.metrics.executionsStarted.inc();
     notifyExecution(this.bus, this.ledger.scope, started);
     return { execution_id: started, status: 'RUNNING' };

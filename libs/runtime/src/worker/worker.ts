@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ClaimRequest, ClaimedCommand, ControlPlane, HeartbeatResult, Holder } from '../control-plane/control-plane';
-import type { WorkerReport } from '@noetl/storage';
+import type { TenantScope, WorkerReport } from '@noetl/storage';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError } from '../runtime-error';
 import { eventErrorOf } from './call-errors';
@@ -12,8 +12,13 @@ import { renderChildCall, runCommand, workerRun, type WorkerRun } from './comman
 import { runClaimedFrame } from './frame-runner';
 import { runNestedChild } from './nested-child';
 
+/** The control plane that serves a tenant's work: in-process, that tenant's; over HTTP, the API (the key names the tenant). */
+export type ControlPlaneOf = (scope: TenantScope) => ControlPlane;
+
 export interface WorkerOptions {
-  controlPlane: ControlPlane;
+  controlPlanes: ControlPlaneOf;
+  /** Whose registry it reports its capacity to. */
+  scope: TenantScope;
   tools: ToolRegistry;
   engine: ExpressionEngine;
   metrics: RuntimeMetrics;
@@ -31,8 +36,12 @@ export interface WorkerOptions {
   reportEveryMs?: number;
 }
 
-/** What the bus offers a worker: a command to claim, or a stage to claim a frame of. */
-export type Offer = { kind: 'command'; id: string } | { kind: 'stage'; id: string };
+/** What the bus offers a worker: a command to claim, or a stage to claim a frame of, of a tenant. */
+export interface Offer {
+  kind: 'command' | 'stage';
+  id: string;
+  scope: TenantScope;
+}
 
 /**
  * Executes and reports; never routes (DESIGN.md invariant 2). Offers arrive
@@ -91,7 +100,8 @@ export class Worker {
   /** Its capacity, for GET /api/workers and targeted offers; a failed report is retried at the next beat. */
   private async report(status: WorkerReport['status']): Promise<void> {
     const { concurrency, kinds, pool } = this.options;
-    await this.options.controlPlane
+    await this.options
+      .controlPlanes(this.options.scope)
       .reportWorker({
         worker_id: this.workerId,
         node: hostname(),
@@ -121,7 +131,8 @@ export class Worker {
       if (offer.kind === 'command') this.queuedCommands.delete(offer.id);
       const controller = new AbortController();
       this.inFlight.add(controller);
-      const run = offer.kind === 'command' ? this.execute(offer.id, controller) : this.executeFrame(offer.id, controller);
+      const controlPlane = this.options.controlPlanes(offer.scope);
+      const run = offer.kind === 'command' ? this.execute(controlPlane, offer.id, controller) : this.executeFrame(controlPlane, offer.id, controller);
       void run
         .catch((error: unknown) => this.options.logger.error({ err: error, [`${offer.kind}_id`]: offer.id }, `${offer.kind} run failed`))
         .finally(() => {
@@ -132,10 +143,9 @@ export class Worker {
   }
 
   /** Claims a frame of the stage, interprets its rows, commits it; nothing claimable is fine (the offer was stale). */
-  private async executeFrame(stageId: string, controller: AbortController): Promise<void> {
-    const { controlPlane } = this.options;
+  private async executeFrame(controlPlane: ControlPlane, stageId: string, controller: AbortController): Promise<void> {
     const frame = await controlPlane.claimFrame(stageId, this.claimRequest()).catch((error: unknown) => {
-      if (error instanceof RuntimeError) return null;
+      if (this.staleOffer(error)) return null;
       throw error;
     });
     if (!frame) return;
@@ -145,6 +155,7 @@ export class Worker {
     const heartbeat = this.keepLease(beat, frame.lease_ms, controller, log);
     try {
       const report = await runClaimedFrame(frame, controller.signal, this.interpreterFor(
+          controlPlane,
           { executionId: frame.execution_id, step: frame.step, scope: frame.scope, holder: { kind: 'frame', id: frame.frame_id }, leaseToken: frame.lease_token, attempt: frame.attempt },
           async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { ...holder, name })).data,
         ));
@@ -165,14 +176,13 @@ export class Worker {
     }
   }
 
-  private async execute(commandId: string, controller: AbortController): Promise<void> {
-    const { controlPlane, leaseMs } = this.options;
+  private async execute(controlPlane: ControlPlane, commandId: string, controller: AbortController): Promise<void> {
+    const { leaseMs } = this.options;
     let command: ClaimedCommand;
     try {
       command = await controlPlane.claim(commandId, { ...this.claimRequest(), lease_ms: leaseMs });
     } catch (error) {
-      // Another worker took it, it ended, or it is unknown: the offer was stale.
-      if (error instanceof RuntimeError) return;
+      if (this.staleOffer(error)) return;
       throw error;
     }
     const log = this.options.logger.child({ execution_id: command.execution_id, step: command.step, command_id: commandId });
@@ -181,11 +191,12 @@ export class Worker {
     const heartbeat = this.keepLease(beat, leaseMs, controller, log);
     try {
       const run = this.interpreterFor(
+        controlPlane,
         { executionId: command.execution_id, step: command.step, scope: command.scope, holder: { kind: 'command', id: commandId }, leaseToken: command.lease_token, attempt: command.attempt },
         async (name) => (await controlPlane.resolveCredential(commandId, { ...holder, name })).data,
       );
       if (command.kind === 'playbook') {
-        await this.startChild(command, holder, run, controller.signal);
+        await this.startChild(controlPlane, command, holder, run, controller.signal);
         return;
       }
       const report = await runCommand(command, controller.signal, run);
@@ -207,6 +218,19 @@ export class Worker {
     }
   }
 
+  /**
+   * A refused claim: another worker took the work, it ended, or it is
+   * unknown (the offer was stale), all fine. The API refusing this worker's
+   * key is not: that is logged loudly, since nothing this worker is offered can run.
+   */
+  private staleOffer(error: unknown): boolean {
+    if (!(error instanceof RuntimeError)) return false;
+    if (error.code === 'unauthenticated' || error.code === 'forbidden') {
+      this.options.logger.error({ code: error.code }, `the API refused this worker's claim (check NOETL_API_KEY, a worker key of its tenant): ${error.message}`);
+    }
+    return true;
+  }
+
   private claimRequest(): ClaimRequest {
     return { worker_id: this.workerId, ...(this.options.kinds ? { tools: this.options.kinds } : {}) };
   }
@@ -220,9 +244,9 @@ export class Worker {
   }
 
   /** A `playbook` step: render the call, start the child, and let go (the child's end completes the command). */
-  private async startChild(command: ClaimedCommand, holder: Holder, run: WorkerRun, signal: AbortSignal): Promise<void> {
+  private async startChild(controlPlane: ControlPlane, command: ClaimedCommand, holder: Holder, run: WorkerRun, signal: AbortSignal): Promise<void> {
     const fail = (error: Parameters<typeof eventErrorOf>[0]): Promise<void> =>
-      this.options.controlPlane.fail(command.command_id, { ...holder, error: run.secrets.scrub(eventErrorOf(error, command.step)) });
+      controlPlane.fail(command.command_id, { ...holder, error: run.secrets.scrub(eventErrorOf(error, command.step)) });
     let call: Awaited<ReturnType<typeof renderChildCall>>;
     try {
       call = await renderChildCall(command, run, signal);
@@ -235,11 +259,11 @@ export class Worker {
       await fail({ kind: 'internal', message: `playbook step ${command.step} needs a "path"`, retryable: false });
       return;
     }
-    await this.options.controlPlane.startChild(command.command_id, { ...holder, path, ...rest });
+    await controlPlane.startChild(command.command_id, { ...holder, path, ...rest });
   }
 
   /** The interpreter for one run of a command or frame; `playbook` calls in it start children keyed by attempt and order. */
-  private interpreterFor(run: HeldRun, resolveCredential: (name: string) => Promise<Record<string, unknown>>): WorkerRun {
+  private interpreterFor(controlPlane: ControlPlane, run: HeldRun, resolveCredential: (name: string) => Promise<Record<string, unknown>>): WorkerRun {
     const { executionId, step, scope, holder, leaseToken, attempt } = run;
     const log = this.options.logger.child({ execution_id: executionId, step });
     let children = 0;
@@ -251,7 +275,7 @@ export class Worker {
         resolveCredential,
         onOutput: (stream, text) => log.debug({ stream }, text),
         runChild: (config, signal) =>
-          runNestedChild(this.options.controlPlane, { worker_id: this.workerId, lease_token: leaseToken, holder, key: `${attempt}:${children++}` }, config, signal),
+          runNestedChild(controlPlane, { worker_id: this.workerId, lease_token: leaseToken, holder, key: `${attempt}:${children++}` }, config, signal),
       },
       { executionId, step, scope },
     );

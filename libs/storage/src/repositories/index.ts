@@ -7,3 +7,5 @@ export * from './timer.repository';
 export * from './execution.repository';
 export * from './worker.repository';
 export * from './projection.repository';
+export * from './api-key.repository';
+export * from './tenant.repository';
