@@ -59,7 +59,6 @@ async function interpretFrame(frame: ClaimedFrame, signal: AbortSignal, run: Wor
       total: frame.total,
       frameIndex: frame.frame_index,
       rowConcurrency: Number(spec['row_concurrency'] ?? 1) || 1,
-      shardRetries: Number(spec['shard_retries'] ?? 0) || 0,
       scope,
       signal,
     },
