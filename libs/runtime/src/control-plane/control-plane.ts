@@ -170,6 +170,18 @@ export interface ClaimedCommand {
   scope: JsonObject;
   /** The scope names that are step results: the worker restores their views (`withResultViews`). */
   result_views: ResultViews;
+  /** A fan-out shard (DSL.md s4.2): the worker runs the loop body (`spec`) for this one item. */
+  shard?: ShardItem;
+}
+
+/** The item a fan-out shard's command runs the loop body for. */
+export interface ShardItem {
+  loop_id: string;
+  /** Collection index of the item. */
+  index: number;
+  /** Collection size. */
+  total: number | null;
+  item: Json;
 }
 
 export interface HeartbeatResult {

@@ -61,7 +61,7 @@ async function read(ref: PayloadRef, via: PayloadStore, scope: TenantScope): Pro
 /**
  * The refs a state's reader may resolve: step results and the execution
  * result; with `openLoops`, also what the planner aggregates when a running
- * loop closes (its collection and its frames' outputs).
+ * loop closes (its collection, its frames' outputs and its shards' results).
  */
 export function refsOfState(state: ExecutionState, options: { openLoops: boolean }): PayloadRef[] {
   const refs: PayloadRef[] = [];
@@ -73,6 +73,7 @@ export function refsOfState(state: ExecutionState, options: { openLoops: boolean
       if (loop.collectionRef) refs.push(loop.collectionRef);
       // A frame whose results came inline is aggregated from them; only the others need their Arrow output read.
       for (const frame of Object.values(loop.frames)) if (frame.outputRef && !frame.results) refs.push(frame.outputRef);
+      for (const shard of Object.values(loop.shards ?? {})) if (shard.resultRef) refs.push(shard.resultRef);
     }
   }
   return refs;

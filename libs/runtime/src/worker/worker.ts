@@ -11,6 +11,7 @@ import { eventErrorOf } from './call-errors';
 import { renderChildCall, runCommand, workerRun, type WorkerRun } from './command-runner';
 import { runClaimedFrame } from './frame-runner';
 import { runNestedChild } from './nested-child';
+import { runShard } from './shard-runner';
 
 export interface WorkerOptions {
   controlPlane: ControlPlane;
@@ -188,7 +189,7 @@ export class Worker {
         await this.startChild(command, holder, run, controller.signal);
         return;
       }
-      const report = await runCommand(command, controller.signal, run);
+      const report = command.shard ? await runShard(command, command.shard, controller.signal, run) : await runCommand(command, controller.signal, run);
       if (controller.signal.aborted) {
         if (this.releasing) await this.giveBack(() => controlPlane.release(commandId, holder), log);
         return;
