@@ -1,9 +1,9 @@
 import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { LocalControlPlane, type ClaimedCommand, type HeartbeatResult, type ResolvedCredential } from '@noetl/runtime';
 import { ApiErrorDto } from '../errors/api-error.dto';
-import { ClaimDto, CompleteDto, CredentialRequestDto, FailDto, LeaseDto, StartChildDto } from './control-plane-requests.dto';
-import { ChildStartedDto, ClaimedCommandDto, CommandReportedDto, HeartbeatResultDto, ResolvedCredentialDto } from './control-plane-responses.dto';
+import { ClaimDto, CompleteDto, CredentialRequestDto, FailDto, LeaseDto, PartialDto, StartChildDto } from './control-plane-requests.dto';
+import { ChildStartedDto, ClaimedCommandDto, CommandReportedDto, HeartbeatResultDto, PartialRecordedDto, ResolvedCredentialDto } from './control-plane-responses.dto';
 
 /** The worker control plane over HTTP (DESIGN.md s6): each route is one call of the `ControlPlane` port. */
 @ApiTags('control-plane')
@@ -48,6 +48,16 @@ export class CommandsController {
   async fail(@Param('id') id: string, @Body() body: FailDto): Promise<CommandReportedDto> {
     await this.controlPlane.fail(id, body);
     return { command_id: id, status: 'FAILED' };
+  }
+
+  @Post('partial')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @ApiOperation({ summary: 'Report one chunk of a streamed result (call.partial); its rows go to the payload store' })
+  @ApiAcceptedResponse({ type: PartialRecordedDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost, or already_terminal' })
+  async partial(@Param('id') id: string, @Body() body: PartialDto): Promise<PartialRecordedDto> {
+    await this.controlPlane.reportPartial(id, body);
+    return { command_id: id, chunk_index: body.chunk_index };
   }
 
   @Post('release')

@@ -91,6 +91,14 @@ export class CallsRecordedDto {
   recorded!: number;
 }
 
+export class PartialRecordedDto {
+  @ApiProperty()
+  command_id!: string;
+
+  @ApiProperty({ type: 'integer', description: 'The chunk recorded as call.partial (a repeated report of it records nothing more)' })
+  chunk_index!: number;
+}
+
 export class ResolvedCredentialDto implements ResolvedCredential {
   @ApiProperty()
   type!: string;

@@ -2,6 +2,7 @@ import { EventType, type EventDraft, type EventTypeName, type ExecutionState } f
 import { buildScope, chunkView, credentialRefs, isJsonObject, resultViewsOf, toPlainJson, workToolKinds } from '@noetl/dsl';
 import {
   isTerminalCommand,
+  putJson,
   type CommandRepository,
   type CommandRow,
   type Database,
@@ -41,6 +42,7 @@ import {
   type HeartbeatResult,
   type LeaseRequest,
   type NestedChildRequest,
+  type PartialRequest,
   type RecordCallsRequest,
   type ResolvedCredential,
   type ShardItem,
@@ -253,6 +255,33 @@ export class LocalControlPlane implements ControlPlane {
       this.assertHolder(command, request);
       await this.deps.ledger.append(q, callDrafts(command, request.calls));
     });
+  }
+
+  async reportPartial(commandId: string, request: PartialRequest): Promise<void> {
+    const { db, ledger, payloadStore } = this.deps;
+    // Stored first, outside the transaction (content-addressed: a retried report writes it once).
+    const rowsRef = await putJson(payloadStore, request.rows, ledger.scope);
+    const executionId = await db.transaction(async (q) => {
+      const command = await this.locked(q, commandId);
+      this.assertHolder(command, request);
+      await ledger.append(q, [
+        {
+          ...commandWhere(command),
+          type: EventType.CallPartial,
+          idempotencyKey: `partial:${commandId}:${request.chunk_index}`,
+          payload: {
+            task: command.step,
+            chunk_index: request.chunk_index,
+            has_more: request.has_more,
+            row_count: request.rows.length,
+            columns: request.columns,
+            rows_ref: rowsRef,
+          },
+        },
+      ]);
+      return command.execution_id;
+    });
+    this.deps.bus.publish(Subjects.execution(ledger.scope.tenantId), { execution_id: executionId });
   }
 
   async release(commandId: string, request: LeaseRequest): Promise<void> {

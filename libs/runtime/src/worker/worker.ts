@@ -1,5 +1,6 @@
-import { toCallErrorInfo, type ExpressionEngine } from '@noetl/dsl';
-import type { ToolRegistry } from '@noetl/tools';
+import { CallError, isJsonObject, toCallErrorInfo, toPlainJson, type ExpressionEngine } from '@noetl/dsl';
+import type { JsonObject } from '@noetl/event-kernel';
+import type { StreamChunk, ToolRegistry } from '@noetl/tools';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -253,9 +254,21 @@ export class Worker {
         onOutput: (stream, text) => log.debug({ stream }, text),
         runChild: (config, signal) =>
           runNestedChild(this.options.controlPlane, { worker_id: this.workerId, lease_token: leaseToken, holder, key: `${attempt}:${children++}` }, config, signal),
+        // Only a step's own command streams; a frame's rows commit as one unit.
+        ...(holder.kind === 'command' ? { onPartial: (chunk: StreamChunk) => this.reportPartial(holder.id, leaseToken, chunk) } : {}),
       },
       { executionId, step, scope },
     );
+  }
+
+  /** A chunk of the command's streamed result; a refused or failed report fails the call (its stream stops). */
+  private async reportPartial(commandId: string, leaseToken: string, chunk: StreamChunk): Promise<void> {
+    try {
+      await this.options.controlPlane.reportPartial(commandId, { worker_id: this.workerId, lease_token: leaseToken, ...chunk, rows: toPlainRows(chunk.rows) });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new CallError({ kind: 'internal', message: `reporting chunk ${chunk.chunk_index} failed: ${message}`, retryable: !(error instanceof RuntimeError) });
+    }
   }
 
   /** Heartbeats at a third of the lease; a cancelled execution or a lost lease aborts the run. */
@@ -289,6 +302,14 @@ interface HeldRun {
   holder: { kind: 'command' | 'frame'; id: string };
   leaseToken: string;
   attempt: number;
+}
+
+/** Rows as JSON objects (what pg gives, made plain). */
+function toPlainRows(rows: Record<string, unknown>[]): JsonObject[] {
+  return rows.map((row) => {
+    const plain = toPlainJson(row);
+    return isJsonObject(plain) ? plain : {};
+  });
 }
 
 /** `host-pid-random`: unique per process, readable in logs and in GET /api/workers. */
