@@ -186,7 +186,8 @@ export class Worker {
         { executionId: command.execution_id, step: command.step, scope: command.scope, holder: { kind: 'command', id: commandId }, leaseToken: command.lease_token, attempt: command.attempt },
         async (name) => (await controlPlane.resolveCredential(commandId, { ...holder, name })).data,
       );
-      if (command.kind === 'playbook') {
+      // A fan-out shard runs its body like a loop row: a playbook call there is a nested child the worker waits for.
+      if (command.kind === 'playbook' && !command.shard) {
         await this.startChild(command, holder, run, controller.signal);
         return;
       }
