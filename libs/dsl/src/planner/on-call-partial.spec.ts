@@ -7,7 +7,7 @@ const STREAMING = workflow(`
     next:
       - step: each_chunk
         on: call.partial
-        when: "{{ chunk.row_count > 0 and chunk.rows[0].n != 99 }}"
+        when: "{{ chunk.row_count > 1 or not chunk.has_more }}"
         set: { ctx.last_chunk: "{{ chunk.index }}" }
       - step: after
   - step: each_chunk
@@ -55,10 +55,20 @@ describe('call.partial: a streaming step routes each chunk (DSL.md s3 stream)', 
     expect(h.state.status).toBe('COMPLETED');
   });
 
-  it('evaluates the arc per chunk: a chunk its when rejects starts nothing', () => {
+  it('evaluates the arc per chunk without loading its rows (the scheduler never reads a chunk): a chunk its when rejects starts nothing', () => {
     const h = new PlannerHarness(STREAMING).start();
-    h.partial('read', 0, [{ n: 99 }], true);
-    h.partial('read', 1, [{ n: 1 }], false);
+    const command = h.command('read');
+    const unloaded = { sha256: 'f'.repeat(64), media_type: 'application/json', bytes: 10 };
+    for (const [index, rowCount, hasMore] of [[0, 1, true], [1, 1, false]] as const) {
+      h.append({
+        type: EventType.CallPartial,
+        executionId: h.executionId,
+        commandId: command.commandId,
+        step: 'read',
+        payload: { task: 'read', chunk_index: index, has_more: hasMore, row_count: rowCount, columns: ['n'], rows_ref: unloaded },
+      });
+    }
+    expect(h.state.status).toBe('RUNNING');
     expect(h.ofType(EventType.StepEnter).filter((e) => e.payload.step === 'each_chunk').map((e) => e.payload.chunk?.chunk_index)).toEqual([1]);
   });
 

@@ -11,7 +11,8 @@ type CallPartialEvent = Extract<LedgerEvent, { event_type: typeof EventType.Call
 
 /**
  * A streaming step's command emitted a chunk (DSL.md s3 `stream`): its
- * `on: call.partial` arcs are evaluated with `chunk` in scope, each fired
+ * `on: call.partial` arcs are evaluated with `chunk` in scope (without its
+ * rows: the scheduler never loads a chunk, only the call that gets it does), each fired
  * arc's ctx `set` is recorded, and each target starts a run of its own for
  * this chunk. The step's other arcs wait for its outcome as always. A chunk
  * a re-run of the command streams again (its index was streamed before) is
@@ -36,7 +37,7 @@ export function onCallPartial(ctx: PlanContext, event: CallPartialEvent): void {
   };
   guardStep(ctx, run.runId, run.step, () => {
     const scope = ctx.scope({
-      chunk: chunkView(origin, ctx.env.resolve(p.rows_ref)),
+      chunk: chunkView(origin),
       event: { name: EventType.CallPartial, step: run.step, payload: p },
     });
     const fired = evaluateArcs(ctx.env.engine, step.next, scope, EventType.CallPartial);

@@ -1,10 +1,11 @@
 import type { ChunkOrigin, Json } from '@noetl/event-kernel';
 
 /**
- * `{{ chunk }}` (DSL.md s3 `stream`): one chunk of a streamed result, in the
- * `when` and `set` of an `on: call.partial` arc and in the call of the step
- * run it starts. `rows` is left out where the rows are not loaded (the
- * started run's own `set` and `next`, planned by the scheduler).
+ * `{{ chunk }}` (DSL.md s3 `stream`): one chunk of a streamed result. With
+ * its `rows` in the call of the step run an `on: call.partial` arc started
+ * (the claim loads them); without, where the scheduler plans (the arc's
+ * `when` and `set`, the run's own `set` and `next`): it never loads a chunk,
+ * so its memory does not grow with a stream.
  */
 export function chunkView(origin: ChunkOrigin, rows?: Json): Record<string, unknown> {
   return {

@@ -1,4 +1,4 @@
-import type { ExecutionState, Json, LedgerEvent, PayloadRef } from '@noetl/event-kernel';
+import { EventType, type ExecutionState, type Json, type LedgerEvent, type PayloadRef } from '@noetl/event-kernel';
 import { ARROW_STREAM_MEDIA_TYPE, decodeFrameOutput, getJson, type PayloadStore, type TenantScope } from '@noetl/storage';
 
 /** Reads a preloaded payload synchronously (the planner's `resolve`, `buildScope`); throws for one it was not given. */
@@ -79,9 +79,14 @@ export function refsOfState(state: ExecutionState, options: { openLoops: boolean
   return refs;
 }
 
-/** The refs an event carries (`result_ref`, `output_ref`, ... and the envelope's `payload_ref`). */
+/**
+ * The refs an event carries (`result_ref`, `output_ref`, ... and the
+ * envelope's `payload_ref`); not a streamed chunk's rows, which only the call
+ * that gets the chunk reads (a stream must not pass through the scheduler's memory).
+ */
 export function refsOfEvent(event: LedgerEvent): PayloadRef[] {
   const refs: PayloadRef[] = event.payload_ref ? [event.payload_ref] : [];
+  if (event.event_type === EventType.CallPartial) return refs;
   for (const [key, value] of Object.entries(event.payload as object)) {
     if (key.endsWith('_ref') && isPayloadRef(value)) refs.push(value);
   }
