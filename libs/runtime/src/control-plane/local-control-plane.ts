@@ -281,7 +281,7 @@ export class LocalControlPlane implements ControlPlane {
       ]);
       return command.execution_id;
     });
-    this.deps.bus.publish(Subjects.execution(ledger.scope.tenantId), { execution_id: executionId });
+    notifyExecution(this.deps.bus, ledger.scope, executionId);
   }
 
   async release(commandId: string, request: LeaseRequest): Promise<void> {
