@@ -16,6 +16,7 @@ const ROUTES: Record<string, string[]> = {
   '/api/executions/{id}/cancel': ['post'],
   '/api/commands/{id}/claim': ['post'],
   '/api/commands/{id}/heartbeat': ['post'],
+  '/api/commands/{id}/partial': ['post'],
   '/api/commands/{id}/complete': ['post'],
   '/api/commands/{id}/fail': ['post'],
   '/api/commands/{id}/child': ['post'],

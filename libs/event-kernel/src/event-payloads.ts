@@ -42,6 +42,20 @@ export interface RowOutcome {
   error?: EventError;
 }
 
+/**
+ * The chunk of a streamed result an `on: call.partial` arc started a step run
+ * for (DSL.md s3 `stream`): where it came from, and its rows by reference.
+ */
+export interface ChunkOrigin {
+  step: string;
+  run_id: string;
+  command_id: string;
+  chunk_index: number;
+  has_more: boolean;
+  row_count: number;
+  rows_ref: PayloadRef;
+}
+
 /** The payload type of every event type: a handler cannot read the wrong shape. */
 export interface EventPayloads {
   [EventType.ExecutionStarted]: {
@@ -55,7 +69,7 @@ export interface EventPayloads {
   [EventType.ExecutionCompleted]: { result?: Json; result_ref?: PayloadRef };
   [EventType.ExecutionFailed]: { error: EventError };
   [EventType.ExecutionCancelled]: { reason?: string; by?: string };
-  [EventType.StepEnter]: { step: string; run_id: string; activation: number; arrivals?: string[] };
+  [EventType.StepEnter]: { step: string; run_id: string; activation: number; arrivals?: string[]; chunk?: ChunkOrigin };
   [EventType.StepExit]: {
     step: string;
     run_id: string;
@@ -88,6 +102,8 @@ export interface EventPayloads {
   [EventType.CommandCancelled]: { reason?: string };
   [EventType.CallDone]: { task: string; attempts: number; duration_ms: number; result?: Json; result_ref?: PayloadRef };
   [EventType.CallError]: { task: string; attempts: number; duration_ms: number; error: EventError };
+  /** Chunk `chunk_index` (from 0) of a streamed result; its rows are always in the payload store. */
+  [EventType.CallPartial]: { task: string; chunk_index: number; has_more: boolean; row_count: number; columns: string[]; rows_ref: PayloadRef };
   [EventType.RetryScheduled]: {
     step: string;
     run_id: string;

@@ -21,6 +21,8 @@ export const EventType = {
   CommandCancelled: 'command.cancelled',
   CallDone: 'call.done',
   CallError: 'call.error',
+  /** One chunk of a streamed result (a `postgres` step with `stream`), ahead of `call.done`. */
+  CallPartial: 'call.partial',
   RetryScheduled: 'retry.scheduled',
   TimerScheduled: 'timer.scheduled',
   TimerFired: 'timer.fired',

@@ -74,6 +74,12 @@ const ROUTES: Record<string, Route> = {
   'post /api/commands/{id}/complete': { access: 'worker', param: (ids) => ids.command, body: () => ({ ...holder, result: { forged: true } }), mutates: true },
   'post /api/commands/{id}/fail': { access: 'worker', param: (ids) => ids.command, body: () => ({ ...holder, error }), mutates: true },
   'post /api/commands/{id}/release': { access: 'worker', param: (ids) => ids.command, body: () => holder, mutates: true },
+  'post /api/commands/{id}/partial': {
+    access: 'worker',
+    param: (ids) => ids.command,
+    body: () => ({ ...holder, task: 'query', chunk_index: 0, has_more: false, columns: ['n'], rows: [{ n: 1 }] }),
+    mutates: true,
+  },
   'post /api/commands/{id}/child': { access: 'worker', param: (ids) => ids.command, body: () => ({ ...holder, path: PATH_A }), mutates: true },
   'post /api/commands/{id}/credential': { access: 'worker', param: (ids) => ids.command, body: () => ({ ...holder, name: CREDENTIAL_A }), mutates: true },
   'post /api/events': {

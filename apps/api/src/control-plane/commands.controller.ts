@@ -1,12 +1,12 @@
 import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Principal, ClaimedCommand, HeartbeatResult, ResolvedCredential } from '@noetl/runtime';
-import { ApiErrorDto } from '../errors/api-error.dto';
-import { ClaimDto, CompleteDto, CredentialRequestDto, FailDto, LeaseDto, StartChildDto } from './control-plane-requests.dto';
-import { ChildStartedDto, ClaimedCommandDto, CommandReportedDto, HeartbeatResultDto, ResolvedCredentialDto } from './control-plane-responses.dto';
+import { ApiAcceptedResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { TenantControlPlanes } from '@noetl/platform';
+import type { ClaimedCommand, HeartbeatResult, Principal, ResolvedCredential } from '@noetl/runtime';
 import { Access } from '../auth/access.decorator';
 import { Caller } from '../auth/caller.decorator';
-import { TenantControlPlanes } from '@noetl/platform';
+import { ApiErrorDto } from '../errors/api-error.dto';
+import { ClaimDto, CompleteDto, CredentialRequestDto, FailDto, LeaseDto, PartialDto, StartChildDto } from './control-plane-requests.dto';
+import { ChildStartedDto, ClaimedCommandDto, CommandReportedDto, HeartbeatResultDto, PartialRecordedDto, ResolvedCredentialDto } from './control-plane-responses.dto';
 
 /** The worker control plane over HTTP (DESIGN.md s6): each route is one call of the `ControlPlane` port. */
 @ApiTags('control-plane')
@@ -52,6 +52,16 @@ export class CommandsController {
   async fail(@Caller() caller: Principal, @Param('id') id: string, @Body() body: FailDto): Promise<CommandReportedDto> {
     await this.controlPlane.of(caller.scope).fail(id, body);
     return { command_id: id, status: 'FAILED' };
+  }
+
+  @Post('partial')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @ApiOperation({ summary: 'Report one chunk of a streamed result (call.partial); its rows go to the payload store' })
+  @ApiAcceptedResponse({ type: PartialRecordedDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost, or already_terminal' })
+  async partial(@Caller() caller: Principal, @Param('id') id: string, @Body() body: PartialDto): Promise<PartialRecordedDto> {
+    await this.controlPlane.of(caller.scope).reportPartial(id, body);
+    return { command_id: id, chunk_index: body.chunk_index };
   }
 
   @Post('release')

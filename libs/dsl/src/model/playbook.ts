@@ -9,6 +9,11 @@ export interface Arc {
   /** Template or boolean; absent means true. */
   when?: string | boolean;
   set: SetOp[];
+  /**
+   * `call.partial`: fires once per chunk a streaming step emits, with `chunk`
+   * in scope (DSL.md s3 `stream`). Absent: on the step's outcome.
+   */
+  on?: 'call.partial';
 }
 
 export interface Next {

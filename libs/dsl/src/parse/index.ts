@@ -1,2 +1,3 @@
 export { parsePlaybook, type ParseResult } from './parse-playbook';
 export { formatProblem } from './format-problem';
+export { MAX_CHUNK_ROWS, streamChunkRows } from './check-streaming';

@@ -1,4 +1,4 @@
-import { EventType } from '@noetl/event-kernel';
+import { EventType, type ChunkOrigin } from '@noetl/event-kernel';
 import type { Step } from '../model';
 import { completeStep } from './complete-step';
 import { failExecution, guardStep } from './fail-step';
@@ -12,8 +12,9 @@ import { isSleepStep, scheduleSleep } from './schedule-sleep';
  * arrivals it consumes, then by the step's shape: a loop opens its stage; a
  * routing step (no tool) completes at once with `{}`; a `sleep` tool waits on
  * a durable timer; anything else becomes a `command.issued` for a worker.
+ * `chunk`: the streamed chunk an `on: call.partial` arc enters it for.
  */
-export function enterStep(ctx: PlanContext, name: string, arrivals: string[]): void {
+export function enterStep(ctx: PlanContext, name: string, arrivals: string[], chunk?: ChunkOrigin): void {
   if (!ctx.running) return;
   if (!ctx.hasStep(name)) {
     failExecution(ctx, { kind: 'internal', message: `unknown step "${name}"`, step: name });
@@ -24,7 +25,7 @@ export function enterStep(ctx: PlanContext, name: string, arrivals: string[]): v
   ctx.emit({
     type: EventType.StepEnter,
     step: name,
-    payload: { step: name, run_id: runId, activation: (ctx.state.steps[name]?.runs ?? 0) + 1, arrivals },
+    payload: { step: name, run_id: runId, activation: (ctx.state.steps[name]?.runs ?? 0) + 1, arrivals, ...(chunk ? { chunk } : {}) },
   });
   guardStep(ctx, runId, name, () => startRun(ctx, step, runId));
 }

@@ -4,9 +4,11 @@ import { onExecutionCancelled } from './cancel-execution';
 import { checkCompletion } from './check-completion';
 import { onCommandCompleted } from './command-completed';
 import { enterStep } from './enter-step';
+import { isQuietShardEnd, isShardEnd, onShardEnd } from './fanout-shards';
 import { onTimerFired } from './fire-timer';
 import { isQuietFrameEnd, onFrameTerminal } from './frame-terminal';
 import { PlanContext, type PlannerEnv } from './plan-context';
+import { onCallPartial } from './on-call-partial';
 import { onCommandAbandoned } from './reissue-abandoned';
 import { releaseArrivals } from './release-arrivals';
 import { onCommandFailed } from './schedule-retry';
@@ -21,6 +23,7 @@ const TRIGGERS: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
   EventType.TimerFired,
   EventType.FrameCommitted,
   EventType.FrameFailed,
+  EventType.CallPartial,
 ]);
 
 /**
@@ -42,11 +45,20 @@ export function plan(playbook: Playbook, state: ExecutionState, event: LedgerEve
     return ctx.drafts;
   }
   if (state.status !== 'RUNNING') return [];
-  if (isQuietFrameEnd(state, event)) return [];
+  if (isQuietFrameEnd(state, event) || isQuietShardEnd(state, event)) return [];
   const ctx = new PlanContext(playbook, state, event, env);
+  if (isShardEnd(ctx.state, event)) onShardEnd(ctx, event);
+  else planTrigger(ctx, event);
+  releaseArrivals(ctx);
+  checkCompletion(ctx);
+  return ctx.drafts;
+}
+
+/** The rule of a trigger that is not a fan-out shard's end. */
+function planTrigger(ctx: PlanContext, event: LedgerEvent): void {
   switch (event.event_type) {
     case EventType.ExecutionStarted:
-      enterStep(ctx, playbook.executor.entryStep, []);
+      enterStep(ctx, ctx.playbook.executor.entryStep, []);
       break;
     case EventType.CommandCompleted:
       onCommandCompleted(ctx, event);
@@ -64,8 +76,8 @@ export function plan(playbook: Playbook, state: ExecutionState, event: LedgerEve
     case EventType.FrameFailed:
       onFrameTerminal(ctx, event);
       break;
+    case EventType.CallPartial:
+      onCallPartial(ctx, event);
+      break;
   }
-  releaseArrivals(ctx);
-  checkCompletion(ctx);
-  return ctx.drafts;
 }

@@ -1,4 +1,5 @@
 import type {
+  ChunkOrigin,
   CommandStatus,
   EventError,
   ExecutionStatus,
@@ -21,6 +22,14 @@ export interface StepRun {
   /** Attempts of the step's command so far. */
   attempts: number;
   loopId?: string;
+  /** A run an `on: call.partial` arc started: the chunk it is for. */
+  chunk?: ChunkOrigin;
+  /**
+   * A streaming run: how many chunks it streamed (the highest index + 1) and
+   * the command that streamed the newest. A re-run of its command streams
+   * again from chunk 0; only chunks past the count are new.
+   */
+  streamed?: { chunks: number; commandId: string };
   startedAt: string;
   completedAt?: string;
   result?: Json;
@@ -76,6 +85,19 @@ export interface FrameOutcome {
   error?: EventError;
 }
 
+/**
+ * One item of a fan-out loop (DSL.md s4.2): its latest command. RETRYING: the
+ * command failed or lost its lease with runs left, and a new command is
+ * due; COMPLETED and FAILED are terminal.
+ */
+export interface ShardState {
+  commandId: string;
+  status: 'RUNNING' | 'RETRYING' | 'COMPLETED' | 'FAILED';
+  result?: Json;
+  resultRef?: PayloadRef;
+  error?: EventError;
+}
+
 export interface LoopState {
   loopId: string;
   step: string;
@@ -94,6 +116,8 @@ export interface LoopState {
   inFlight: Record<string, { frameIndex?: number; workerId: string; leaseUntil: string; attempt: number }>;
   /** Terminal frames by frame index. */
   frames: Record<number, FrameOutcome>;
+  /** A fan-out loop's items by collection index, each run as commands of its own (no frames). */
+  shards?: Record<number, ShardState>;
   succeededRows: number;
   failedRows: number;
   status: 'RUNNING' | 'DONE';

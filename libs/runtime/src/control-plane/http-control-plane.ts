@@ -15,6 +15,7 @@ import type {
   HeartbeatResult,
   LeaseRequest,
   NestedChildRequest,
+  PartialRequest,
   RecordCallsRequest,
   ResolvedCredential,
   StartChildRequest,
@@ -124,6 +125,10 @@ export class HttpControlPlane implements ControlPlane {
 
   async releaseFrame(frameId: string, request: LeaseRequest): Promise<void> {
     await this.post(framePath(frameId, 'release'), request, anyBody);
+  }
+
+  async reportPartial(commandId: string, request: PartialRequest): Promise<void> {
+    await this.post(commandPath(commandId, 'partial'), request, anyBody);
   }
 
   async recordCalls(commandId: string, request: RecordCallsRequest): Promise<void> {

@@ -1,7 +1,8 @@
-import { EventType, type EventDraft, type EventTypeName } from '@noetl/event-kernel';
-import { buildScope, credentialRefs, isJsonObject, resultViewsOf, toPlainJson, workToolKinds } from '@noetl/dsl';
+import { EventType, type EventDraft, type EventTypeName, type ExecutionState } from '@noetl/event-kernel';
+import { buildScope, chunkView, credentialRefs, isJsonObject, resultViewsOf, toPlainJson, workToolKinds } from '@noetl/dsl';
 import {
   isTerminalCommand,
+  putJson,
   type CommandRepository,
   type CommandRow,
   type Database,
@@ -22,7 +23,8 @@ import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError, notFound } from '../runtime-error';
 import type { ExecutionStates } from '../state/execution-states';
 import { refsOfState, type PayloadCache } from '../state/payload-cache';
-import { callDrafts, storedResult, terminalDraft, type CommandOutcome } from './command-outcome';
+import { callDrafts, commandWhere, storedResult, terminalDraft, type CommandOutcome } from './command-outcome';
+import { loopCollection } from './loop-collection';
 import { LocalFrames } from './local-frames';
 import { assertNamesCredential, holdsLease, newLeaseToken, type Holder } from './lease-token';
 import { childOutcome } from '../executions/child-outcome';
@@ -40,8 +42,10 @@ import {
   type HeartbeatResult,
   type LeaseRequest,
   type NestedChildRequest,
+  type PartialRequest,
   type RecordCallsRequest,
   type ResolvedCredential,
+  type ShardItem,
   type StartChildRequest,
 } from './control-plane';
 
@@ -137,7 +141,7 @@ export class LocalControlPlane implements ControlPlane {
       max_attempts: claimed.command.max_attempts,
       lease_until: claimed.leaseUntil.toISOString(),
       spec: claimed.command.spec ?? {},
-      ...(await this.scopeOf(claimed.command.execution_id)),
+      ...(await this.commandScope(claimed.command)),
     };
   }
 
@@ -253,6 +257,33 @@ export class LocalControlPlane implements ControlPlane {
     });
   }
 
+  async reportPartial(commandId: string, request: PartialRequest): Promise<void> {
+    const { db, ledger, payloadStore } = this.deps;
+    // Stored first, outside the transaction (content-addressed: a retried report writes it once).
+    const rowsRef = await putJson(payloadStore, request.rows, ledger.scope);
+    const executionId = await db.transaction(async (q) => {
+      const command = await this.locked(q, commandId);
+      this.assertHolder(command, request);
+      await ledger.append(q, [
+        {
+          ...commandWhere(command),
+          type: EventType.CallPartial,
+          idempotencyKey: `partial:${commandId}:${request.chunk_index}`,
+          payload: {
+            task: command.step,
+            chunk_index: request.chunk_index,
+            has_more: request.has_more,
+            row_count: request.rows.length,
+            columns: request.columns,
+            rows_ref: rowsRef,
+          },
+        },
+      ]);
+      return command.execution_id;
+    });
+    notifyExecution(this.deps.bus, ledger.scope, executionId);
+  }
+
   async release(commandId: string, request: LeaseRequest): Promise<void> {
     const { db, ledger } = this.deps;
     const command = await db.transaction(async (q) => {
@@ -288,16 +319,44 @@ export class LocalControlPlane implements ControlPlane {
     return this.deps.credentials.resolve(request.name);
   }
 
-  /** The render scope of the command's execution as plain JSON (results by reference resolved), and its result views. */
-  private async scopeOf(executionId: string): Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>> {
+  /**
+   * The render scope of the command's execution as plain JSON (results by
+   * reference resolved), and its result views; for a run an `on:
+   * call.partial` arc started, `chunk` with its rows; for a fan-out shard,
+   * its item (DSL.md s3 `stream`, s4.2).
+   */
+  private commandScope(command: CommandRow): Promise<Pick<ClaimedCommand, 'scope' | 'result_views' | 'shard'>> {
+    const { payloads } = this.deps;
+    return this.scopeOf(command.execution_id, async (state) => {
+      const chunk = command.run_id === null ? undefined : state.runs[command.run_id]?.chunk;
+      const loop = command.loop_id === null ? undefined : state.loops[command.loop_id];
+      return {
+        extra: chunk ? { chunk: chunkView(chunk, await payloads.get(chunk.rows_ref)) } : {},
+        ...(loop && command.iteration !== null
+          ? { shard: { loop_id: loop.loopId, index: command.iteration, total: loop.size, item: (await loopCollection(loop, payloads))[command.iteration] ?? null } }
+          : {}),
+      };
+    });
+  }
+
+  /** The render scope of an execution as plain JSON (results by reference resolved, plus what `extras` adds), and its result views. */
+  private async scopeOf(
+    executionId: string,
+    extras?: (state: ExecutionState) => Promise<{ extra: Record<string, unknown>; shard?: ShardItem }>,
+  ): Promise<Pick<ClaimedCommand, 'scope' | 'result_views' | 'shard'>> {
     const { db, states, catalog, payloads } = this.deps;
     return states.read(db, executionId, async (state) => {
       if (!state) throw notFound('execution', executionId);
       const playbook = await catalog.playbook(state.catalogId);
       const resolve = await payloads.resolverFor(refsOfState(state, { openLoops: false }));
-      // toPlainJson copies: the scope shares nothing with the cached state.
-      const scope = toPlainJson(buildScope({ state, playbook, resolve }));
-      return { scope: isJsonObject(scope) ? scope : {}, result_views: resultViewsOf(state, playbook) };
+      const added = extras ? await extras(state) : { extra: {} };
+      // toPlainJson copies: the scope and the item share nothing with the cached state.
+      const scope = toPlainJson(buildScope({ state, playbook, resolve, extra: added.extra }));
+      return {
+        scope: isJsonObject(scope) ? scope : {},
+        result_views: resultViewsOf(state, playbook),
+        ...(added.shard ? { shard: { ...added.shard, item: toPlainJson(added.shard.item) } } : {}),
+      };
     });
   }
 
@@ -327,7 +386,7 @@ export class LocalControlPlane implements ControlPlane {
   }
 
   private draft<T extends EventTypeName>(command: CommandRow, type: T, payload: EventDraft<T>['payload']): EventDraft<EventTypeName> {
-    return { type, executionId: command.execution_id, step: command.step, commandId: command.command_id, payload } as EventDraft<EventTypeName>;
+    return { type, ...commandWhere(command), payload } as EventDraft<EventTypeName>;
   }
 }
 

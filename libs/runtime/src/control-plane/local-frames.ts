@@ -17,6 +17,7 @@ import {
   type LeaseRequest,
 } from './control-plane';
 import { frameLeaseMs } from './frame-policy';
+import { loopCollection } from './loop-collection';
 
 type ScopeOf = (executionId: string) => Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>>;
 
@@ -70,7 +71,7 @@ export class LocalFrames {
     const step = playbook.steps.find((candidate) => candidate.name === stage.step_name);
     if (!step) throw new Error(`stage ${stageId} names step ${stage.step_name}, which its playbook lacks`);
     const first = Number(frame.cursor.first ?? 0);
-    const collection = loop.collection ?? (loop.collectionRef ? ((await payloads.get(loop.collectionRef)) as Json[]) : []);
+    const collection = await loopCollection(loop, payloads);
     return {
       frame_id: frame.frame_id,
       lease_token: claimed.token,

@@ -1,5 +1,6 @@
-import { toCallErrorInfo, type ExpressionEngine } from '@noetl/dsl';
-import type { ToolRegistry } from '@noetl/tools';
+import { CallError, isJsonObject, toCallErrorInfo, toPlainJson, type ExpressionEngine } from '@noetl/dsl';
+import type { JsonObject } from '@noetl/event-kernel';
+import type { StreamChunk, ToolRegistry } from '@noetl/tools';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -11,6 +12,7 @@ import { eventErrorOf } from './call-errors';
 import { renderChildCall, runCommand, workerRun, type WorkerRun } from './command-runner';
 import { runClaimedFrame } from './frame-runner';
 import { runNestedChild } from './nested-child';
+import { runShard } from './shard-runner';
 
 /** The control plane that serves a tenant's work: in-process, that tenant's; over HTTP, the API (the key names the tenant). */
 export type ControlPlaneOf = (scope: TenantScope) => ControlPlane;
@@ -195,11 +197,12 @@ export class Worker {
         { executionId: command.execution_id, step: command.step, scope: command.scope, holder: { kind: 'command', id: commandId }, leaseToken: command.lease_token, attempt: command.attempt },
         async (name) => (await controlPlane.resolveCredential(commandId, { ...holder, name })).data,
       );
-      if (command.kind === 'playbook') {
+      // A fan-out shard runs its body like a loop row: a playbook call there is a nested child the worker waits for.
+      if (command.kind === 'playbook' && !command.shard) {
         await this.startChild(controlPlane, command, holder, run, controller.signal);
         return;
       }
-      const report = await runCommand(command, controller.signal, run);
+      const report = command.shard ? await runShard(command, command.shard, controller.signal, run) : await runCommand(command, controller.signal, run);
       if (controller.signal.aborted) {
         if (this.releasing) await this.giveBack(() => controlPlane.release(commandId, holder), log);
         return;
@@ -276,9 +279,21 @@ export class Worker {
         onOutput: (stream, text) => log.debug({ stream }, text),
         runChild: (config, signal) =>
           runNestedChild(controlPlane, { worker_id: this.workerId, lease_token: leaseToken, holder, key: `${attempt}:${children++}` }, config, signal),
+        // Only a step's own command streams; a frame's rows commit as one unit.
+        ...(holder.kind === 'command' ? { onPartial: (chunk: StreamChunk) => this.reportPartial(controlPlane, holder.id, leaseToken, chunk) } : {}),
       },
       { executionId, step, scope },
     );
+  }
+
+  /** A chunk of the command's streamed result; a refused or failed report fails the call (its stream stops). */
+  private async reportPartial(controlPlane: ControlPlane, commandId: string, leaseToken: string, chunk: StreamChunk): Promise<void> {
+    try {
+      await controlPlane.reportPartial(commandId, { worker_id: this.workerId, lease_token: leaseToken, ...chunk, rows: toPlainRows(chunk.rows) });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new CallError({ kind: 'internal', message: `reporting chunk ${chunk.chunk_index} failed: ${message}`, retryable: !(error instanceof RuntimeError) });
+    }
   }
 
   /** Heartbeats at a third of the lease; a cancelled execution or a lost lease aborts the run. */
@@ -312,6 +327,14 @@ interface HeldRun {
   holder: { kind: 'command' | 'frame'; id: string };
   leaseToken: string;
   attempt: number;
+}
+
+/** Rows as JSON objects (what pg gives, made plain). */
+function toPlainRows(rows: Record<string, unknown>[]): JsonObject[] {
+  return rows.map((row) => {
+    const plain = toPlainJson(row);
+    return isJsonObject(plain) ? plain : {};
+  });
 }
 
 /** `host-pid-random`: unique per process, readable in logs and in GET /api/workers. */
