@@ -77,7 +77,7 @@ const ROUTES: Record<string, Route> = {
   'post /api/commands/{id}/partial': {
     access: 'worker',
     param: (ids) => ids.command,
-    body: () => ({ ...holder, task: 'query', chunk_index: 0, has_more: false, columns: ['n'], rows: [{ n: 1 }] }),
+    body: () => ({ ...holder, chunk_index: 0, has_more: false, columns: ['n'], rows: [{ n: 1 }] }),
     mutates: true,
   },
   'post /api/commands/{id}/child': { access: 'worker', param: (ids) => ids.command, body: () => ({ ...holder, path: PATH_A }), mutates: true },
