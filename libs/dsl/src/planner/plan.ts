@@ -10,6 +10,7 @@ import { PlanContext, type PlannerEnv } from './plan-context';
 import { onCommandAbandoned } from './reissue-abandoned';
 import { releaseArrivals } from './release-arrivals';
 import { onCommandFailed } from './schedule-retry';
+import { onSignalReceived } from './wait-signal';
 
 /** Events the planner answers; every other event (claims, heartbeats, call.*, its own decisions) needs none. */
 const TRIGGERS: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
@@ -21,6 +22,7 @@ const TRIGGERS: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
   EventType.TimerFired,
   EventType.FrameCommitted,
   EventType.FrameFailed,
+  EventType.SignalReceived,
 ]);
 
 /**
@@ -63,6 +65,9 @@ export function plan(playbook: Playbook, state: ExecutionState, event: LedgerEve
     case EventType.FrameCommitted:
     case EventType.FrameFailed:
       onFrameTerminal(ctx, event);
+      break;
+    case EventType.SignalReceived:
+      onSignalReceived(ctx, event);
       break;
   }
   releaseArrivals(ctx);
