@@ -14,6 +14,7 @@ import { NatsHealthIndicator } from './health/nats.health';
 import { RedisHealthIndicator } from './health/redis.health';
 import { MetricsController } from './metrics/metrics.controller';
 import { ReplayController } from './replay/replay.controller';
+import { SchedulesController } from './schedules/schedules.controller';
 import { WorkersController } from './workers/workers.controller';
 
 /** The api role: REST over the runtime (DESIGN.md s6), health probes, metrics and Swagger. Build on CoreModule (AppRootModule). */
@@ -36,6 +37,7 @@ export class ApiModule {
         AdminController,
         WorkersController,
         ReplayController,
+        SchedulesController,
       ],
       providers: [DatabaseHealthIndicator, RedisHealthIndicator, NatsHealthIndicator],
     };

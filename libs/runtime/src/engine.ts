@@ -9,6 +9,7 @@ import {
   PgEventStore,
   ProjectionRepository,
   PgPayloadStore,
+  ScheduleRepository,
   StageRepository,
   TimerRepository,
   WorkerRepository,
@@ -41,6 +42,9 @@ import { OutboxRelay } from './relay/outbox-relay';
 import { RelayMetrics } from './relay/relay-metrics';
 import { StreamProjector } from './projection/stream-projector';
 import { RuntimeError } from './runtime-error';
+import { DeclaredSchedules } from './schedules/declared-schedules';
+import { ScheduleService } from './schedules/schedule.service';
+import { ScheduleTicker } from './schedules/schedule-ticker';
 import { RetryLane } from './scheduler/retry-lane';
 import { Scheduler } from './scheduler/scheduler';
 import { Sweeper } from './scheduler/sweeper';
@@ -87,6 +91,7 @@ export class Engine {
     readonly bus: Bus,
     readonly admin: AdminService,
     readonly workers: WorkerDirectory,
+    readonly schedules: ScheduleService,
     readonly logger: Logger,
     /** Any execution's state as of any event of its ledger. */
     readonly replay: Replay,
@@ -138,7 +143,9 @@ export class Engine {
     const payloadStore = new PgPayloadStore(database);
     const payloads = new PayloadCache(payloadStore, scope);
     const states = new ExecutionStates(ledger);
-    const catalog = new CatalogService(database, ids, scope);
+    const scheduleRows = new ScheduleRepository();
+    const declared = new DeclaredSchedules({ rows: scheduleRows, ids, scope, now: () => ledger.now() });
+    const catalog = new CatalogService(database, ids, scope, (q, playbook) => declared.apply(q, playbook));
     const rows = {
       commandRows: new CommandRepository(),
       frameRows: new FrameRepository(),
@@ -157,7 +164,8 @@ export class Engine {
     const projections = new ProjectionRepository();
     const projected = new ProjectedStates(ledger, projections);
     const replay = new Replay(database, ledger, projections, payloads);
-    const executions = new ExecutionService(database, ledger, catalog, states, payloads, bus, metrics, rows.executionRows, projected);
+    const executions = new ExecutionService(database, ledger, catalog, states, payloads, bus, metrics, rows.executionRows, projected, config.payloads.inlineLimitBytes);
+    const schedules = new ScheduleService({ db: database, ledger, rows: scheduleRows, catalog, executions });
     const controlPlane = new LocalControlPlane({
       db: database,
       ledger,
@@ -222,6 +230,9 @@ export class Engine {
           executions,
           controlPlane,
           logger: logger.child({ role: 'sweeper' }),
+          ...(options.schedules === false
+            ? {}
+            : { schedules: new ScheduleTicker({ db: database, ledger, rows: scheduleRows, executions, logger: logger.child({ role: 'schedules' }) }) }),
           // A few sweeps' grace before an unclaimed command is offered again.
           renotifyAfterMs: Math.max(1000, config.scheduler.sweepMs * 5),
           ...rows,
@@ -282,7 +293,7 @@ export class Engine {
       }
     }
     const workers = new WorkerDirectory({ db: database, workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
-    const engine = new Engine(config, catalog, executions, controlPlane, credentials, metrics, bus, admin, workers, logger, replay, parts);
+    const engine = new Engine(config, catalog, executions, controlPlane, credentials, metrics, bus, admin, workers, schedules, logger, replay, parts);
     engine.run();
     return engine;
   }

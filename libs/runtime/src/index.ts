@@ -26,3 +26,6 @@ export * from './projection/replay';
 export * from './event-stream/event-stream';
 export * from './projection/rebuild';
 export * from './projection/outbox-projector';
+export * from './schedules/schedule-types';
+export * from './schedules/schedule.service';
+export * from './schedules/schedule-ticker';

@@ -10,11 +10,20 @@ import {
   ApiTags,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
-import type { JsonObject } from '@noetl/event-kernel';
-import { ExecutionService, RuntimeError, type EventPage, type ExecutionDetail, type ExecutionPage, type PlaybookRef, type StartedExecution } from '@noetl/runtime';
+import type { Json, JsonObject } from '@noetl/event-kernel';
+import {
+  ExecutionService,
+  RuntimeError,
+  type DeliveredSignal,
+  type EventPage,
+  type ExecutionDetail,
+  type ExecutionPage,
+  type PlaybookRef,
+  type StartedExecution,
+} from '@noetl/runtime';
 import { ApiErrorDto } from '../errors/api-error.dto';
-import { CancelDto, ExecuteDto, ListEventsQueryDto, ListExecutionsQueryDto } from './execution-requests.dto';
-import { CancelledExecutionDto, EventPageDto, ExecutionDetailDto, ExecutionPageDto, StartedExecutionDto } from './execution-responses.dto';
+import { CancelDto, ExecuteDto, ListEventsQueryDto, ListExecutionsQueryDto, SignalDto } from './execution-requests.dto';
+import { CancelledExecutionDto, DeliveredSignalDto, EventPageDto, ExecutionDetailDto, ExecutionPageDto, StartedExecutionDto } from './execution-responses.dto';
 
 @ApiTags('executions')
 @Controller('api')
@@ -66,6 +75,19 @@ export class ExecutionsController {
   async cancel(@Param('id') id: string, @Body() body: CancelDto): Promise<CancelledExecutionDto> {
     await this.executions.cancel(id, body);
     return { execution_id: id, status: 'CANCELLED' };
+  }
+
+  @Post('executions/:id/signals/:name')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @ApiOperation({ summary: 'Send a signal: a step waiting for it (kind: wait) takes it, else it is kept until one does' })
+  @ApiAcceptedResponse({ type: DeliveredSignalDto })
+  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Not a signal name' })
+  @ApiNotFoundResponse({ type: ApiErrorDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'The execution already ended (already_terminal)' })
+  @ApiUnprocessableEntityResponse({ type: ApiErrorDto, description: 'The payload is larger than NOETL_PAYLOAD_INLINE_LIMIT (invalid_payload)' })
+  // A parsed JSON body holds only JSON values, so the payload is Json.
+  signal(@Param('id') id: string, @Param('name') name: string, @Body() body: SignalDto): Promise<DeliveredSignal> {
+    return this.executions.signal(id, name, body.payload === undefined ? {} : (body.payload as Json), body.idempotency_key);
   }
 }
 

@@ -7,3 +7,4 @@ export * from './timer.repository';
 export * from './execution.repository';
 export * from './worker.repository';
 export * from './projection.repository';
+export * from './schedule.repository';
