@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig, type NoetlConfig } from '@noetl/config';
+import { Database, ScheduleRepository } from '@noetl/storage';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
 import { captureOutput } from '../shared/testing/capture-output';
 import { runPlaybook } from './run-playbook';
@@ -56,6 +57,8 @@ describe('noetl run', () => {
     ['pipeline.yaml', { summary: { count: 7, sum: 93, mean: 93 / 7, median: 9 }, above_mean: [15, 26, 31], mean: 93 / 7 }],
     ['retry.yaml', { ready: true, waited_ms: expect.any(Number) }],
     ['sleep.yaml', { slept_until: expect.any(String), slept_ms: expect.any(Number) }],
+    ['approval.yaml', { order: 42, status: 'escalated', reason: expect.stringContaining('no signal "approval" arrived') }],
+    ['schedule.yaml', { report: 'ad-hoc' }],
   ])('runs examples/%s to completion', async (file, result) => {
     const output = captureOutput();
     const code = await runPlaybook(join(examples, file), { ...DEADLINE, json: true }, output, config);
@@ -63,6 +66,16 @@ describe('noetl run', () => {
     expect(code).toBe(0);
     expect(output.stdout).toHaveLength(1);
     expect(JSON.parse(output.stdout[0]!)).toMatchObject({ status: 'COMPLETED', result });
+  });
+
+  it('runs a playbook that declares a schedule once, and schedules nothing', async () => {
+    expect(await runPlaybook(join(examples, 'schedule.yaml'), { ...DEADLINE, json: true }, captureOutput(), config)).toBe(0);
+    const database = await Database.connect(db.url);
+    try {
+      expect(await new ScheduleRepository().list(database, config.tenancy)).toEqual([]);
+    } finally {
+      await database.close();
+    }
   });
 
   it('exits 1 and prints the error of a playbook that fails', async () => {

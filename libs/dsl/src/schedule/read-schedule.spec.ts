@@ -25,6 +25,7 @@ describe('readSchedule', () => {
     expect(problems).toEqual([
       'metadata.schedule.every: unknown key "every" (a schedule has cron, interval_seconds, timezone, payload, overlap, catchup_seconds, jitter_seconds, paused)',
       expect.stringMatching(/^metadata\.schedule\.cron: invalid cron expression "61 \* \* \* \*": /),
+      'metadata.schedule.timezone: unknown time zone "Nowhere/Land" (an IANA name like "Europe/Berlin")',
       'metadata.schedule.payload: must be a mapping (it is merged over the playbook workload)',
       'metadata.schedule.overlap: must be one of skip, buffer_one, allow',
       'metadata.schedule.catchup_seconds: must be a whole number of seconds, at least 10',

@@ -65,11 +65,12 @@ function readTiming(raw: Record<string, unknown>, problem: (key: string, message
     if (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1) return problem('interval_seconds', 'must be a whole number of seconds, at least 1');
     return { intervalSeconds: interval };
   }
-  if (typeof cron !== 'string') return problem('cron', 'must be a cron expression like "*/5 * * * *"');
-  const why = cronProblem(cron);
-  if (why) return problem('cron', `invalid cron expression "${cron}": ${why}`);
+  const why = typeof cron === 'string' ? cronProblem(cron) : 'must be a cron expression like "*/5 * * * *"';
+  if (why) problem('cron', typeof cron === 'string' ? `invalid cron expression "${cron}": ${why}` : why);
   const zone = timezone ?? DEFAULT_TIMEZONE;
-  if (typeof zone !== 'string' || !isTimeZone(zone)) return problem('timezone', `unknown time zone ${JSON.stringify(zone)} (an IANA name like "Europe/Berlin")`);
+  const knownZone = typeof zone === 'string' && isTimeZone(zone);
+  if (!knownZone) problem('timezone', `unknown time zone ${JSON.stringify(zone)} (an IANA name like "Europe/Berlin")`);
+  if (why || !knownZone || typeof cron !== 'string') return undefined;
   return { cron: cron.trim().split(/\s+/).join(' '), timezone: zone };
 }
 
