@@ -1,11 +1,10 @@
 import { EventType, type EventError, type Json, type LedgerEvent, type PendingSignal, type StepRun, type TimerState } from '@noetl/event-kernel';
 import type { Step } from '../model';
-import { evaluatePolicies, outcomeScope, type CallOutcome } from '../policy';
 import { toPlainJson } from '../scope';
-import { hasKeys, renderSet } from './apply-set';
 import { completeStep } from './complete-step';
-import { failStep, guardStep } from './fail-step';
+import { guardStep } from './fail-step';
 import { StepFailure, type PlanContext } from './plan-context';
+import { routeStepError } from './schedule-retry';
 
 type SignalReceivedEvent = Extract<LedgerEvent, { event_type: typeof EventType.SignalReceived }>;
 type TimerFiredEvent = Extract<LedgerEvent, { event_type: typeof EventType.TimerFired }>;
@@ -65,41 +64,9 @@ export function onWaitTimeout(ctx: PlanContext, run: StepRun, timer: TimerState,
   guardStep(ctx, run.runId, run.step, () => {
     const step = ctx.step(run.step);
     const attempt = Object.values(ctx.state.timers).filter((candidate) => candidate.runId === run.runId && candidate.purpose === 'wait').length;
-    const error: EventError = {
-      kind: 'timeout',
-      code: 'signal_timeout',
-      message: `no signal "${signalName(step)}" arrived by ${timer.dueAt}`,
-      retryable: false,
-    };
-    const outcome: CallOutcome = { status: 'error', error: { kind: 'timeout', code: 'signal_timeout', message: error.message, retryable: false }, attempt, durationMs: 0 };
-    const scope = ctx.scope({ event: { name: EventType.TimerFired, step: step.name, payload: event.payload } });
-    const decision = evaluatePolicies(step.retry, outcome, {
-      evaluateWhen: (when, whenScope) => ctx.env.engine.evaluateCondition(when, whenScope),
-      random: ctx.env.random,
-      scope,
-    });
-    const policySet = renderSet(ctx, decision.set, { ...scope, ...outcomeScope(outcome) });
-    if (hasKeys(policySet.ctx)) ctx.emit({ type: EventType.CtxUpdated, step: step.name, payload: { set: policySet.ctx, step: step.name } });
-    switch (decision.kind) {
-      case 'retry':
-        armTimeout(ctx, step, run.runId);
-        return;
-      case 'complete':
-      case 'break':
-        completeStep(ctx, run.runId, {
-          value: { status: 'error', error: { ...error } },
-          output: outcomeScope(outcome)['output'],
-          trigger: { name: EventType.TimerFired, payload: { error } },
-        });
-        return;
-      case 'fail':
-        failStep(ctx, run.runId, { ...error, message: step.retry.length > 0 ? decision.reason : error.message });
-        return;
-      case 'jump':
-      case 'continue':
-        failStep(ctx, run.runId, { ...error, message: `retry policy chose ${decision.kind}, which only a pipeline task can do: ${error.message}` });
-        return;
-    }
+    const error: EventError = { kind: 'timeout', code: 'signal_timeout', message: `no signal "${signalName(step)}" arrived by ${timer.dueAt}`, retryable: false };
+    const outcome = { status: 'error' as const, error: { kind: 'timeout' as const, code: error.code, message: error.message, retryable: false }, attempt, durationMs: 0 };
+    routeStepError(ctx, step, run.runId, error, outcome, { name: EventType.TimerFired, payload: event.payload }, () => armTimeout(ctx, step, run.runId));
   });
 }
 
