@@ -10,6 +10,9 @@ const NAMED_INDEXES = [
   'idx_execution_parent_command',
   'idx_stage_open',
   'idx_worker_tenant_heartbeat',
+  'idx_schedule_due',
+  'idx_schedule_buffered',
+  'uq_schedule_declared',
   'idx_event_execution',
   'idx_event_execution_type',
   'idx_event_exec_stage_event_id_desc',
@@ -34,6 +37,7 @@ const NAMED_INDEXES = [
 
 const TABLES = [
   'worker',
+  'schedule',
   'event',
   'catalog',
   'execution',

@@ -41,16 +41,17 @@ export function readSchedule(raw: unknown, path: string, report: ScheduleReport)
   const payload = raw['payload'] ?? {};
   if (!isRecord(payload)) problem('payload', 'must be a mapping (it is merged over the playbook workload)');
   const overlap = raw['overlap'] ?? DEFAULT_OVERLAP;
-  if (!(OVERLAP_POLICIES as readonly unknown[]).includes(overlap)) problem('overlap', `must be one of ${OVERLAP_POLICIES.join(', ')}`);
+  if (!isOverlap(overlap)) problem('overlap', `must be one of ${OVERLAP_POLICIES.join(', ')}`);
   const catchupSeconds = readInteger(raw, 'catchup_seconds', DEFAULT_CATCHUP_SECONDS, MIN_CATCHUP_SECONDS, undefined, problem);
   const jitterSeconds = readInteger(raw, 'jitter_seconds', 0, 0, MAX_JITTER_SECONDS, problem);
   const paused = raw['paused'];
   if (paused !== undefined && typeof paused !== 'boolean') problem('paused', 'must be true or false');
-  if (!ok || !timing || catchupSeconds === undefined || jitterSeconds === undefined) return undefined;
+  if (!ok || !timing || !isOverlap(overlap) || catchupSeconds === undefined || jitterSeconds === undefined) return undefined;
   return {
     timing,
+    // A schedule is written in YAML or JSON: a mapping of it holds JSON values only.
     payload: payload as JsonObject,
-    overlap: overlap as OverlapPolicy,
+    overlap,
     catchupSeconds,
     jitterSeconds,
     ...(typeof paused === 'boolean' ? { paused } : {}),
@@ -87,6 +88,10 @@ function readInteger(
     return problem(key, `must be a whole number of seconds${max !== undefined ? ` from ${min} to ${max}` : `, at least ${min}`}`);
   }
   return value;
+}
+
+function isOverlap(value: unknown): value is OverlapPolicy {
+  return (OVERLAP_POLICIES as readonly unknown[]).includes(value);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

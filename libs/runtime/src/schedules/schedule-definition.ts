@@ -1,5 +1,4 @@
-import { firstFire, readSchedule, type OverlapPolicy, type ScheduleSpec, type ScheduleTiming } from '@noetl/dsl';
-import type { JsonObject } from '@noetl/event-kernel';
+import { firstFire, readSchedule, type ScheduleSpec, type ScheduleTiming } from '@noetl/dsl';
 import type { ScheduleDefinition, ScheduleFireState, ScheduleRow } from '@noetl/storage';
 import { RuntimeError } from '../runtime-error';
 import type { ScheduleView } from './schedule-types';
@@ -85,8 +84,8 @@ export function scheduleView(row: ScheduleRow): ScheduleView {
     cron: row.cron,
     timezone: row.timezone,
     interval_seconds: row.interval_seconds,
-    payload: row.payload as JsonObject,
-    overlap: row.overlap as OverlapPolicy,
+    payload: row.payload,
+    overlap: row.overlap,
     catchup_seconds: row.catchup_seconds,
     jitter_seconds: row.jitter_seconds,
     paused: row.paused,

@@ -1,4 +1,4 @@
-import { planFires, type FireInput, type OverlapPolicy } from '@noetl/dsl';
+import { planFires, type FireInput } from '@noetl/dsl';
 import type { Database, DueScheduleRow, ScheduleRepository } from '@noetl/storage';
 import type { Logger } from 'pino';
 import type { ExecutionService, StartedWithin } from '../executions/execution.service';
@@ -87,7 +87,7 @@ function fireInputOf(row: DueScheduleRow): FireInput {
   return {
     scheduleId: row.schedule_id,
     timing: timingOf(row),
-    overlap: row.overlap as OverlapPolicy,
+    overlap: row.overlap,
     catchupSeconds: row.catchup_seconds,
     jitterSeconds: row.jitter_seconds,
     nextFireAt: row.next_fire_at,
