@@ -193,7 +193,7 @@ export class AdminService {
   }
 
   private async reclaimFrame(frameId: string, request: AdminRequest): Promise<AdminActionResult> {
-    const { offers, ledger } = this.deps;
+    const { offers } = this.deps;
     // After the commit, the frame's stage is offered to workers again (its frame is claimable).
     let offer: { stageId: string; executionId: string; kinds: string[] } | undefined;
     const result = await this.onFrame(frameId, async (q, frame, target) => {
