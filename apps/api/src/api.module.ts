@@ -20,6 +20,7 @@ import { NatsHealthIndicator } from './health/nats.health';
 import { RedisHealthIndicator } from './health/redis.health';
 import { MetricsController } from './metrics/metrics.controller';
 import { ReplayController } from './replay/replay.controller';
+import { SchedulesController } from './schedules/schedules.controller';
 import { WorkersController } from './workers/workers.controller';
 
 /** The api role: REST over the runtime (DESIGN.md s6) behind API keys or tokens, health probes, metrics and Swagger. Build on CoreModule (AppRootModule). */
@@ -43,6 +44,7 @@ export class ApiModule {
         WorkersController,
         ReplayController,
         ApiKeysController,
+        SchedulesController,
       ],
       providers: [
         DatabaseHealthIndicator,

@@ -9,7 +9,9 @@ import { registerProjectorCommand } from './commands/projector.command';
 import { registerRegisterCommand } from './commands/register.command';
 import { registerReplayCommand } from './commands/replay.command';
 import { registerRunCommand } from './commands/run.command';
+import { registerScheduleCommand } from './commands/schedule.command';
 import { registerServerCommand } from './commands/server.command';
+import { registerSignalCommand } from './commands/signal.command';
 import { registerStatusCommand } from './commands/status.command';
 import { registerValidateCommand } from './commands/validate.command';
 import { registerWorkersCommand } from './commands/workers.command';
@@ -24,6 +26,8 @@ export function buildProgram(): Command {
   registerStatusCommand(program);
   registerEventsCommand(program);
   registerCancelCommand(program);
+  registerSignalCommand(program);
+  registerScheduleCommand(program);
   registerReplayCommand(program);
   registerWorkersCommand(program);
   registerValidateCommand(program);

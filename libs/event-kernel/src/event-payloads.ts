@@ -31,6 +31,9 @@ export interface EventError {
   expression?: string;
 }
 
+/** What a durable timer is for: a retry's backoff, a `sleep`, or a `wait`'s timeout. */
+export type TimerPurpose = 'retry' | 'sleep' | 'wait';
+
 export type ExecutionStatus = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 export type CommandStatus = 'ISSUED' | 'CLAIMED' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'ABANDONED' | 'CANCELLED';
 export type FrameStatus = 'PENDING' | 'CLAIMED' | 'RUNNING' | 'COMMITTED' | 'FAILED';
@@ -79,6 +82,8 @@ export interface EventPayloads {
     error?: EventError;
     /** Targets whose arcs fired (routing happens in the same decision as the exit). */
     next?: string[];
+    /** A `wait` step: the `signal.received` event it consumed (its payload is the result). */
+    signal?: { name: string; event_id: string };
   };
   [EventType.CommandIssued]: {
     command_id: string;
@@ -114,9 +119,9 @@ export interface EventPayloads {
     timer_id: string;
     error: EventError;
   };
-  /** A durable delay that is not a retry (the `sleep` tool). */
-  [EventType.TimerScheduled]: { timer_id: string; purpose: 'sleep'; step: string; run_id: string; due_at: string };
-  [EventType.TimerFired]: { timer_id: string; purpose: 'retry' | 'sleep' };
+  /** A durable delay that is not a retry: the `sleep` tool, or the timeout of a `wait`. */
+  [EventType.TimerScheduled]: { timer_id: string; purpose: 'sleep' | 'wait'; step: string; run_id: string; due_at: string };
+  [EventType.TimerFired]: { timer_id: string; purpose: TimerPurpose };
   [EventType.CtxUpdated]: { set: JsonObject; step?: string };
   [EventType.LoopStarted]: {
     loop_id: string;
@@ -180,6 +185,14 @@ export interface EventPayloads {
     target_type: 'execution' | 'command' | 'frame';
     target_id: string;
     reason?: string;
+  };
+  [EventType.SignalReceived]: { name: string; payload: Json };
+  [EventType.ScheduleFired]: {
+    schedule_id: string;
+    /** The nominal fire time (ISO); for a manual trigger, the time of the trigger. */
+    fire_time: string;
+    /** True when `POST /api/schedules/{id}/trigger` started it rather than the schedule's own time. */
+    manual?: boolean;
   };
 }
 

@@ -38,6 +38,10 @@ export const EventType = {
   FrameFailed: 'frame.failed',
   FrameAbandoned: 'frame.abandoned',
   AdminAction: 'admin.action',
+  /** An outside signal for a waiting step (`POST /api/executions/{id}/signals/{name}`), kept until a `wait` consumes it. */
+  SignalReceived: 'signal.received',
+  /** A schedule's fire time started this execution (right after its `execution.started`). */
+  ScheduleFired: 'schedule.fired',
 } as const;
 
 export type EventTypeName = (typeof EventType)[keyof typeof EventType];

@@ -13,6 +13,7 @@ import {
   TenantExecutions,
   TenantReplays,
   TenantSchedulers,
+  TenantSchedules,
   TenantWorkerDirectories,
 } from './tenant-services';
 import { NestBus } from './transport/nest-bus';
@@ -114,6 +115,7 @@ export class RuntimeModule {
         perTenant(TenantWorkerDirectories, (tenant) => tenant.workers),
         perTenant(TenantCredentials, (tenant) => tenant.credentials),
         perTenant(TenantSchedulers, (tenant) => tenant.scheduler),
+        perTenant(TenantSchedules, (tenant) => tenant.schedules),
         part(RuntimeMetrics, (engine) => engine.metrics),
         part(Worker, (engine) => engine.worker),
         RuntimeLifecycle,
@@ -128,6 +130,7 @@ export class RuntimeModule {
         TenantWorkerDirectories,
         TenantCredentials,
         TenantSchedulers,
+        TenantSchedules,
         RuntimeMetrics,
         Worker,
       ],

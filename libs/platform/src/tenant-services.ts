@@ -6,6 +6,7 @@ import {
   type ExecutionService,
   type LocalControlPlane,
   type Replay,
+  type ScheduleService,
   type Scheduler,
   type WorkerDirectory,
 } from '@noetl/runtime';
@@ -22,5 +23,6 @@ export class TenantAdmins extends PerTenant<AdminService> {}
 export class TenantReplays extends PerTenant<Replay> {}
 export class TenantWorkerDirectories extends PerTenant<WorkerDirectory> {}
 export class TenantCredentials extends PerTenant<CredentialStore> {}
+export class TenantSchedules extends PerTenant<ScheduleService> {}
 /** In a process with the scheduler role. */
 export class TenantSchedulers extends PerTenant<Scheduler | undefined> {}

@@ -9,6 +9,7 @@ import {
   PgEventStore,
   PgPayloadStore,
   ProjectionRepository,
+  ScheduleRepository,
   StageRepository,
   TenantRepository,
   TimerRepository,
@@ -39,6 +40,7 @@ import { RelayMetrics } from './relay/relay-metrics';
 import { StreamProjector } from './projection/stream-projector';
 import { RuntimeError } from './runtime-error';
 import { RetryLane } from './scheduler/retry-lane';
+import type { ScheduleService } from './schedules/schedule.service';
 import type { Scheduler } from './scheduler/scheduler';
 import { scopeKey, TenantRuntime, WORKER_REPORT_MS, type SharedParts } from './tenants/tenant-runtime';
 import { createRemoteControlPlane, offeredTenant } from './transport-factory';
@@ -138,6 +140,10 @@ export class Engine {
     return this.own.workers;
   }
 
+  get schedules(): ScheduleService {
+    return this.own.schedules;
+  }
+
   /** Any execution's state as of any event of its ledger. */
   get replay(): Replay {
     return this.own.replay;
@@ -173,6 +179,7 @@ export class Engine {
       workerRows: new WorkerRepository(),
       projections: new ProjectionRepository(),
       tenantRows: new TenantRepository(),
+      scheduleRows: new ScheduleRepository(),
     };
     metrics.trackBacklog({ commands: () => repositories.commandRows.backlog(database), frames: () => repositories.frameRows.backlog(database) });
     // A worker on a remote control plane asks the API for credentials; it never decrypts one itself.
@@ -194,6 +201,7 @@ export class Engine {
       repositories,
       expressions: new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() }),
       logger,
+      firesSchedules: options.schedules !== false,
     };
     if (roles.includes('scheduler') && config.redis) {
       // With Redis, a timer fires on time in whichever scheduler takes its job; the sweep remains the authority.
@@ -308,8 +316,8 @@ export class Engine {
   }
 
   /**
-   * Runs one sweep now of every tenant with a running execution, unless one
-   * is running here (each tenant's is skipped while another process sweeps
+   * Runs one sweep now of every tenant with a running execution or a due
+   * schedule, unless one is running here (each tenant's is skipped while another process sweeps
    * it: one active sweeper per tenant). The engine sweeps every
    * `scheduler.sweepMs` itself, or the caller does (`sweepEvery: 'caller'`).
    */
@@ -343,12 +351,17 @@ export class Engine {
     if (this.parts.ownsBus) await this.bus.close();
   }
 
-  /** Each tenant in turn (a failing tenant does not hold the others up): its sweep, when no other process holds it. */
+  /**
+   * Each tenant with a running execution or a due schedule, in turn (a
+   * failing tenant does not hold the others up): its sweep, when no other
+   * process holds it.
+   */
   private async sweepTenants(): Promise<void> {
-    const { database, repositories } = this.shared;
-    const scopes = await repositories.executionRows.runningScopes(database);
+    const { database, repositories, firesSchedules } = this.shared;
+    const scopes = new Map((await repositories.executionRows.runningScopes(database)).map((scope) => [scopeKey(scope), scope]));
+    if (firesSchedules) for (const scope of await repositories.scheduleRows.dueScopes(database, new Date())) scopes.set(scopeKey(scope), scope);
     const failures: unknown[] = [];
-    for (const scope of scopes) {
+    for (const scope of scopes.values()) {
       await this.tenant(scope)
         .sweeper!.sweep()
         .catch((error: unknown) => failures.push(error));

@@ -10,14 +10,24 @@ import {
   ApiTags,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
-import type { JsonObject } from '@noetl/event-kernel';
-import { LOCAL_SUBJECT, RuntimeError, type EventPage, type ExecutionDetail, type ExecutionPage, type PlaybookRef, type Principal, type StartedExecution } from '@noetl/runtime';
+import type { Json, JsonObject } from '@noetl/event-kernel';
 import { TenantExecutions } from '@noetl/platform';
+import {
+  LOCAL_SUBJECT,
+  RuntimeError,
+  type DeliveredSignal,
+  type EventPage,
+  type ExecutionDetail,
+  type ExecutionPage,
+  type PlaybookRef,
+  type Principal,
+  type StartedExecution,
+} from '@noetl/runtime';
 import { Access } from '../auth/access.decorator';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrorDto } from '../errors/api-error.dto';
-import { CancelDto, ExecuteDto, ListEventsQueryDto, ListExecutionsQueryDto } from './execution-requests.dto';
-import { CancelledExecutionDto, EventPageDto, ExecutionDetailDto, ExecutionPageDto, StartedExecutionDto } from './execution-responses.dto';
+import { CancelDto, ExecuteDto, ListEventsQueryDto, ListExecutionsQueryDto, SignalDto } from './execution-requests.dto';
+import { CancelledExecutionDto, DeliveredSignalDto, EventPageDto, ExecutionDetailDto, ExecutionPageDto, StartedExecutionDto } from './execution-responses.dto';
 
 @ApiTags('executions')
 @Access('viewer')
@@ -72,6 +82,20 @@ export class ExecutionsController {
   async cancel(@Caller() caller: Principal, @Param('id') id: string, @Body() body: CancelDto): Promise<CancelledExecutionDto> {
     await this.executions.of(caller.scope).cancel(id, { ...body, ...(caller.subject !== LOCAL_SUBJECT ? { by: caller.subject } : {}) });
     return { execution_id: id, status: 'CANCELLED' };
+  }
+
+  @Post('executions/:id/signals/:name')
+  @Access('developer')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @ApiOperation({ summary: 'Send a signal: a step waiting for it (kind: wait) takes it, else it is kept until one does' })
+  @ApiAcceptedResponse({ type: DeliveredSignalDto })
+  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Not a signal name' })
+  @ApiNotFoundResponse({ type: ApiErrorDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'The execution already ended (already_terminal)' })
+  @ApiUnprocessableEntityResponse({ type: ApiErrorDto, description: 'The payload is larger than NOETL_PAYLOAD_INLINE_LIMIT (invalid_payload)' })
+  // A parsed JSON body holds only JSON values, so the payload is Json.
+  signal(@Caller() caller: Principal, @Param('id') id: string, @Param('name') name: string, @Body() body: SignalDto): Promise<DeliveredSignal> {
+    return this.executions.of(caller.scope).signal(id, name, body.payload === undefined ? {} : (body.payload as Json), body.idempotency_key);
   }
 }
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig, type NoetlConfig } from '@noetl/config';
+import { Database, ScheduleRepository } from '@noetl/storage';
 import { baseDatabaseUrl } from '../../../../test/support/postgres';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
 import { captureOutput } from '../shared/testing/capture-output';
@@ -60,6 +61,8 @@ describe('noetl run', () => {
     ['fanout.yaml', { total: 204, items: 8 }, {}],
     // Streams from the machine's PostgreSQL (the base database, not this run's ledger).
     ['streaming.yaml', { rows: 2500, chunks: 3 }, { dsn: baseDatabaseUrl() }],
+    ['approval.yaml', { order: 42, status: 'escalated', reason: expect.stringContaining('no signal "approval" arrived') }, {}],
+    ['schedule.yaml', { report: 'ad-hoc' }, {}],
   ])('runs examples/%s to completion', async (file, result, set: Record<string, string>) => {
     const output = captureOutput();
     const code = await runPlaybook(join(examples, file), { ...DEADLINE, json: true, set }, output, config);
@@ -74,6 +77,16 @@ describe('noetl run', () => {
     const code = await runPlaybook(join(examples, 'fanout.yaml'), { ...DEADLINE, json: true, set: { ids: [3, 13, 5] } }, output, config);
     expect(code).toBe(0);
     expect(JSON.parse(output.stdout[0]!)).toMatchObject({ status: 'COMPLETED', result: { failed: 1, succeeded: 2 } });
+  });
+
+  it('runs a playbook that declares a schedule once, and schedules nothing', async () => {
+    expect(await runPlaybook(join(examples, 'schedule.yaml'), { ...DEADLINE, json: true }, captureOutput(), config)).toBe(0);
+    const database = await Database.connect(db.url);
+    try {
+      expect(await new ScheduleRepository().list(database, config.tenancy)).toEqual([]);
+    } finally {
+      await database.close();
+    }
   });
 
   it('exits 1 and prints the error of a playbook that fails', async () => {

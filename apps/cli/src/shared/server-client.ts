@@ -1,14 +1,18 @@
 import type { NoetlConfig } from '@noetl/config';
-import type { JsonObject } from '@noetl/event-kernel';
+import type { Json, JsonObject } from '@noetl/event-kernel';
 import {
   readAdminKeyFile,
+  type DeliveredSignal,
   type EventPage,
   type ExecutionDetail,
   type ListEventsQuery,
   type RegisteredPlaybook,
   type ReplayState,
+  type ScheduleInput,
+  type ScheduleView,
   type StartExecutionRequest,
   type StartedExecution,
+  type TriggeredSchedule,
   type WorkerView,
 } from '@noetl/runtime';
 import type { Command } from 'commander';
@@ -82,7 +86,34 @@ export class ServerClient {
     await this.call('POST', `/api/executions/${encodeURIComponent(id)}/cancel`, reason === undefined ? {} : { reason });
   }
 
-  private async call<T>(method: 'GET' | 'POST', path: string, body?: JsonObject | StartExecutionRequest): Promise<T> {
+  signal(id: string, name: string, payload: Json, idempotencyKey?: string): Promise<DeliveredSignal> {
+    return this.call('POST', `/api/executions/${encodeURIComponent(id)}/signals/${encodeURIComponent(name)}`, {
+      payload,
+      ...(idempotencyKey !== undefined ? { idempotency_key: idempotencyKey } : {}),
+    });
+  }
+
+  createSchedule(schedule: ScheduleInput): Promise<ScheduleView> {
+    return this.call('POST', '/api/schedules', schedule);
+  }
+
+  schedules(path?: string): Promise<{ schedules: ScheduleView[] }> {
+    return this.call('GET', `/api/schedules${path !== undefined ? `?${new URLSearchParams({ path }).toString()}` : ''}`);
+  }
+
+  updateSchedule(id: string, patch: ScheduleInput): Promise<ScheduleView> {
+    return this.call('PATCH', `/api/schedules/${encodeURIComponent(id)}`, patch);
+  }
+
+  deleteSchedule(id: string): Promise<ScheduleView> {
+    return this.call('DELETE', `/api/schedules/${encodeURIComponent(id)}`);
+  }
+
+  triggerSchedule(id: string): Promise<TriggeredSchedule> {
+    return this.call('POST', `/api/schedules/${encodeURIComponent(id)}/trigger`, {});
+  }
+
+  private async call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: JsonObject | StartExecutionRequest | ScheduleInput): Promise<T> {
     let response: Awaited<ReturnType<typeof request>>;
     try {
       response = await request(`${this.baseUrl}${path}`, {

@@ -1,3 +1,4 @@
+import type { ScheduleSpec } from '../schedule/schedule-spec';
 import type { Json, JsonObject } from './json';
 import type { LoopSpec, Sink } from './loop';
 import type { Policy } from './policy';
@@ -66,6 +67,8 @@ export interface Playbook {
   executor: { entryStep: string; finalStep?: string };
   /** In document order; names are unique. */
   steps: Step[];
+  /** `metadata.schedule`: applied to the catalog's schedules when the playbook is registered. */
+  schedule?: ScheduleSpec;
 }
 
 /** One registration problem: a path like `workflow[2].next.arcs[0].step`, the YAML position and a message. */

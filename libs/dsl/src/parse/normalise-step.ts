@@ -39,6 +39,7 @@ export function normaliseStep(raw: unknown, path: string, ctx: ParseContext): St
     const loop = normaliseLoop(raw.loop, keyPath(path, 'loop'), ctx);
     if (loop) step.loop = loop;
     if (!has(raw, 'tool') || raw.tool === null) ctx.problems.add(keyPath(path, 'loop'), 'a loop step needs a "tool": the loop body', 'key');
+    if (tool?.tasks.some((task) => task.kind === 'wait')) ctx.problems.add(keyPath(path, 'loop'), 'a loop body cannot "wait": a signal parks a whole step, not one iteration', 'key');
   }
   if (has(raw, 'sink')) attachSink(raw, step, path, ctx);
   if (has(raw, 'output')) {

@@ -19,6 +19,8 @@ export interface Completion {
   fanin?: Record<string, unknown>;
   /** Loop steps with failed iterations: the step fails with this when no arc fires (DSL.md s4). */
   unrouted?: EventError;
+  /** A `wait` step: the signal it consumes, recorded on its `step.exit`. */
+  signal?: { name: string; event_id: string };
 }
 
 /**
@@ -78,6 +80,7 @@ function route(ctx: PlanContext, runId: string, stepName: string, completion: Co
       status: 'COMPLETED',
       ...(ref ? { result_ref: ref } : { result }),
       next: [...new Set(fired.map((arc) => arc.step))],
+      ...(completion.signal ? { signal: completion.signal } : {}),
     },
   });
   for (const arcSet of arcSets) {

@@ -12,6 +12,7 @@ import { onCallPartial } from './on-call-partial';
 import { onCommandAbandoned } from './reissue-abandoned';
 import { releaseArrivals } from './release-arrivals';
 import { onCommandFailed } from './schedule-retry';
+import { onSignalReceived } from './wait-signal';
 
 /** Events the planner answers; every other event (claims, heartbeats, call.*, its own decisions) needs none. */
 const TRIGGERS: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
@@ -24,6 +25,7 @@ const TRIGGERS: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
   EventType.FrameCommitted,
   EventType.FrameFailed,
   EventType.CallPartial,
+  EventType.SignalReceived,
 ]);
 
 /**
@@ -78,6 +80,9 @@ function planTrigger(ctx: PlanContext, event: LedgerEvent): void {
       break;
     case EventType.CallPartial:
       onCallPartial(ctx, event);
+      break;
+    case EventType.SignalReceived:
+      onSignalReceived(ctx, event);
       break;
   }
 }

@@ -1,4 +1,5 @@
 import type { ExecutionState } from '@noetl/event-kernel';
+import { isLiveTimer } from './check-completion';
 import { enterStep } from './enter-step';
 import { failExecution } from './fail-step';
 import type { PlanContext } from './plan-context';
@@ -51,7 +52,7 @@ export function releasable(state: ExecutionState, graph: Reachability): string |
 function busySteps(state: ExecutionState): Set<string> {
   const busy = new Set<string>();
   for (const run of Object.values(state.runs)) if (run.status === 'RUNNING') busy.add(run.step);
-  for (const timer of Object.values(state.timers)) if (!timer.fired) busy.add(timer.step);
+  for (const timer of Object.values(state.timers)) if (isLiveTimer(state, timer)) busy.add(timer.step);
   for (const loop of Object.values(state.loops)) if (loop.status === 'RUNNING') busy.add(loop.step);
   return busy;
 }

@@ -123,6 +123,33 @@ describe('applyEvent', () => {
     expect(state).toMatchObject({ status: 'COMPLETED', result: { x: 1 } });
   });
 
+  it('keeps signals in arrival order until a step exit consumes one, and leaves a state without signals unchanged', () => {
+    const state = foldEvents([started()])!;
+    expect(state).not.toHaveProperty('signals');
+    const first = ev({ type: EventType.SignalReceived, payload: { name: 'approval', payload: { n: 1 } } });
+    const second = ev({ type: EventType.SignalReceived, payload: { name: 'approval', payload: { n: 2 } } });
+    foldEvents([first, second, ev({ type: EventType.SignalReceived, payload: { name: 'other', payload: null } })], state);
+    expect(state.signals?.approval?.map((signal) => signal.payload)).toEqual([{ n: 1 }, { n: 2 }]);
+
+    foldEvents(
+      [
+        ev({ type: EventType.StepEnter, payload: { step: 'wait', run_id: 'r1', activation: 1 } }),
+        ev({
+          type: EventType.StepExit,
+          payload: { step: 'wait', run_id: 'r1', status: 'COMPLETED', result: { n: 2 }, signal: { name: 'approval', event_id: second.event_id } },
+        }),
+      ],
+      state,
+    );
+    expect(state.signals?.approval?.map((signal) => signal.eventId)).toEqual([first.event_id]);
+    expect(state.results.wait).toEqual({ value: { n: 2 } });
+  });
+
+  it('records the schedule and fire time that started the execution', () => {
+    const state = foldEvents([started(), ev({ type: EventType.ScheduleFired, payload: { schedule_id: '9', fire_time: '2026-01-01T00:00:00.000Z' } })])!;
+    expect(state.schedule).toEqual({ scheduleId: '9', fireTime: '2026-01-01T00:00:00.000Z' });
+  });
+
   it('refuses histories that cannot happen', () => {
     expect(() => applyEvent(undefined, ev({ type: EventType.CtxUpdated, payload: { set: {} } }))).toThrow(FoldError);
     const state = foldEvents([started()])!;

@@ -253,6 +253,16 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
       state.status = 'CANCELLED';
       state.completedAt = event.event_time;
       return;
+    case EventType.SignalReceived: {
+      const signals = (state.signals ??= {});
+      (signals[event.payload.name] ??= []).push({ eventId: event.event_id, payload: event.payload.payload, receivedAt: event.event_time });
+      return;
+    }
+    case EventType.ScheduleFired: {
+      const p = event.payload;
+      state.schedule = { scheduleId: p.schedule_id, fireTime: p.fire_time, ...(p.manual ? { manual: true } : {}) };
+      return;
+    }
     case EventType.ExecutionStarted:
       throw new FoldError(`execution ${event.execution_id} started twice`);
     case EventType.CallPartial:
@@ -325,6 +335,17 @@ function exitStep(state: ExecutionState, event: Extract<LedgerEvent, { event_typ
     state.lastCompletedStep = p.step;
   }
   for (const target of p.next ?? []) (state.pending[target] ??= []).push(run.runId);
+  if (p.signal) consumeSignal(state, p.signal);
+}
+
+/** A `wait` took this signal: it leaves the pending ones (each is consumed once). */
+function consumeSignal(state: ExecutionState, signal: { name: string; event_id: string }): void {
+  const signals = state.signals;
+  const pending = signals?.[signal.name];
+  if (!signals || !pending) return;
+  const left = pending.filter((candidate) => candidate.eventId !== signal.event_id);
+  if (left.length > 0) signals[signal.name] = left;
+  else delete signals[signal.name];
 }
 
 /**

@@ -2,6 +2,7 @@ import type {
   ChunkOrigin,
   CommandStatus,
   EventError,
+  TimerPurpose,
   ExecutionStatus,
   Json,
   JsonObject,
@@ -67,7 +68,7 @@ export interface CommandState {
 
 export interface TimerState {
   timerId: string;
-  purpose: 'retry' | 'sleep';
+  purpose: TimerPurpose;
   step: string;
   runId: string;
   dueAt: string;
@@ -124,6 +125,13 @@ export interface LoopState {
   doneStatus?: 'complete' | 'partial';
 }
 
+/** A `signal.received` no `wait` has consumed yet. */
+export interface PendingSignal {
+  eventId: string;
+  payload: Json;
+  receivedAt: string;
+}
+
 /** The state of one execution, folded from its events by `applyEvent`. */
 export interface ExecutionState {
   executionId: string;
@@ -149,6 +157,10 @@ export interface ExecutionState {
   loops: Record<string, LoopState>;
   /** The step that completed last (the execution result when no final_step is set). */
   lastCompletedStep: string | null;
+  /** Signals received and not yet consumed, by name, oldest first (absent until the first signal). */
+  signals?: Record<string, PendingSignal[]>;
+  /** The schedule and fire time that started the execution (absent when something else did). */
+  schedule?: { scheduleId: string; fireTime: string; manual?: boolean };
   result?: Json;
   resultRef?: PayloadRef;
   error?: EventError;

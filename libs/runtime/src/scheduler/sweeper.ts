@@ -7,6 +7,7 @@ import type { Offers } from '../bus/offers';
 import type { LocalControlPlane } from '../control-plane/local-control-plane';
 import type { ExecutionService } from '../executions/execution.service';
 import type { Ledger } from '../ledger';
+import type { ScheduleTicker } from '../schedules/schedule-ticker';
 import { ChildLinks } from './child-links';
 import type { Scheduler, SchedulerFollowUps } from './scheduler';
 import { reapExpiredFrames, reofferStages } from './frame-reaper';
@@ -22,6 +23,8 @@ export interface SweeperDeps {
   logger: Logger;
   /** An ISSUED command not claimed for this long is offered to workers again. */
   renotifyAfterMs?: number;
+  /** Fires due schedules in each sweep; absent: this process fires none. */
+  schedules?: ScheduleTicker;
   commandRows: CommandRepository;
   frameRows: FrameRepository;
   stageRows: StageRepository;
@@ -34,7 +37,8 @@ const SWEEP_LIMIT = 100;
 /**
  * The scheduler's safety net (DESIGN.md s4 "Reaper and timers", invariant 5):
  * nothing here is needed when every message arrives and no process dies, and
- * everything here is idempotent. Each sweep fires due timers, abandons
+ * everything here is idempotent. Each sweep fires due timers and due
+ * schedules, abandons
  * commands whose lease expired (the planner re-issues them), reaps frames
  * whose lease expired, offers unclaimed commands and frames again, plans executions with unplanned events (lost
  * notifications, a restart), and settles parent/child links a crash left
@@ -65,6 +69,7 @@ export class Sweeper implements SchedulerFollowUps {
       ]);
       if (!row?.leader) return false;
       await this.fireDueTimers();
+      await this.deps.schedules?.fireDue();
       await this.abandonExpiredLeases();
       await this.reapFrames();
       await this.renotifyUnclaimed();

@@ -9,6 +9,7 @@ import {
   type FrameRepository,
   type PgEventStore,
   type ProjectionRepository,
+  type ScheduleRepository,
   type StageRepository,
   type TenantRepository,
   type TenantScope,
@@ -33,6 +34,9 @@ import type { ProjectorMetrics } from '../projection/projector-metrics';
 import { PROJECTION_SNAPSHOT_EVERY } from '../projection/rebuild';
 import { Replay } from '../projection/replay';
 import type { RetryLane } from '../scheduler/retry-lane';
+import { DeclaredSchedules } from '../schedules/declared-schedules';
+import { ScheduleTicker } from '../schedules/schedule-ticker';
+import { ScheduleService } from '../schedules/schedule.service';
 import { Scheduler } from '../scheduler/scheduler';
 import { Sweeper } from '../scheduler/sweeper';
 import { ExecutionStates } from '../state/execution-states';
@@ -52,6 +56,7 @@ export interface Repositories {
   workerRows: WorkerRepository;
   projections: ProjectionRepository;
   tenantRows: TenantRepository;
+  scheduleRows: ScheduleRepository;
 }
 
 /** What a process builds once and every tenant's runtime uses. */
@@ -74,6 +79,8 @@ export interface SharedParts {
   lane?: RetryLane;
   /** With the projector role. */
   projectorMetrics?: ProjectorMetrics;
+  /** Whether the scheduler role fires due schedules in its sweep (`noetl run`, a one-shot, does not). */
+  firesSchedules: boolean;
 }
 
 /**
@@ -95,6 +102,7 @@ export class TenantRuntime {
   readonly replay: Replay;
   readonly workers: WorkerDirectory;
   readonly offers: Offers;
+  readonly schedules: ScheduleService;
   /** With the scheduler role. */
   readonly scheduler?: Scheduler;
   readonly sweeper?: Sweeper;
@@ -117,9 +125,22 @@ export class TenantRuntime {
     const payloads = new PayloadCache(payloadStore, scope);
     const states = new ExecutionStates(ledger);
     const offers = new Offers({ db, bus, workerRows: repos.workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
-    const catalog = new CatalogService(db, shared.ids, scope);
+    const declared = new DeclaredSchedules({ rows: repos.scheduleRows, ids: shared.ids, scope, now: () => ledger.now() });
+    const catalog = new CatalogService(db, shared.ids, scope, (q, playbook) => declared.apply(q, playbook));
     const projected = new ProjectedStates(ledger, repos.projections);
-    const executions = new ExecutionService(db, ledger, catalog, states, payloads, bus, metrics, rows.executionRows, projected, repos.tenantRows);
+    const executions = new ExecutionService(
+      db,
+      ledger,
+      catalog,
+      states,
+      payloads,
+      bus,
+      metrics,
+      rows.executionRows,
+      projected,
+      repos.tenantRows,
+      config.payloads.inlineLimitBytes,
+    );
     const credentials = new PgCredentialStore(db, shared.cipher, scope);
     const controlPlane = new LocalControlPlane({
       db,
@@ -144,6 +165,7 @@ export class TenantRuntime {
     this.controlPlane = controlPlane;
     this.credentials = credentials;
     this.offers = offers;
+    this.schedules = new ScheduleService({ db, ledger, rows: repos.scheduleRows, catalog, executions });
     this.admin = new AdminService({ db, ledger, offers, notify: (executionId) => notifyExecution(bus, scope, executionId), ...rows });
     this.replay = new Replay(db, ledger, repos.projections, payloads);
     this.workers = new WorkerDirectory({ db, workerRows: repos.workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
@@ -179,6 +201,9 @@ export class TenantRuntime {
           executions,
           controlPlane,
           logger: shared.logger.child({ role: 'sweeper', tenant: scope.tenantId }),
+          ...(shared.firesSchedules
+            ? { schedules: new ScheduleTicker({ db, ledger, rows: repos.scheduleRows, executions, logger: shared.logger.child({ role: 'schedules', tenant: scope.tenantId }) }) }
+            : {}),
           // A few sweeps' grace before an unclaimed command is offered again.
           renotifyAfterMs: Math.max(1000, config.scheduler.sweepMs * 5),
           ...rows,

@@ -9,3 +9,4 @@ export * from './worker.repository';
 export * from './projection.repository';
 export * from './api-key.repository';
 export * from './tenant.repository';
+export * from './schedule.repository';

@@ -274,6 +274,11 @@ export class PlannerHarness {
     });
   }
 
+  /** An outside signal, as the API appends it. */
+  signal(name: string, payload: Json = {}): LedgerEvent {
+    return this.append({ type: EventType.SignalReceived, executionId: this.executionId, payload: { name, payload } });
+  }
+
   cancel(reason?: string): LedgerEvent {
     return this.append({
       type: EventType.ExecutionCancelled,
