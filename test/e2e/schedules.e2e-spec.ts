@@ -42,7 +42,7 @@ describe('a schedule across two servers on one database', () => {
 
   it('fires every second exactly once per fire time, through a SIGKILL and a restart of each server', async () => {
     let [a, b] = await Promise.all([boot(), boot()]);
-    const client = (server: CliServerProcess): NoetlHttpClient => new NoetlHttpClient(server.url);
+    const client = (server: CliServerProcess): NoetlHttpClient => new NoetlHttpClient(server.url, server.apiKey);
     await client(a!).register(e2ePlaybook('scheduled-noop'));
     const schedule = await client(a!).createSchedule({ path: 'e2e/scheduled_noop', interval_seconds: 1, overlap: 'allow' });
     const fired = async (atLeast: number, via: CliServerProcess): Promise<void> => {

@@ -111,7 +111,7 @@ describe('an approval across a crash of noetl server', () => {
 
   const boot = async (): Promise<NoetlHttpClient> => {
     server = await startCliServer({ DATABASE_URL: database.url, NOETL_LEASE_SECONDS: '2', NOETL_SWEEP_MS: '200', LOG_LEVEL: 'warn' });
-    return new NoetlHttpClient(server.url);
+    return new NoetlHttpClient(server.url, server.apiKey);
   };
 
   beforeAll(async () => {

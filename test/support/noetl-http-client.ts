@@ -112,32 +112,31 @@ export class NoetlHttpClient {
 
   /** POST /api/executions/:id/signals/:name; returns the raw response for the spec to check its status. */
   signal(executionId: string, name: string, payload?: Json, idempotencyKey?: string): request.Test {
-    return request(this.target)
-      .post(`/api/executions/${executionId}/signals/${encodeURIComponent(name)}`)
+    return this.request('post', `/api/executions/${executionId}/signals/${encodeURIComponent(name)}`)
       .send({ ...(payload !== undefined ? { payload } : {}), ...(idempotencyKey !== undefined ? { idempotency_key: idempotencyKey } : {}) });
   }
 
   async createSchedule(schedule: ScheduleInput): Promise<ScheduleView> {
-    const res = await request(this.target).post('/api/schedules').send(schedule);
+    const res = await this.request('post', '/api/schedules').send(schedule);
     if (res.status !== 201) throw new Error(`create schedule answered ${res.status}: ${JSON.stringify(res.body)}`);
     return res.body as ScheduleView;
   }
 
   async schedule(scheduleId: string): Promise<ScheduleView> {
-    const res = await request(this.target).get(`/api/schedules/${scheduleId}`);
+    const res = await this.request('get', `/api/schedules/${scheduleId}`);
     if (res.status !== 200) throw new Error(`GET schedule ${scheduleId} answered ${res.status}: ${JSON.stringify(res.body)}`);
     return res.body as ScheduleView;
   }
 
   async updateSchedule(scheduleId: string, patch: ScheduleInput): Promise<ScheduleView> {
-    const res = await request(this.target).patch(`/api/schedules/${scheduleId}`).send(patch);
+    const res = await this.request('patch', `/api/schedules/${scheduleId}`).send(patch);
     if (res.status !== 200) throw new Error(`PATCH schedule ${scheduleId} answered ${res.status}: ${JSON.stringify(res.body)}`);
     return res.body as ScheduleView;
   }
 
   /** Every execution of a playbook path (newest first), in full. */
   async executionsOf(path: string): Promise<ExecutionDetail[]> {
-    const res = await request(this.target).get('/api/executions').query({ path, limit: 1000 });
+    const res = await this.request('get', '/api/executions').query({ path, limit: 1000 });
     if (res.status !== 200) throw new Error(`GET executions answered ${res.status}: ${JSON.stringify(res.body)}`);
     const summaries = (res.body as { executions: { execution_id: string }[] }).executions;
     return Promise.all(summaries.map((s) => this.detail(s.execution_id)));

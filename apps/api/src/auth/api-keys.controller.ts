@@ -8,6 +8,7 @@ import { Caller } from './caller.decorator';
 
 /** The API keys of the caller's tenant and organization: an admin makes, lists and revokes them. */
 @ApiTags('auth')
+@Access('admin')
 @Controller('api')
 export class ApiKeysController {
   constructor(private readonly keys: ApiKeys) {}
@@ -21,7 +22,6 @@ export class ApiKeysController {
   }
 
   @Post('keys')
-  @Access('admin')
   @ApiOperation({ summary: "Make an API key in the caller's tenant; the key is in this answer only" })
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
   @ApiBadRequestResponse({ type: ApiErrorDto })
@@ -30,7 +30,6 @@ export class ApiKeysController {
   }
 
   @Get('keys')
-  @Access('admin')
   @ApiOperation({ summary: "The tenant's API keys, revoked ones included, never their secrets" })
   @ApiOkResponse({ type: ApiKeyListDto })
   async list(@Caller() caller: Principal): Promise<ApiKeyListDto> {
@@ -38,7 +37,6 @@ export class ApiKeysController {
   }
 
   @Delete('keys/:id')
-  @Access('admin')
   @ApiOperation({ summary: 'Revoke a key of the tenant: every process refuses it within seconds' })
   @ApiOkResponse({ type: ApiKeyDto })
   @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No live key of this id in the tenant' })

@@ -17,7 +17,7 @@ import { startApiTestApp, type ApiTestApp } from '../testing/api-test-app';
  * of tenant A's ids, names or secrets.
  */
 
-type Method = 'get' | 'post' | 'delete';
+type Method = 'get' | 'post' | 'patch' | 'delete';
 
 interface Route {
   access: Access;
@@ -42,6 +42,7 @@ interface Ids {
   frame: string;
   keyId: string;
   worker: string;
+  schedule: string;
 }
 
 const holder = { worker_id: 'matrix-worker', lease_token: 'x'.repeat(43) };
@@ -110,6 +111,13 @@ const ROUTES: Record<string, Route> = {
   'get /api/credentials': { access: 'developer' },
   'get /api/credentials/{name}': { access: 'developer', param: () => CREDENTIAL_A },
   'delete /api/credentials/{name}': { access: 'operator', param: () => CREDENTIAL_A, mutates: true },
+  'post /api/executions/{id}/signals/{name}': { access: 'developer', param: (ids) => ids.execution, body: () => ({ payload: { approved: true } }), mutates: true },
+  'post /api/schedules': { access: 'developer', body: () => ({ path: PATH_A, interval_seconds: 3600, paused: true }), mutates: true },
+  'get /api/schedules': { access: 'viewer' },
+  'get /api/schedules/{id}': { access: 'viewer', param: (ids) => ids.schedule },
+  'patch /api/schedules/{id}': { access: 'developer', param: (ids) => ids.schedule, body: () => ({ paused: false }), mutates: true },
+  'delete /api/schedules/{id}': { access: 'developer', param: (ids) => ids.schedule, mutates: true },
+  'post /api/schedules/{id}/trigger': { access: 'developer', param: (ids) => ids.schedule, mutates: true },
   'get /api/auth/me': { access: 'authenticated' },
   'post /api/keys': { access: 'admin', body: () => ({ name: 'matrix scratch', role: 'viewer' }), mutates: true },
   'get /api/keys': { access: 'admin' },
@@ -194,11 +202,13 @@ describe('the authorization matrix', () => {
       return rows.length > 0 && rows;
     });
     const keyId = /^noetl_([0-9a-f]{16})_/.exec(keysOf.a.viewer!)![1]!;
-    ids = { execution, loopExecution, command, stage: frame!.stage_id, frame: frame!.frame_id, keyId, worker: 'worker-of-a' };
+    const schedule = (await request(api.http).post('/api/schedules').set(asA('developer')).send({ path: PATH_A, interval_seconds: 3600, paused: true }).expect(201)).body
+      .schedule_id as string;
+    ids = { execution, loopExecution, command, stage: frame!.stage_id, frame: frame!.frame_id, keyId, worker: 'worker-of-a', schedule };
     // Tenant B has work of its own, so its lists are not empty by accident.
     await request(api.http).post('/api/catalog/register').set('Authorization', `Bearer ${keysOf.b.developer}`).send({ content: PLAYBOOK_B_LIKE }).expect(201);
     await request(api.http).post('/api/execute').set('Authorization', `Bearer ${keysOf.b.developer}`).send({ path: 'matrix/scratch' }).expect(201);
-    markersOfA = [execution, loopExecution, command, frame!.stage_id, frame!.frame_id, keyId, 'worker-of-a', 'node-of-a', PATH_A, 'tenant_a_loop', CREDENTIAL_A, SECRET_A, 'tenant-a', 'org-a'];
+    markersOfA = [schedule, execution, loopExecution, command, frame!.stage_id, frame!.frame_id, keyId, 'worker-of-a', 'node-of-a', PATH_A, 'tenant_a_loop', CREDENTIAL_A, SECRET_A, 'tenant-a', 'org-a'];
   });
 
   afterAll(async () => {
@@ -216,7 +226,9 @@ describe('the authorization matrix', () => {
 
   describe.each(Object.entries(ROUTES))('%s', (name, route) => {
     const [method, template] = name.split(' ') as [Method, string];
-    const pathOf = (param: string | undefined): string => (param === undefined ? template : template.replace(/\{\w+\}/, encodeURIComponent(param)));
+    // The first parameter names the resource; a second (a signal's name) is any name.
+    const pathOf = (param: string | undefined): string =>
+      param === undefined ? template : template.replace(/\{\w+\}/, encodeURIComponent(param)).replace(/\{\w+\}/, 'go');
     const ownRole = (): Role => (route.access === 'public' || route.access === 'authenticated' ? 'viewer' : route.access);
 
     it('answers no key and a malformed or unknown key with 401 (a public route answers)', async () => {
@@ -258,19 +270,25 @@ describe('the authorization matrix', () => {
     });
   });
 
-  it("kept tenant A's work as it was: 0 cross-tenant reads, and nothing another tenant's calls could change", async () => {
-    expect(leaks).toEqual([]);
-    const asA = { Authorization: `Bearer ${keysOf.a.viewer}` };
-    const detail = (await request(api.http).get(`/api/executions/${ids.execution}`).set(asA).expect(200)).body;
-    expect(detail.status).toBe('RUNNING');
-    const events = (await request(api.http).get(`/api/executions/${ids.execution}/events`).set(asA).expect(200)).body.events as { event_type: string }[];
-    expect(events.map((event) => event.event_type)).not.toContain(EventType.CommandClaimed);
-    expect((await request(api.http).get(`/api/executions/${ids.loopExecution}`).set(asA).expect(200)).body.status).toBe('RUNNING');
-    const credentials = (await request(api.http).get('/api/credentials').set('Authorization', `Bearer ${keysOf.a.developer}`).expect(200)).body.credentials;
-    expect(credentials.map((c: { name: string }) => c.name)).toContain(CREDENTIAL_A);
-    const [worker] = await database.query<{ node: string; tenant_id: string }>("SELECT node, tenant_id FROM noetl.worker WHERE worker_id = 'worker-of-a'");
-    expect(worker).toEqual({ node: 'node-of-a', tenant_id: 'tenant-a' });
-    await request(api.http).get('/api/auth/me').set(asA).expect(200);
+  // Child describes run after the describe's own tests and in order: this one after every route's.
+  describe('after every route was called', () => {
+    it("kept tenant A's work as it was: 0 cross-tenant reads, and nothing another tenant's calls could change", async () => {
+      expect(leaks).toEqual([]);
+      const asA = { Authorization: `Bearer ${keysOf.a.viewer}` };
+      const detail = (await request(api.http).get(`/api/executions/${ids.execution}`).set(asA).expect(200)).body;
+      expect(detail.status).toBe('RUNNING');
+      const events = (await request(api.http).get(`/api/executions/${ids.execution}/events`).set(asA).expect(200)).body.events as { event_type: string }[];
+      expect(events.map((event) => event.event_type)).not.toContain(EventType.CommandClaimed);
+      expect((await request(api.http).get(`/api/executions/${ids.loopExecution}`).set(asA).expect(200)).body.status).toBe('RUNNING');
+      const credentials = (await request(api.http).get('/api/credentials').set('Authorization', `Bearer ${keysOf.a.developer}`).expect(200)).body.credentials;
+      expect(credentials.map((c: { name: string }) => c.name)).toContain(CREDENTIAL_A);
+      const [worker] = await database.query<{ node: string; tenant_id: string }>("SELECT node, tenant_id FROM noetl.worker WHERE worker_id = 'worker-of-a'");
+      expect(worker).toEqual({ node: 'node-of-a', tenant_id: 'tenant-a' });
+      const schedule = (await request(api.http).get(`/api/schedules/${ids.schedule}`).set(asA).expect(200)).body;
+      expect(schedule).toMatchObject({ schedule_id: ids.schedule, paused: true, path: PATH_A });
+      expect(events.map((event) => event.event_type)).not.toContain(EventType.SignalReceived);
+      await request(api.http).get('/api/auth/me').set(asA).expect(200);
+    });
   });
 });
 

@@ -14,9 +14,9 @@ export async function bootstrapAuth(keys: ApiKeys, config: NoetlConfig, logger: 
     logger.warn(`NOETL_AUTH=off: the API asks no key; every caller acts as admin of tenant "${tenantId}", organization "${organizationId}"`);
     return;
   }
-  const created = await keys.bootstrap(config.tenancy);
+  let path = '';
+  const created = await keys.bootstrap(config.tenancy, (key) => (path = writeAdminKeyFile(config.home, key.key)));
   if (!created) return;
-  const path = writeAdminKeyFile(config.home, created.key);
   logger.warn(
     { key_id: created.key_id, tenant: tenantId, organization: organizationId, path },
     `no API key existed: made admin key ${created.key_id}, written to ${path} (mode 0600); the CLI reads it from there, or send it as Authorization: Bearer`,

@@ -9,6 +9,7 @@ import { WorkerHeartbeatDto, WorkerListDto, WorkerReportedDto } from './workers.
 
 /** The worker registry (seed 001 P4.2): workers report their capacity; operators list them. */
 @ApiTags('workers')
+@Access('viewer')
 @Controller('api/workers')
 export class WorkersController {
   constructor(
@@ -17,7 +18,6 @@ export class WorkersController {
   ) {}
 
   @Get()
-  @Access('viewer')
   @ApiOperation({ summary: "The tenant's registered workers with their capacity and status" })
   @ApiOkResponse({ type: WorkerListDto })
   async list(@Caller() caller: Principal): Promise<WorkerListDto> {

@@ -91,13 +91,17 @@ export class ApiKeys {
   /**
    * A deployment's first key: when no key was ever made, an admin key of
    * `scope`, made by one process however many start at once (a
-   * transaction-scoped advisory lock). Undefined when keys exist.
+   * transaction-scoped advisory lock), and handed to `keep` before it
+   * commits (so whoever finds the key in the database can also find it
+   * where `keep` put it). Undefined when keys exist.
    */
-  async bootstrap(scope: TenantScope): Promise<CreatedApiKey | undefined> {
+  async bootstrap(scope: TenantScope, keep: (created: CreatedApiKey) => void): Promise<CreatedApiKey | undefined> {
     return this.db.transaction(async (q) => {
       await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 5))', ['noetl-bootstrap-admin-key']);
       if (await this.rows.any(q)) return undefined;
-      return this.create({ scope, role: 'admin', name: 'bootstrap admin', createdBy: 'bootstrap' }, q);
+      const created = await this.create({ scope, role: 'admin', name: 'bootstrap admin', createdBy: 'bootstrap' }, q);
+      keep(created);
+      return created;
     });
   }
 
