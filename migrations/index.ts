@@ -5,6 +5,8 @@ import { StageScheduling1795516800000 } from './1795516800000-StageScheduling';
 import { WorkerRegistry1795600000000 } from './1795600000000-WorkerRegistry';
 import { LeaseTokens1795600000001 } from './1795600000001-LeaseTokens';
 import { OutboxNotify1795600000002 } from './1795600000002-OutboxNotify';
+import { Schedules1795700000000 } from './1795700000000-Schedules';
+import { Tenancy1796000000000 } from './1796000000000-Tenancy';
 import { Leadership1795900000000 } from './1795900000000-Leadership';
 import { AppendOnlyLedger1795900000001 } from './1795900000001-AppendOnlyLedger';
 import { FrameCancelled1795900000002 } from './1795900000002-FrameCancelled';
@@ -20,7 +22,9 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   WorkerRegistry1795600000000,
   LeaseTokens1795600000001,
   OutboxNotify1795600000002,
+  Schedules1795700000000,
   Leadership1795900000000,
   AppendOnlyLedger1795900000001,
   FrameCancelled1795900000002,
+  Tenancy1796000000000,
 ];

@@ -27,7 +27,7 @@ describe('crash safety of noetl server', () => {
       NOETL_SWEEP_MS: '200',
       LOG_LEVEL: 'warn',
     });
-    return new NoetlHttpClient(server.url);
+    return new NoetlHttpClient(server.url, server.apiKey);
   };
 
   beforeAll(async () => {

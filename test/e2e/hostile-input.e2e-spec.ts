@@ -77,12 +77,18 @@ function corpus(): Sent[] {
   return [...requests, ...playbooks];
 }
 
-/** Sends exactly `path` (no URL normalisation: `%2e%2e` stays as it is) and the body as it is. */
-function send(base: URL, sent: Sent): Promise<{ status: number; body: string }> {
+/** Sends exactly `path` (no URL normalisation: `%2e%2e` stays as it is) and the body as it is, as the admin. */
+function send(base: URL, sent: Sent, key: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     let answered = false;
     const outgoing = httpRequest(
-      { host: base.hostname, port: base.port, method: sent.case.method, path: sent.case.path, headers: { ...sent.headers, 'content-length': String(sent.body.length) } },
+      {
+        host: base.hostname,
+        port: base.port,
+        method: sent.case.method,
+        path: sent.case.path,
+        headers: { authorization: `Bearer ${key}`, ...sent.headers, 'content-length': String(sent.body.length) },
+      },
       (response) => {
         answered = true;
         const chunks: Buffer[] = [];
@@ -145,13 +151,17 @@ describe('hostile input against noetl server', () => {
   let database: TestDatabase;
   let server: CliServerProcess;
   let db: Client;
+  let key: string;
+  const auth = (): Record<string, string> => ({ authorization: `Bearer ${key}` });
 
   beforeAll(async () => {
     database = await createTestDatabase();
     server = await startCliServer({ DATABASE_URL: database.url, NOETL_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, LOG_LEVEL: 'warn' });
     db = new Client({ connectionString: database.url });
     await db.connect();
-    const registered = await fetch(`${server.url}/api/catalog/register`, { method: 'POST', headers: { 'content-type': 'application/yaml' }, body: TRIVIAL });
+    if (!server.apiKey) throw new Error('noetl server wrote no admin key');
+    key = server.apiKey;
+    const registered = await fetch(`${server.url}/api/catalog/register`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/yaml' }, body: TRIVIAL });
     expect(registered.status).toBe(201);
   });
 
@@ -167,9 +177,9 @@ describe('hostile input against noetl server', () => {
     );
 
   async function trivialCompletes(): Promise<void> {
-    const started = await fetch(`${server.url}/api/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: 'hostile/trivial' }) });
+    const started = await fetch(`${server.url}/api/execute`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify({ path: 'hostile/trivial' }) });
     const { execution_id: id } = (await started.json()) as { execution_id: string };
-    await waitFor(async () => ((await (await fetch(`${server.url}/api/executions/${id}`)).json()) as { status: string }).status === 'COMPLETED', {
+    await waitFor(async () => ((await (await fetch(`${server.url}/api/executions/${id}`, { headers: auth() })).json()) as { status: string }).status === 'COMPLETED', {
       timeoutMs: 15_000,
       intervalMs: 20,
       description: `the trivial execution ${id} to complete`,
@@ -185,7 +195,7 @@ describe('hostile input against noetl server', () => {
     try {
       for (const sent of cases) {
         const before = await written();
-        const { status, body } = await send(base, sent);
+        const { status, body } = await send(base, sent, key);
         const wroteWhenRefused = status >= 400 && (await written()) !== before;
         outcomes.push({ name: sent.name, status, expected: sent.case.expect, body: body.slice(0, 300), wroteWhenRefused });
         await trivialCompletes();

@@ -27,7 +27,7 @@ describe('a command that keeps killing its worker process', () => {
 
   const boot = async (): Promise<NoetlHttpClient> => {
     server = await startCliServer({ DATABASE_URL: database.url, NOETL_LEASE_SECONDS: '2', NOETL_SWEEP_MS: '200', LOG_LEVEL: 'warn' });
-    return new NoetlHttpClient(server.url);
+    return new NoetlHttpClient(server.url, server.apiKey);
   };
   const started = (events: EventView[]): EventView[] => ofType(events, EventType.CommandStarted).filter((event) => event.step === 'doomed');
 

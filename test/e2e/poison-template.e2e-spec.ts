@@ -24,7 +24,7 @@ describe('a poison template against noetl server', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     server = await startCliServer({ DATABASE_URL: database.url, NOETL_SWEEP_MS: '200', LOG_LEVEL: 'warn' });
-    client = new NoetlHttpClient(server.url);
+    client = new NoetlHttpClient(server.url, server.apiKey);
     await Promise.all([client.register(e2ePlaybook('poison-template')), client.register(e2ePlaybook('linear'))]);
   });
 

@@ -43,7 +43,7 @@ describe('a secret canary through every tool, a loop frame and a sub-playbook', 
       },
       { onOutput: (chunk) => (log += chunk) },
     );
-    client = new NoetlHttpClient(server.url);
+    client = new NoetlHttpClient(server.url, server.apiKey);
     const target = new URL(userDatabase.url);
     await client.createCredential('canary_token', 'bearer', { token: CANARY });
     await client.createCredential('canary_pg', 'postgres', {

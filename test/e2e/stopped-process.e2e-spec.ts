@@ -65,7 +65,8 @@ describe('two servers on one database, one of them stopped', () => {
 
   it('keeps the other one running: it takes over the sweep, reaps the stopped one\'s lease and finishes its work', async () => {
     a = await boot();
-    const onA = new NoetlHttpClient(a.url);
+    // The first server made the admin key; every server of the database takes it.
+    const onA = new NoetlHttpClient(a.url, a.apiKey);
     await onA.register(BUSY);
     await onA.register(e2ePlaybook('crash-poison'));
     await onA.register(e2ePlaybook('linear'));
@@ -74,7 +75,7 @@ describe('two servers on one database, one of them stopped', () => {
       description: 'A to lead the sweep',
     });
     b = await boot();
-    const onB = new NoetlHttpClient(b.url);
+    const onB = new NoetlHttpClient(b.url, a.apiKey);
 
     // A holds a command's lease (a long call) and is busy with chains when it stops.
     const held = await onA.execute('e2e/crash_poison', { echo: scripted.url, ms: 60_000 });

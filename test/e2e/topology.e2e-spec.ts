@@ -3,7 +3,6 @@ import { EVENT_SELECT_LIST, toLedgerEvent, type EventRow } from '@noetl/storage'
 import type { EventView, WorkerView } from '@noetl/runtime';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import request from 'supertest';
 import { startRoleApp, type CliServerProcess } from '../support/cli-server-process';
 import { ofType, terminalEvents } from '../support/ledger-checks';
 import { NoetlHttpClient } from '../support/noetl-http-client';
@@ -90,7 +89,9 @@ describe('separate role processes over NATS', () => {
     started.push(process);
     return process;
   };
-  const startWorker = (env: Record<string, string> = {}) => start('worker', { NOETL_SERVER_URL: api.url, NOETL_PYTHON: 'on', ...env });
+  /** A worker on the API's control plane, with a worker key of the tenant (made once by the bootstrap admin key). */
+  let workerKey: string;
+  const startWorker = (env: Record<string, string> = {}) => start('worker', { NOETL_SERVER_URL: api.url, NOETL_API_KEY: workerKey, NOETL_PYTHON: 'on', ...env });
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -107,12 +108,13 @@ describe('separate role processes over NATS', () => {
       LOG_LEVEL: 'warn',
     };
     api = await start('api');
+    client = new NoetlHttpClient(api.url, api.apiKey);
+    workerKey = await client.createKey('worker');
     scheduler = await start('scheduler');
     anyWorker = await startWorker();
     // No grace: stopped, it gives back at once whatever it holds (the drain test below relies on it).
     jsWorker = await startWorker({ NOETL_WORKER_TOOLS: 'javascript', NOETL_SHUTDOWN_GRACE_SECONDS: '0' });
     projectors.push(await start('projector', { NOETL_SHARD_ID: 'noetl-projector-0' }), await start('projector', { NOETL_SHARD_ID: 'noetl-projector-1' }));
-    client = new NoetlHttpClient(api.url);
     for (const content of [PLAYBOOKS.chain, PLAYBOOKS.loop(20, 20), PLAYBOOKS.loop(40, 400), PLAYBOOKS.child, PLAYBOOKS.parent, PLAYBOOKS.retry, PLAYBOOKS.python, PLAYBOOKS.sleepy]) {
       await client.register(content);
     }
@@ -123,7 +125,7 @@ describe('separate role processes over NATS', () => {
     await db?.drop();
   }, 60_000);
 
-  const workers = async (): Promise<WorkerView[]> => (await request(api.url).get('/api/workers').expect(200)).body.workers;
+  const workers = async (): Promise<WorkerView[]> => (await client.request('get', '/api/workers').expect(200)).body.workers;
   const workerIdOf = async (restricted: boolean) =>
     waitFor(async () => (await workers()).find((w) => w.status === 'active' && (w.tools !== null) === restricted)?.worker_id, {
       description: `the ${restricted ? 'restricted' : 'unrestricted'} worker to register`,
@@ -155,7 +157,7 @@ describe('separate role processes over NATS', () => {
       sleepy: await client.execute('topology/sleepy'),
     };
     await client.waitForEvent(ids.sleepy, EventType.TimerScheduled);
-    await request(api.url).post(`/api/executions/${ids.sleepy}/cancel`).send({ reason: 'topology test' }).expect(202);
+    await client.request('post', `/api/executions/${ids.sleepy}/cancel`).send({ reason: 'topology test' }).expect(202);
 
     const detail = async (id: string) => client.waitForTerminal(id, 30_000);
     expect(await detail(ids.chain)).toMatchObject({ status: 'COMPLETED', result: { n: 3 } });
@@ -242,7 +244,7 @@ describe('separate role processes over NATS', () => {
 
       // What the projection holds is what replay of the ledger says.
       const [projection] = (await pg.query<{ checksum: string }>(`SELECT checksum FROM noetl.projection WHERE projection_key = $1`, [second[0]])).rows;
-      const replayed = await request(api.url).get('/api/replay/state').query({ execution_id: second[0] }).expect(200);
+      const replayed = await client.request('get', '/api/replay/state').query({ execution_id: second[0] }).expect(200);
       expect(replayed.body.checksums.all).toBe(projection!.checksum);
     } finally {
       await pg.end();

@@ -44,7 +44,7 @@ describe('hostile javascript against a running server', () => {
       NOETL_JS_MAX_TIMEOUT_SECONDS: String(CEILING_SECONDS),
       LOG_LEVEL: 'warn',
     });
-    client = new NoetlHttpClient(server.url);
+    client = new NoetlHttpClient(server.url, server.apiKey);
     await client.register(e2ePlaybook('js-hostile'));
     await client.register(e2ePlaybook('linear'));
   });

@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readAdminKeyFile } from '../../libs/runtime/src/auth/admin-key-file';
 import { waitFor } from './wait-for';
 
 const appMain = (app: string): string => join(__dirname, '..', '..', 'dist', 'apps', app, 'src', 'main.js');
@@ -11,6 +14,8 @@ const OUTPUT_KEPT = 20_000;
 export interface CliServerProcess {
   /** e.g. `http://127.0.0.1:41234`. */
   url: string;
+  /** The admin key the deployment's first api process left in its NOETL_HOME (auth on); undefined for a role without the api. */
+  apiKey: string | undefined;
   pid: number;
   /** The process's stdout and stderr so far (the last 20 kB), for failure messages. */
   output(): string;
@@ -24,11 +29,35 @@ export interface CliServerProcess {
  * `noetl server` from the built CLI (`dist/`, made by `npm run build`; this
  * builds nothing) as a child process on a free loopback port, resolved once
  * GET /health/ready answers 200. `env` adds to a clean environment: the
- * caller gives DATABASE_URL and any NOETL_* tuning. `onOutput` sees every
- * chunk of its stdout and stderr (a spec that checks all of its log lines).
+ * caller gives DATABASE_URL and any NOETL_* tuning. NOETL_HOME is a
+ * directory of the database's own unless `env` names one, so a server
+ * restarted on the same database finds the admin key it made at its first
+ * start (`apiKey`). `onOutput` sees every chunk of its stdout and stderr (a
+ * spec that checks all of its log lines).
  */
 export function startCliServer(env: Record<string, string>, options: { onOutput?(chunk: string): void } = {}): Promise<CliServerProcess> {
   return startBuiltApp([CLI_MAIN, 'server'], 'noetl server', env, options);
+}
+
+/** A CLI command's run to its end: exit code, stdout, stderr. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `noetl <args>` from the built CLI in a clean environment plus `env`, to its exit (killed after `timeoutMs`). */
+export async function runCli(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<CliRun> {
+  if (!existsSync(CLI_MAIN)) throw new Error(`${CLI_MAIN} is missing: run \`npm run build\` before this spec`);
+  const child = spawn(process.execPath, [CLI_MAIN, ...args], { env: { ...inheritedEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
 }
 
 /**
@@ -49,8 +78,9 @@ async function startBuiltApp(
     throw new Error(`${args[0]} is missing: run \`npm run build\` before this spec (it starts the built apps and builds nothing itself)`);
   }
   const port = await freePort();
+  const home = env.NOETL_HOME ?? homeOf(env.DATABASE_URL ?? label);
   const child = spawn(process.execPath, args, {
-    env: { ...inheritedEnv(), PORT: String(port), ...env },
+    env: { ...inheritedEnv(), PORT: String(port), NOETL_HOME: home, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -77,6 +107,7 @@ async function startBuiltApp(
 
   return {
     url,
+    apiKey: readAdminKeyFile(home),
     pid: child.pid!,
     output: () => output,
     crash: () => killAndWait(child, exited, 'SIGKILL'),
@@ -109,6 +140,13 @@ function inheritedEnv(): Record<string, string> {
     env[key] = value;
   }
   return env;
+}
+
+/** A private NOETL_HOME per database: the servers of one database share its admin key. */
+function homeOf(databaseUrl: string): string {
+  const home = join(tmpdir(), `noetl-e2e-${createHash('sha256').update(databaseUrl).digest('hex').slice(0, 12)}`);
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  return home;
 }
 
 /** A port free on loopback now (the OS picks it; a process started next binds it). */

@@ -3,7 +3,11 @@ import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { NOETL_CONFIG, type NoetlConfig } from '@noetl/platform';
+import { ApiKeys, Authenticator, TokenVerifier } from '@noetl/runtime';
+import { ApiKeyRepository, Database } from '@noetl/storage';
 import type { Request } from 'express';
+import { ApiKeysController } from './auth/api-keys.controller';
+import { AuthGuard } from './auth/auth.guard';
 import { AdminController } from './admin/admin.controller';
 import { CatalogController } from './catalog/catalog.controller';
 import { ChildrenController } from './control-plane/children.controller';
@@ -20,9 +24,10 @@ import { MetricsController } from './metrics/metrics.controller';
 import { ReplayController } from './replay/replay.controller';
 import { isPublicApi } from './public-api';
 import { throttleKeyOf } from './rate-limit/throttle-key';
+import { SchedulesController } from './schedules/schedules.controller';
 import { WorkersController } from './workers/workers.controller';
 
-/** The api role: REST over the runtime (DESIGN.md s6), health probes, metrics and Swagger. Build on CoreModule (AppRootModule). */
+/** The api role: REST over the runtime (DESIGN.md s6) behind API keys or tokens, health probes, metrics and Swagger. Build on CoreModule (AppRootModule). */
 @Module({})
 export class ApiModule {
   static forRoot(): DynamicModule {
@@ -56,8 +61,24 @@ export class ApiModule {
         AdminController,
         WorkersController,
         ReplayController,
+        ApiKeysController,
+        SchedulesController,
       ],
-      providers: [DatabaseHealthIndicator, RedisHealthIndicator, NatsHealthIndicator, { provide: APP_GUARD, useClass: ThrottlerGuard }],
+      providers: [
+        DatabaseHealthIndicator,
+        RedisHealthIndicator,
+        NatsHealthIndicator,
+        { provide: ApiKeys, useFactory: (database: Database) => new ApiKeys(database, new ApiKeyRepository()), inject: [Database] },
+        {
+          provide: Authenticator,
+          useFactory: (keys: ApiKeys, config: NoetlConfig) => new Authenticator(keys, config.auth.oidc && new TokenVerifier(config.auth.oidc)),
+          inject: [ApiKeys, NOETL_CONFIG],
+        },
+        // Every route of the app, as declared by its @Access (issue 11).
+        { provide: APP_GUARD, useClass: AuthGuard },
+        // After the AuthGuard: a request spends its caller's budget (throttleKeyOf).
+        { provide: APP_GUARD, useClass: ThrottlerGuard },
+      ],
     };
   }
 }

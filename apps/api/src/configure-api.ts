@@ -13,7 +13,12 @@ export function configureApi(app: NestExpressApplication): void {
   app.useGlobalFilters(new ApiExceptionFilter());
   const document = SwaggerModule.createDocument(
     app,
-    new DocumentBuilder().setTitle('NoETL runtime').setDescription('Durable, event-sourced playbook runtime').setVersion('0.1').build(),
+    new DocumentBuilder()
+      .setTitle('NoETL runtime')
+      .setDescription('Durable, event-sourced playbook runtime. Every /api route takes Authorization: Bearer <API key or token>.')
+      .setVersion('0.1')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key (noetl_<id>_<secret>) or, with OIDC configured, a JWT' })
+      .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
 }

@@ -2,14 +2,17 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NoetlConfig } from '@noetl/config';
 import { AppRootModule, createLogger, listenForNotifications, PinoNestLogger, type RoleModules } from '@noetl/platform';
+import { ApiKeys } from '@noetl/runtime';
 import type { Logger } from 'pino';
 import { ApiModule } from './api.module';
+import { bootstrapAuth } from './auth/bootstrap-auth';
 import { configureApi } from './configure-api';
 
 /**
  * The api app as every entry point starts it (`main.ts`, `noetl server`):
- * built with its role modules (default: the api alone), configured,
- * listening on PORT, and on NATS when it also runs the scheduler or worker.
+ * built with its role modules (default: the api alone), configured, its
+ * first admin key made when the deployment has none, listening on PORT, and
+ * on NATS when it also runs the scheduler or worker.
  */
 export async function startApi(
   config: NoetlConfig,
@@ -21,6 +24,7 @@ export async function startApi(
   configureApi(app);
   app.enableShutdownHooks();
   await listenForNotifications(app, config, name);
+  await bootstrapAuth(app.get(ApiKeys), config, logger);
   await app.listen(config.http.port);
   return { app, logger };
 }

@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { NoetlConfig } from '@noetl/config';
-import { BroadcastOffersController, targetedOffersController } from './work-offers.controller';
+import { offeredTenant } from '@noetl/runtime';
+import { broadcastOffersController, targetedOffersController } from './work-offers.controller';
 
 /**
  * The worker role: claims, runs and reports (RuntimeModule builds it), and,
@@ -10,7 +11,8 @@ import { BroadcastOffersController, targetedOffersController } from './work-offe
 @Module({})
 export class WorkerModule {
   static forRoot(config: NoetlConfig, workerId: string): DynamicModule {
-    const controllers = config.nats ? [targetedOffersController(workerId), ...(config.worker.tools ? [] : [BroadcastOffersController])] : [];
+    const tenant = offeredTenant(config);
+    const controllers = config.nats ? [targetedOffersController(tenant, workerId), ...(config.worker.tools ? [] : [broadcastOffersController(tenant)])] : [];
     return { module: WorkerModule, controllers };
   }
 }

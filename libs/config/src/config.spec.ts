@@ -72,6 +72,35 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NOETL_MAX_PLAYBOOK_DEPTH: '0' })).toThrow('NOETL_MAX_PLAYBOOK_DEPTH must be between 1 and 1000, got 0');
   });
 
+  it('asks for keys unless NOETL_AUTH=off, and reads an OIDC issuer with its claim names', () => {
+    expect(loadConfig({}).auth).toEqual({ enabled: true, metrics: 'open' });
+    expect(loadConfig({ NOETL_AUTH: 'off', NOETL_METRICS_AUTH: 'key' }).auth).toEqual({ enabled: false, metrics: 'key' });
+    expect(() => loadConfig({ NOETL_AUTH: 'maybe' })).toThrow(ConfigError);
+    const config = loadConfig({
+      NOETL_OIDC_JWKS_URL: 'https://id.example/jwks.json',
+      NOETL_OIDC_ISSUER: 'https://id.example/',
+      NOETL_OIDC_AUDIENCE: 'noetl',
+      NOETL_OIDC_ROLE_CLAIM: 'https://noetl.io/role',
+      NOETL_API_KEY: 'noetl_0123456789abcdef_secret',
+    });
+    expect(config.auth.oidc).toEqual({
+      jwksUrl: 'https://id.example/jwks.json',
+      issuer: 'https://id.example/',
+      audience: 'noetl',
+      tenantClaim: 'noetl_tenant',
+      organizationClaim: 'noetl_organization',
+      roleClaim: 'https://noetl.io/role',
+    });
+    expect(config.client.apiKey?.reveal()).toBe('noetl_0123456789abcdef_secret');
+    expect(JSON.stringify(config)).not.toContain('secret');
+  });
+
+  it('refuses a tenant or organization id that is not one subject token', () => {
+    expect(() => loadConfig({ NOETL_TENANT_ID: 'acme.eu' })).toThrow(/NOETL_TENANT_ID must be 1-64 letters, digits, _ or -/);
+    expect(() => loadConfig({ NOETL_ORGANIZATION_ID: 'a*' })).toThrow(ConfigError);
+    expect(loadConfig({ NOETL_TENANT_ID: 'acme-eu_1' }).tenancy.tenantId).toBe('acme-eu_1');
+  });
+
   it('masks secrets when the config is printed', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://u:hunter2@db/x', NOETL_ENCRYPTION_KEY: 'ab'.repeat(32) });
     const printed = JSON.stringify(config) + String(config.database.url);

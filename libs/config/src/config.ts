@@ -21,6 +21,18 @@ export class Secret {
   }
 }
 
+/** An OIDC issuer whose JWT bearer tokens the API accepts beside API keys. */
+export interface OidcConfig {
+  /** Where the issuer publishes its signing keys (JWKS). */
+  jwksUrl: string;
+  issuer?: string;
+  audience?: string;
+  /** The claims that carry the caller's tenant, organization and role. */
+  tenantClaim: string;
+  organizationClaim: string;
+  roleClaim: string;
+}
+
 /** The environment, validated once at boot. Nothing else reads `process.env`. */
 export interface NoetlConfig {
   /**
@@ -110,6 +122,14 @@ export interface NoetlConfig {
    * client commands talk to. Absent: the worker uses the in-process control plane.
    */
   server?: { url: string };
+  /**
+   * Who may call the API (issue 11). `enabled` is false only when
+   * NOETL_AUTH=off says so; `oidc` adds JWT bearer tokens to API keys;
+   * `metrics: 'key'` asks any valid key of /metrics.
+   */
+  auth: { enabled: boolean; oidc?: OidcConfig; metrics: 'open' | 'key' };
+  /** The key this process presents to the API: a separate worker's, or the CLI's (`NOETL_API_KEY`). */
+  client: { apiKey?: Secret };
 }
 
 export class ConfigError extends Error {
@@ -169,6 +189,35 @@ function encryptionKey(env: Env): Secret | undefined {
   return new Secret(bytes.toString('hex'));
 }
 
+/** A tenant or organization id (one token of a NATS subject); default `default`. */
+function scopeId(env: Env, name: string): string {
+  const raw = env[name]?.trim();
+  if (!raw) return 'default';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(raw)) throw new ConfigError(`${name} must be 1-64 letters, digits, _ or -, got "${raw}"`);
+  return raw;
+}
+
+/** A claim name: letters, digits and `_ . : / -`. */
+function claimName(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^[\w.:/-]{1,100}$/.test(raw)) throw new ConfigError(`${name} must be a claim name (letters, digits, _ . : / -), got "${raw}"`);
+  return raw;
+}
+
+function oidc(env: Env): OidcConfig | undefined {
+  const jwksUrl = url(env, 'NOETL_OIDC_JWKS_URL', ['https:', 'http:']);
+  const issuer = env.NOETL_OIDC_ISSUER?.trim();
+  const audience = env.NOETL_OIDC_AUDIENCE?.trim();
+  const claims = {
+    tenantClaim: claimName(env, 'NOETL_OIDC_TENANT_CLAIM', 'noetl_tenant'),
+    organizationClaim: claimName(env, 'NOETL_OIDC_ORGANIZATION_CLAIM', 'noetl_organization'),
+    roleClaim: claimName(env, 'NOETL_OIDC_ROLE_CLAIM', 'noetl_role'),
+  };
+  if (!jwksUrl) return undefined;
+  return { jwksUrl, ...(issuer ? { issuer } : {}), ...(audience ? { audience } : {}), ...claims };
+}
+
 /** `noetl-projector-2` or `2` -> 2; validated against the shard count. */
 function projectorShard(env: Env): NoetlConfig['projector'] {
   const shardCount = integer(env, 'NOETL_SHARD_COUNT', 1, 1, 1024);
@@ -225,6 +274,15 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_JS_MAX_TIMEOUT_SECONDS',
   'NOETL_PYTHON_USER',
   'NOETL_PYTHON_MEMORY_MB',
+  'NOETL_AUTH',
+  'NOETL_API_KEY',
+  'NOETL_METRICS_AUTH',
+  'NOETL_OIDC_JWKS_URL',
+  'NOETL_OIDC_ISSUER',
+  'NOETL_OIDC_AUDIENCE',
+  'NOETL_OIDC_TENANT_CLAIM',
+  'NOETL_OIDC_ORGANIZATION_CLAIM',
+  'NOETL_OIDC_ROLE_CLAIM',
   'NOETL_DB_IDLE_IN_TRANSACTION_MS',
   'NOETL_DB_LOCK_TIMEOUT_MS',
   'NOETL_HTTP_MAX_TIMEOUT_SECONDS',
@@ -245,6 +303,8 @@ export function loadConfig(env: Env): NoetlConfig {
   const tools = list(env, 'NOETL_WORKER_TOOLS');
   const pool = env.NOETL_WORKER_POOL?.trim();
   const jsThreads = env.NOETL_JS_THREADS?.trim() ? integer(env, 'NOETL_JS_THREADS', 1, 1, 256) : undefined;
+  const authIssuer = oidc(env);
+  const apiKey = env.NOETL_API_KEY?.trim();
   return {
     database: {
       url: databaseUrl ? new Secret(databaseUrl) : undefined,
@@ -259,10 +319,7 @@ export function loadConfig(env: Env): NoetlConfig {
     roles: roles(env),
     home: env.NOETL_HOME?.trim() || join(homedir(), '.noetl'),
     encryptionKey: encryptionKey(env),
-    tenancy: {
-      tenantId: env.NOETL_TENANT_ID?.trim() || 'default',
-      organizationId: env.NOETL_ORGANIZATION_ID?.trim() || 'default',
-    },
+    tenancy: { tenantId: scopeId(env, 'NOETL_TENANT_ID'), organizationId: scopeId(env, 'NOETL_ORGANIZATION_ID') },
     payloads: { inlineLimitBytes: integer(env, 'NOETL_PAYLOAD_INLINE_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024) },
     log: { level: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info') },
     worker: {
@@ -309,5 +366,11 @@ export function loadConfig(env: Env): NoetlConfig {
     },
     shutdown: { graceMs: integer(env, 'NOETL_SHUTDOWN_GRACE_SECONDS', 30, 0, 3600) * 1000 },
     server: serverUrl ? { url: serverUrl.replace(/\/+$/, '') } : undefined,
+    auth: {
+      enabled: oneOf(env, 'NOETL_AUTH', ['on', 'off'] as const, 'on') === 'on',
+      ...(authIssuer ? { oidc: authIssuer } : {}),
+      metrics: oneOf(env, 'NOETL_METRICS_AUTH', ['open', 'key'] as const, 'open'),
+    },
+    client: apiKey ? { apiKey: new Secret(apiKey) } : {},
   };
 }

@@ -5,3 +5,4 @@ export * from './parse';
 export * from './scope';
 export * from './planner';
 export * from './interpreter';
+export * from './schedule';

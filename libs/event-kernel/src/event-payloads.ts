@@ -31,6 +31,9 @@ export interface EventError {
   expression?: string;
 }
 
+/** What a durable timer is for: a retry's backoff, a `sleep`, or a `wait`'s timeout. */
+export type TimerPurpose = 'retry' | 'sleep' | 'wait';
+
 export type ExecutionStatus = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 export type CommandStatus = 'ISSUED' | 'CLAIMED' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'ABANDONED' | 'CANCELLED';
 export type FrameStatus = 'PENDING' | 'CLAIMED' | 'RUNNING' | 'COMMITTED' | 'FAILED' | 'CANCELLED';
@@ -40,6 +43,20 @@ export interface RowOutcome {
   index: number;
   status: 'ok' | 'error';
   error?: EventError;
+}
+
+/**
+ * The chunk of a streamed result an `on: call.partial` arc started a step run
+ * for (DSL.md s3 `stream`): where it came from, and its rows by reference.
+ */
+export interface ChunkOrigin {
+  step: string;
+  run_id: string;
+  command_id: string;
+  chunk_index: number;
+  has_more: boolean;
+  row_count: number;
+  rows_ref: PayloadRef;
 }
 
 /** The payload type of every event type: a handler cannot read the wrong shape. */
@@ -55,7 +72,7 @@ export interface EventPayloads {
   [EventType.ExecutionCompleted]: { result?: Json; result_ref?: PayloadRef };
   [EventType.ExecutionFailed]: { error: EventError };
   [EventType.ExecutionCancelled]: { reason?: string; by?: string };
-  [EventType.StepEnter]: { step: string; run_id: string; activation: number; arrivals?: string[] };
+  [EventType.StepEnter]: { step: string; run_id: string; activation: number; arrivals?: string[]; chunk?: ChunkOrigin };
   [EventType.StepExit]: {
     step: string;
     run_id: string;
@@ -65,6 +82,8 @@ export interface EventPayloads {
     error?: EventError;
     /** Targets whose arcs fired (routing happens in the same decision as the exit). */
     next?: string[];
+    /** A `wait` step: the `signal.received` event it consumed (its payload is the result). */
+    signal?: { name: string; event_id: string };
   };
   [EventType.CommandIssued]: {
     command_id: string;
@@ -95,6 +114,8 @@ export interface EventPayloads {
   [EventType.CommandCancelled]: { reason?: string };
   [EventType.CallDone]: { task: string; attempts: number; duration_ms: number; result?: Json; result_ref?: PayloadRef };
   [EventType.CallError]: { task: string; attempts: number; duration_ms: number; error: EventError };
+  /** Chunk `chunk_index` (from 0) of a streamed result; its rows are always in the payload store. */
+  [EventType.CallPartial]: { task: string; chunk_index: number; has_more: boolean; row_count: number; columns: string[]; rows_ref: PayloadRef };
   [EventType.RetryScheduled]: {
     step: string;
     run_id: string;
@@ -105,9 +126,9 @@ export interface EventPayloads {
     timer_id: string;
     error: EventError;
   };
-  /** A durable delay that is not a retry (the `sleep` tool). */
-  [EventType.TimerScheduled]: { timer_id: string; purpose: 'sleep'; step: string; run_id: string; due_at: string };
-  [EventType.TimerFired]: { timer_id: string; purpose: 'retry' | 'sleep' };
+  /** A durable delay that is not a retry: the `sleep` tool, or the timeout of a `wait`. */
+  [EventType.TimerScheduled]: { timer_id: string; purpose: 'sleep' | 'wait'; step: string; run_id: string; due_at: string };
+  [EventType.TimerFired]: { timer_id: string; purpose: TimerPurpose };
   [EventType.CtxUpdated]: { set: JsonObject; step?: string };
   [EventType.LoopStarted]: {
     loop_id: string;
@@ -171,6 +192,14 @@ export interface EventPayloads {
     target_type: 'execution' | 'command' | 'frame';
     target_id: string;
     reason?: string;
+  };
+  [EventType.SignalReceived]: { name: string; payload: Json };
+  [EventType.ScheduleFired]: {
+    schedule_id: string;
+    /** The nominal fire time (ISO); for a manual trigger, the time of the trigger. */
+    fire_time: string;
+    /** True when `POST /api/schedules/{id}/trigger` started it rather than the schedule's own time. */
+    manual?: boolean;
   };
 }
 

@@ -21,6 +21,8 @@ export const EventType = {
   CommandCancelled: 'command.cancelled',
   CallDone: 'call.done',
   CallError: 'call.error',
+  /** One chunk of a streamed result (a `postgres` step with `stream`), ahead of `call.done`. */
+  CallPartial: 'call.partial',
   RetryScheduled: 'retry.scheduled',
   TimerScheduled: 'timer.scheduled',
   TimerFired: 'timer.fired',
@@ -36,6 +38,10 @@ export const EventType = {
   FrameFailed: 'frame.failed',
   FrameAbandoned: 'frame.abandoned',
   AdminAction: 'admin.action',
+  /** An outside signal for a waiting step (`POST /api/executions/{id}/signals/{name}`), kept until a `wait` consumes it. */
+  SignalReceived: 'signal.received',
+  /** A schedule's fire time started this execution (right after its `execution.started`). */
+  ScheduleFired: 'schedule.fired',
 } as const;
 
 export type EventTypeName = (typeof EventType)[keyof typeof EventType];

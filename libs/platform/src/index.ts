@@ -8,3 +8,4 @@ export * from './core.module';
 export * from './transport/nest-bus';
 export * from './transport/queue-group-nats.server';
 export * from './transport/on-notification.decorator';
+export * from './tenant-services';

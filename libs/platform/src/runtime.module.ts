@@ -1,27 +1,23 @@
 import { Global, Inject, Injectable, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import type { NoetlConfig } from '@noetl/config';
-import {
-  AdminService,
-  CatalogService,
-  Engine,
-  ExecutionService,
-  InProcessBus,
-  LocalControlPlane,
-  Replay,
-  RuntimeMetrics,
-  Scheduler,
-  Worker,
-  WorkerDirectory,
-  type Bus,
-} from '@noetl/runtime';
+import { Engine, InProcessBus, PerTenant, RuntimeMetrics, Worker, type Bus, type TenantRuntime } from '@noetl/runtime';
 import { Database } from '@noetl/storage';
 import { NOETL_CONFIG } from './config.module';
 import { createLogger } from './logger';
+import {
+  TenantAdmins,
+  TenantCatalogs,
+  TenantControlPlanes,
+  TenantCredentials,
+  TenantExecutions,
+  TenantReplays,
+  TenantSchedulers,
+  TenantSchedules,
+  TenantWorkerDirectories,
+} from './tenant-services';
 import { NestBus } from './transport/nest-bus';
 
-/** Injection token of the credential store (an interface: `CredentialStore` in @noetl/runtime). */
-export const CREDENTIAL_STORE = Symbol('CredentialStore');
 /** Injection token of the process's bus: Nest's NATS client when NATS_URL is set, else in-process. */
 export const NOETL_BUS = Symbol('NoetlBus');
 /** Injection token of this process's worker id (its targeted subjects are subscribed before the engine starts). */
@@ -45,7 +41,7 @@ class RuntimeLifecycle implements OnApplicationBootstrap, OnApplicationShutdown 
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!this.engine.scheduler) return;
+    if (!this.config.roles.includes('scheduler')) return;
     const interval = setInterval(() => void this.engine.sweepLogged(), this.config.scheduler.sweepMs);
     this.schedules.addInterval(SWEEP_INTERVAL, interval);
   }
@@ -64,11 +60,19 @@ const part = <T>(provide: abstract new (...args: never[]) => T, pick: (engine: E
   inject: [Engine],
 });
 
+/** A provider of one service of every tenant's runtime (its class is the token). */
+const perTenant = <T>(provide: new (pick: (scope: TenantRuntime['scope']) => T) => PerTenant<T>, pick: (tenant: TenantRuntime) => T) => ({
+  provide,
+  useFactory: (engine: Engine) => new provide((scope) => pick(engine.tenant(scope))),
+  inject: [Engine],
+});
+
 /**
  * The runtime of a Nest process: one `Engine` running the roles of
- * `config.roles` on the process's database, exposed as narrow providers
- * (catalog, executions, control plane, admin, credentials, metrics, worker
- * registry, and the scheduler and worker of a process with those roles).
+ * `config.roles` on the process's database, exposed as narrow providers:
+ * per tenant (catalog, executions, control plane, admin, credentials,
+ * replay, worker registry, the scheduler of a process with that role: each
+ * `of(scope)`), and the process's metrics and worker.
  * With NATS, notifications arrive through the apps' `@OnNotification`
  * handlers; without it, the engine's in-process bus delivers them itself.
  */
@@ -103,30 +107,32 @@ export class RuntimeModule {
             }),
           inject: [NOETL_CONFIG, Database, NOETL_BUS],
         },
-        part(CatalogService, (engine) => engine.catalog),
-        part(ExecutionService, (engine) => engine.executions),
-        part(LocalControlPlane, (engine) => engine.controlPlane),
-        part(AdminService, (engine) => engine.admin),
-        part(Replay, (engine) => engine.replay),
+        perTenant(TenantCatalogs, (tenant) => tenant.catalog),
+        perTenant(TenantExecutions, (tenant) => tenant.executions),
+        perTenant(TenantControlPlanes, (tenant) => tenant.controlPlane),
+        perTenant(TenantAdmins, (tenant) => tenant.admin),
+        perTenant(TenantReplays, (tenant) => tenant.replay),
+        perTenant(TenantWorkerDirectories, (tenant) => tenant.workers),
+        perTenant(TenantCredentials, (tenant) => tenant.credentials),
+        perTenant(TenantSchedulers, (tenant) => tenant.scheduler),
+        perTenant(TenantSchedules, (tenant) => tenant.schedules),
         part(RuntimeMetrics, (engine) => engine.metrics),
-        part(WorkerDirectory, (engine) => engine.workers),
-        part(Scheduler, (engine) => engine.scheduler),
         part(Worker, (engine) => engine.worker),
-        { provide: CREDENTIAL_STORE, useFactory: (engine: Engine) => engine.credentials, inject: [Engine] },
         RuntimeLifecycle,
       ],
       exports: [
         WORKER_ID,
-        CatalogService,
-        ExecutionService,
-        LocalControlPlane,
-        AdminService,
-        Replay,
+        TenantCatalogs,
+        TenantExecutions,
+        TenantControlPlanes,
+        TenantAdmins,
+        TenantReplays,
+        TenantWorkerDirectories,
+        TenantCredentials,
+        TenantSchedulers,
+        TenantSchedules,
         RuntimeMetrics,
-        WorkerDirectory,
-        Scheduler,
         Worker,
-        CREDENTIAL_STORE,
       ],
     };
   }

@@ -34,4 +34,6 @@ export interface EngineOptions {
    * by calling `sweepLogged()` on its own schedule.
    */
   sweepEvery?: 'engine' | 'caller';
+  /** Whether the scheduler role fires due schedules in its sweep (default true; `noetl run`, a one-shot, does not). */
+  schedules?: boolean;
 }

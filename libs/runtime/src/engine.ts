@@ -1,6 +1,6 @@
 import type { NoetlConfig, Role } from '@noetl/config';
 import { ExpressionEngine } from '@noetl/dsl';
-import { SnowflakeIds, type ExecutionStatus } from '@noetl/event-kernel';
+import { SnowflakeIds, type ExecutionStatus, type LedgerEvent } from '@noetl/event-kernel';
 import {
   CommandRepository,
   ExecutionRepository,
@@ -8,52 +8,46 @@ import {
   LeadershipRepository,
   OutboxRepository,
   PgEventStore,
-  ProjectionRepository,
   PgPayloadStore,
+  ProjectionRepository,
+  ScheduleRepository,
   StageRepository,
+  TenantRepository,
   TimerRepository,
   WorkerRepository,
+  type TenantScope,
 } from '@noetl/storage';
 import { defaultTools, type ToolRegistry } from '@noetl/tools';
 import { connect, type NatsConnection } from 'nats';
 import { randomUUID, randomInt } from 'node:crypto';
 import pino, { type Logger } from 'pino';
-import { AdminService } from './admin/admin.service';
-import { QueueGroups, Subjects, type Bus, type Unsubscribe } from './bus/bus';
+import type { AdminService } from './admin/admin.service';
+import { QueueGroups, scopeOfMessage, Subjects, type Bus, type Unsubscribe } from './bus/bus';
 import { InProcessBus } from './bus/in-process-bus';
-import { Offers } from './bus/offers';
-import { CatalogService } from './catalog/catalog.service';
-import type { ControlPlane } from './control-plane/control-plane';
-import { LocalControlPlane } from './control-plane/local-control-plane';
+import type { CatalogService } from './catalog/catalog.service';
+import type { LocalControlPlane } from './control-plane/local-control-plane';
 import type { CredentialStore } from './credentials/credential-types';
-import { openCredentialStore } from './credentials/pg-credential-store';
+import { openCredentialCipher } from './credentials/pg-credential-store';
 import type { EngineOptions } from './engine-types';
 import type { ExecutionDetail } from './executions/execution-types';
-import { ExecutionService } from './executions/execution.service';
-import { Ledger } from './ledger';
+import type { ExecutionService } from './executions/execution.service';
 import { RuntimeMetrics } from './metrics';
 import { OutboxProjector } from './projection/outbox-projector';
-import { ProjectedStates } from './projection/projected-states';
-import { Projector } from './projection/projector';
+import type { Projector } from './projection/projector';
 import { ProjectorMetrics } from './projection/projector-metrics';
-import { PROJECTION_SNAPSHOT_EVERY } from './projection/rebuild';
-import { Replay } from './projection/replay';
+import type { Replay } from './projection/replay';
 import { OutboxRelay } from './relay/outbox-relay';
 import { RelayMetrics } from './relay/relay-metrics';
 import { StreamProjector } from './projection/stream-projector';
 import { RuntimeError } from './runtime-error';
 import { RetryLane } from './scheduler/retry-lane';
-import { Scheduler } from './scheduler/scheduler';
-import { Sweeper } from './scheduler/sweeper';
-import { ExecutionStates } from './state/execution-states';
-import { PayloadCache } from './state/payload-cache';
-import { createRemoteControlPlane } from './transport-factory';
-import { WorkerDirectory } from './workers/worker-directory';
+import type { ScheduleService } from './schedules/schedule.service';
+import type { Scheduler } from './scheduler/scheduler';
+import { scopeKey, TenantRuntime, WORKER_REPORT_MS, type SharedParts } from './tenants/tenant-runtime';
+import { createRemoteControlPlane, offeredTenant } from './transport-factory';
+import type { WorkerDirectory } from './workers/worker-directory';
 import { workerToolOptions } from './worker/tool-options';
 import { Worker, type Offer } from './worker/worker';
-
-/** How often a worker reports its capacity to the registry. */
-const WORKER_REPORT_MS = 5_000;
 
 /** Without NATS, how often the projector looks for outbox rows (it drains everything there on each look). */
 const PROJECTOR_POLL_MS = 100;
@@ -62,39 +56,35 @@ const PROJECTOR_POLL_MS = 100;
 const idNode = (): number => randomInt(0, 1024);
 
 /**
- * The composition of the runtime, in plain TypeScript: the services every
- * role shares (catalog, executions, the in-process control plane,
- * credentials, metrics, the worker registry) and, per role, the scheduler
- * with its sweeper and the worker. `noetl run`, benches and tests use it
- * whole; the Nest apps (libs/platform) build it once and hand each
- * controller only the narrow service it uses. Notifications reach the
- * scheduler and the worker through the bus it was given (`listen: true`,
- * the default) or through the caller (the apps' NATS handlers call
- * `scheduler.process` and `worker.offer`).
+ * The composition of the runtime, in plain TypeScript: what a process
+ * shares (database, bus, metrics, tools, the worker, the outbox relay, the
+ * projector's feed, the retry lane) and, per tenant it serves, a
+ * `TenantRuntime` built on first use (`tenant(scope)`): catalog,
+ * executions, control plane, credentials, admin, replay, the worker
+ * registry, and the scheduler with its sweeper and the projector of a
+ * process with those roles. The API serves each caller from its tenant's
+ * runtime; notifications carry their tenant; a sweep visits every tenant
+ * with a running execution. `noetl run`, benches and tests use the
+ * process's own tenant (`NOETL_TENANT_ID`, the getters below). The Nest apps
+ * (libs/platform) build it once and hand each controller only the narrow
+ * service it uses. Notifications reach the scheduler and the worker through
+ * the bus it was given (`listen: true`, the default) or through the caller
+ * (the apps' NATS handlers call `tenant(scope).scheduler.process` and `worker.offer`).
  */
 export class Engine {
   private sweepTimer?: NodeJS.Timeout;
   private readonly subscriptions: Unsubscribe[] = [];
   private sweeping?: Promise<void>;
   private stopped = false;
+  private readonly tenants = new Map<string, TenantRuntime>();
 
   private constructor(
     readonly config: NoetlConfig,
-    readonly catalog: CatalogService,
-    readonly executions: ExecutionService,
-    readonly controlPlane: LocalControlPlane,
-    readonly credentials: CredentialStore,
     readonly metrics: RuntimeMetrics,
     readonly bus: Bus,
-    readonly admin: AdminService,
-    readonly workers: WorkerDirectory,
     readonly logger: Logger,
-    /** Any execution's state as of any event of its ledger. */
-    readonly replay: Replay,
+    private readonly shared: SharedParts,
     private readonly parts: {
-      scheduler?: Scheduler;
-      sweeper?: Sweeper;
-      lane?: RetryLane;
       worker?: Worker;
       ownsBus: boolean;
       /** False when the caller schedules the sweeps (a Nest app, with @nestjs/schedule). */
@@ -102,24 +92,72 @@ export class Engine {
       tools: ToolRegistry;
       remote?: { close(): Promise<void> };
       listen: boolean;
-      /** The projector role: the fold, and its feed (JetStream with NATS, the outbox without). */
-      projector?: Projector;
+      /** The projector role's feed: JetStream with NATS, the outbox without. */
       feed?: OutboxProjector | StreamProjector;
-      /** The scheduler role's outbox relay, with NATS. */
+      /** The scheduler role's outbox relay, with NATS: one for every tenant. */
       relay?: OutboxRelay;
       /** The connection of the relay and the projector's stream consumer (JetStream), with NATS. */
       nats?: NatsConnection;
     },
   ) {}
 
+  /** The runtime of one tenant and organization, built on first use and kept for the life of the process. */
+  tenant(scope: TenantScope): TenantRuntime {
+    const key = scopeKey(scope);
+    let runtime = this.tenants.get(key);
+    if (!runtime) {
+      runtime = new TenantRuntime({ tenantId: scope.tenantId, organizationId: scope.organizationId }, this.shared);
+      this.tenants.set(key, runtime);
+    }
+    return runtime;
+  }
+
+  /** The process's own tenant (`NOETL_TENANT_ID` / `NOETL_ORGANIZATION_ID`): what `noetl run` and a server without auth serve. */
+  get own(): TenantRuntime {
+    return this.tenant(this.config.tenancy);
+  }
+
+  get catalog(): CatalogService {
+    return this.own.catalog;
+  }
+
+  get executions(): ExecutionService {
+    return this.own.executions;
+  }
+
+  get controlPlane(): LocalControlPlane {
+    return this.own.controlPlane;
+  }
+
+  get credentials(): CredentialStore {
+    return this.own.credentials;
+  }
+
+  get admin(): AdminService {
+    return this.own.admin;
+  }
+
+  get workers(): WorkerDirectory {
+    return this.own.workers;
+  }
+
+  get schedules(): ScheduleService {
+    return this.own.schedules;
+  }
+
+  /** Any execution's state as of any event of its ledger. */
+  get replay(): Replay {
+    return this.own.replay;
+  }
+
   /** The routing authority, in a process with the scheduler role. */
   get scheduler(): Scheduler | undefined {
-    return this.parts.scheduler;
+    return this.own.scheduler;
   }
 
   /** The projector, in a process with the projector role. */
   get projector(): Projector | undefined {
-    return this.parts.projector;
+    return this.own.projector;
   }
 
   /** The worker, in a process with the worker role. */
@@ -131,120 +169,61 @@ export class Engine {
     const { config, database } = options;
     const roles: readonly Role[] = options.roles ?? config.roles;
     const logger = options.logger ?? pino({ level: config.log.level });
-    const scope = config.tenancy;
     const metrics = new RuntimeMetrics();
-    const ids = new SnowflakeIds(idNode(), () => Date.now());
-    const ledger = new Ledger(new PgEventStore(database), ids, scope, roles.join('+') || 'engine', metrics);
     const bus = options.bus ?? new InProcessBus();
-    const payloadStore = new PgPayloadStore(database);
-    const payloads = new PayloadCache(payloadStore, scope);
-    const states = new ExecutionStates(ledger);
-    const catalog = new CatalogService(database, ids, scope);
-    const rows = {
+    const repositories = {
       commandRows: new CommandRepository(),
       frameRows: new FrameRepository(),
       stageRows: new StageRepository(),
       timerRows: new TimerRepository(),
       executionRows: new ExecutionRepository(),
+      workerRows: new WorkerRepository(),
+      projections: new ProjectionRepository(),
+      tenantRows: new TenantRepository(),
+      scheduleRows: new ScheduleRepository(),
+      leadership: new LeadershipRepository(),
     };
-    const workerRows = new WorkerRepository();
-    // A worker is a candidate for targeted offers while it reported within three of its beats.
-    const offers = new Offers({ db: database, bus, workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
-    metrics.trackBacklog({ commands: () => rows.commandRows.backlog(database), frames: () => rows.frameRows.backlog(database) });
+    metrics.trackBacklog({ commands: () => repositories.commandRows.backlog(database), frames: () => repositories.frameRows.backlog(database) });
     // A worker on a remote control plane asks the API for credentials; it never decrypts one itself.
     const remote = roles.includes('worker') && !roles.includes('api') && !options.controlPlane ? createRemoteControlPlane(config) : undefined;
     const decrypts = roles.includes('api') || (roles.includes('worker') && !remote && !options.controlPlane);
-    const credentials = await openCredentialStore(database, config.encryptionKey, scope, { decrypts });
-    const projections = new ProjectionRepository();
-    const projected = new ProjectedStates(ledger, projections);
-    const replay = new Replay(database, ledger, projections, payloads);
-    const executions = new ExecutionService(database, ledger, catalog, states, payloads, bus, metrics, rows.executionRows, projected, config.limits);
-    const controlPlane = new LocalControlPlane({
-      db: database,
-      ledger,
-      states,
-      catalog,
-      payloads,
-      payloadStore,
-      inlineLimitBytes: config.payloads.inlineLimitBytes,
-      credentials,
-      executions,
-      bus,
-      metrics,
-      ...rows,
-      workerRows,
-      offers,
-    });
-    const admin = new AdminService({
-      db: database,
-      ledger,
-      offers,
-      notify: (executionId) => bus.publish(Subjects.execution(scope.tenantId), { execution_id: executionId }),
-      ...rows,
-    });
-    const expressions = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() });
     const tools = options.tools ?? defaultTools(workerToolOptions(config, database));
     const parts: Engine['parts'] = { ownsBus: options.bus === undefined, ownSweepTimer: options.sweepEvery !== 'caller', tools, listen: options.listen ?? true };
-
-    if (roles.includes('scheduler')) {
+    const shared: SharedParts = {
+      config,
+      roles,
+      database,
+      store: new PgEventStore(database),
+      ids: new SnowflakeIds(idNode(), () => Date.now()),
+      producer: roles.join('+') || 'engine',
+      metrics,
+      bus,
+      payloadStore: new PgPayloadStore(database),
+      cipher: await openCredentialCipher(database, config.encryptionKey, { decrypts }),
+      repositories,
+      expressions: new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() }),
+      logger,
+      firesSchedules: options.schedules !== false,
+    };
+    if (roles.includes('scheduler') && config.redis) {
       // With Redis, a timer fires on time in whichever scheduler takes its job; the sweep remains the authority.
-      const lane = config.redis
-        ? await RetryLane.open(config.redis.url.reveal(), {
-            prefix: `noetl.${scope.tenantId}.${scope.organizationId}`,
-            logger: logger.child({ role: 'retry-lane' }),
-          })
-        : undefined;
-      // The scheduler's follow-ups are the sweeper's, which needs the scheduler: the closures run only after both exist.
-      const scheduler = new Scheduler({
-        db: database,
-        ledger,
-        catalog,
-        payloads,
-        payloadStoreWithin: (q) => new PgPayloadStore(q),
-        inlineLimitBytes: config.payloads.inlineLimitBytes,
-        maxLoopItems: config.limits.loopItems,
-        engine: expressions,
-        bus,
-        offers,
-        metrics,
-        logger: logger.child({ role: 'scheduler' }),
-        rows,
-        followUps: {
-          timerArmed: (timer) => (lane ? void lane.schedule(timer.timerId, timer.dueAt) : sweeper.timerArmed(timer)),
-          commandCancelled: (commandId) => sweeper.commandCancelled(commandId),
-          executionEnded: (state) => sweeper.executionEnded(state),
-        },
+      // One lane per deployment (its ledger database), for every tenant: the job names the timer's tenant.
+      shared.lane = await RetryLane.open(config.redis.url.reveal(), {
+        prefix: `noetl.${database.dataSource.driver.database ?? 'ledger'}`,
+        logger: logger.child({ role: 'retry-lane' }),
       });
-      const sweeper = new Sweeper(
-        {
-          db: database,
-          ledger,
-          bus,
-          offers,
-          executions,
-          controlPlane,
-          logger: logger.child({ role: 'sweeper' }),
-          // A few sweeps' grace before an unclaimed command is offered again.
-          renotifyAfterMs: Math.max(1000, config.scheduler.sweepMs * 5),
-          // A leader silent for a few sweeps (and at least 5 s) is replaced.
-          leadershipMs: Math.max(5000, config.scheduler.sweepMs * 5),
-          leadership: new LeadershipRepository(),
-          ...rows,
-        },
-        scheduler,
-      );
-      parts.scheduler = scheduler;
-      parts.sweeper = sweeper;
-      parts.lane = lane;
     }
+    if (roles.includes('projector')) shared.projectorMetrics = new ProjectorMetrics(metrics.registry);
     if (roles.includes('worker')) {
-      const workerPlane: ControlPlane = options.controlPlane ?? remote ?? controlPlane;
+      const plane = options.controlPlane ?? remote;
       if (remote) parts.remote = remote;
       parts.worker = new Worker({
         ...(options.workerId ? { workerId: options.workerId } : {}),
-        controlPlane: workerPlane,
+        // In-process, each tenant's work goes through that tenant's control plane.
+        controlPlanes: plane ? () => plane : (scope) => engine.tenant(scope).controlPlane,
+        scope: config.tenancy,
         tools,
-        engine: expressions,
+        engine: shared.expressions,
         metrics,
         logger: logger.child({ role: 'worker' }),
         concurrency: config.worker.concurrency,
@@ -257,13 +236,12 @@ export class Engine {
     }
     if (roles.includes('scheduler') && config.nats) {
       parts.nats = await connect({ servers: config.nats.url, name: `noetl-${roles.join('+')}-jetstream` });
-      const outbox = new OutboxRepository(database, scope);
+      const outbox = new OutboxRepository(database);
       parts.relay = new OutboxRelay({
         db: database,
         outbox,
         js: parts.nats.jetstream(),
         jsm: await parts.nats.jetstreamManager(),
-        scope,
         shardCount: config.projector.shardCount,
         batch: config.relay.batch,
         pollMs: config.relay.pollMs,
@@ -273,39 +251,62 @@ export class Engine {
         metrics: new RelayMetrics(metrics.registry, outbox),
       });
     }
-    if (roles.includes('projector')) {
+    if (shared.projectorMetrics) {
       const { shardIndex, shardCount } = config.projector;
-      const projectorMetrics = new ProjectorMetrics(metrics.registry);
-      const projector = new Projector({ db: database, ledger, projections, metrics: projectorMetrics, shard: String(shardIndex), snapshotEvery: PROJECTION_SNAPSHOT_EVERY });
       const projectorLogger = logger.child({ role: 'projector', shard: shardIndex });
-      parts.projector = projector;
+      const project = (events: readonly LedgerEvent[]) => engine.project(events);
+      const flush = (options?: { all?: boolean }) => engine.flushProjections(options);
       if (config.nats) {
         parts.nats ??= await connect({ servers: config.nats.url, name: `noetl-${roles.join('+')}-jetstream` });
-        parts.feed = new StreamProjector({ nats: parts.nats, projector, metrics: projectorMetrics, logger: projectorLogger, scope, shardIndex, shardCount });
+        // One consumer per tenant the deployment has: each shard folds only its tenants' events, never another deployment's on the same NATS.
+        const scopes = () => repositories.tenantRows.list(database);
+        parts.feed = new StreamProjector({ nats: parts.nats, project, flush, scopes, metrics: shared.projectorMetrics, logger: projectorLogger, shardIndex, shardCount });
       } else {
-        parts.feed = new OutboxProjector(new OutboxRepository(database, scope), projector, projectorLogger, { pollMs: PROJECTOR_POLL_MS, retentionMs: config.relay.retentionMs });
+        parts.feed = new OutboxProjector(new OutboxRepository(database), project, flush, projectorLogger, { pollMs: PROJECTOR_POLL_MS, retentionMs: config.relay.retentionMs });
       }
     }
-    const workers = new WorkerDirectory({ db: database, workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
-    const engine = new Engine(config, catalog, executions, controlPlane, credentials, metrics, bus, admin, workers, logger, replay, parts);
+    const engine = new Engine(config, metrics, bus, logger, shared, parts);
     engine.run();
     return engine;
+  }
+
+  /** Folds delivered events into their tenants' projections (the projector role's feed calls it). */
+  /** Writes the projection rows the tenants' projectors deferred (those due, or `all`). */
+  async flushProjections(options: { all?: boolean } = {}): Promise<void> {
+    for (const tenant of this.tenants.values()) await tenant.projector?.flush(options);
+  }
+
+  async project(events: readonly LedgerEvent[]): Promise<void> {
+    const byScope = new Map<string, { scope: TenantScope; events: LedgerEvent[] }>();
+    for (const event of events) {
+      const scope = { tenantId: event.tenant_id, organizationId: event.organization_id };
+      const group = byScope.get(scopeKey(scope)) ?? { scope, events: [] };
+      group.events.push(event);
+      byScope.set(scopeKey(scope), group);
+    }
+    for (const { scope, events: delivered } of byScope.values()) {
+      const projector = this.tenant(scope).projector;
+      if (!projector) throw new Error('this process has no projector role');
+      await projector.deliver(delivered);
+    }
   }
 
   /**
    * Resolves with the execution's detail once it is terminal (or throws
    * `not_found`); rejects after `timeoutMs`. Wakes on the `finished`
-   * notification and re-reads at least every 500 ms, so a lost message only delays it.
+   * notification and re-reads at least every 500 ms, so a lost message only
+   * delays it. Of the process's own tenant unless `scope` names another.
    */
-  async waitForTerminal(executionId: string, options: { timeoutMs?: number } = {}): Promise<ExecutionDetail> {
+  async waitForTerminal(executionId: string, options: { timeoutMs?: number; scope?: TenantScope } = {}): Promise<ExecutionDetail> {
+    const scope = options.scope ?? this.config.tenancy;
     const deadline = Date.now() + (options.timeoutMs ?? 10 * 60_000);
     let wake: (() => void) | undefined;
-    const unsubscribe = this.bus.subscribe(Subjects.finished(this.config.tenancy.tenantId), (message) => {
+    const unsubscribe = this.bus.subscribe(Subjects.finished(scope.tenantId), (message) => {
       if (message['execution_id'] === executionId) wake?.();
     });
     try {
       for (;;) {
-        const detail = await this.executions.get(executionId);
+        const detail = await this.tenant(scope).executions.get(executionId);
         if (isTerminalStatus(detail.status)) return detail;
         const left = deadline - Date.now();
         if (left <= 0) throw new RuntimeError('invalid_request', `execution ${executionId} is still ${detail.status} after the wait`);
@@ -323,16 +324,14 @@ export class Engine {
   }
 
   /**
-   * Runs one sweep now, unless one is running here or in another process
-   * (one active sweeper per tenant). The engine sweeps every
+   * Runs one sweep now of every tenant with a running execution or a due
+   * schedule, unless one is running here (each tenant's is skipped while another process sweeps
+   * it: one active sweeper per tenant). The engine sweeps every
    * `scheduler.sweepMs` itself, or the caller does (`sweepEvery: 'caller'`).
    */
   async sweep(): Promise<void> {
-    if (!this.parts.sweeper) return;
-    this.sweeping ??= this.parts.sweeper
-      .sweep()
-      .then(() => undefined)
-      .finally(() => (this.sweeping = undefined));
+    if (!this.shared.roles.includes('scheduler')) return;
+    this.sweeping ??= this.sweepTenants().finally(() => (this.sweeping = undefined));
     await this.sweeping;
   }
 
@@ -347,12 +346,11 @@ export class Engine {
     this.stopped = true;
     for (const unsubscribe of this.subscriptions) unsubscribe();
     clearInterval(this.sweepTimer);
-    this.parts.sweeper?.stop();
-    await this.parts.lane?.close();
+    for (const tenant of this.tenants.values()) tenant.sweeper?.stop();
+    await this.shared.lane?.close();
     await this.parts.worker?.stop(graceMs);
     await this.sweeping?.catch(() => undefined);
-    await this.parts.sweeper?.resign().catch((error: unknown) => this.logger.warn({ err: error }, 'giving up the sweeper leadership failed; its lease runs out'));
-    await this.parts.scheduler?.idle();
+    for (const tenant of this.tenants.values()) await tenant.stop();
     await this.parts.tools.close();
     await this.parts.remote?.close();
     await this.parts.feed?.stop();
@@ -361,13 +359,35 @@ export class Engine {
     if (this.parts.ownsBus) await this.bus.close();
   }
 
+  /**
+   * Each tenant with a running execution or a due schedule, in turn (a
+   * failing tenant does not hold the others up): its sweep, when no other
+   * process holds it.
+   */
+  private async sweepTenants(): Promise<void> {
+    const { database, repositories, firesSchedules } = this.shared;
+    const scopes = new Map((await repositories.executionRows.runningScopes(database)).map((scope) => [scopeKey(scope), scope]));
+    if (firesSchedules) for (const scope of await repositories.scheduleRows.dueScopes(database, new Date())) scopes.set(scopeKey(scope), scope);
+    const failures: unknown[] = [];
+    for (const scope of scopes.values()) {
+      await this.tenant(scope)
+        .sweeper!.sweep()
+        .catch((error: unknown) => failures.push(error));
+    }
+    if (failures.length > 0) throw failures[0];
+  }
+
   private run(): void {
-    const { scheduler, sweeper, lane, worker } = this.parts;
-    const tenant = this.config.tenancy.tenantId;
-    if (scheduler) {
+    const { lane } = this.shared;
+    const { worker } = this.parts;
+    const served = (message: Record<string, unknown>): TenantRuntime | undefined => {
+      const scope = scopeOfMessage(message);
+      return scope && this.tenant(scope);
+    };
+    if (this.shared.roles.includes('scheduler')) {
       if (this.parts.listen) {
         this.subscriptions.push(
-          this.bus.subscribe(Subjects.execution(tenant), (message) => void scheduler.process(String(message['execution_id'])), {
+          this.bus.subscribe(Subjects.execution('*'), (message) => void served(message)?.scheduler?.process(String(message['execution_id'])), {
             queue: QueueGroups.schedulers,
           }),
         );
@@ -377,13 +397,15 @@ export class Engine {
         this.sweepTimer.unref();
       }
       // fireTimer wakes the scheduler itself; a timer it did not fire was not due, or is fired already or by a sweep.
-      if (sweeper) lane?.start((timerId) => sweeper.fireTimer(timerId).then(() => undefined));
+      lane?.start((timerId, scope) => this.tenant(scope).sweeper!.fireTimer(timerId).then(() => undefined));
       // Resume what a previous process left: unplanned events, due timers, expired leases.
       void this.sweepLogged();
     }
     if (worker && this.parts.listen) {
+      const tenant = offeredTenant(this.config, this.shared.roles);
       const offer = (kind: Offer['kind'], key: 'command_id' | 'stage_id') => (message: Record<string, unknown>) => {
-        if (typeof message[key] === 'string') worker.offer(kind === 'command' ? { kind, id: message[key], alone: message['alone'] === true } : { kind, id: message[key] });
+        const scope = scopeOfMessage(message);
+        if (typeof message[key] === 'string' && scope) worker.offer({ kind, id: message[key], scope, ...(kind === 'command' && message['alone'] === true ? { alone: true } : {}) });
       };
       const subjects: [string, (message: Record<string, unknown>) => void][] = [
         [Subjects.workFor(tenant, worker.workerId), offer('command', 'command_id')],

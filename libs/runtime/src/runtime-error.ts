@@ -14,6 +14,8 @@ export type RuntimeErrorCode =
   | 'tool_not_allowed'
   | 'credential_not_allowed'
   | 'credentials_locked'
+  | 'unauthenticated'
+  | 'forbidden'
   /** The work would pass one of the operator's limits (NOETL_MAX_*): nothing of it was started. */
   | 'limit_exceeded';
 

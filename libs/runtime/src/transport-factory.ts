@@ -1,4 +1,4 @@
-import type { NoetlConfig } from '@noetl/config';
+import type { NoetlConfig, Role } from '@noetl/config';
 import { HttpControlPlane } from './control-plane/http-control-plane';
 
 /**
@@ -13,5 +13,16 @@ import { HttpControlPlane } from './control-plane/http-control-plane';
  * database. The caller closes it (`close()` frees its keep-alive connections).
  */
 export function createRemoteControlPlane(config: NoetlConfig): HttpControlPlane | undefined {
-  return config.server ? new HttpControlPlane(config.server.url) : undefined;
+  if (!config.server) return undefined;
+  const apiKey = config.client.apiKey?.reveal();
+  return new HttpControlPlane(config.server.url, apiKey ? { apiKey } : {});
+}
+
+/**
+ * Whose offers a worker takes: on the API's control plane (NOETL_SERVER_URL
+ * without the api role) its key's tenant, NOETL_TENANT_ID (offers of other
+ * tenants are for their own workers); in-process, every tenant's (`*`).
+ */
+export function offeredTenant(config: NoetlConfig, roles: readonly Role[] = config.roles): string {
+  return config.server && roles.includes('worker') && !roles.includes('api') ? config.tenancy.tenantId : '*';
 }

@@ -7,9 +7,14 @@ const ALL_MIGRATIONS = MIGRATIONS.map((Migration) => new Migration().name);
 
 const NAMED_INDEXES = [
   'idx_execution_running',
+  'idx_execution_running_scope',
+  'idx_api_key_tenant',
   'idx_execution_parent_command',
   'idx_stage_open',
   'idx_worker_tenant_heartbeat',
+  'idx_schedule_due',
+  'idx_schedule_buffered',
+  'uq_schedule_declared',
   'idx_event_execution',
   'idx_event_execution_type',
   'idx_event_exec_stage_event_id_desc',
@@ -33,7 +38,10 @@ const NAMED_INDEXES = [
 ];
 
 const TABLES = [
+  'api_key',
+  'tenant',
   'worker',
+  'schedule',
   'leadership',
   'event',
   'catalog',

@@ -13,7 +13,7 @@ describe('event subjects', () => {
   it('publishes on the shard that owns the execution, which that shard alone consumes', () => {
     const subject = shardSubject(eventSubject('t', 'o', '42'), shardOf('42', 4));
     expect(subject).toMatch(/^noetl\.events\.t\.o\.42\.[0-3]$/);
-    expect(shardFilter('t', 'o', shardOf('42', 4))).toBe(`noetl.events.t.o.*.${shardOf('42', 4)}`);
+    expect(shardFilter(shardOf('42', 4), { tenantId: 't', organizationId: 'o' })).toBe(`noetl.events.t.o.*.${shardOf('42', 4)}`);
   });
 
   it('spreads executions over the shards and never moves one (the relay and every projector agree)', () => {

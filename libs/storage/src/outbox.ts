@@ -34,9 +34,9 @@ export function shardSubject(subject: string, shard: number): string {
   return `${subject}.${shard}`;
 }
 
-/** What one projector shard of a tenant's organization consumes. */
-export function shardFilter(tenantId: string, organizationId: string, shard: number): string {
-  return `${EVENTS_SUBJECT_PREFIX}.${subjectToken(tenantId)}.${subjectToken(organizationId)}.*.${shard}`;
+/** What one projector shard consumes of one tenant's organization. */
+export function shardFilter(shard: number, scope: TenantScope): string {
+  return `${EVENTS_SUBJECT_PREFIX}.${subjectToken(scope.tenantId)}.${subjectToken(scope.organizationId)}.*.${shard}`;
 }
 
 /** A name JetStream accepts for a durable consumer (no separators, wildcards or spaces). */
@@ -97,10 +97,10 @@ export async function insertOutboxRows(q: Queryable, events: readonly LedgerEven
  * same transaction's Queryable, or let `publishPending` do both.
  */
 export class OutboxRepository {
-  /** The rows of one tenant and organization: each has its own relay (or outbox-fed projector). */
+  /** The rows of one tenant and organization, or (no scope) of every tenant: what a deployment's relay publishes. */
   constructor(
     private readonly db: Database,
-    private readonly scope: TenantScope,
+    private readonly scope?: TenantScope,
   ) {}
 
   /**
@@ -116,11 +116,11 @@ export class OutboxRepository {
     const rows = await q.query<OutboxRow>(
       `SELECT outbox_id, event_id, tenant_id, organization_id, execution_id, subject, event_type, payload, attempts, created_at
          FROM noetl.outbox
-        WHERE published_at IS NULL AND tenant_id = $2 AND organization_id = $3
+        WHERE published_at IS NULL AND ($2::text IS NULL OR (tenant_id = $2 AND organization_id = $3))
         ORDER BY outbox_id
         LIMIT $1
           FOR UPDATE SKIP LOCKED`,
-      [limit, this.scope.tenantId, this.scope.organizationId],
+      [limit, ...this.scopeParams()],
     );
     return rows.map(toMessage);
   }
@@ -142,10 +142,10 @@ export class OutboxRepository {
       `DELETE FROM noetl.outbox WHERE outbox_id IN (
          SELECT outbox_id FROM noetl.outbox
           WHERE published_at IS NOT NULL AND published_at < now() - make_interval(secs => $1::double precision / 1000)
-            AND tenant_id = $3 AND organization_id = $4
+            AND ($3::text IS NULL OR (tenant_id = $3 AND organization_id = $4))
           ORDER BY published_at LIMIT $2)
        RETURNING 1`,
-      [retentionMs, limit, this.scope.tenantId, this.scope.organizationId],
+      [retentionMs, limit, ...this.scopeParams()],
     );
     return rows.length;
   }
@@ -154,10 +154,14 @@ export class OutboxRepository {
   async backlog(q: Queryable = this.db): Promise<{ rows: number; oldestAgeSeconds: number }> {
     const [row] = await q.query<{ rows: string; age: number | null }>(
       `SELECT count(*) AS rows, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS age FROM noetl.outbox
-        WHERE published_at IS NULL AND tenant_id = $1 AND organization_id = $2`,
-      [this.scope.tenantId, this.scope.organizationId],
+        WHERE published_at IS NULL AND ($1::text IS NULL OR (tenant_id = $1 AND organization_id = $2))`,
+      this.scopeParams(),
     );
     return { rows: Number(row?.rows ?? 0), oldestAgeSeconds: Math.max(0, row?.age ?? 0) };
+  }
+
+  private scopeParams(): [string | null, string | null] {
+    return [this.scope?.tenantId ?? null, this.scope?.organizationId ?? null];
   }
 
   async recordFailedAttempt(outboxIds: readonly string[], q: Queryable = this.db): Promise<void> {

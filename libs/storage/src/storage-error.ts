@@ -13,3 +13,9 @@ export interface TenantScope {
   tenantId: string;
   organizationId: string;
 }
+
+/**
+ * What a tenant or organization id may be: one token of a NATS subject
+ * (`noetl.<tenant>.work`) and of a Redis key, with no separator or wildcard.
+ */
+export const SCOPE_ID = /^[A-Za-z0-9_-]{1,64}$/;

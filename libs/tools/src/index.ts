@@ -1,4 +1,4 @@
-export type { OutputStream, Tool, ToolContext } from './tool';
+export type { OutputStream, StreamChunk, Tool, ToolContext } from './tool';
 export { ToolRegistry } from './tool-registry';
 export { defaultTools, type DefaultToolsOptions } from './default-tools';
 export { HttpTool, type HttpToolOptions } from './http/http.tool';

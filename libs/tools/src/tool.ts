@@ -17,6 +17,22 @@ export interface ToolContext {
   scope?: Record<string, unknown>;
   /** Receives what user code printed (python stdout/stderr, javascript console); never part of the result. */
   onOutput?(stream: OutputStream, text: string): void;
+  /**
+   * Receives each chunk of a streamed result (`postgres` with `stream`), in
+   * order; the tool waits for it before it reads further, so at most about
+   * two chunks are held. Absent where results cannot stream (a loop body).
+   */
+  onPartial?(chunk: StreamChunk): Promise<void>;
+}
+
+/** One chunk of a streamed result, reported as `call.partial`. */
+export interface StreamChunk {
+  /** From 0. */
+  chunk_index: number;
+  rows: Record<string, unknown>[];
+  columns: string[];
+  /** False for the last chunk. */
+  has_more: boolean;
 }
 
 export interface Tool {

@@ -1,9 +1,12 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminService, type AdminActionResult, type StuckList } from '@noetl/runtime';
+import { LOCAL_SUBJECT, type AdminActionResult, type AdminRequest, type Principal, type StuckList } from '@noetl/runtime';
 import { ApiErrorDto } from '../errors/api-error.dto';
 import { AdminActionDto, AdminReasonedActionDto, StuckQueryDto } from './admin-requests.dto';
 import { AdminActionResultDto, StuckListDto } from './admin-responses.dto';
+import { Access } from '../auth/access.decorator';
+import { Caller } from '../auth/caller.decorator';
+import { TenantAdmins } from '@noetl/platform';
 
 const ENDED = 'The target already ended (already_terminal); nothing was recorded';
 
@@ -12,16 +15,17 @@ const ENDED = 'The target already ended (already_terminal); nothing was recorded
  * Every action records one `admin.action` event with the actor and the reason.
  */
 @ApiTags('admin')
+@Access('operator')
 @Controller('api/admin')
 export class AdminController {
-  constructor(private readonly admin: AdminService) {}
+  constructor(private readonly admin: TenantAdmins) {}
 
   @Get('stuck')
   @ApiOperation({ summary: 'Commands and frames that are stuck, and why, oldest first' })
   @ApiOkResponse({ type: StuckListDto })
   @ApiBadRequestResponse({ type: ApiErrorDto })
-  stuck(@Query() query: StuckQueryDto): Promise<StuckList> {
-    return this.admin.stuck(query);
+  stuck(@Caller() caller: Principal, @Query() query: StuckQueryDto): Promise<StuckList> {
+    return this.admin.of(caller.scope).stuck(query);
   }
 
   @Post('commands/:id/reclaim')
@@ -31,8 +35,8 @@ export class AdminController {
   @ApiBadRequestResponse({ type: ApiErrorDto, description: 'The command is not claimed (invalid_request), or a malformed body' })
   @ApiNotFoundResponse({ type: ApiErrorDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: ENDED })
-  reclaimCommand(@Param('id') id: string, @Body() body: AdminActionDto): Promise<AdminActionResult> {
-    return this.admin.reclaim('command', id, body);
+  reclaimCommand(@Caller() caller: Principal, @Param('id') id: string, @Body() body: AdminActionDto): Promise<AdminActionResult> {
+    return this.admin.of(caller.scope).reclaim('command', id, withActor(caller, body));
   }
 
   @Post('commands/:id/fail')
@@ -42,8 +46,8 @@ export class AdminController {
   @ApiBadRequestResponse({ type: ApiErrorDto, description: 'No reason, or a malformed body' })
   @ApiNotFoundResponse({ type: ApiErrorDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: ENDED })
-  failCommand(@Param('id') id: string, @Body() body: AdminReasonedActionDto): Promise<AdminActionResult> {
-    return this.admin.fail('command', id, body);
+  failCommand(@Caller() caller: Principal, @Param('id') id: string, @Body() body: AdminReasonedActionDto): Promise<AdminActionResult> {
+    return this.admin.of(caller.scope).fail('command', id, withActor(caller, body));
   }
 
   @Post('frames/:id/reclaim')
@@ -53,8 +57,8 @@ export class AdminController {
   @ApiBadRequestResponse({ type: ApiErrorDto, description: 'The frame is not claimed (invalid_request), or a malformed body' })
   @ApiNotFoundResponse({ type: ApiErrorDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: ENDED })
-  reclaimFrame(@Param('id') id: string, @Body() body: AdminActionDto): Promise<AdminActionResult> {
-    return this.admin.reclaim('frame', id, body);
+  reclaimFrame(@Caller() caller: Principal, @Param('id') id: string, @Body() body: AdminActionDto): Promise<AdminActionResult> {
+    return this.admin.of(caller.scope).reclaim('frame', id, withActor(caller, body));
   }
 
   @Post('frames/:id/fail')
@@ -64,8 +68,8 @@ export class AdminController {
   @ApiBadRequestResponse({ type: ApiErrorDto, description: 'No reason, or a malformed body' })
   @ApiNotFoundResponse({ type: ApiErrorDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: ENDED })
-  failFrame(@Param('id') id: string, @Body() body: AdminReasonedActionDto): Promise<AdminActionResult> {
-    return this.admin.fail('frame', id, body);
+  failFrame(@Caller() caller: Principal, @Param('id') id: string, @Body() body: AdminReasonedActionDto): Promise<AdminActionResult> {
+    return this.admin.of(caller.scope).fail('frame', id, withActor(caller, body));
   }
 
   @Post('executions/:id/finalize')
@@ -75,8 +79,8 @@ export class AdminController {
   @ApiBadRequestResponse({ type: ApiErrorDto, description: 'No reason, or a malformed body' })
   @ApiNotFoundResponse({ type: ApiErrorDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: ENDED })
-  finalize(@Param('id') id: string, @Body() body: AdminReasonedActionDto): Promise<AdminActionResult> {
-    return this.admin.finalize(id, body);
+  finalize(@Caller() caller: Principal, @Param('id') id: string, @Body() body: AdminReasonedActionDto): Promise<AdminActionResult> {
+    return this.admin.of(caller.scope).finalize(id, withActor(caller, body));
   }
 
   @Post('executions/:id/purge')
@@ -87,8 +91,8 @@ export class AdminController {
   @ApiOkResponse({ type: AdminActionResultDto })
   @ApiBadRequestResponse({ type: ApiErrorDto, description: 'The execution is still running, no reason, or a malformed body' })
   @ApiNotFoundResponse({ type: ApiErrorDto })
-  purge(@Param('id') id: string, @Body() body: AdminReasonedActionDto): Promise<AdminActionResult> {
-    return this.admin.purge(id, body);
+  purge(@Caller() caller: Principal, @Param('id') id: string, @Body() body: AdminReasonedActionDto): Promise<AdminActionResult> {
+    return this.admin.of(caller.scope).purge(id, withActor(caller, body));
   }
 
   @Post('executions/:id/cancel')
@@ -98,7 +102,17 @@ export class AdminController {
   @ApiBadRequestResponse({ type: ApiErrorDto })
   @ApiNotFoundResponse({ type: ApiErrorDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: ENDED })
-  cancel(@Param('id') id: string, @Body() body: AdminActionDto): Promise<AdminActionResult> {
-    return this.admin.cancelExecution(id, body);
+  cancel(@Caller() caller: Principal, @Param('id') id: string, @Body() body: AdminActionDto): Promise<AdminActionResult> {
+    return this.admin.of(caller.scope).cancelExecution(id, withActor(caller, body));
   }
+}
+
+/**
+ * The authenticated caller is the actor on record; a name the body gives is
+ * kept beside it, never instead of it. Without auth (the process's own
+ * caller) the body's name stands alone, as the only one there is.
+ */
+function withActor<T extends AdminRequest>(caller: Principal, body: T): T {
+  if (caller.subject === LOCAL_SUBJECT) return body;
+  return { ...body, actor: body.actor ? `${body.actor} (${caller.subject})` : caller.subject };
 }

@@ -1,24 +1,28 @@
 import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { LocalControlPlane, type ClaimedCommand, type HeartbeatResult, type ResolvedCredential } from '@noetl/runtime';
+import { ApiAcceptedResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { TenantControlPlanes } from '@noetl/platform';
+import type { ClaimedCommand, HeartbeatResult, Principal, ResolvedCredential } from '@noetl/runtime';
+import { Access } from '../auth/access.decorator';
+import { Caller } from '../auth/caller.decorator';
 import { ApiErrorDto } from '../errors/api-error.dto';
-import { ClaimDto, CompleteDto, CredentialRequestDto, FailDto, LeaseDto, StartChildDto } from './control-plane-requests.dto';
-import { ChildStartedDto, ClaimedCommandDto, CommandReportedDto, HeartbeatResultDto, ResolvedCredentialDto } from './control-plane-responses.dto';
+import { ClaimDto, CompleteDto, CredentialRequestDto, FailDto, LeaseDto, PartialDto, StartChildDto } from './control-plane-requests.dto';
+import { ChildStartedDto, ClaimedCommandDto, CommandReportedDto, HeartbeatResultDto, PartialRecordedDto, ResolvedCredentialDto } from './control-plane-responses.dto';
 
 /** The worker control plane over HTTP (DESIGN.md s6): each route is one call of the `ControlPlane` port. */
 @ApiTags('control-plane')
+@Access('worker')
 @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such command' })
 @Controller('api/commands/:id')
 export class CommandsController {
-  constructor(private readonly controlPlane: LocalControlPlane) {}
+  constructor(private readonly controlPlane: TenantControlPlanes) {}
 
   @Post('claim')
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Take the lease on an issued command' })
   @ApiOkResponse({ type: ClaimedCommandDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'already_claimed by another worker, or already_terminal' })
-  claim(@Param('id') id: string, @Body() body: ClaimDto): Promise<ClaimedCommand> {
-    return this.controlPlane.claim(id, body);
+  claim(@Caller() caller: Principal, @Param('id') id: string, @Body() body: ClaimDto): Promise<ClaimedCommand> {
+    return this.controlPlane.of(caller.scope).claim(id, body);
   }
 
   @Post('heartbeat')
@@ -26,8 +30,8 @@ export class CommandsController {
   @ApiOperation({ summary: 'Extend the lease; the answer says whether the command was cancelled' })
   @ApiOkResponse({ type: HeartbeatResultDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost, or already_terminal' })
-  heartbeat(@Param('id') id: string, @Body() body: LeaseDto): Promise<HeartbeatResult> {
-    return this.controlPlane.heartbeat(id, body);
+  heartbeat(@Caller() caller: Principal, @Param('id') id: string, @Body() body: LeaseDto): Promise<HeartbeatResult> {
+    return this.controlPlane.of(caller.scope).heartbeat(id, body);
   }
 
   @Post('complete')
@@ -35,8 +39,8 @@ export class CommandsController {
   @ApiOperation({ summary: 'Report the command done, with its result' })
   @ApiOkResponse({ type: CommandReportedDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'A late or duplicate report (already_terminal), or lease_lost' })
-  async complete(@Param('id') id: string, @Body() body: CompleteDto): Promise<CommandReportedDto> {
-    await this.controlPlane.complete(id, body);
+  async complete(@Caller() caller: Principal, @Param('id') id: string, @Body() body: CompleteDto): Promise<CommandReportedDto> {
+    await this.controlPlane.of(caller.scope).complete(id, body);
     return { command_id: id, status: 'COMPLETED' };
   }
 
@@ -45,9 +49,19 @@ export class CommandsController {
   @ApiOperation({ summary: 'Report the command failed, with the error' })
   @ApiOkResponse({ type: CommandReportedDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'A late or duplicate report (already_terminal), or lease_lost' })
-  async fail(@Param('id') id: string, @Body() body: FailDto): Promise<CommandReportedDto> {
-    await this.controlPlane.fail(id, body);
+  async fail(@Caller() caller: Principal, @Param('id') id: string, @Body() body: FailDto): Promise<CommandReportedDto> {
+    await this.controlPlane.of(caller.scope).fail(id, body);
     return { command_id: id, status: 'FAILED' };
+  }
+
+  @Post('partial')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @ApiOperation({ summary: 'Report one chunk of a streamed result (call.partial); its rows go to the payload store' })
+  @ApiAcceptedResponse({ type: PartialRecordedDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost, or already_terminal' })
+  async partial(@Caller() caller: Principal, @Param('id') id: string, @Body() body: PartialDto): Promise<PartialRecordedDto> {
+    await this.controlPlane.of(caller.scope).reportPartial(id, body);
+    return { command_id: id, chunk_index: body.chunk_index };
   }
 
   @Post('release')
@@ -55,8 +69,8 @@ export class CommandsController {
   @ApiOperation({ summary: 'Give the command back unrun (a worker shutting down): claimable again, no attempt spent' })
   @ApiOkResponse({ type: CommandReportedDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost, or already_terminal' })
-  async release(@Param('id') id: string, @Body() body: LeaseDto): Promise<CommandReportedDto> {
-    await this.controlPlane.release(id, body);
+  async release(@Caller() caller: Principal, @Param('id') id: string, @Body() body: LeaseDto): Promise<CommandReportedDto> {
+    await this.controlPlane.of(caller.scope).release(id, body);
     return { command_id: id, status: 'ISSUED' };
   }
 
@@ -64,8 +78,8 @@ export class CommandsController {
   @ApiOperation({ summary: "Start a playbook command's child execution (idempotent per command)" })
   @ApiCreatedResponse({ type: ChildStartedDto })
   @ApiConflictResponse({ type: ApiErrorDto })
-  async child(@Param('id') id: string, @Body() body: StartChildDto): Promise<ChildStartedDto> {
-    const { execution_id } = await this.controlPlane.startChild(id, body);
+  async child(@Caller() caller: Principal, @Param('id') id: string, @Body() body: StartChildDto): Promise<ChildStartedDto> {
+    const { execution_id } = await this.controlPlane.of(caller.scope).startChild(id, body);
     return { execution_id };
   }
 
@@ -74,7 +88,7 @@ export class CommandsController {
   @ApiOperation({ summary: 'Resolve a credential for the worker holding the command' })
   @ApiOkResponse({ type: ResolvedCredentialDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'The worker does not hold the lease' })
-  credential(@Param('id') id: string, @Body() body: CredentialRequestDto): Promise<ResolvedCredential> {
-    return this.controlPlane.resolveCredential(id, body);
+  credential(@Caller() caller: Principal, @Param('id') id: string, @Body() body: CredentialRequestDto): Promise<ResolvedCredential> {
+    return this.controlPlane.of(caller.scope).resolveCredential(id, body);
   }
 }

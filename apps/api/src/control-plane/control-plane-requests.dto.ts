@@ -8,12 +8,14 @@ import type {
   FailRequest,
   Holder,
   LeaseRequest,
+  PartialRequest,
   RecordCallsRequest,
   StartChildRequest,
 } from '@noetl/runtime';
 import { Type } from 'class-transformer';
 import { RawJson } from '../input/raw-json';
-import { IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { MAX_CHUNK_ROWS } from '@noetl/dsl';
 
 /** A day: longer leases would hide a dead worker for longer than any reaper cycle is worth. */
 const MAX_LEASE_MS = 86_400_000;
@@ -211,4 +213,27 @@ export class RecordCallsDto extends HolderDto implements RecordCallsRequest {
   @ValidateNested({ each: true })
   @Type(() => CallReportDto)
   calls!: CallReportDto[];
+}
+
+/** One chunk of a streamed result (DSL.md s3 `stream`), reported before the worker reads on. */
+export class PartialDto extends HolderDto implements PartialRequest {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'From 0, in the order the chunks were read' })
+  @IsInt()
+  @Min(0)
+  chunk_index!: number;
+
+  @ApiProperty({ description: 'False for the last chunk' })
+  @IsBoolean()
+  has_more!: boolean;
+
+  @ApiProperty({ type: [String], description: 'The column names' })
+  @IsArray()
+  @IsString({ each: true })
+  columns!: string[];
+
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, description: `The rows (at most ${MAX_CHUNK_ROWS}); they go to the payload store` })
+  @IsArray()
+  @ArrayMaxSize(MAX_CHUNK_ROWS)
+  @IsObject({ each: true })
+  rows!: JsonObject[];
 }

@@ -1,6 +1,21 @@
-import { ApiProperty } from '@nestjs/swagger';
-import type { JsonObject } from '@noetl/event-kernel';
-import type { ClaimedCommand, HeartbeatResult, ResolvedCredential } from '@noetl/runtime';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { Json, JsonObject } from '@noetl/event-kernel';
+import type { ClaimedCommand, HeartbeatResult, ResolvedCredential, ShardItem } from '@noetl/runtime';
+
+/** The item a fan-out shard's command runs the loop body for (DSL.md s4.2). */
+export class ShardItemDto implements ShardItem {
+  @ApiProperty({ description: 'The fan-out loop' })
+  loop_id!: string;
+
+  @ApiProperty({ type: 'integer', description: 'Collection index of the item' })
+  index!: number;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Collection size' })
+  total!: number | null;
+
+  @ApiProperty({ description: 'The item: any JSON value' })
+  item!: Json;
+}
 
 export class ClaimedCommandDto implements ClaimedCommand {
   @ApiProperty()
@@ -42,6 +57,9 @@ export class ClaimedCommandDto implements ClaimedCommand {
     description: 'Scope names that are step results (a loop step: loop), so the worker restores their `.data`/`.result` views',
   })
   result_views!: Record<string, 'step' | 'loop'>;
+
+  @ApiPropertyOptional({ type: ShardItemDto, description: 'A fan-out shard: run the loop body (the spec) for this one item' })
+  shard?: ShardItemDto;
 }
 
 export class HeartbeatResultDto implements HeartbeatResult {
@@ -71,6 +89,14 @@ export class CallsRecordedDto {
 
   @ApiProperty({ description: 'How many call reports were accepted' })
   recorded!: number;
+}
+
+export class PartialRecordedDto {
+  @ApiProperty()
+  command_id!: string;
+
+  @ApiProperty({ type: 'integer', description: 'The chunk recorded as call.partial (a repeated report of it records nothing more)' })
+  chunk_index!: number;
 }
 
 export class ResolvedCredentialDto implements ResolvedCredential {

@@ -146,6 +146,29 @@ describe('worker control plane routes', () => {
     expect(detail.body).toMatchObject({ parent_execution_id: executionId, path: 'cp/one', workload: { n: 1 } });
   });
 
+  it('records a chunk as call.partial with its rows in the payload store, once per chunk index, for the lease holder only', async () => {
+    const { executionId, commandId } = await issuedCommand();
+    const w1 = { worker_id: 'w1', lease_token: await claim(commandId) };
+    const chunk = { chunk_index: 0, has_more: true, columns: ['n'], rows: [{ n: 1 }, { n: 2 }] };
+    const partial = `/api/commands/${commandId}/partial`;
+    expect((await request(api.http).post(partial).send({ ...w1, ...chunk }).expect(202)).body).toEqual({ command_id: commandId, chunk_index: 0 });
+    await request(api.http).post(partial).send({ ...w1, ...chunk }).expect(202);
+    expect((await request(api.http).post(partial).send({ ...w1, lease_token: 'guessed', ...chunk, chunk_index: 1 }).expect(409)).body.code).toBe('lease_lost');
+    expect((await request(api.http).post(partial).send({ ...w1, ...chunk, rows: [1, 2] }).expect(400)).body.code).toBe('bad_request');
+    expect((await request(api.http).post(partial).send({ ...w1, ...chunk, chunk_index: -1 }).expect(400)).body.code).toBe('bad_request');
+
+    const page = await request(api.http).get(`/api/executions/${executionId}/events`).query({ type: 'call.partial' }).expect(200);
+    expect(page.body.events).toEqual([
+      expect.objectContaining({
+        command_id: commandId,
+        step: 'start',
+        payload: { task: 'start', chunk_index: 0, has_more: true, row_count: 2, columns: ['n'], rows_ref: expect.objectContaining({ sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }) },
+      }),
+    ]);
+    await request(api.http).post(`/api/commands/${commandId}/complete`).send({ ...w1, result: {} }).expect(200);
+    expect((await request(api.http).post(partial).send({ ...w1, ...chunk, chunk_index: 1 }).expect(409)).body.code).toBe('already_terminal');
+  });
+
   it('validates every body and answers an unknown command with 404', async () => {
     const { commandId } = await issuedCommand();
     const command = `/api/commands/${commandId}`;

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiCreatedResponse,
@@ -9,47 +9,52 @@ import {
   ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { CREDENTIAL_STORE } from '@noetl/platform';
-import type { CredentialStore, CredentialSummary } from '@noetl/runtime';
+import type { CredentialSummary, Principal } from '@noetl/runtime';
 import { ApiErrorDto } from '../errors/api-error.dto';
 import { CredentialListDto, CredentialSummaryDto, PutCredentialDto } from './credential.dto';
+import { Access } from '../auth/access.decorator';
+import { Caller } from '../auth/caller.decorator';
+import { TenantCredentials } from '@noetl/platform';
 
 /** Credentials are written and listed here, never read back: only a worker holding a lease resolves one. */
 @ApiTags('credentials')
+@Access('developer')
 @Controller('api/credentials')
 export class CredentialsController {
-  constructor(@Inject(CREDENTIAL_STORE) private readonly credentials: CredentialStore) {}
+  constructor(private readonly credentials: TenantCredentials) {}
 
   @Post()
+  @Access('operator')
   @ApiOperation({ summary: 'Create or replace a credential (encrypted at rest)' })
   @ApiCreatedResponse({ type: CredentialSummaryDto })
   @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Invalid name or body' })
   @ApiServiceUnavailableResponse({ type: ApiErrorDto, description: 'NOETL_ENCRYPTION_KEY is not set (credentials_locked)' })
-  put(@Body() body: PutCredentialDto): Promise<CredentialSummary> {
-    return this.credentials.put(body);
+  put(@Caller() caller: Principal, @Body() body: PutCredentialDto): Promise<CredentialSummary> {
+    return this.credentials.of(caller.scope).put(body);
   }
 
   @Get()
   @ApiOperation({ summary: 'Every credential, without its data' })
   @ApiOkResponse({ type: CredentialListDto })
-  async list(): Promise<CredentialListDto> {
-    return { credentials: await this.credentials.list() };
+  async list(@Caller() caller: Principal): Promise<CredentialListDto> {
+    return { credentials: await this.credentials.of(caller.scope).list() };
   }
 
   @Get(':name')
   @ApiOperation({ summary: 'One credential, without its data' })
   @ApiOkResponse({ type: CredentialSummaryDto })
   @ApiNotFoundResponse({ type: ApiErrorDto })
-  get(@Param('name') name: string): Promise<CredentialSummary> {
-    return this.credentials.get(name);
+  get(@Caller() caller: Principal, @Param('name') name: string): Promise<CredentialSummary> {
+    return this.credentials.of(caller.scope).get(name);
   }
 
   @Delete(':name')
+  @Access('operator')
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({ summary: 'Delete a credential' })
   @ApiNoContentResponse()
   @ApiNotFoundResponse({ type: ApiErrorDto })
-  delete(@Param('name') name: string): Promise<void> {
-    return this.credentials.delete(name);
+  delete(@Caller() caller: Principal, @Param('name') name: string): Promise<void> {
+    return this.credentials.of(caller.scope).delete(name);
   }
 }

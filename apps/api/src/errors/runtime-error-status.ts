@@ -16,6 +16,10 @@ export const RUNTIME_ERROR_STATUS: Record<RuntimeErrorCode, HttpStatus> = {
   credential_not_allowed: HttpStatus.FORBIDDEN,
   // The server lacks its key: the request is fine, the service cannot serve it yet.
   credentials_locked: HttpStatus.SERVICE_UNAVAILABLE,
+  // No valid key or token was presented.
+  unauthenticated: HttpStatus.UNAUTHORIZED,
+  // The caller's role may not do this.
+  forbidden: HttpStatus.FORBIDDEN,
   // Understood, but it would pass an operator's limit (nesting depth, child executions).
   limit_exceeded: HttpStatus.UNPROCESSABLE_ENTITY,
 };

@@ -96,6 +96,20 @@ export class CancelDto {
   reason?: string;
 }
 
+export class SignalDto {
+  // Any JSON value: it becomes the result of the step that waits for the signal.
+  @ApiPropertyOptional({ description: 'Any JSON value (default {}): the result of the step that takes the signal', nullable: true })
+  @RawJson({ optional: true })
+  payload?: unknown;
+
+  @ApiPropertyOptional({ description: 'Deliver at most once per key: a repeated request answers the first delivery', maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  idempotency_key?: string;
+}
+
 /** `?type=a&type=b,c` -> ['a', 'b', 'c']; anything else is left for the validators to reject. */
 function splitList(value: unknown): unknown {
   const parts = Array.isArray(value) ? value : [value];

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { ExecutionStatus, Json, JsonObject } from '@noetl/event-kernel';
 import type {
+  DeliveredSignal,
   EventPage,
   EventView,
   ExecutionDetail,
@@ -40,6 +41,17 @@ export class StartedExecutionDto implements StartedExecution {
 
   @ApiProperty({ enum: EXECUTION_STATUSES })
   status!: ExecutionStatus;
+}
+
+export class DeliveredSignalDto implements DeliveredSignal {
+  @ApiProperty()
+  execution_id!: string;
+
+  @ApiProperty({ description: 'The signal name' })
+  signal!: string;
+
+  @ApiProperty({ description: 'The signal.received event' })
+  event_id!: string;
 }
 
 export class CancelledExecutionDto {
@@ -98,6 +110,17 @@ export class LoopViewDto implements LoopView {
   completed!: boolean;
 }
 
+export class ExecutionScheduleDto {
+  @ApiProperty()
+  schedule_id!: string;
+
+  @ApiProperty({ format: 'date-time', description: 'The fire time that started the execution (for a manual trigger, the time of the trigger)' })
+  fire_time!: string;
+
+  @ApiProperty({ description: 'Started by POST /api/schedules/{id}/trigger' })
+  manual!: boolean;
+}
+
 export class ExecutionDetailDto implements ExecutionDetail {
   @ApiProperty()
   execution_id!: string;
@@ -137,6 +160,9 @@ export class ExecutionDetailDto implements ExecutionDetail {
 
   @ApiProperty({ type: [LoopViewDto] })
   loops!: LoopViewDto[];
+
+  @ApiProperty({ type: ExecutionScheduleDto, nullable: true, description: 'The schedule and fire time that started the execution; null when something else did' })
+  schedule!: ExecutionScheduleDto | null;
 }
 
 export class ExecutionSummaryDto implements ExecutionSummary {

@@ -10,42 +10,57 @@ import {
   ApiTags,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
-import type { JsonObject } from '@noetl/event-kernel';
-import { ExecutionService, RuntimeError, type EventPage, type ExecutionDetail, type ExecutionPage, type PlaybookRef, type StartedExecution } from '@noetl/runtime';
+import type { Json, JsonObject } from '@noetl/event-kernel';
+import { TenantExecutions } from '@noetl/platform';
+import {
+  LOCAL_SUBJECT,
+  RuntimeError,
+  type DeliveredSignal,
+  type EventPage,
+  type ExecutionDetail,
+  type ExecutionPage,
+  type PlaybookRef,
+  type Principal,
+  type StartedExecution,
+} from '@noetl/runtime';
+import { Access } from '../auth/access.decorator';
+import { Caller } from '../auth/caller.decorator';
 import { ApiErrorDto } from '../errors/api-error.dto';
-import { CancelDto, ExecuteDto, ListEventsQueryDto, ListExecutionsQueryDto } from './execution-requests.dto';
-import { CancelledExecutionDto, EventPageDto, ExecutionDetailDto, ExecutionPageDto, StartedExecutionDto } from './execution-responses.dto';
+import { CancelDto, ExecuteDto, ListEventsQueryDto, ListExecutionsQueryDto, SignalDto } from './execution-requests.dto';
+import { CancelledExecutionDto, DeliveredSignalDto, EventPageDto, ExecutionDetailDto, ExecutionPageDto, StartedExecutionDto } from './execution-responses.dto';
 
 @ApiTags('executions')
+@Access('viewer')
 @Controller('api')
 export class ExecutionsController {
-  constructor(private readonly executions: ExecutionService) {}
+  constructor(private readonly executions: TenantExecutions) {}
 
   @Post('execute')
+  @Access('developer')
   @ApiOperation({ summary: 'Start an execution of a registered playbook' })
   @ApiCreatedResponse({ type: StartedExecutionDto })
   @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Not exactly one of path and catalog_id, or a malformed body' })
   @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such playbook' })
   @ApiUnprocessableEntityResponse({ type: ApiErrorDto, description: 'The payload is not a JSON object (invalid_payload)' })
-  execute(@Body() body: ExecuteDto): Promise<StartedExecution> {
+  execute(@Caller() caller: Principal, @Body() body: ExecuteDto): Promise<StartedExecution> {
     const payload = payloadOf(body);
-    return this.executions.start({ ...playbookRefOf(body), ...(payload ? { payload } : {}) });
+    return this.executions.of(caller.scope).start({ ...playbookRefOf(body), ...(payload ? { payload } : {}) });
   }
 
   @Get('executions')
   @ApiOperation({ summary: 'Executions, newest first, a page at a time' })
   @ApiOkResponse({ type: ExecutionPageDto })
   @ApiBadRequestResponse({ type: ApiErrorDto })
-  list(@Query() query: ListExecutionsQueryDto): Promise<ExecutionPage> {
-    return this.executions.list(query);
+  list(@Caller() caller: Principal, @Query() query: ListExecutionsQueryDto): Promise<ExecutionPage> {
+    return this.executions.of(caller.scope).list(query);
   }
 
   @Get('executions/:id')
   @ApiOperation({ summary: 'One execution: status, result or error, steps and loops' })
   @ApiOkResponse({ type: ExecutionDetailDto })
   @ApiNotFoundResponse({ type: ApiErrorDto })
-  get(@Param('id') id: string): Promise<ExecutionDetail> {
-    return this.executions.get(id);
+  get(@Caller() caller: Principal, @Param('id') id: string): Promise<ExecutionDetail> {
+    return this.executions.of(caller.scope).get(id);
   }
 
   @Get('executions/:id/events')
@@ -53,19 +68,34 @@ export class ExecutionsController {
   @ApiOkResponse({ type: EventPageDto })
   @ApiBadRequestResponse({ type: ApiErrorDto })
   @ApiNotFoundResponse({ type: ApiErrorDto })
-  events(@Param('id') id: string, @Query() query: ListEventsQueryDto): Promise<EventPage> {
-    return this.executions.events(id, query);
+  events(@Caller() caller: Principal, @Param('id') id: string, @Query() query: ListEventsQueryDto): Promise<EventPage> {
+    return this.executions.of(caller.scope).events(id, query);
   }
 
   @Post('executions/:id/cancel')
+  @Access('developer')
   @HttpCode(HttpStatus.ACCEPTED)
   @ApiOperation({ summary: 'Cancel an execution; its open commands and child executions are cancelled after' })
   @ApiAcceptedResponse({ type: CancelledExecutionDto })
   @ApiNotFoundResponse({ type: ApiErrorDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'The execution already ended (already_terminal)' })
-  async cancel(@Param('id') id: string, @Body() body: CancelDto): Promise<CancelledExecutionDto> {
-    await this.executions.cancel(id, body);
+  async cancel(@Caller() caller: Principal, @Param('id') id: string, @Body() body: CancelDto): Promise<CancelledExecutionDto> {
+    await this.executions.of(caller.scope).cancel(id, { ...body, ...(caller.subject !== LOCAL_SUBJECT ? { by: caller.subject } : {}) });
     return { execution_id: id, status: 'CANCELLED' };
+  }
+
+  @Post('executions/:id/signals/:name')
+  @Access('developer')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @ApiOperation({ summary: 'Send a signal: a step waiting for it (kind: wait) takes it, else it is kept until one does' })
+  @ApiAcceptedResponse({ type: DeliveredSignalDto })
+  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Not a signal name' })
+  @ApiNotFoundResponse({ type: ApiErrorDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'The execution already ended (already_terminal)' })
+  @ApiUnprocessableEntityResponse({ type: ApiErrorDto, description: 'The payload is larger than NOETL_PAYLOAD_INLINE_LIMIT (invalid_payload)' })
+  // A parsed JSON body holds only JSON values, so the payload is Json.
+  signal(@Caller() caller: Principal, @Param('id') id: string, @Param('name') name: string, @Body() body: SignalDto): Promise<DeliveredSignal> {
+    return this.executions.of(caller.scope).signal(id, name, body.payload === undefined ? {} : (body.payload as Json), body.idempotency_key);
   }
 }
 

@@ -4,8 +4,10 @@ import { HealthCheck, HealthCheckService, type HealthCheckResult, type HealthInd
 import { DatabaseHealthIndicator } from './database.health';
 import { NatsHealthIndicator } from './nats.health';
 import { RedisHealthIndicator } from './redis.health';
+import { Access } from '../auth/access.decorator';
 
 @ApiTags('health')
+@Access('public')
 @Controller('health')
 export class HealthController {
   /** The database always; Redis and NATS only where the configuration uses them. */

@@ -2,8 +2,10 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { RuntimeMetrics } from '@noetl/runtime';
 import type { Response } from 'express';
+import { Access } from '../auth/access.decorator';
 
 @ApiTags('operations')
+@Access('metrics')
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly runtimeMetrics: RuntimeMetrics) {}

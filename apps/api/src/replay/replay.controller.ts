@@ -1,13 +1,17 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Replay, type ReplayState } from '@noetl/runtime';
+import type { Principal, ReplayState } from '@noetl/runtime';
 import { ApiErrorDto } from '../errors/api-error.dto';
 import { ReplayQueryDto, replayQueryOf } from './replay-query.dto';
+import { Access } from '../auth/access.decorator';
+import { Caller } from '../auth/caller.decorator';
+import { TenantReplays } from '@noetl/platform';
 
 @ApiTags('replay')
+@Access('viewer')
 @Controller('api/replay')
 export class ReplayController {
-  constructor(private readonly replay: Replay) {}
+  constructor(private readonly replay: TenantReplays) {}
 
   @Get('state')
   @ApiOperation({
@@ -16,7 +20,7 @@ export class ReplayController {
   @ApiOkResponse({ description: 'The state, its checksums, the reducer version and upcaster digest, the position covered and the payloads it refers to' })
   @ApiBadRequestResponse({ type: ApiErrorDto })
   @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such execution in your tenant, or no such event of it' })
-  state(@Query() query: ReplayQueryDto): Promise<ReplayState> {
-    return this.replay.stateAt(replayQueryOf(query));
+  state(@Caller() caller: Principal, @Query() query: ReplayQueryDto): Promise<ReplayState> {
+    return this.replay.of(caller.scope).stateAt(replayQueryOf(query));
   }
 }

@@ -19,12 +19,14 @@ export interface ApiTestApp {
  * The api app as `noetl server` builds it (configureApi + the role modules of NOETL_ROLES), on its own
  * clone of the migrated template database. `env` adds to a quiet test
  * environment: e.g. `NOETL_ROLES: 'api,scheduler'` leaves commands unclaimed
- * for a test that plays the worker over HTTP.
+ * for a test that plays the worker over HTTP. Auth is off unless `env`
+ * turns it on (`NOETL_AUTH: 'on'`): the auth specs and the authorization
+ * matrix test it; the other specs test their routes as the process's own tenant.
  */
 export async function startApiTestApp(env: Record<string, string> = {}): Promise<ApiTestApp> {
   const db = await createTestDatabase();
   try {
-    const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', NOETL_PYTHON: 'off', NOETL_ROLES: 'api', ...env });
+    const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', NOETL_PYTHON: 'off', NOETL_ROLES: 'api', NOETL_AUTH: 'off', ...env });
     const moduleRef = await Test.createTestingModule({ imports: [AppRootModule.forRoot(config, serverRoles)] }).compile();
     const app = moduleRef.createNestApplication<NestExpressApplication>({ logger: false });
     configureApi(app);

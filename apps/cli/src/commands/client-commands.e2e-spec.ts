@@ -8,10 +8,13 @@ import { captureOutput } from '../shared/testing/capture-output';
 import { printEvents } from './events.command';
 import { registerFiles } from './register.command';
 import { showReplay } from './replay.command';
+import { createSchedule, listSchedules, setPaused } from './schedule.command';
+import { sendSignal } from './signal.command';
 import { showStatus } from './status.command';
 import { listWorkers } from './workers.command';
 
 const hello = resolve(__dirname, '../../../../examples/hello.yaml');
+const approval = resolve(__dirname, '../../../../examples/approval.yaml');
 
 describe('noetl client commands against a running server', () => {
   let api: ApiTestApp;
@@ -88,6 +91,40 @@ describe('noetl client commands against a running server', () => {
     await expect(new ServerClient('http://127.0.0.1:1').execution('1')).rejects.toThrow(
       /^no NoETL server is reachable at http:\/\/127\.0\.0\.1:1 \(connect ECONNREFUSED/,
     );
+  });
+
+  it('creates, lists, pauses, resumes, triggers and deletes a schedule', async () => {
+    await registerFiles([hello], client, captureOutput());
+    const created = captureOutput();
+    const schedule = await createSchedule(client, 'examples/hello', { cron: '0 6 * * 1-5', timezone: 'America/Chicago', set: { name: 'Cron' }, paused: true }, created);
+    expect(created.stdout).toEqual([`${schedule.schedule_id} examples/hello cron "0 6 * * 1-5" America/Chicago paused`]);
+
+    const listed = captureOutput();
+    await listSchedules(client, { json: false, path: 'examples/hello' }, listed);
+    expect(listed.stdout[0]).toMatch(/^ID\s+PATH\s+WHEN\s+OVERLAP\s+NEXT\s+FIRED\s+SKIPPED\s+LAST EXECUTION$/);
+    expect(listed.stdout[1]).toMatch(new RegExp(`^${schedule.schedule_id}\\s+examples/hello\\s+cron "0 6 \\* \\* 1-5" America/Chicago\\s+skip\\s+paused\\s+0\\s+0\\s+-$`));
+
+    const resumed = captureOutput();
+    await setPaused(client, schedule.schedule_id, false, resumed);
+    expect(resumed.stdout).toEqual([expect.stringMatching(new RegExp(`^schedule ${schedule.schedule_id} resumed; next fire \\d{4}-`))]);
+    await setPaused(client, schedule.schedule_id, true, captureOutput());
+
+    const triggered = await client.triggerSchedule(schedule.schedule_id);
+    expect(await showStatus(triggered.execution_id, client, { watch: true }, captureOutput())).toBe(0);
+    expect(await client.execution(triggered.execution_id)).toMatchObject({ result: { message: 'Hello, Cron!' }, schedule: { schedule_id: schedule.schedule_id, manual: true } });
+    await client.deleteSchedule(schedule.schedule_id);
+    await expect(client.deleteSchedule(schedule.schedule_id)).rejects.toThrow(`not_found: schedule ${schedule.schedule_id} not found (HTTP 404)`);
+  });
+
+  it('sends a signal that a waiting step takes', async () => {
+    await registerFiles([approval], client, captureOutput());
+    const { execution_id: id } = await client.execute({ path: 'examples/approval', payload: { patience: 60 } });
+    const sent = captureOutput();
+    const delivered = await sendSignal(client, id, 'approval', { set: { approved: true, by: 'ada' } }, sent);
+    expect(sent.stdout).toEqual([`signal approval sent to execution ${id} (event ${delivered.event_id})`]);
+    expect(await showStatus(id, client, { watch: true }, captureOutput())).toBe(0);
+    expect((await client.execution(id)).result).toEqual({ order: 42, status: 'shipped', approved_by: 'ada' });
+    await expect(sendSignal(client, id, 'approval', { payload: true }, captureOutput())).rejects.toThrow(/^already_terminal: /);
   });
 
   it('lists the workers that reported to the server, with their capacity', async () => {

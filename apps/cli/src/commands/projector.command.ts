@@ -10,12 +10,15 @@ export function registerProjectorCommand(program: Command): void {
     .description('drop projections and fold them again from the ledger (DATABASE_URL, else the embedded PostgreSQL)')
     .option('--execution <id...>', 'only these executions')
     .option('--all', 'every execution of the tenant')
-    .action(async (opts: { execution?: string[]; all?: boolean }) => {
+    .option('--tenant <id>', 'the tenant (default NOETL_TENANT_ID)')
+    .option('--organization <id>', 'the organization (default NOETL_ORGANIZATION_ID)')
+    .action(async (opts: { execution?: string[]; all?: boolean; tenant?: string; organization?: string }) => {
       if (!opts.all === !opts.execution) throw new Error('give --execution <id...> or --all');
       const config = loadConfig(process.env);
+      const scope = { tenantId: opts.tenant ?? config.tenancy.tenantId, organizationId: opts.organization ?? config.tenancy.organizationId };
       const connection = await DatabaseConnection.open(config);
       try {
-        const count = await rebuildProjections(connection.database, config, opts.execution);
+        const count = await rebuildProjections(connection.database, config, opts.execution, scope);
         process.stdout.write(`rebuilt ${count} projection(s) from the ledger\n`);
       } finally {
         await connection.onApplicationShutdown();

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig, type NoetlConfig } from '@noetl/config';
+import { Database, ScheduleRepository } from '@noetl/storage';
+import { baseDatabaseUrl } from '../../../../test/support/postgres';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
 import { captureOutput } from '../shared/testing/capture-output';
 import { runPlaybook } from './run-playbook';
@@ -52,17 +54,39 @@ describe('noetl run', () => {
   });
 
   it.each([
-    ['routing.yaml', { size: 'large', approved: true, checks: { limit: true, fraud: true } }],
-    ['pipeline.yaml', { summary: { count: 7, sum: 93, mean: 93 / 7, median: 9 }, above_mean: [15, 26, 31], mean: 93 / 7 }],
-    ['retry.yaml', { ready: true, waited_ms: expect.any(Number) }],
-    ['sleep.yaml', { slept_until: expect.any(String), slept_ms: expect.any(Number) }],
-  ])('runs examples/%s to completion', async (file, result) => {
+    ['routing.yaml', { size: 'large', approved: true, checks: { limit: true, fraud: true } }, {}],
+    ['pipeline.yaml', { summary: { count: 7, sum: 93, mean: 93 / 7, median: 9 }, above_mean: [15, 26, 31], mean: 93 / 7 }, {}],
+    ['retry.yaml', { ready: true, waited_ms: expect.any(Number) }, {}],
+    ['sleep.yaml', { slept_until: expect.any(String), slept_ms: expect.any(Number) }, {}],
+    ['fanout.yaml', { total: 204, items: 8 }, {}],
+    // Streams from the machine's PostgreSQL (the base database, not this run's ledger).
+    ['streaming.yaml', { rows: 2500, chunks: 3 }, { dsn: baseDatabaseUrl() }],
+    ['approval.yaml', { order: 42, status: 'escalated', reason: expect.stringContaining('no signal "approval" arrived') }, {}],
+    ['schedule.yaml', { report: 'ad-hoc' }, {}],
+  ])('runs examples/%s to completion', async (file, result, set: Record<string, string>) => {
     const output = captureOutput();
-    const code = await runPlaybook(join(examples, file), { ...DEADLINE, json: true }, output, config);
+    const code = await runPlaybook(join(examples, file), { ...DEADLINE, json: true, set }, output, config);
     expect(output.stderr).toEqual([]);
     expect(code).toBe(0);
     expect(output.stdout).toHaveLength(1);
     expect(JSON.parse(output.stdout[0]!)).toMatchObject({ status: 'COMPLETED', result });
+  });
+
+  it('runs examples/fanout.yaml with an item that always fails: partial, routed on fanin.status', async () => {
+    const output = captureOutput();
+    const code = await runPlaybook(join(examples, 'fanout.yaml'), { ...DEADLINE, json: true, set: { ids: [3, 13, 5] } }, output, config);
+    expect(code).toBe(0);
+    expect(JSON.parse(output.stdout[0]!)).toMatchObject({ status: 'COMPLETED', result: { failed: 1, succeeded: 2 } });
+  });
+
+  it('runs a playbook that declares a schedule once, and schedules nothing', async () => {
+    expect(await runPlaybook(join(examples, 'schedule.yaml'), { ...DEADLINE, json: true }, captureOutput(), config)).toBe(0);
+    const database = await Database.connect(db.url);
+    try {
+      expect(await new ScheduleRepository().list(database, config.tenancy)).toEqual([]);
+    } finally {
+      await database.close();
+    }
   });
 
   it('exits 1 and prints the error of a playbook that fails', async () => {

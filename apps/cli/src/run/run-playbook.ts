@@ -38,6 +38,8 @@ export async function runPlaybook(file: string, options: RunOptions, output: Cli
       database: connection.database,
       roles: ['scheduler', 'worker'],
       logger: cliLogger(config, 'noetl-run'),
+      // A one-shot: it neither applies the playbook's schedule nor fires the database's schedules.
+      schedules: false,
     });
     try {
       return await execute(engine, file, content, options, output);
@@ -52,7 +54,7 @@ export async function runPlaybook(file: string, options: RunOptions, output: Cli
 async function execute(engine: Engine, file: string, content: string, options: RunOptions, output: CliOutput): Promise<number> {
   let catalogId: string;
   try {
-    catalogId = (await engine.catalog.register(content)).catalog_id;
+    catalogId = (await engine.catalog.register(content, { schedule: false })).catalog_id;
   } catch (error) {
     const rejected = error instanceof RuntimeError && error.code === 'invalid_playbook';
     if (rejected && printProblems(file, error.details, output.err)) return 1;

@@ -22,6 +22,7 @@ function detail(overrides: Partial<ExecutionDetail>): ExecutionDetail {
     error: null,
     steps: [],
     loops: [],
+    schedule: null,
     ...overrides,
   };
 }

@@ -1,6 +1,20 @@
 import type { NoetlConfig } from '@noetl/config';
-import type { JsonObject } from '@noetl/event-kernel';
-import type { EventPage, ExecutionDetail, ListEventsQuery, RegisteredPlaybook, ReplayState, StartExecutionRequest, StartedExecution, WorkerView } from '@noetl/runtime';
+import type { Json, JsonObject } from '@noetl/event-kernel';
+import {
+  readAdminKeyFile,
+  type DeliveredSignal,
+  type EventPage,
+  type ExecutionDetail,
+  type ListEventsQuery,
+  type RegisteredPlaybook,
+  type ReplayState,
+  type ScheduleInput,
+  type ScheduleView,
+  type StartExecutionRequest,
+  type StartedExecution,
+  type TriggeredSchedule,
+  type WorkerView,
+} from '@noetl/runtime';
 import type { Command } from 'commander';
 import { request } from 'undici';
 
@@ -30,7 +44,11 @@ const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 
 
 /** The REST API of a running `noetl server`, as the client commands use it. */
 export class ServerClient {
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    /** Sent as `Authorization: Bearer`; without one the server must run with NOETL_AUTH=off. */
+    private readonly apiKey?: string,
+  ) {}
 
   register(content: string): Promise<RegisteredPlaybook> {
     return this.call('POST', '/api/catalog/register', { content });
@@ -68,12 +86,43 @@ export class ServerClient {
     await this.call('POST', `/api/executions/${encodeURIComponent(id)}/cancel`, reason === undefined ? {} : { reason });
   }
 
-  private async call<T>(method: 'GET' | 'POST', path: string, body?: JsonObject | StartExecutionRequest): Promise<T> {
+  signal(id: string, name: string, payload: Json, idempotencyKey?: string): Promise<DeliveredSignal> {
+    return this.call('POST', `/api/executions/${encodeURIComponent(id)}/signals/${encodeURIComponent(name)}`, {
+      payload,
+      ...(idempotencyKey !== undefined ? { idempotency_key: idempotencyKey } : {}),
+    });
+  }
+
+  createSchedule(schedule: ScheduleInput): Promise<ScheduleView> {
+    return this.call('POST', '/api/schedules', schedule);
+  }
+
+  schedules(path?: string): Promise<{ schedules: ScheduleView[] }> {
+    return this.call('GET', `/api/schedules${path !== undefined ? `?${new URLSearchParams({ path }).toString()}` : ''}`);
+  }
+
+  updateSchedule(id: string, patch: ScheduleInput): Promise<ScheduleView> {
+    return this.call('PATCH', `/api/schedules/${encodeURIComponent(id)}`, patch);
+  }
+
+  deleteSchedule(id: string): Promise<ScheduleView> {
+    return this.call('DELETE', `/api/schedules/${encodeURIComponent(id)}`);
+  }
+
+  triggerSchedule(id: string): Promise<TriggeredSchedule> {
+    return this.call('POST', `/api/schedules/${encodeURIComponent(id)}/trigger`, {});
+  }
+
+  private async call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: JsonObject | StartExecutionRequest | ScheduleInput): Promise<T> {
     let response: Awaited<ReturnType<typeof request>>;
     try {
       response = await request(`${this.baseUrl}${path}`, {
         method,
-        headers: { accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          accept: 'application/json',
+          ...(body ? { 'content-type': 'application/json' } : {}),
+          ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}),
+        },
         ...(body ? { body: JSON.stringify(body) } : {}),
       });
     } catch (error) {
@@ -110,8 +159,12 @@ export function addServerOption(command: Command): Command {
   return command.option('--server <url>', 'the NoETL server (default NOETL_SERVER_URL, else http://127.0.0.1:$PORT)');
 }
 
-/** The server a client command talks to: `--server`, else NOETL_SERVER_URL, else this machine on PORT. */
+/**
+ * The server a client command talks to: `--server`, else NOETL_SERVER_URL,
+ * else this machine on PORT; with NOETL_API_KEY, else the admin key a local
+ * `noetl server` left in `$NOETL_HOME/admin.key`.
+ */
 export function serverClient(config: NoetlConfig, option: string | undefined): ServerClient {
   const url = option ?? config.server?.url ?? `http://127.0.0.1:${config.http.port}`;
-  return new ServerClient(url.replace(/\/+$/, ''));
+  return new ServerClient(url.replace(/\/+$/, ''), config.client.apiKey?.reveal() ?? readAdminKeyFile(config.home));
 }

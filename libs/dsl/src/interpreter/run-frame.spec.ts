@@ -53,17 +53,6 @@ describe('runFrame', () => {
     expect(deps.calls.filter((call) => (call.config['input'] as { n: number }).n === 4)).toHaveLength(3);
   });
 
-  it('runs a fan-out shard again whole when it fails', async () => {
-    let failures = 1;
-    const deps = fakeDeps(() => {
-      if (failures-- > 0) throw new CallError({ kind: 'internal', message: 'flaky', retryable: false });
-      return 'ok';
-    });
-    const run = await runFrame(frameArgs(stepOf(BODY), [3], { shardRetries: 2 }), deps);
-    expect(run.rows).toEqual([{ index: 10, status: 'ok', result: 'ok' }]);
-    expect(deps.calls).toHaveLength(2);
-  });
-
   it('process: frame runs the body once with frame.rows and gives each row its result', async () => {
     const deps = fakeDeps((_kind, config) => (config['input'] as { rows: number[] }).rows.map((n) => n * 2));
     const step = stepOf(`

@@ -26,8 +26,6 @@ export interface FrameArgs {
   frameIndex: number;
   /** Rows run at once inside the frame (`frame.row_concurrency`). */
   rowConcurrency: number;
-  /** Fan-out: times a failed item (a shard) is run again whole, its own retries included (default 0). */
-  shardRetries?: number;
   scope: Record<string, unknown>;
   signal: AbortSignal;
 }
@@ -92,10 +90,7 @@ export async function runFrame(args: FrameArgs, deps: InterpreterDeps): Promise<
         _last: args.total !== null && index === args.total - 1,
       };
       const scope = extendScope(args.scope, { [args.iterator]: item, iter, loop: { index, length: args.total } });
-      let outcome = await runIteration(args, scope, calls, deps);
-      for (let shard = 0; outcome.row.status === 'error' && shard < (args.shardRetries ?? 0) && !args.signal.aborted; shard++) {
-        outcome = await runIteration(args, scope, calls, deps);
-      }
+      const outcome = await runIteration(args, scope, calls, deps);
       results[position] = { row: { ...outcome.row, index, ...(outcome.row.status === 'ok' ? { result: outcome.result } : {}) }, ctx: outcome.ctx };
     }
   };

@@ -1,3 +1,4 @@
+import type { ScheduleSpec } from '../schedule/schedule-spec';
 import type { Json, JsonObject } from './json';
 import type { LoopSpec, Sink } from './loop';
 import type { Policy } from './policy';
@@ -9,6 +10,11 @@ export interface Arc {
   /** Template or boolean; absent means true. */
   when?: string | boolean;
   set: SetOp[];
+  /**
+   * `call.partial`: fires once per chunk a streaming step emits, with `chunk`
+   * in scope (DSL.md s3 `stream`). Absent: on the step's outcome.
+   */
+  on?: 'call.partial';
 }
 
 export interface Next {
@@ -61,6 +67,8 @@ export interface Playbook {
   executor: { entryStep: string; finalStep?: string };
   /** In document order; names are unique. */
   steps: Step[];
+  /** `metadata.schedule`: applied to the catalog's schedules when the playbook is registered. */
+  schedule?: ScheduleSpec;
 }
 
 /** One registration problem: a path like `workflow[2].next.arcs[0].step`, the YAML position and a message. */

@@ -2,8 +2,11 @@ import type { JsonObject } from './json';
 import type { Policy } from './policy';
 import type { SetOp } from './set-op';
 
-export const TOOL_KINDS = ['http', 'postgres', 'javascript', 'python', 'playbook', 'workbook', 'noop', 'sleep'] as const;
+export const TOOL_KINDS = ['http', 'postgres', 'javascript', 'python', 'playbook', 'workbook', 'noop', 'sleep', 'wait'] as const;
 export type ToolKind = (typeof TOOL_KINDS)[number];
+
+/** A signal's name, as a `wait` tool names it and `POST /api/executions/{id}/signals/{name}` delivers it. */
+export const SIGNAL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
 /**
  * One tool call: a single `tool:` or one entry of a pipeline (list-valued

@@ -40,7 +40,7 @@ export const STEP_KEYS = keys(
 export const TASK_STRUCTURE_KEYS = keys('kind', 'name', 'input', 'args', 'set', 'spec');
 
 export const NEXT_KEYS = keys('spec', 'arcs');
-export const ARC_KEYS = keys('step', 'when', 'set');
+export const ARC_KEYS = keys('step', 'when', 'set', 'on');
 
 export const LOOP_KEYS = keys('in', 'collection', 'iterator', 'element', 'mode', 'concurrency', 'max_in_flight', 'spec', 'cursor', 'sink');
 export const FRAME_KEYS = keys(

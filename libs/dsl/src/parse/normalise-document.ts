@@ -1,5 +1,6 @@
 import type { JsonObject, Playbook, Step } from '../model';
 import { EXECUTOR_KEYS, TOP_KEYS } from './allowed-keys';
+import { normaliseSchedule } from './normalise-schedule';
 import { normaliseStep } from './normalise-step';
 import { normaliseKeychain, normaliseWorkbook } from './normalise-workbook';
 import { checkKeys, type ParseContext } from './parse-context';
@@ -37,6 +38,8 @@ export function normaliseDocument(raw: unknown, ctx: ParseContext): Playbook | u
     steps,
   };
   if (description !== undefined) playbook.description = description;
+  const schedule = normaliseSchedule(raw.metadata, ctx);
+  if (schedule) playbook.schedule = schedule;
   return playbook;
 }
 

@@ -45,6 +45,7 @@ export function normaliseLoop(raw: unknown, path: string, ctx: ParseContext): Lo
     maxShardRetries: maxShardRetries(spec, specPath, ctx),
     frame: normaliseFrame(spec.frame, keyPath(specPath, 'frame'), ctx),
   };
+  if (loop.fanout && loop.source.kind === 'cursor') ctx.problems.add(keyPath(specPath, 'loop_mode'), 'a fan-out needs a collection ("in"), not a cursor');
   if (has(raw, 'sink')) {
     const sink = normaliseSink(raw.sink, keyPath(path, 'sink'), ctx);
     if (sink) loop.sink = sink;

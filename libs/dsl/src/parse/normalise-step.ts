@@ -1,6 +1,7 @@
 import type { Sink, Step } from '../model';
 import { compileRetry, compileSet } from '../policy';
 import { STEP_KEYS, TOOL_CONFIG_KEYS } from './allowed-keys';
+import { checkStreaming } from './check-streaming';
 import { normaliseBindings } from './normalise-bindings';
 import { normaliseLoop } from './normalise-loop';
 import { normaliseNext } from './normalise-next';
@@ -38,6 +39,7 @@ export function normaliseStep(raw: unknown, path: string, ctx: ParseContext): St
     const loop = normaliseLoop(raw.loop, keyPath(path, 'loop'), ctx);
     if (loop) step.loop = loop;
     if (!has(raw, 'tool') || raw.tool === null) ctx.problems.add(keyPath(path, 'loop'), 'a loop step needs a "tool": the loop body', 'key');
+    if (tool?.tasks.some((task) => task.kind === 'wait')) ctx.problems.add(keyPath(path, 'loop'), 'a loop body cannot "wait": a signal parks a whole step, not one iteration', 'key');
   }
   if (has(raw, 'sink')) attachSink(raw, step, path, ctx);
   if (has(raw, 'output')) {
@@ -45,6 +47,7 @@ export function normaliseStep(raw: unknown, path: string, ctx: ParseContext): St
     else ctx.problems.add(keyPath(path, 'output'), '"output" must be a mapping (e.g. {output_select: [...]})');
   }
   if (has(raw, 'spec') && raw.spec !== null && !isRawMap(raw.spec)) ctx.problems.add(keyPath(path, 'spec'), '"spec" must be a mapping');
+  checkStreaming(step, path, bareKind ? path : keyPath(path, 'tool'), ctx);
   return step;
 }
 

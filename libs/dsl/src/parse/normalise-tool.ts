@@ -23,6 +23,8 @@ export interface TaskOptions {
   name?: string;
   /** Where the kind is written when not at `<path>.kind` (the bare `tool: http` form). */
   kindPath?: string;
+  /** True for the one tool of a step: the only place a `wait` may stand (it parks the step itself). */
+  stepTool?: boolean;
 }
 
 /**
@@ -35,7 +37,7 @@ export function normaliseToolSpec(raw: unknown, path: string, stepName: string, 
     ctx.problems.add(path, '"tool" must be a mapping, a list of tasks or a tool kind');
     return undefined;
   }
-  const task = normaliseTask(raw, path, ctx, { pipeline: false, name: stepName, kindPath });
+  const task = normaliseTask(raw, path, ctx, { pipeline: false, name: stepName, kindPath, stepTool: true });
   if (!task) return undefined;
   checkJumpTargets([{ task, raw, path }], ctx);
   return { tasks: [task], pipeline: false };
@@ -76,6 +78,9 @@ export function normaliseTask(raw: unknown, path: string, ctx: ParseContext, opt
   const config = toolConfig(raw, kind, path, ctx, options.pipeline);
   if (kind === undefined) return undefined;
   checkRequiredKeys(kind, config, path, ctx);
+  if (kind === 'wait' && !options.stepTool) {
+    ctx.problems.add(options.kindPath ?? keyPath(path, 'kind'), 'a "wait" must be the whole tool of a step: it parks the step, so no pipeline task, workbook entry or sink can wait');
+  }
   if (kind === 'workbook' && isNonEmptyString(config.name)) ctx.workbookRefs.push({ name: config.name, path: keyPath(path, 'name') });
   if (name === undefined) return undefined;
   return { name, kind, config, input, policies, set };

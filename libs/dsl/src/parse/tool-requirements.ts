@@ -1,4 +1,4 @@
-import type { Json, JsonObject, ToolKind } from '../model';
+import { SIGNAL_NAME, type Json, type JsonObject, type ToolKind } from '../model';
 import type { ParseContext } from './parse-context';
 import { keyPath } from './raw-shape';
 
@@ -17,8 +17,12 @@ const REQUIRED: Readonly<Record<ToolKind, Requirement | undefined>> = {
   playbook: { anyOf: ['path'], message: 'playbook tool needs "path"' },
   workbook: { anyOf: ['name'], message: 'workbook tool needs "name" (a workbook entry)' },
   sleep: { anyOf: ['seconds', 'until'], message: 'sleep tool needs "seconds" or "until"' },
+  wait: { anyOf: ['signal'], message: 'wait tool needs "signal" (the name of the signal to wait for)' },
   noop: undefined,
 };
+
+/** Optional keys whose value is checked when given, per kind. */
+const OPTIONAL: Readonly<Partial<Record<ToolKind, readonly string[]>>> = { wait: ['timeout', 'when'] };
 
 /** What a key's value must be, when given. */
 const VALUE_CHECKS: Readonly<Record<string, { test: (v: Json) => boolean; expected: string } | undefined>> = {
@@ -32,6 +36,9 @@ const VALUE_CHECKS: Readonly<Record<string, { test: (v: Json) => boolean; expect
   method: { test: isString, expected: 'a string' },
   seconds: { test: (v) => (typeof v === 'number' && v >= 0) || isString(v), expected: 'a non-negative number or a template' },
   until: { test: isString, expected: 'a string' },
+  signal: { test: (v) => isString(v) && SIGNAL_NAME.test(v), expected: 'a signal name: letters, digits, "_", "-", ".", ":" (no template)' },
+  timeout: { test: (v) => (typeof v === 'number' && v >= 0) || isString(v), expected: 'a non-negative number of seconds or a template' },
+  when: { test: (v) => isString(v) || typeof v === 'boolean', expected: 'a condition template or a boolean' },
 };
 
 export function checkRequiredKeys(kind: ToolKind, config: JsonObject, path: string, ctx: ParseContext): void {
@@ -39,7 +46,7 @@ export function checkRequiredKeys(kind: ToolKind, config: JsonObject, path: stri
   if (requirement && !requirement.anyOf.some((key) => isPresent(config[key]))) {
     ctx.problems.add(path, requirement.message);
   }
-  for (const key of [...(requirement?.anyOf ?? []), 'method']) {
+  for (const key of [...(requirement?.anyOf ?? []), ...(OPTIONAL[kind] ?? []), 'method']) {
     const value = config[key];
     const check = VALUE_CHECKS[key];
     if (isPresent(value) && check && !check.test(value)) {
@@ -54,6 +61,6 @@ function isPresent(value: Json | undefined): value is Json {
   return !(Array.isArray(value) && value.length === 0);
 }
 
-function isString(value: Json): boolean {
+function isString(value: Json): value is string {
   return typeof value === 'string';
 }

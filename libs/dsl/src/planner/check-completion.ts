@@ -1,10 +1,11 @@
-import { EventType, liveWork, type ExecutionState, type StepRun } from '@noetl/event-kernel';
+import { EventType, liveWork, type ExecutionState, type StepRun, type TimerState } from '@noetl/event-kernel';
 import type { Playbook } from '../model';
 import type { PlanContext } from './plan-context';
 
 /**
  * The execution completes when nothing is left (DSL.md s2.1): no running
- * run, no pending arrival, no unfired timer, no running loop. Its result is
+ * run, no pending arrival, no unfired timer of a running run (a wait's
+ * timeout outlives the signal that ended it), no running loop. Its result is
  * `executor.final_step`'s when that step completed, else the result of the
  * step that completed last, by reference when it is stored so.
  */
@@ -24,7 +25,7 @@ export function isSettled(state: ExecutionState): boolean {
   return (
     !hasAny(live.runs) &&
     !Object.values(state.pending).some((arrivals) => arrivals.length > 0) &&
-    !hasAny(live.timers) &&
+    !Object.keys(live.timers).some((timerId) => isLiveTimer(state, state.timers[timerId]!)) &&
     !hasAny(live.loops)
   );
 }
@@ -32,6 +33,11 @@ export function isSettled(state: ExecutionState): boolean {
 function hasAny(ids: Record<string, true>): boolean {
   for (const id in ids) if (Object.prototype.hasOwnProperty.call(ids, id)) return true;
   return false;
+}
+
+/** A timer that can still act: unfired, and its run still running (a timer of an ended run changes nothing when it fires). */
+export function isLiveTimer(state: ExecutionState, timer: TimerState): boolean {
+  return !timer.fired && state.runs[timer.runId]?.status === 'RUNNING';
 }
 
 /**

@@ -20,9 +20,11 @@ interface Aggregate {
 /**
  * Every frame of the epoch is terminal (collection loops: as many terminal
  * frames as the stage was cut into; cursor loops: a committed empty claim and
- * nothing in flight).
+ * nothing in flight); for a fan-out, every shard is terminal.
  */
 export function isLoopFinished(loop: LoopState): boolean {
+  // The fold counts each shard once, when it turns terminal: no walk over the shards per event.
+  if (loop.shards) return loop.succeededRows + loop.failedRows >= (loop.size ?? 0);
   const frames = Object.values(loop.frames);
   if (loop.frameCount !== null) return frames.length >= loop.frameCount;
   return Object.keys(loop.inFlight).length === 0 && frames.some((f) => f.status === 'COMMITTED' && f.rows.length === 0);
@@ -41,7 +43,7 @@ export function closeLoop(ctx: PlanContext, loopId: string): void {
   if (!loop || loop.status !== 'RUNNING') return;
   guardStep(ctx, loop.runId, loop.step, () => {
     const step = ctx.step(loop.step);
-    const aggregate = aggregateFrames(ctx, loop, step.loop ? maxRowsOf(step.loop.frame) : 1);
+    const aggregate = loop.shards ? aggregateShards(ctx, loop) : aggregateFrames(ctx, loop, step.loop ? maxRowsOf(step.loop.frame) : 1);
     const { results, succeeded, failed } = aggregate;
     const total = loop.size ?? succeeded + failed;
     const status = failed > 0 ? 'partial' : 'complete';
@@ -102,6 +104,23 @@ function aggregateFrames(ctx: PlanContext, loop: LoopState, maxRows: number): Ag
       aggregate.failed += 1;
       aggregate.errors.push({ index: first + position, error: row.error ?? { kind: 'internal', message: 'iteration failed' } });
     }
+  }
+  return aggregate;
+}
+
+/** A fan-out's shards in collection order: each its result, or its last error. */
+function aggregateShards(ctx: PlanContext, loop: LoopState): Aggregate {
+  const aggregate: Aggregate = { results: [], succeeded: 0, failed: 0, errors: [], committedFrames: 0, failedFrames: 0 };
+  for (let index = 0; index < (loop.size ?? 0); index += 1) {
+    const shard = loop.shards?.[index];
+    if (shard?.status === 'COMPLETED') {
+      aggregate.succeeded += 1;
+      aggregate.results.push(shard.resultRef ? ctx.env.resolve(shard.resultRef) : (shard.result ?? null));
+      continue;
+    }
+    aggregate.failed += 1;
+    aggregate.results.push(null);
+    aggregate.errors.push({ index, error: shard?.error ?? { kind: 'internal', message: `shard ${index} failed` } });
   }
   return aggregate;
 }

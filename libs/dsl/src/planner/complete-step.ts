@@ -1,5 +1,5 @@
 import { EventType, type EventError, type Json, type PayloadRef } from '@noetl/event-kernel';
-import { stepResultView } from '../scope';
+import { chunkView, stepResultView } from '../scope';
 import { hasKeys, renderSet, writeStepKeys, type RenderedSet } from './apply-set';
 import { evaluateArcs } from './evaluate-arcs';
 import { guardStep } from './fail-step';
@@ -19,6 +19,8 @@ export interface Completion {
   fanin?: Record<string, unknown>;
   /** Loop steps with failed iterations: the step fails with this when no arc fires (DSL.md s4). */
   unrouted?: EventError;
+  /** A `wait` step: the signal it consumes, recorded on its `step.exit`. */
+  signal?: { name: string; event_id: string };
 }
 
 /**
@@ -38,9 +40,11 @@ export function completeStep(ctx: PlanContext, runId: string, completion: Comple
 
 function route(ctx: PlanContext, runId: string, stepName: string, completion: Completion): void {
   const step = ctx.step(stepName);
+  const chunk = ctx.state.runs[runId]?.chunk;
   let result = completion.value;
   let ref = completion.ref;
   const names = (value: Json): Record<string, unknown> => ({
+    ...(chunk ? { chunk: chunkView(chunk) } : {}),
     [step.name]: stepResultView(value, { loop: step.loop !== undefined }),
     output: completion.output ?? { status: 'ok', data: value },
     event: { name: completion.trigger.name, step: step.name, payload: completion.trigger.payload },
@@ -76,6 +80,7 @@ function route(ctx: PlanContext, runId: string, stepName: string, completion: Co
       status: 'COMPLETED',
       ...(ref ? { result_ref: ref } : { result }),
       next: [...new Set(fired.map((arc) => arc.step))],
+      ...(completion.signal ? { signal: completion.signal } : {}),
     },
   });
   for (const arcSet of arcSets) {

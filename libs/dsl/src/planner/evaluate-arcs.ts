@@ -7,11 +7,13 @@ import type { Arc, Next } from '../model';
  * order. Nothing fires when none holds (the branch ends; `on_no_match` only
  * decides whether the step may give the execution its result, see
  * check-completion.ts). A template error propagates (the step fails).
+ * Only the arcs of one trigger are evaluated: the step's outcome (arcs
+ * without `on`), or with `on` each chunk of a streaming step.
  */
-export function evaluateArcs(engine: ExpressionEngine, next: Next, scope: Record<string, unknown>): Arc[] {
+export function evaluateArcs(engine: ExpressionEngine, next: Next, scope: Record<string, unknown>, on?: Arc['on']): Arc[] {
   const fired: Arc[] = [];
   for (const arc of next.arcs) {
-    if (!engine.evaluateCondition(arc.when, scope)) continue;
+    if (arc.on !== on || !engine.evaluateCondition(arc.when, scope)) continue;
     fired.push(arc);
     if (next.mode === 'exclusive') break;
   }

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { canonicalChecksum, checksumsOf, defaultUpcasters, foldEvents, type LedgerEvent } from '@noetl/event-kernel';
+import { canonicalChecksum, checksumsOf, defaultUpcasters, EventType, foldEvents, type LedgerEvent } from '@noetl/event-kernel';
 import { PlannerHarness, workflow } from './testing/planner-harness';
 
 /**
@@ -73,6 +73,48 @@ const corpus: Record<string, () => PlannerHarness> = {
     return h;
   },
 
+  fanoutWithRetries() {
+    const h = new PlannerHarness(
+      workflow(`
+  - step: shards
+    loop: { in: "{{ items }}", iterator: n, spec: { loop_mode: fanout, fanout: { max_shard_retries: 1 } } }
+    tool: { kind: javascript, code: "result = n * 2" }
+    next:
+      - step: report
+        when: "{{ fanin.status == 'partial' }}"
+  - step: report
+    tool: { kind: noop }
+`, 'workload: { items: [1, 2, 3] }'),
+    ).start();
+    h.endShard('shards', 1, { error: boom });
+    h.endShard('shards', 0, 2);
+    h.endShard('shards', 1, 4);
+    h.endShard('shards', 2, 'abandon');
+    h.endShard('shards', 2, { error: boom });
+    h.complete('report');
+    return h;
+  },
+
+  streamedChunks() {
+    const h = new PlannerHarness(
+      workflow(`
+  - step: read
+    tool: { kind: postgres, auth: pg, query: "SELECT n FROM t ORDER BY n", stream: { chunk_rows: 2 } }
+    next:
+      - { step: each_chunk, on: call.partial }
+  - step: each_chunk
+    tool: { kind: noop }
+`),
+    ).start();
+    h.partial('read', 0, [{ n: 1 }, { n: 2 }], true);
+    h.partial('read', 1, [{ n: 3 }], false);
+    h.complete('read', { row_count: 3, chunk_count: 2, rows: [] });
+    for (const command of h.openCommands().filter((c) => c.step === 'each_chunk')) {
+      h.append({ type: EventType.CommandCompleted, executionId: h.executionId, commandId: command.commandId, step: 'each_chunk', payload: { result: {} } });
+    }
+    return h;
+  },
+
   cancelled() {
     const h = new PlannerHarness(
       workflow(`
@@ -118,6 +160,6 @@ describe('golden checksums of a fixed corpus', () => {
 
   it('reaches a terminal state in every ledger of the corpus (the corpus exercises whole runs)', () => {
     const statuses = Object.values(corpus).map((run) => run().state.status);
-    expect(statuses).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED', 'CANCELLED']);
+    expect(statuses).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED', 'COMPLETED', 'COMPLETED', 'CANCELLED']);
   });
 });

@@ -12,6 +12,7 @@ import { resolveWorkbookTasks } from './resolve-workbook';
  * process by the error-side ones), the iterator name, the frame policy and
  * the per-iteration sink (inside `loop:` or on the step), a cursor
  * loop's claim (DSL.md s4.3), and the keychain entries all of these read.
+ * A fan-out shard's command carries it as its spec (DSL.md s4.2).
  */
 export function loopBodySpec(playbook: Playbook, step: Step): JsonObject {
   const loop = step.loop;
@@ -26,8 +27,6 @@ export function loopBodySpec(playbook: Playbook, step: Step): JsonObject {
     max_rows: loop ? maxRowsOf(loop.frame) : 1,
     sink: loop?.sink ?? step.sink ?? null,
     cursor: loop?.source.kind === 'cursor' ? loop.source.cursor : null,
-    // Fan-out (DSL.md s4.2): each item an independent shard, re-run whole when it fails.
-    shard_retries: loop?.fanout ? loop.maxShardRetries : 0,
   };
   const keychain = keychainReferences(playbook.keychain, body);
   const spec = toPlainJson({ ...body, ...(keychain.length > 0 ? { keychain } : {}) });

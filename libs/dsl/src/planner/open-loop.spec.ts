@@ -78,14 +78,15 @@ describe('openLoop', () => {
     expect(h.ofType(EventType.StageOpened)[0]?.payload).toMatchObject({ frame_count: null, frame_policy: { max_rows: 50 } });
   });
 
-  it('opens a fan-out stage the same way', () => {
+  it('opens a fan-out stage with no frames: its items are commands (fanout-shards.spec.ts)', () => {
     const playbook = workflow(`
   - step: shards
     loop: { in: [1, 2, 3], iterator: s, spec: { loop_mode: fanout, mode: parallel } }
     tool: ${body}
 `);
     const h = new PlannerHarness(playbook).start();
-    expect(h.ofType(EventType.StageOpened)[0]?.payload).toMatchObject({ kind: 'fanout', frame_count: 3 });
+    expect(h.ofType(EventType.StageOpened)[0]?.payload).toMatchObject({ kind: 'fanout', frame_count: 0 });
+    expect(h.ofType(EventType.CommandIssued)).toHaveLength(3);
   });
 
   it('closes an empty loop at once and routes on it', () => {

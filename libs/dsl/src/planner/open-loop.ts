@@ -2,6 +2,7 @@ import { EventType, type Json } from '@noetl/event-kernel';
 import type { LoopSpec, Step } from '../model';
 import { toPlainJson } from '../scope';
 import { closeLoop } from './close-loop';
+import { issueShards } from './fanout-shards';
 import { framePolicyJson, maxRowsOf } from './frame-policy';
 import { StepFailure, type PlanContext } from './plan-context';
 
@@ -12,7 +13,8 @@ import { StepFailure, type PlanContext } from './plan-context';
  * `loop.started` (epoch = earlier epochs of the step + 1, new loop id every
  * time) and `stage.opened` with the frame count (`ceil(size / max_rows)`;
  * null for a cursor loop). An empty collection closes the loop at once.
- * Frames are minted and claimed elsewhere (scheduler and control plane).
+ * Frames are minted and claimed elsewhere (scheduler and control plane). A
+ * fan-out's stage has no frames: it issues a command per item instead.
  */
 export function openLoop(ctx: PlanContext, step: Step, runId: string): void {
   const loop = step.loop;
@@ -54,11 +56,12 @@ export function openLoop(ctx: PlanContext, step: Step, runId: string): void {
       loop_id: loopId,
       step: step.name,
       kind: loop.fanout ? 'fanout' : 'loop',
-      frame_count: size === null ? null : Math.ceil(size / maxRowsOf(loop.frame)),
+      frame_count: size === null ? null : loop.fanout ? 0 : Math.ceil(size / maxRowsOf(loop.frame)),
       frame_policy: framePolicyJson(loop.frame),
     },
   });
   if (size === 0) closeLoop(ctx, loopId);
+  else if (loop.fanout && size !== null) issueShards(ctx, step, runId, loopId, size);
 }
 
 

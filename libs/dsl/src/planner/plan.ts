@@ -4,12 +4,15 @@ import { onExecutionCancelled } from './cancel-execution';
 import { checkCompletion } from './check-completion';
 import { onCommandCompleted } from './command-completed';
 import { enterStep } from './enter-step';
+import { isQuietShardEnd, isShardEnd, onShardEnd } from './fanout-shards';
 import { onTimerFired } from './fire-timer';
 import { isQuietFrameEnd, onFrameTerminal } from './frame-terminal';
 import { PlanContext, type PlannerEnv } from './plan-context';
+import { onCallPartial } from './on-call-partial';
 import { onCommandAbandoned } from './reissue-abandoned';
 import { releaseArrivals } from './release-arrivals';
 import { onCommandFailed } from './schedule-retry';
+import { onSignalReceived } from './wait-signal';
 
 /** Events the planner answers; every other event (claims, heartbeats, call.*, its own decisions) needs none. */
 const TRIGGERS: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
@@ -21,6 +24,8 @@ const TRIGGERS: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
   EventType.TimerFired,
   EventType.FrameCommitted,
   EventType.FrameFailed,
+  EventType.CallPartial,
+  EventType.SignalReceived,
 ]);
 
 /**
@@ -54,11 +59,20 @@ function planFolding(playbook: Playbook, fold: TentativeFold, event: LedgerEvent
     return ctx.drafts;
   }
   if (state.status !== 'RUNNING') return [];
-  if (isQuietFrameEnd(state, event)) return [];
+  if (isQuietFrameEnd(state, event) || isQuietShardEnd(state, event)) return [];
   const ctx = new PlanContext(playbook, fold, event, env);
+  if (isShardEnd(ctx.state, event)) onShardEnd(ctx, event);
+  else planTrigger(ctx, event);
+  releaseArrivals(ctx);
+  checkCompletion(ctx);
+  return ctx.drafts;
+}
+
+/** The rule of a trigger that is not a fan-out shard's end. */
+function planTrigger(ctx: PlanContext, event: LedgerEvent): void {
   switch (event.event_type) {
     case EventType.ExecutionStarted:
-      enterStep(ctx, playbook.executor.entryStep, []);
+      enterStep(ctx, ctx.playbook.executor.entryStep, []);
       break;
     case EventType.CommandCompleted:
       onCommandCompleted(ctx, event);
@@ -76,8 +90,11 @@ function planFolding(playbook: Playbook, fold: TentativeFold, event: LedgerEvent
     case EventType.FrameFailed:
       onFrameTerminal(ctx, event);
       break;
+    case EventType.CallPartial:
+      onCallPartial(ctx, event);
+      break;
+    case EventType.SignalReceived:
+      onSignalReceived(ctx, event);
+      break;
   }
-  releaseArrivals(ctx);
-  checkCompletion(ctx);
-  return ctx.drafts;
 }

@@ -1,4 +1,5 @@
 import { liveWork, type ExecutionState } from '@noetl/event-kernel';
+import { isLiveTimer } from './check-completion';
 import { enterStep } from './enter-step';
 import { failExecution } from './fail-step';
 import type { PlanContext } from './plan-context';
@@ -52,7 +53,7 @@ function busySteps(state: ExecutionState): Set<string> {
   const busy = new Set<string>();
   const live = liveWork(state);
   for (const runId of Object.keys(live.runs)) busy.add(state.runs[runId]!.step);
-  for (const timerId of Object.keys(live.timers)) busy.add(state.timers[timerId]!.step);
+  for (const timerId of Object.keys(live.timers)) if (isLiveTimer(state, state.timers[timerId]!)) busy.add(state.timers[timerId]!.step);
   for (const loopId of Object.keys(live.loops)) busy.add(state.loops[loopId]!.step);
   return busy;
 }

@@ -29,54 +29,62 @@ export function onCommandFailed(ctx: PlanContext, event: CommandFailedEvent): vo
       ctx.emit({ type: EventType.CtxUpdated, step: step.name, payload: { set: p.ctx, step: step.name } });
     }
     const outcome: CallOutcome = { status: 'error', error: callErrorOf(p.error), attempt: command.attempt, durationMs: p.duration_ms ?? 0 };
-    const trigger = { name: EventType.CommandFailed, step: step.name, payload: p };
-    const scope = ctx.scope({ event: trigger }, step);
-    const decision = evaluatePolicies(step.retry, outcome, {
-      evaluateWhen: (when, whenScope) => ctx.env.engine.evaluateCondition(when, whenScope),
-      random: ctx.env.random,
-      scope,
-    });
-    const policySet = renderSet(ctx, decision.set, { ...scope, ...outcomeScope(outcome) });
-    if (hasKeys(policySet.ctx)) ctx.emit({ type: EventType.CtxUpdated, step: step.name, payload: { set: policySet.ctx, step: step.name } });
-    decide(ctx, step, run.runId, command.commandId, p.error, outcome, decision);
-  });
-}
-
-function decide(
-  ctx: PlanContext,
-  step: Step,
-  runId: string,
-  commandId: string,
-  error: EventError,
-  outcome: CallOutcome,
-  decision: PolicyDecision,
-): void {
-  switch (decision.kind) {
-    case 'retry': {
+    routeStepError(ctx, step, run.runId, p.error, outcome, { name: EventType.CommandFailed, payload: p }, (decision) => {
       const timerId = ctx.newId();
       ctx.emit({
         type: EventType.RetryScheduled,
         step: step.name,
-        commandId,
+        commandId: command.commandId,
         payload: {
           step: step.name,
-          run_id: runId,
-          failed_command_id: commandId,
+          run_id: run.runId,
+          failed_command_id: command.commandId,
           attempt: decision.attempt,
           due_at: new Date(ctx.env.now.getTime() + decision.delayMs).toISOString(),
           delay_ms: decision.delayMs,
           timer_id: timerId,
-          error,
+          error: p.error,
         },
       });
+    });
+  });
+}
+
+/**
+ * A step's error through its `retry` policies (`{{ error }}`, `{{ output }}`
+ * and `{{ event }}` in scope): the matched policy's `ctx.*` set is recorded,
+ * then a retry with attempts left is the caller's (`retry`: a command's next
+ * attempt, a wait's next timeout); a policy that lets the step proceed
+ * completes it with `{status: 'error', error}` for the arcs; otherwise the
+ * step fails, and with it the execution. Runs inside the caller's guardStep.
+ */
+export function routeStepError(
+  ctx: PlanContext,
+  step: Step,
+  runId: string,
+  error: EventError,
+  outcome: Extract<CallOutcome, { status: 'error' }>,
+  trigger: { name: string; payload: unknown },
+  retry: (decision: Extract<PolicyDecision, { kind: 'retry' }>) => void,
+): void {
+  const scope = ctx.scope({ event: { ...trigger, step: step.name } }, step);
+  const decision = evaluatePolicies(step.retry, outcome, {
+    evaluateWhen: (when, whenScope) => ctx.env.engine.evaluateCondition(when, whenScope),
+    random: ctx.env.random,
+    scope,
+  });
+  const policySet = renderSet(ctx, decision.set, { ...scope, ...outcomeScope(outcome) });
+  if (hasKeys(policySet.ctx)) ctx.emit({ type: EventType.CtxUpdated, step: step.name, payload: { set: policySet.ctx, step: step.name } });
+  switch (decision.kind) {
+    case 'retry':
+      retry(decision);
       return;
-    }
     case 'complete':
     case 'break':
       completeStep(ctx, runId, {
         value: { status: 'error', error: { ...error } },
         output: outcomeScope(outcome)['output'],
-        trigger: { name: EventType.CommandFailed, payload: { error } },
+        trigger: { name: trigger.name, payload: { error } },
       });
       return;
     case 'fail':

@@ -4,3 +4,4 @@ export { buildScope, RESERVED_SCOPE_NAMES, type BuildScopeArgs } from './build-s
 export { stepResultView, type StepResultViewOptions } from './step-result-view';
 export { toPlainJson, isJsonObject } from './plain-json';
 export { resultViewsOf, withResultViews, type ResultViews } from './result-views';
+export { chunkView } from './chunk-view';

@@ -7,7 +7,7 @@ import type { ExecutionState, LoopState } from '../reducers/execution-state';
  * fold that alters a state folded from the same events: a snapshot folded by
  * another version is then ignored by replay (it changes speed, never answers).
  */
-export const REDUCER_VERSION = '1';
+export const REDUCER_VERSION = '2';
 
 /** The parts of an execution's state replay can show and checksum one by one (issue 10). */
 export const SURFACES = ['execution', 'steps', 'commands', 'loops', 'stages', 'frames', 'payloads'] as const;
@@ -55,10 +55,14 @@ export function payloadUses(state: ExecutionState): PayloadUse[] {
   const uses: PayloadUse[] = [];
   if (state.resultRef) uses.push({ at: 'result', ref: state.resultRef });
   for (const [step, result] of Object.entries(state.results)) if (result.ref) uses.push({ at: `results.${step}`, ref: result.ref });
-  for (const run of Object.values(state.runs)) if (run.resultRef) uses.push({ at: `runs.${run.runId}.result`, ref: run.resultRef });
+  for (const run of Object.values(state.runs)) {
+    if (run.resultRef) uses.push({ at: `runs.${run.runId}.result`, ref: run.resultRef });
+    if (run.chunk) uses.push({ at: `runs.${run.runId}.chunk.rows`, ref: run.chunk.rows_ref });
+  }
   for (const loop of Object.values(state.loops)) {
     if (loop.collectionRef) uses.push({ at: `loops.${loop.loopId}.collection`, ref: loop.collectionRef });
     for (const frame of Object.values(loop.frames)) if (frame.outputRef) uses.push({ at: `loops.${loop.loopId}.frames.${frame.frameIndex}.output`, ref: frame.outputRef });
+    for (const [index, shard] of Object.entries(loop.shards ?? {})) if (shard.resultRef) uses.push({ at: `loops.${loop.loopId}.shards.${index}.result`, ref: shard.resultRef });
   }
   return uses.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }

@@ -81,9 +81,73 @@ describe('applyEvent', () => {
     expect(loop).toMatchObject({ status: 'DONE', doneStatus: 'partial' });
   });
 
+  it('counts the chunks a streaming run streamed, and only new chunk indexes move it (a re-run streams from 0 again)', () => {
+    const rowsRef = { sha256: 'a'.repeat(64), media_type: 'application/json', bytes: 2 };
+    const partial = (commandId: string, index: number) =>
+      ev({ type: EventType.CallPartial, commandId, payload: { task: 's', chunk_index: index, has_more: true, row_count: 1, columns: ['n'], rows_ref: rowsRef } });
+    const issued = (commandId: string, attempt: number) =>
+      ev({ type: EventType.CommandIssued, commandId, payload: { command_id: commandId, step: 's', run_id: 'r1', kind: 'postgres', attempt, max_attempts: 3, spec: {} } });
+    const state = foldEvents([started(), ev({ type: EventType.StepEnter, payload: { step: 's', run_id: 'r1', activation: 1 } }), issued('c1', 1), partial('c1', 0), partial('c1', 1)])!;
+    expect(state.runs.r1?.streamed).toEqual({ chunks: 2, commandId: 'c1' });
+    for (const event of [issued('c2', 2), partial('c2', 0), partial('c2', 1)]) applyEvent(state, event);
+    expect(state.runs.r1?.streamed).toEqual({ chunks: 2, commandId: 'c1' });
+    applyEvent(state, partial('c2', 2));
+    expect(state.runs.r1?.streamed).toEqual({ chunks: 3, commandId: 'c2' });
+    const chunk = { step: 's', run_id: 'r1', command_id: 'c2', chunk_index: 2, has_more: false, row_count: 1, rows_ref: rowsRef };
+    applyEvent(state, ev({ type: EventType.StepEnter, payload: { step: 't', run_id: 'rt', activation: 1, chunk } }));
+    expect(state.runs.rt?.chunk).toEqual(chunk);
+  });
+
+  it('moves a fan-out shard with its commands: RETRYING while it has runs left, counted once when terminal', () => {
+    const shard = (commandId: string, attempt: number) =>
+      ev({ type: EventType.CommandIssued, commandId, payload: { command_id: commandId, step: 'f', run_id: 'r1', kind: 'noop', attempt, max_attempts: 2, spec: {}, loop_id: 'l1', iteration: 0 } });
+    const state = foldEvents([
+      started(),
+      ev({ type: EventType.StepEnter, payload: { step: 'f', run_id: 'r1', activation: 1 } }),
+      ev({ type: EventType.LoopStarted, loopId: 'l1', payload: { loop_id: 'l1', step: 'f', run_id: 'r1', epoch: 1, size: 1, collection: [7], mode: 'parallel', max_in_flight: 1, stage_id: 's1' } }),
+      shard('c1', 1),
+      ev({ type: EventType.CommandFailed, commandId: 'c1', payload: { error: { kind: 'code', message: 'boom' } } }),
+    ])!;
+    expect(state.loops.l1?.shards).toEqual({ 0: { commandId: 'c1', status: 'RETRYING', error: { kind: 'code', message: 'boom' } } });
+    expect(state.loops.l1).toMatchObject({ succeededRows: 0, failedRows: 0 });
+    applyEvent(state, shard('c2', 2));
+    applyEvent(state, ev({ type: EventType.CommandAbandoned, commandId: 'c2', payload: { attempt: 2, reason: 'lease expired' } }));
+    expect(state.loops.l1?.shards?.[0]).toMatchObject({ commandId: 'c2', status: 'FAILED', error: { kind: 'internal' } });
+    expect(state.loops.l1).toMatchObject({ succeededRows: 0, failedRows: 1 });
+    applyEvent(state, ev({ type: EventType.CommandCancelled, commandId: 'c1', payload: {} }));
+    expect(state.loops.l1).toMatchObject({ failedRows: 1 });
+  });
+
   it('ends the execution with its result', () => {
     const state = foldEvents([started(), ev({ type: EventType.ExecutionCompleted, payload: { result: { x: 1 } } })])!;
     expect(state).toMatchObject({ status: 'COMPLETED', result: { x: 1 } });
+  });
+
+  it('keeps signals in arrival order until a step exit consumes one, and leaves a state without signals unchanged', () => {
+    const state = foldEvents([started()])!;
+    expect(state).not.toHaveProperty('signals');
+    const first = ev({ type: EventType.SignalReceived, payload: { name: 'approval', payload: { n: 1 } } });
+    const second = ev({ type: EventType.SignalReceived, payload: { name: 'approval', payload: { n: 2 } } });
+    foldEvents([first, second, ev({ type: EventType.SignalReceived, payload: { name: 'other', payload: null } })], state);
+    expect(state.signals?.approval?.map((signal) => signal.payload)).toEqual([{ n: 1 }, { n: 2 }]);
+
+    foldEvents(
+      [
+        ev({ type: EventType.StepEnter, payload: { step: 'wait', run_id: 'r1', activation: 1 } }),
+        ev({
+          type: EventType.StepExit,
+          payload: { step: 'wait', run_id: 'r1', status: 'COMPLETED', result: { n: 2 }, signal: { name: 'approval', event_id: second.event_id } },
+        }),
+      ],
+      state,
+    );
+    expect(state.signals?.approval?.map((signal) => signal.eventId)).toEqual([first.event_id]);
+    expect(state.results.wait).toEqual({ value: { n: 2 } });
+  });
+
+  it('records the schedule and fire time that started the execution', () => {
+    const state = foldEvents([started(), ev({ type: EventType.ScheduleFired, payload: { schedule_id: '9', fire_time: '2026-01-01T00:00:00.000Z' } })])!;
+    expect(state.schedule).toEqual({ scheduleId: '9', fireTime: '2026-01-01T00:00:00.000Z' });
   });
 
   it('refuses histories that cannot happen', () => {

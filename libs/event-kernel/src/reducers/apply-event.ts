@@ -1,6 +1,6 @@
 import type { LedgerEvent } from '../envelope';
 import { EventType } from '../event-types';
-import type { CommandState, ExecutionState, LoopState, StepRun } from './execution-state';
+import type { CommandState, ExecutionState, LoopState, ShardState, StepRun } from './execution-state';
 import { liveWork, noteLive } from './live-work';
 import { setPath } from './set-path';
 
@@ -86,6 +86,10 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
         iteration: p.iteration,
         ...(p.spec['run_alone'] === true ? { runAlone: true } : {}),
       };
+      if (p.loop_id !== undefined && p.iteration !== undefined) {
+        const loop = state.loops[p.loop_id];
+        if (loop) (loop.shards ??= {})[p.iteration] = { commandId: p.command_id, status: 'RUNNING' };
+      }
       const run = state.runs[p.run_id];
       if (run) {
         run.commandIds.push(p.command_id);
@@ -114,12 +118,14 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
       return updateCommand(state, event.command_id, (c) => {
         c.status = 'COMPLETED';
         c.completedAt = event.event_time;
+        endShard(state, c, { result: event.payload.result, resultRef: event.payload.result_ref });
       });
     case EventType.CommandFailed:
       return updateCommand(state, event.command_id, (c) => {
         c.status = 'FAILED';
         c.completedAt = event.event_time;
         c.error = event.payload.error;
+        endShard(state, c, { error: event.payload.error });
       });
     case EventType.CommandAbandoned:
       return updateCommand(state, event.command_id, (c) => {
@@ -127,6 +133,7 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
         c.workerId = undefined;
         c.leaseUntil = undefined;
         if (event.payload.worker_lost) c.lost = true;
+        endShard(state, c, { error: { kind: 'internal', message: `lease expired (attempt ${c.attempt}): ${event.payload.reason}` } });
       });
     case EventType.CommandReleased:
       return updateCommand(state, event.command_id, (c) => {
@@ -257,8 +264,25 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
       state.status = 'CANCELLED';
       state.completedAt = event.event_time;
       return;
+    case EventType.SignalReceived: {
+      const signals = (state.signals ??= {});
+      (signals[event.payload.name] ??= []).push({ eventId: event.event_id, payload: event.payload.payload, receivedAt: event.event_time });
+      return;
+    }
+    case EventType.ScheduleFired: {
+      const p = event.payload;
+      state.schedule = { scheduleId: p.schedule_id, fireTime: p.fire_time, ...(p.manual ? { manual: true } : {}) };
+      return;
+    }
     case EventType.ExecutionStarted:
       throw new FoldError(`execution ${event.execution_id} started twice`);
+    case EventType.CallPartial:
+      return updateCommand(state, event.command_id, (c) => {
+        const run = state.runs[c.runId];
+        if (run && event.payload.chunk_index >= (run.streamed?.chunks ?? 0)) {
+          run.streamed = { chunks: event.payload.chunk_index + 1, commandId: c.commandId };
+        }
+      });
     case EventType.CallDone:
     case EventType.CallError:
     case EventType.StageClosed:
@@ -281,6 +305,7 @@ function enterStep(state: ExecutionState, event: Extract<LedgerEvent, { event_ty
     arrivals: p.arrivals ?? [],
     commandIds: [],
     attempts: 0,
+    ...(p.chunk ? { chunk: p.chunk } : {}),
     startedAt: event.event_time,
   };
   state.runs[run.runId] = run;
@@ -323,6 +348,39 @@ function exitStep(state: ExecutionState, event: Extract<LedgerEvent, { event_typ
     state.lastCompletedStep = p.step;
   }
   for (const target of p.next ?? []) (state.pending[target] ??= []).push(run.runId);
+  if (p.signal) consumeSignal(state, p.signal);
+}
+
+/** A `wait` took this signal: it leaves the pending ones (each is consumed once). */
+function consumeSignal(state: ExecutionState, signal: { name: string; event_id: string }): void {
+  const signals = state.signals;
+  const pending = signals?.[signal.name];
+  if (!signals || !pending) return;
+  const left = pending.filter((candidate) => candidate.eventId !== signal.event_id);
+  if (left.length > 0) signals[signal.name] = left;
+  else delete signals[signal.name];
+}
+
+/**
+ * A fan-out shard's command ended (DSL.md s4.2): the shard completes, or
+ * counts as failed once its command used the shard's last run (`attempt`
+ * reached `max_attempts`: 1 + max_shard_retries); before that it is RETRYING
+ * and the planner issues its next command. A superseded command changes nothing.
+ */
+function endShard(state: ExecutionState, command: CommandState, end: Pick<ShardState, 'result' | 'resultRef' | 'error'>): void {
+  const loop = command.loopId === undefined ? undefined : state.loops[command.loopId];
+  const shard = command.iteration === undefined ? undefined : loop?.shards?.[command.iteration];
+  if (!loop || !shard || shard.commandId !== command.commandId || shard.status !== 'RUNNING') return;
+  if (end.error === undefined) {
+    shard.status = 'COMPLETED';
+    if (end.resultRef) shard.resultRef = end.resultRef;
+    else shard.result = end.result ?? null;
+    loop.succeededRows += 1;
+    return;
+  }
+  shard.error = end.error;
+  shard.status = command.attempt >= command.maxAttempts ? 'FAILED' : 'RETRYING';
+  if (shard.status === 'FAILED') loop.failedRows += 1;
 }
 
 function updateCommand(state: ExecutionState, commandId: string | null, change: (command: CommandState) => void): void {

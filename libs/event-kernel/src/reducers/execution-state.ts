@@ -1,6 +1,8 @@
 import type {
+  ChunkOrigin,
   CommandStatus,
   EventError,
+  TimerPurpose,
   ExecutionStatus,
   Json,
   JsonObject,
@@ -22,6 +24,14 @@ export interface StepRun {
   /** Attempts of the step's command so far. */
   attempts: number;
   loopId?: string;
+  /** A run an `on: call.partial` arc started: the chunk it is for. */
+  chunk?: ChunkOrigin;
+  /**
+   * A streaming run: how many chunks it streamed (the highest index + 1) and
+   * the command that streamed the newest. A re-run of its command streams
+   * again from chunk 0; only chunks past the count are new.
+   */
+  streamed?: { chunks: number; commandId: string };
   startedAt: string;
   completedAt?: string;
   result?: Json;
@@ -67,7 +77,7 @@ export interface CommandState {
 
 export interface TimerState {
   timerId: string;
-  purpose: 'retry' | 'sleep';
+  purpose: TimerPurpose;
   step: string;
   runId: string;
   dueAt: string;
@@ -82,6 +92,19 @@ export interface FrameOutcome {
   rows: RowOutcome[];
   results?: Json[];
   outputRef?: PayloadRef;
+  error?: EventError;
+}
+
+/**
+ * One item of a fan-out loop (DSL.md s4.2): its latest command. RETRYING: the
+ * command failed or lost its lease with runs left, and a new command is
+ * due; COMPLETED and FAILED are terminal.
+ */
+export interface ShardState {
+  commandId: string;
+  status: 'RUNNING' | 'RETRYING' | 'COMPLETED' | 'FAILED';
+  result?: Json;
+  resultRef?: PayloadRef;
   error?: EventError;
 }
 
@@ -103,10 +126,19 @@ export interface LoopState {
   inFlight: Record<string, { frameIndex?: number; workerId: string; leaseUntil: string; attempt: number }>;
   /** Terminal frames by frame index. */
   frames: Record<number, FrameOutcome>;
+  /** A fan-out loop's items by collection index, each run as commands of its own (no frames). */
+  shards?: Record<number, ShardState>;
   succeededRows: number;
   failedRows: number;
   status: 'RUNNING' | 'DONE';
   doneStatus?: 'complete' | 'partial';
+}
+
+/** A `signal.received` no `wait` has consumed yet. */
+export interface PendingSignal {
+  eventId: string;
+  payload: Json;
+  receivedAt: string;
 }
 
 /** The state of one execution, folded from its events by `applyEvent`. */
@@ -134,6 +166,10 @@ export interface ExecutionState {
   loops: Record<string, LoopState>;
   /** The step that completed last (the execution result when no final_step is set). */
   lastCompletedStep: string | null;
+  /** Signals received and not yet consumed, by name, oldest first (absent until the first signal). */
+  signals?: Record<string, PendingSignal[]>;
+  /** The schedule and fire time that started the execution (absent when something else did). */
+  schedule?: { scheduleId: string; fireTime: string; manual?: boolean };
   result?: Json;
   resultRef?: PayloadRef;
   error?: EventError;

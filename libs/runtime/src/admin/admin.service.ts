@@ -220,7 +220,7 @@ export class AdminService {
   }
 
   private async reclaimFrame(frameId: string, request: AdminRequest): Promise<AdminActionResult> {
-    const { offers, ledger } = this.deps;
+    const { offers } = this.deps;
     // After the commit, the frame's stage is offered to workers again (its frame is claimable).
     let offer: { stageId: string; executionId: string; kinds: string[] } | undefined;
     const result = await this.onFrame(frameId, async (q, frame, target) => {
@@ -245,7 +245,7 @@ export class AdminService {
       offer = { stageId: frame.stage_id, executionId: frame.execution_id, kinds: frame.tools };
       return actionResult(target, AdminActions.reclaim, audit, 'PENDING');
     });
-    if (offer) await offers.stage({ tenantId: ledger.scope.tenantId, slots: 1, ...offer });
+    if (offer) await offers.stage({ slots: 1, ...offer });
     return result;
   }
 

@@ -1,4 +1,5 @@
 import type { JsonObject } from '@noetl/event-kernel';
+import type { TenantScope } from '@noetl/storage';
 
 export type Unsubscribe = () => void;
 
@@ -43,3 +44,28 @@ export const Subjects = {
 } as const;
 
 export const QueueGroups = { workers: 'workers', schedulers: 'schedulers' } as const;
+
+/**
+ * The tenant fields every notification carries: a process that serves
+ * several tenants (one subscription on `*`) hands the message to that
+ * tenant's runtime. The subject names the tenant too, for routing in NATS.
+ */
+export interface ScopeFields {
+  tenant_id: string;
+  organization_id: string;
+}
+
+export function scopeFields(scope: TenantScope): ScopeFields {
+  return { tenant_id: scope.tenantId, organization_id: scope.organizationId };
+}
+
+/** The scope a notification names; undefined for a message without one (not ours to handle). */
+export function scopeOfMessage(message: { readonly tenant_id?: unknown; readonly organization_id?: unknown }): TenantScope | undefined {
+  const { tenant_id: tenantId, organization_id: organizationId } = message;
+  return typeof tenantId === 'string' && typeof organizationId === 'string' ? { tenantId, organizationId } : undefined;
+}
+
+/** `{execution_id}` on the execution's subject: it has events to plan. */
+export function notifyExecution(bus: Bus, scope: TenantScope, executionId: string): void {
+  bus.publish(Subjects.execution(scope.tenantId), { execution_id: executionId, ...scopeFields(scope) });
+}

@@ -9,7 +9,8 @@ interface Subscription {
 /**
  * The bus of the modular monolith: delivery on the next microtask, so a
  * publisher never runs a consumer inside its own call stack (or transaction).
- * A queue group gets each message once, round-robin, like NATS queue groups.
+ * A queue group gets each message once, round-robin, like NATS queue groups;
+ * a `*` token of a subscription matches any one token of a subject, as in NATS.
  */
 export class InProcessBus implements Bus {
   private readonly subscriptions = new Map<string, Subscription[]>();
@@ -22,11 +23,14 @@ export class InProcessBus implements Bus {
 
   publish(subject: string, message: JsonObject): void {
     if (this.closed) return;
-    const subscribers = this.subscriptions.get(subject) ?? [];
+    // As in NATS, the members of a queue group are every matching subscription with its name, whatever their subjects.
     const groups = new Map<string, Subscription[]>();
-    for (const subscription of subscribers) {
-      if (subscription.queue === undefined) this.deliver(subscription, message);
-      else groups.set(subscription.queue, [...(groups.get(subscription.queue) ?? []), subscription]);
+    for (const [pattern, subscribers] of this.subscriptions) {
+      if (!matches(pattern, subject)) continue;
+      for (const subscription of subscribers) {
+        if (subscription.queue === undefined) this.deliver(subscription, message);
+        else groups.set(subscription.queue, [...(groups.get(subscription.queue) ?? []), subscription]);
+      }
     }
     for (const [queue, members] of groups) {
       const key = `${subject}\u0000${queue}`;
@@ -62,4 +66,13 @@ export class InProcessBus implements Bus {
       }
     });
   }
+}
+
+/** NATS subject matching for `*` (one token); `>` is not used by the runtime. */
+function matches(pattern: string, subject: string): boolean {
+  if (pattern === subject) return true;
+  if (!pattern.includes('*')) return false;
+  const want = pattern.split('.');
+  const have = subject.split('.');
+  return want.length === have.length && want.every((token, i) => token === '*' || token === have[i]);
 }

@@ -1,11 +1,10 @@
 import { workToolKinds } from '@noetl/dsl';
 import type { JsonObject } from '@noetl/event-kernel';
 import type { Database, TenantScope, WorkerRepository, WorkerRow } from '@noetl/storage';
-import { Subjects, type Bus } from './bus';
+import { scopeFields, Subjects, type Bus } from './bus';
 
 /** A command or a stage's frame slot that waits for a worker. */
 export interface WorkOffer {
-  tenantId: string;
   executionId: string;
   /** The tool kinds the work needs (`workToolKinds`); a worker must run every one. */
   kinds: readonly string[];
@@ -29,7 +28,7 @@ export interface OffersDeps {
 }
 
 /**
- * Where a piece of work is offered (seed 001 P4.2-P4.3): to a registered,
+ * Where a piece of work of one tenant is offered (seed 001 P4.2-P4.3): to a registered,
  * live worker with a free slot that runs every tool kind it needs, on that
  * worker's own subject; else on the broadcast subject, which unrestricted
  * workers share as a queue group. Offers are notifications (DESIGN.md
@@ -47,16 +46,18 @@ export class Offers {
 
   /** `alone`: the worker must run it with nothing beside it (see `Worker.offer`). */
   async command(offer: WorkOffer & { commandId: string; alone?: boolean }): Promise<void> {
-    const target = await this.pick(offer.kinds, (workerId) => Subjects.workFor(offer.tenantId, workerId));
-    const message = { command_id: offer.commandId, execution_id: offer.executionId, ...(offer.alone ? { alone: true } : {}) };
-    this.deps.bus.publish(target ? Subjects.workFor(offer.tenantId, target) : Subjects.work(offer.tenantId), message);
+    const { tenantId } = this.deps.scope;
+    const target = await this.pick(offer.kinds, (workerId) => Subjects.workFor(tenantId, workerId));
+    const message = { command_id: offer.commandId, execution_id: offer.executionId, ...scopeFields(this.deps.scope), ...(offer.alone ? { alone: true } : {}) };
+    this.deps.bus.publish(target ? Subjects.workFor(tenantId, target) : Subjects.work(tenantId), message);
   }
 
   async stage(offer: WorkOffer & { stageId: string; slots: number }): Promise<void> {
-    const message = { stage_id: offer.stageId, execution_id: offer.executionId };
+    const { tenantId } = this.deps.scope;
+    const message = { stage_id: offer.stageId, execution_id: offer.executionId, ...scopeFields(this.deps.scope) };
     for (let slot = 0; slot < offer.slots; slot++) {
-      const target = await this.pick(offer.kinds, (workerId) => Subjects.framesFor(offer.tenantId, workerId));
-      this.deps.bus.publish(target ? Subjects.framesFor(offer.tenantId, target) : Subjects.frames(offer.tenantId), message);
+      const target = await this.pick(offer.kinds, (workerId) => Subjects.framesFor(tenantId, workerId));
+      this.deps.bus.publish(target ? Subjects.framesFor(tenantId, target) : Subjects.frames(tenantId), message);
     }
   }
 

@@ -20,11 +20,16 @@ export interface ResolvedPlaybook {
   playbook: Playbook;
 }
 
+/** Applies a newly registered version's `metadata.schedule` (or its absence) in the registration's transaction. */
+export type ApplyDeclaredSchedule = (q: Queryable, playbook: Playbook) => Promise<void>;
+
 /**
  * The playbook catalog, keyed by tenant, organization and path (NoETL
  * fixtures README s6.10). Registering validates the whole document first:
  * nothing invalid is stored. Each registration of a path is a new version
  * (1, 2, ...); re-registering identical content returns the existing version.
+ * A new version's `metadata.schedule` is applied to the path's declared
+ * schedule in the same transaction (`applySchedule`).
  */
 export class CatalogService {
   /** Parsed models by catalog id: a catalog row never changes once written. */
@@ -34,10 +39,14 @@ export class CatalogService {
     private readonly db: Database,
     private readonly ids: IdGenerator,
     private readonly scope: TenantScope,
+    private readonly applySchedule?: ApplyDeclaredSchedule,
   ) {}
 
-  /** Throws RuntimeError `invalid_playbook` with `details: [{path, line, column, message}]`. */
-  async register(content: string): Promise<RegisteredPlaybook> {
+  /**
+   * Throws RuntimeError `invalid_playbook` with `details: [{path, line, column, message}]`.
+   * `schedule: false` registers without touching schedules (`noetl run`, a one-shot).
+   */
+  async register(content: string, options: { schedule?: boolean } = {}): Promise<RegisteredPlaybook> {
     const { playbook, problems } = parsePlaybook(content);
     if (!playbook) {
       const first = problems[0];
@@ -61,6 +70,7 @@ export class CatalogService {
          VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8)`,
         [catalogId, this.scope.tenantId, this.scope.organizationId, playbook.path, version, content, JSON.stringify(documentOf(content)), checksum],
       );
+      if (options.schedule !== false) await this.applySchedule?.(q, playbook);
       this.parsed.set(catalogId, playbook);
       return { catalog_id: catalogId, path: playbook.path, version };
     });
@@ -86,9 +96,9 @@ export class CatalogService {
     return rows.map(toEntry);
   }
 
-  /** The playbook a request names; throws `not_found`. */
-  async resolve(ref: PlaybookRef): Promise<ResolvedPlaybook> {
-    const row = await this.findRow(ref);
+  /** The playbook a request names; throws `not_found`. `via`: read on that connection (the caller's transaction). */
+  async resolve(ref: PlaybookRef, via?: Queryable): Promise<ResolvedPlaybook> {
+    const row = await this.findRow(ref, via);
     if (!row) throw new RuntimeError('not_found', `playbook ${describeRef(ref)} is not registered`);
     return { entry: toEntry(row), playbook: this.model(row) };
   }

@@ -7,22 +7,28 @@ export type CommandOutcome =
   | { status: 'COMPLETED'; result?: Json; ctx?: JsonObject; calls?: CallReport[]; durationMs?: number }
   | { status: 'FAILED'; error: EventError; ctx?: JsonObject; calls?: CallReport[]; durationMs?: number };
 
+/** Where a command's events belong: its execution, step and id, and a fan-out shard's loop. */
+export function commandWhere(command: CommandRow): { executionId: string; step: string; commandId: string; loopId?: string } {
+  return {
+    executionId: command.execution_id,
+    step: command.step,
+    commandId: command.command_id,
+    ...(command.loop_id !== null ? { loopId: command.loop_id } : {}),
+  };
+}
+
 /** `call.done` / `call.error` per call, in order. */
 export function callDrafts(command: CommandRow, calls: readonly CallReport[]): EventDraft<EventTypeName>[] {
   return calls.map((call) =>
     call.status === 'ok'
       ? {
+          ...commandWhere(command),
           type: EventType.CallDone,
-          executionId: command.execution_id,
-          step: command.step,
-          commandId: command.command_id,
           payload: { task: call.task, attempts: call.attempts, duration_ms: call.duration_ms },
         }
       : {
+          ...commandWhere(command),
           type: EventType.CallError,
-          executionId: command.execution_id,
-          step: command.step,
-          commandId: command.command_id,
           payload: {
             task: call.task,
             attempts: call.attempts,
@@ -49,7 +55,7 @@ export async function storedResult(
 
 /** The terminal event of a command. */
 export function terminalDraft(command: CommandRow, outcome: CommandOutcome, stored: StoredResult): EventDraft<EventTypeName> {
-  const base = { executionId: command.execution_id, step: command.step, commandId: command.command_id };
+  const base = commandWhere(command);
   const common = {
     ...(outcome.ctx && Object.keys(outcome.ctx).length > 0 ? { ctx: outcome.ctx } : {}),
     ...(outcome.durationMs !== undefined ? { duration_ms: outcome.durationMs } : {}),

@@ -43,6 +43,12 @@ export interface ControlPlane {
   /** `call.done` / `call.error` events for calls of a command the worker holds, ahead of its terminal report. */
   recordCalls(commandId: string, request: RecordCallsRequest): Promise<void>;
   /**
+   * One chunk of the command's streamed result (DSL.md s3 `stream`): its rows
+   * go to the payload store and `call.partial` carries their ref. Idempotent
+   * per command and chunk index (a retried report appends nothing more).
+   */
+  reportPartial(commandId: string, request: PartialRequest): Promise<void>;
+  /**
    * Gives an unrun (or abandoned mid-run) command back: `command.released`,
    * claimable again at once and no attempt spent (a worker shutting down).
    */
@@ -125,6 +131,15 @@ export type ChildOutcomeView =
   | { status: 'COMPLETED'; result: Json }
   | { status: 'FAILED'; error: EventError };
 
+export interface PartialRequest extends Holder {
+  /** From 0, in the order the chunks were read. */
+  chunk_index: number;
+  /** False for the last chunk. */
+  has_more: boolean;
+  columns: string[];
+  rows: JsonObject[];
+}
+
 export interface RecordCallsRequest extends Holder {
   calls: CallReport[];
 }
@@ -176,6 +191,18 @@ export interface ClaimedCommand {
   scope: JsonObject;
   /** The scope names that are step results: the worker restores their views (`withResultViews`). */
   result_views: ResultViews;
+  /** A fan-out shard (DSL.md s4.2): the worker runs the loop body (`spec`) for this one item. */
+  shard?: ShardItem;
+}
+
+/** The item a fan-out shard's command runs the loop body for. */
+export interface ShardItem {
+  loop_id: string;
+  /** Collection index of the item. */
+  index: number;
+  /** Collection size. */
+  total: number | null;
+  item: Json;
 }
 
 export interface HeartbeatResult {

@@ -88,6 +88,7 @@ describe('HttpControlPlane', () => {
       { status: 200 },
       { status: 201, body: { execution_id: '99' } },
       { status: 202 },
+      { status: 202, body: { command_id: '11', chunk_index: 0 } },
       { status: 200, body: { type: 'postgres', data: { password: 'pw' } } },
     );
 
@@ -97,6 +98,8 @@ describe('HttpControlPlane', () => {
     await expect(plane.fail('11', { worker_id: 'w1', lease_token: 'tok', error: { kind: 'http', message: 'boom', status: 500 } })).resolves.toBeUndefined();
     await expect(plane.startChild('11', { worker_id: 'w1', lease_token: 'tok', path: 'child/flow', version: 2, payload: { x: 1 } })).resolves.toEqual({ execution_id: '99' });
     await expect(plane.recordCalls('11', { worker_id: 'w1', lease_token: 'tok', calls })).resolves.toBeUndefined();
+    const chunk = { chunk_index: 0, has_more: false, columns: ['n'], rows: [{ n: 1 }] };
+    await expect(plane.reportPartial('11', { worker_id: 'w1', lease_token: 'tok', ...chunk })).resolves.toBeUndefined();
     await expect(plane.resolveCredential('11', { worker_id: 'w1', lease_token: 'tok', name: 'pg' })).resolves.toEqual({ type: 'postgres', data: { password: 'pw' } });
 
     expect(api.received).toEqual(
@@ -107,6 +110,7 @@ describe('HttpControlPlane', () => {
         ['/api/commands/11/fail', { worker_id: 'w1', lease_token: 'tok', error: { kind: 'http', message: 'boom', status: 500 } }],
         ['/api/commands/11/child', { worker_id: 'w1', lease_token: 'tok', path: 'child/flow', version: 2, payload: { x: 1 } }],
         ['/api/events', { command_id: '11', worker_id: 'w1', lease_token: 'tok', calls }],
+        ['/api/commands/11/partial', { worker_id: 'w1', lease_token: 'tok', chunk_index: 0, has_more: false, columns: ['n'], rows: [{ n: 1 }] }],
         ['/api/commands/11/credential', { worker_id: 'w1', lease_token: 'tok', name: 'pg' }],
       ].map(([url, body]) => ({ method: 'POST', url, contentType: 'application/json', body })),
     );

@@ -15,6 +15,7 @@ import type {
   HeartbeatResult,
   LeaseRequest,
   NestedChildRequest,
+  PartialRequest,
   RecordCallsRequest,
   ResolvedCredential,
   StartChildRequest,
@@ -29,6 +30,8 @@ export interface HttpControlPlaneOptions {
   retryDelayMs?: number;
   /** Send through this dispatcher (not closed by `close()`). Default: an own keep-alive Agent. */
   dispatcher?: Dispatcher;
+  /** The worker's API key (`worker` role): sent as `Authorization: Bearer`. Without it the API must run with NOETL_AUTH=off. */
+  apiKey?: string;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -51,6 +54,8 @@ const RUNTIME_ERROR_CODES: Record<RuntimeErrorCode, true> = {
   tool_not_allowed: true,
   credential_not_allowed: true,
   credentials_locked: true,
+  unauthenticated: true,
+  forbidden: true,
   limit_exceeded: true,
 };
 
@@ -74,6 +79,7 @@ export class HttpControlPlane implements ControlPlane {
   private readonly timeoutMs: number;
   private readonly attempts: number;
   private readonly retryDelayMs: number;
+  private readonly headers: Record<string, string>;
 
   /** `baseUrl`: the API's origin (and path prefix, if any), e.g. `http://noetl-api:8082`. */
   constructor(baseUrl: string, options: HttpControlPlaneOptions = {}) {
@@ -87,6 +93,7 @@ export class HttpControlPlane implements ControlPlane {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.attempts = Math.max(1, options.attempts ?? DEFAULT_ATTEMPTS);
     this.retryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
+    this.headers = { 'content-type': 'application/json', accept: 'application/json', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) };
   }
 
   claim(commandId: string, request: ClaimRequest): Promise<ClaimedCommand> {
@@ -119,6 +126,10 @@ export class HttpControlPlane implements ControlPlane {
 
   async releaseFrame(frameId: string, request: LeaseRequest): Promise<void> {
     await this.post(framePath(frameId, 'release'), request, anyBody);
+  }
+
+  async reportPartial(commandId: string, request: PartialRequest): Promise<void> {
+    await this.post(commandPath(commandId, 'partial'), request, anyBody);
   }
 
   async recordCalls(commandId: string, request: RecordCallsRequest): Promise<void> {
@@ -182,7 +193,7 @@ export class HttpControlPlane implements ControlPlane {
       try {
         const response = await request(url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          headers: this.headers,
           body,
           dispatcher: this.dispatcher,
           signal: timeout,

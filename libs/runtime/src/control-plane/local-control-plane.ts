@@ -1,7 +1,8 @@
-import { EventType, type EventDraft, type EventTypeName } from '@noetl/event-kernel';
-import { buildScope, credentialRefs, isJsonObject, resultViewsOf, scopeNamesOf, toPlainJson, workToolKinds, type JsonObject } from '@noetl/dsl';
+import { EventType, type EventDraft, type EventTypeName, type ExecutionState } from '@noetl/event-kernel';
+import { buildScope, chunkView, credentialRefs, isJsonObject, resultViewsOf, scopeNamesOf, toPlainJson, workToolKinds, type JsonObject } from '@noetl/dsl';
 import {
   isTerminalCommand,
+  putJson,
   type CommandRepository,
   type CommandRow,
   type Database,
@@ -12,7 +13,7 @@ import {
   type WorkerReport,
   type WorkerRepository,
 } from '@noetl/storage';
-import { Subjects, type Bus } from '../bus/bus';
+import { notifyExecution, type Bus } from '../bus/bus';
 import { runsAll, workOf, type Offers } from '../bus/offers';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { CredentialStore } from '../credentials/credential-types';
@@ -22,7 +23,8 @@ import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError, notFound } from '../runtime-error';
 import type { ExecutionStates } from '../state/execution-states';
 import { refsOfState, type PayloadCache } from '../state/payload-cache';
-import { callDrafts, storedResult, terminalDraft, type CommandOutcome } from './command-outcome';
+import { callDrafts, commandWhere, storedResult, terminalDraft, type CommandOutcome } from './command-outcome';
+import { loopCollection } from './loop-collection';
 import { LocalFrames } from './local-frames';
 import { assertNamesCredential, holdsLease, newLeaseToken, type Holder } from './lease-token';
 import { childOutcome } from '../executions/child-outcome';
@@ -40,8 +42,10 @@ import {
   type HeartbeatResult,
   type LeaseRequest,
   type NestedChildRequest,
+  type PartialRequest,
   type RecordCallsRequest,
   type ResolvedCredential,
+  type ShardItem,
   type StartChildRequest,
 } from './control-plane';
 
@@ -137,7 +141,7 @@ export class LocalControlPlane implements ControlPlane {
       max_attempts: claimed.command.max_attempts,
       lease_until: claimed.leaseUntil.toISOString(),
       spec: claimed.command.spec ?? {},
-      ...(await this.scopeOf(claimed.command.execution_id, claimed.command.spec ?? {})),
+      ...(await this.commandScope(claimed.command)),
     };
   }
 
@@ -201,7 +205,7 @@ export class LocalControlPlane implements ControlPlane {
       return command.execution_id;
     });
     this.deps.metrics.commandsFinished.inc({ status: outcome.status });
-    this.deps.bus.publish(Subjects.execution(ledger.scope.tenantId), { execution_id: executionId });
+    notifyExecution(this.deps.bus, ledger.scope, executionId);
   }
 
   async startChild(commandId: string, request: StartChildRequest): Promise<{ execution_id: string }> {
@@ -257,6 +261,33 @@ export class LocalControlPlane implements ControlPlane {
     });
   }
 
+  async reportPartial(commandId: string, request: PartialRequest): Promise<void> {
+    const { db, ledger, payloadStore } = this.deps;
+    // Stored first, outside the transaction (content-addressed: a retried report writes it once).
+    const rowsRef = await putJson(payloadStore, request.rows, ledger.scope);
+    const executionId = await db.transaction(async (q) => {
+      const command = await this.locked(q, commandId);
+      this.assertHolder(command, request);
+      await ledger.append(q, [
+        {
+          ...commandWhere(command),
+          type: EventType.CallPartial,
+          idempotencyKey: `partial:${commandId}:${request.chunk_index}`,
+          payload: {
+            task: command.step,
+            chunk_index: request.chunk_index,
+            has_more: request.has_more,
+            row_count: request.rows.length,
+            columns: request.columns,
+            rows_ref: rowsRef,
+          },
+        },
+      ]);
+      return command.execution_id;
+    });
+    notifyExecution(this.deps.bus, ledger.scope, executionId);
+  }
+
   async release(commandId: string, request: LeaseRequest): Promise<void> {
     const { db, ledger } = this.deps;
     const command = await db.transaction(async (q) => {
@@ -268,11 +299,13 @@ export class LocalControlPlane implements ControlPlane {
       await this.deps.commandRows.release(q, commandId);
       return locked;
     });
-    await this.deps.offers.command({ tenantId: ledger.scope.tenantId, commandId, executionId: command.execution_id, ...workOf(command.spec ?? {}) });
+    await this.deps.offers.command({ commandId, executionId: command.execution_id, ...workOf(command.spec ?? {}) });
   }
 
   async reportWorker(report: WorkerReport): Promise<void> {
-    await this.deps.workerRows.report(this.deps.db, this.deps.ledger.scope, report);
+    if (!(await this.deps.workerRows.report(this.deps.db, this.deps.ledger.scope, report))) {
+      throw new RuntimeError('already_claimed', `worker id ${report.worker_id} is taken by a worker of another tenant`);
+    }
   }
 
   releaseFrame(frameId: string, request: LeaseRequest): Promise<void> {
@@ -287,21 +320,50 @@ export class LocalControlPlane implements ControlPlane {
   }
 
   /**
-   * The render scope of the work's execution as plain JSON (results by
-   * reference resolved) and its result views: only the names the work's
-   * `spec` reads (the whole scope for python), so a claim costs what its
-   * step reads, not what the execution has done so far.
+   * The render scope of the command's execution as plain JSON (results by
+   * reference resolved), and its result views; for a run an `on:
+   * call.partial` arc started, `chunk` with its rows; for a fan-out shard,
+   * its item (DSL.md s3 `stream`, s4.2).
    */
-  private async scopeOf(executionId: string, spec: JsonObject): Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>> {
+  private commandScope(command: CommandRow): Promise<Pick<ClaimedCommand, 'scope' | 'result_views' | 'shard'>> {
+    const { payloads } = this.deps;
+    return this.scopeOf(command.execution_id, command.spec ?? {}, async (state) => {
+      const chunk = command.run_id === null ? undefined : state.runs[command.run_id]?.chunk;
+      const loop = command.loop_id === null ? undefined : state.loops[command.loop_id];
+      return {
+        extra: chunk ? { chunk: chunkView(chunk, await payloads.get(chunk.rows_ref)) } : {},
+        ...(loop && command.iteration !== null
+          ? { shard: { loop_id: loop.loopId, index: command.iteration, total: loop.size, item: (await loopCollection(loop, payloads))[command.iteration] ?? null } }
+          : {}),
+      };
+    });
+  }
+
+  /**
+   * The render scope of an execution as plain JSON (results by reference
+   * resolved, plus what `extras` adds), and its result views: only the names
+   * the work's `spec` reads (the whole scope for python), so a claim costs
+   * what its step reads, not what the execution has done so far.
+   */
+  private async scopeOf(
+    executionId: string,
+    spec: JsonObject,
+    extras?: (state: ExecutionState) => Promise<{ extra: Record<string, unknown>; shard?: ShardItem }>,
+  ): Promise<Pick<ClaimedCommand, 'scope' | 'result_views' | 'shard'>> {
     const { db, states, catalog, payloads } = this.deps;
     const only = scopeNamesOf(spec);
     return states.read(db, executionId, async (state) => {
       if (!state) throw notFound('execution', executionId);
       const playbook = await catalog.playbook(state.catalogId);
       const resolve = await payloads.resolverFor(refsOfState(state, { openLoops: false, ...(only ? { only } : {}) }));
-      // toPlainJson copies: the scope shares nothing with the cached state.
-      const scope = toPlainJson(buildScope({ state, playbook, resolve, ...(only ? { only } : {}) }));
-      return { scope: isJsonObject(scope) ? scope : {}, result_views: resultViewsOf(state, playbook, only) };
+      const added = extras ? await extras(state) : { extra: {} };
+      // toPlainJson copies: the scope and the item share nothing with the cached state.
+      const scope = toPlainJson(buildScope({ state, playbook, resolve, extra: added.extra, ...(only ? { only } : {}) }));
+      return {
+        scope: isJsonObject(scope) ? scope : {},
+        result_views: resultViewsOf(state, playbook, only),
+        ...(added.shard ? { shard: { ...added.shard, item: toPlainJson(added.shard.item) } } : {}),
+      };
     });
   }
 
@@ -331,7 +393,7 @@ export class LocalControlPlane implements ControlPlane {
   }
 
   private draft<T extends EventTypeName>(command: CommandRow, type: T, payload: EventDraft<T>['payload']): EventDraft<EventTypeName> {
-    return { type, executionId: command.execution_id, step: command.step, commandId: command.command_id, payload } as EventDraft<EventTypeName>;
+    return { type, ...commandWhere(command), payload } as EventDraft<EventTypeName>;
   }
 }
 

@@ -1,7 +1,7 @@
 import { EventType, type EventDraft, type EventTypeName, type Json, type JsonObject, type RowOutcome } from '@noetl/event-kernel';
 import { loopBodySpec } from '@noetl/dsl';
 import { putFrameOutput, type FrameOutputRow, type FrameRow, type PendingFrame, type Queryable } from '@noetl/storage';
-import { Subjects } from '../bus/bus';
+import { notifyExecution } from '../bus/bus';
 import { runsAll } from '../bus/offers';
 import { holdsLease, newLeaseToken, type Holder } from './lease-token';
 import { RuntimeError, notFound } from '../runtime-error';
@@ -17,6 +17,7 @@ import {
   type LeaseRequest,
 } from './control-plane';
 import { frameLeaseMs } from './frame-policy';
+import { loopCollection } from './loop-collection';
 
 type ScopeOf = (executionId: string, spec: JsonObject) => Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>>;
 
@@ -70,7 +71,7 @@ export class LocalFrames {
     const step = playbook.steps.find((candidate) => candidate.name === stage.step_name);
     if (!step) throw new Error(`stage ${stageId} names step ${stage.step_name}, which its playbook lacks`);
     const first = Number(frame.cursor.first ?? 0);
-    const collection = loop.collection ?? (loop.collectionRef ? ((await payloads.get(loop.collectionRef)) as Json[]) : []);
+    const collection = await loopCollection(loop, payloads);
     const spec = loopBodySpec(playbook, step);
     return {
       frame_id: frame.frame_id,
@@ -183,9 +184,8 @@ export class LocalFrames {
 
   /** The scheduler plans the frame's end (or release); the stage's next frame is offered. */
   private afterTerminal(frame: FrameRow): void {
-    const tenantId = this.deps.ledger.scope.tenantId;
-    this.deps.bus.publish(Subjects.execution(tenantId), { execution_id: frame.execution_id });
-    void this.deps.offers.stage({ tenantId, stageId: frame.stage_id, executionId: frame.execution_id, slots: 1, kinds: frame.tools });
+    notifyExecution(this.deps.bus, this.deps.ledger.scope, frame.execution_id);
+    void this.deps.offers.stage({ stageId: frame.stage_id, executionId: frame.execution_id, slots: 1, kinds: frame.tools });
   }
 
   /** A cursor stage's next frame slot, unless a claim already came back empty (the cursor is drained). */

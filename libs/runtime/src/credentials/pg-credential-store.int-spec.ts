@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Secret } from '@noetl/config';
 import { Database, type TenantScope } from '@noetl/storage';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
-import { openCredentialStore } from './pg-credential-store';
+import type { CredentialStore } from './credential-types';
+import { openCredentialCipher, PgCredentialStore } from './pg-credential-store';
 
 const newKey = (): Secret => new Secret(randomBytes(32).toString('hex'));
 const newScope = (): TenantScope => ({ tenantId: `t_${randomBytes(4).toString('hex')}`, organizationId: 'org' });
@@ -11,6 +12,9 @@ const PG_DATA = { host: 'db.internal', user: 'etl', password: 'p4ss-w0rd-!unique
 describe('PgCredentialStore', () => {
   let testDb: TestDatabase;
   let db: Database;
+
+  const openCredentialStore = async (on: Database, key: Secret | undefined, scope: TenantScope): Promise<CredentialStore> =>
+    new PgCredentialStore(on, await openCredentialCipher(on, key), scope);
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
@@ -95,8 +99,20 @@ describe('PgCredentialStore', () => {
   });
 
   describe('without a key', () => {
-    it('opens locked when the scope has no credentials: lists, but neither stores nor resolves', async () => {
-      const store = await openCredentialStore(db, undefined, newScope());
+    // A database of their own: whether any tenant has credentials decides.
+    let empty: TestDatabase;
+    let emptyDb: Database;
+    beforeAll(async () => {
+      empty = await createTestDatabase();
+      emptyDb = await Database.connect(empty.url);
+    });
+    afterAll(async () => {
+      await emptyDb?.close();
+      await empty?.drop();
+    });
+
+    it('opens locked when no tenant has credentials: lists, but neither stores nor resolves', async () => {
+      const store = await openCredentialStore(emptyDb, undefined, newScope());
       expect(await store.list()).toEqual([]);
       await expect(store.put({ name: 'pg', type: 'postgres', data: PG_DATA })).rejects.toMatchObject({
         code: 'credentials_locked',
@@ -105,13 +121,13 @@ describe('PgCredentialStore', () => {
       await expect(store.resolve('pg')).rejects.toMatchObject({ code: 'credentials_locked' });
     });
 
-    it('refuses to open when the scope has credentials', async () => {
-      const scope = newScope();
-      await (await openCredentialStore(db, newKey(), scope)).put({ name: 'pg', type: 'postgres', data: PG_DATA });
-      await expect(openCredentialStore(db, undefined, scope)).rejects.toMatchObject({
+    it('refuses to open when any tenant has credentials', async () => {
+      await (await openCredentialStore(emptyDb, newKey(), newScope())).put({ name: 'pg', type: 'postgres', data: PG_DATA });
+      await expect(openCredentialCipher(emptyDb, undefined)).rejects.toMatchObject({
         code: 'credentials_locked',
-        message: expect.stringMatching(/1 credential\(s\) are stored .* set NOETL_ENCRYPTION_KEY/),
+        message: expect.stringMatching(/1 credential\(s\) are stored for 1 tenant organization\(s\).* set NOETL_ENCRYPTION_KEY/),
       });
+      expect(await openCredentialCipher(emptyDb, undefined, { decrypts: false })).toBeUndefined();
     });
   });
 

@@ -101,34 +101,33 @@ export class PgCredentialStore implements CredentialStore {
 }
 
 /**
- * The credential store of a tenant scope. Refuses (`credentials_locked`) to
- * open without a key when the scope already has credentials: they would be
- * unreadable, and a silent locked store would only fail later at a worker.
- * Without a key and without credentials, the store opens locked. A process
- * that never decrypts (`decrypts: false`: a worker that asks the API for
- * credentials) opens it locked whatever is stored.
+ * The cipher a process opens credentials with: from NOETL_ENCRYPTION_KEY.
+ * Refuses (`credentials_locked`) to start without a key when any tenant
+ * already has credentials: they would be unreadable, and a silent locked
+ * store would only fail later at a worker. Without a key and without
+ * credentials, stores open locked (undefined). A process that never
+ * decrypts (`decrypts: false`: a worker that asks the API for credentials)
+ * opens them locked whatever is stored.
  */
-export async function openCredentialStore(
+export async function openCredentialCipher(
   db: Queryable,
   key: Secret | undefined,
-  scope: TenantScope,
   options: { decrypts?: boolean } = {},
-): Promise<CredentialStore> {
-  if (key) return new PgCredentialStore(db, CredentialCipher.fromKey(key), scope);
-  if (options.decrypts === false) return new PgCredentialStore(db, undefined, scope);
-  const [row] = await db.query<{ stored: number }>(
-    `SELECT count(*)::int AS stored FROM noetl.credential WHERE tenant_id = $1 AND organization_id = $2`,
-    [scope.tenantId, scope.organizationId],
+): Promise<CredentialCipher | undefined> {
+  if (key) return CredentialCipher.fromKey(key);
+  if (options.decrypts === false) return undefined;
+  const [row] = await db.query<{ stored: number; tenants: number }>(
+    `SELECT count(*)::int AS stored, count(DISTINCT (tenant_id, organization_id))::int AS tenants FROM noetl.credential`,
   );
   const stored = row?.stored ?? 0;
   if (stored > 0) {
     throw new RuntimeError(
       'credentials_locked',
-      `${stored} credential(s) are stored for tenant "${scope.tenantId}", organization "${scope.organizationId}", ` +
+      `${stored} credential(s) are stored for ${row?.tenants ?? 0} tenant organization(s), ` +
         `but no encryption key is given: ${LOCKED_HINT} to the key they were stored with`,
     );
   }
-  return new PgCredentialStore(db, undefined, scope);
+  return undefined;
 }
 
 function credentialNotFound(name: string): RuntimeError {

@@ -15,6 +15,7 @@ function detail(overrides: Partial<ExecutionDetail>): ExecutionDetail {
     error: null,
     steps: [],
     loops: [],
+    schedule: null,
     ...overrides,
   };
 }

@@ -26,6 +26,8 @@ export interface ExecutionDetail {
   error: { step: string | null; kind: string; message: string } | null;
   steps: StepView[];
   loops: LoopView[];
+  /** The schedule and fire time that started it; null when something else did. */
+  schedule: { schedule_id: string; fire_time: string; manual: boolean } | null;
 }
 
 export interface StepView {
@@ -94,6 +96,14 @@ export interface EventPage {
   events: EventView[];
   /** Pass as `after` for the next page; null when this page was the last one so far. */
   next_after: string | null;
+}
+
+/** A signal appended to an execution's ledger (`POST /api/executions/{id}/signals/{name}`). */
+export interface DeliveredSignal {
+  execution_id: string;
+  signal: string;
+  /** The `signal.received` event (the first one, for a repeated idempotency key). */
+  event_id: string;
 }
 
 export interface CancelRequest {

@@ -34,6 +34,7 @@ export function executionDetail(state: ExecutionState, result: Json | null): Exe
         completed: loop.status === 'DONE',
       }),
     ),
+    schedule: state.schedule ? { schedule_id: state.schedule.scheduleId, fire_time: state.schedule.fireTime, manual: state.schedule.manual === true } : null,
   };
 }
 

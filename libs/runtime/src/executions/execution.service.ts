@@ -1,6 +1,7 @@
+import { SIGNAL_NAME } from '@noetl/dsl';
 import { EventType, isTerminalExecutionEvent, type Json, type JsonObject } from '@noetl/event-kernel';
-import { EVENT_SELECT_LIST, toLedgerEvent, type Database, type EventRow, type ExecutionRepository, type Queryable } from '@noetl/storage';
-import { Subjects, type Bus } from '../bus/bus';
+import { EVENT_SELECT_LIST, toLedgerEvent, type Database, type EventRow, type ExecutionRepository, type Queryable, type TenantRepository } from '@noetl/storage';
+import { notifyExecution, type Bus } from '../bus/bus';
 import type { CatalogService } from '../catalog/catalog.service';
 import { executionStream, type Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
@@ -12,6 +13,7 @@ import { deepMerge } from './deep-merge';
 import { eventView, executionDetail } from './execution-view';
 import type {
   CancelRequest,
+  DeliveredSignal,
   EventPage,
   ExecutionDetail,
   ExecutionPage,
@@ -31,11 +33,35 @@ export interface ParentLink {
   key: string;
 }
 
+/** The fire time of a schedule that starts an execution (`schedule.fired` records it). */
+export interface ScheduleFire {
+  scheduleId: string;
+  fireTime: Date;
+  /** Started by `POST /api/schedules/{id}/trigger`, not by the schedule's own time. */
+  manual?: boolean;
+}
+
+/** What started an execution besides a request: a parent's call, or a schedule's fire time. */
+export interface StartOrigin {
+  parent?: ParentLink;
+  schedule?: ScheduleFire;
+}
+
+/** An execution `startWithin` appended (or found, for a repeated idempotency key). */
+export interface StartedWithin {
+  executionId: string;
+  /** False when the idempotency key had started it already. */
+  created: boolean;
+}
+
 const MAX_PAGE = 1000;
 const ID = /^\d{1,19}$/;
 
 /** Starting, reading and cancelling executions: what the API and the CLI ask of the runtime. */
 export class ExecutionService {
+  /** Whether this process has recorded the tenant in `noetl.tenant` (its first start does, in its transaction). */
+  private tenantRecorded = false;
+
   constructor(
     private readonly db: Database,
     private readonly ledger: Ledger,
@@ -46,60 +72,95 @@ export class ExecutionService {
     private readonly metrics: RuntimeMetrics,
     private readonly executionRows: ExecutionRepository,
     private readonly projected: ProjectedStates,
+    private readonly tenantRows: TenantRepository,
+    /** A signal's payload travels inline in its event and becomes the waiting step's result: at most this many bytes of JSON. */
+    private readonly signalPayloadLimitBytes: number,
     /** How deep sub-playbooks nest and how many children one execution starts (NOETL_MAX_PLAYBOOK_DEPTH, NOETL_MAX_CHILD_EXECUTIONS). */
     private readonly limits: { playbookDepth: number; childExecutions: number },
   ) {}
 
   /**
-   * Appends `execution.started` (workload = the playbook's deep-merged with
-   * the payload) and the execution row in one transaction, then tells the
+   * Starts an execution in one transaction (`startWithin`), then tells the
    * schedulers. A child start is idempotent per parent command; `within`
    * runs in the same transaction when the execution is new.
    */
   async start(request: StartExecutionRequest, parent?: ParentLink, within?: (q: Queryable) => Promise<void>): Promise<StartedExecution> {
+    const started = await this.db.transaction(async (q) => {
+      const result = await this.startWithin(q, request, parent ? { parent } : {});
+      if (result.created) await within?.(q);
+      return result;
+    });
+    this.announce(started);
+    return { execution_id: started.executionId, status: 'RUNNING' };
+  }
+
+  /**
+   * Appends `execution.started` (workload = the playbook's deep-merged with
+   * the payload) and the execution row in the caller's transaction `q`, and
+   * `schedule.fired` right after it for a schedule's fire time. Its
+   * idempotency key (`child-of:<key>`, `schedule:<id>:<fire time>`) makes a
+   * repeated start return the first execution, `created: false`. The caller
+   * commits, then calls `announce`.
+   */
+  async startWithin(q: Queryable, request: StartExecutionRequest, origin: StartOrigin): Promise<StartedWithin> {
     const payload: unknown = request.payload ?? {};
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
       throw new RuntimeError('invalid_payload', 'payload must be a JSON object (it is merged over the playbook workload)');
     }
-    const { entry, playbook } = await this.catalog.resolve(request);
+    const { parent, schedule } = origin;
+    const { entry, playbook } = await this.catalog.resolve(request, q);
     const executionId = this.ledger.ids.next();
     const workload = deepMerge(playbook.workload, payload as JsonObject);
-    const started = await this.db.transaction(async (q) => {
-      const [result] = await this.ledger.append(q, [
-        {
-          type: EventType.ExecutionStarted,
-          executionId,
-          parentExecutionId: parent?.executionId ?? null,
-          idempotencyKey: parent ? `child-of:${parent.key}` : null,
-          payload: {
-            path: entry.path,
-            version: entry.version,
-            catalog_id: entry.catalog_id,
-            workload,
-            ...(parent ? { parent_execution_id: parent.executionId } : {}),
-            ...(parent?.commandId ? { parent_command_id: parent.commandId } : {}),
-          },
-        },
-      ]);
-      if (!result) throw new Error('append returned no result');
-      if (result.duplicate) return result.event.execution_id;
-      await this.executionRows.insert(q, this.ledger.scope, {
+    const [result] = await this.ledger.append(q, [
+      {
+        type: EventType.ExecutionStarted,
         executionId,
         parentExecutionId: parent?.executionId ?? null,
-        parentCommandId: parent?.commandId ?? null,
-        catalogId: entry.catalog_id,
-        path: entry.path,
-        version: entry.version,
-        workload,
-        startedAt: result.event.event_time,
-      });
-      if (parent) await this.withinChildLimits(q, parent.executionId, entry.path);
-      await within?.(q);
-      return executionId;
+        idempotencyKey: parent ? `child-of:${parent.key}` : schedule ? scheduleFireKey(schedule) : null,
+        payload: {
+          path: entry.path,
+          version: entry.version,
+          catalog_id: entry.catalog_id,
+          workload,
+          ...(parent ? { parent_execution_id: parent.executionId } : {}),
+          ...(parent?.commandId ? { parent_command_id: parent.commandId } : {}),
+        },
+      },
+      ...(schedule
+        ? [
+            {
+              type: EventType.ScheduleFired,
+              executionId,
+              idempotencyKey: `fired:${scheduleFireKey(schedule)}`,
+              payload: { schedule_id: schedule.scheduleId, fire_time: schedule.fireTime.toISOString(), ...(schedule.manual ? { manual: true } : {}) },
+            } as const,
+          ]
+        : []),
+    ]);
+    if (!result) throw new Error('append returned no result');
+    if (result.duplicate) return { executionId: result.event.execution_id, created: false };
+    await this.executionRows.insert(q, this.ledger.scope, {
+      executionId,
+      parentExecutionId: parent?.executionId ?? null,
+      parentCommandId: parent?.commandId ?? null,
+      catalogId: entry.catalog_id,
+      path: entry.path,
+      version: entry.version,
+      workload,
+      startedAt: result.event.event_time,
     });
-    if (started === executionId) this.metrics.executionsStarted.inc();
-    this.bus.publish(Subjects.execution(this.ledger.scope.tenantId), { execution_id: started });
-    return { execution_id: started, status: 'RUNNING' };
+    if (parent) await this.withinChildLimits(q, parent.executionId, entry.path);
+    if (!this.tenantRecorded) await this.tenantRows.register(q, this.ledger.scope);
+    return { executionId, created: true };
+  }
+
+  /** After `startWithin`'s transaction committed: counts a new execution and tells the schedulers. */
+  announce(started: StartedWithin): void {
+    if (started.created) {
+      this.metrics.executionsStarted.inc();
+      this.tenantRecorded = true;
+    }
+    notifyExecution(this.bus, this.ledger.scope, started.executionId);
   }
 
   /**
@@ -206,10 +267,50 @@ export class ExecutionService {
     if (result?.duplicate && isTerminalExecutionEvent(result.event.event_type) && result.event.event_type !== EventType.ExecutionCancelled) {
       throw new RuntimeError('already_terminal', `execution ${executionId} already ended (${result.event.event_type})`);
     }
-    this.bus.publish(Subjects.execution(this.ledger.scope.tenantId), { execution_id: executionId });
+    notifyExecution(this.bus, this.ledger.scope, executionId);
+  }
+
+  /**
+   * Delivers a signal (`signal.received`): a step waiting for `name` takes
+   * it, or it is kept until one does. Under the stream lock, so it lands
+   * before the execution's end or not at all: a finished execution is
+   * `already_terminal`. An `idempotencyKey` makes a repeated delivery return
+   * the first one.
+   */
+  async signal(executionId: string, name: string, payload: Json, idempotencyKey?: string): Promise<DeliveredSignal> {
+    if (!ID.test(executionId)) throw notFound('execution', executionId);
+    if (!SIGNAL_NAME.test(name)) {
+      throw new RuntimeError('invalid_request', `"${name}" is not a signal name (letters, digits, "_", "-", ".", ":"; at most 128)`);
+    }
+    const bytes = Buffer.byteLength(JSON.stringify(payload));
+    if (bytes > this.signalPayloadLimitBytes) {
+      throw new RuntimeError('invalid_payload', `the signal payload is ${bytes} bytes; at most ${this.signalPayloadLimitBytes} (NOETL_PAYLOAD_INLINE_LIMIT) travel in a signal`);
+    }
+    const event = await this.db.transaction(async (q) => {
+      await this.ledger.lockStream(q, executionId);
+      if (!(await this.executionRows.exists(q, this.ledger.scope, executionId))) throw notFound('execution', executionId);
+      if (await this.ledger.hasEnded(q, executionId)) throw new RuntimeError('already_terminal', `execution ${executionId} already ended; it takes no more signals`);
+      const [result] = await this.ledger.append(q, [
+        {
+          type: EventType.SignalReceived,
+          executionId,
+          idempotencyKey: idempotencyKey === undefined ? null : `signal:${executionId}:${idempotencyKey}`,
+          payload: { name, payload },
+        },
+      ]);
+      if (!result) throw new Error('append returned no result');
+      return result.event;
+    });
+    notifyExecution(this.bus, this.ledger.scope, executionId);
+    return { execution_id: executionId, signal: name, event_id: event.event_id };
   }
 
   private exists(executionId: string): Promise<boolean> {
     return this.executionRows.exists(this.db, this.ledger.scope, executionId);
   }
+}
+
+/** One execution per fire time of a schedule (a manual trigger is its own kind of fire). */
+function scheduleFireKey(fire: ScheduleFire): string {
+  return `schedule:${fire.scheduleId}:${fire.manual ? 'trigger:' : ''}${fire.fireTime.toISOString()}`;
 }

@@ -1,6 +1,6 @@
 import type { OutboxRepository } from '@noetl/storage';
 import type { Logger } from 'pino';
-import type { Projector } from './projector';
+import type { FlushProjections, ProjectEvents } from './stream-projector';
 
 const BATCH = 500;
 /** Published rows deleted per statement. */
@@ -20,7 +20,8 @@ export class OutboxProjector {
 
   constructor(
     private readonly outbox: OutboxRepository,
-    private readonly projector: Projector,
+    private readonly project: ProjectEvents,
+    private readonly flush: FlushProjections,
     private readonly logger: Logger,
     private readonly timing: { pollMs: number; retentionMs: number },
   ) {}
@@ -40,8 +41,8 @@ export class OutboxProjector {
 
   /** Projects every committed outbox row; resolves when none is left. */
   async drain(): Promise<void> {
-    while ((await this.outbox.publishPending(BATCH, (messages) => this.projector.deliver(messages.map((m) => m.envelope)).then(() => undefined))) > 0);
-    await this.projector.flush();
+    while ((await this.outbox.publishPending(BATCH, (messages) => this.project(messages.map((m) => m.envelope)).then(() => undefined))) > 0);
+    await this.flush();
     await this.outbox.purgePublished(this.timing.retentionMs, PURGE_BATCH);
   }
 
@@ -49,6 +50,6 @@ export class OutboxProjector {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.draining;
-    await this.projector.flush({ all: true });
+    await this.flush({ all: true });
   }
 }

@@ -1,6 +1,6 @@
 import type { NoetlConfig } from '@noetl/config';
 import { SnowflakeIds } from '@noetl/event-kernel';
-import { PgEventStore, ProjectionRepository, type Database } from '@noetl/storage';
+import { PgEventStore, ProjectionRepository, type Database, type TenantScope } from '@noetl/storage';
 import { Ledger } from '../ledger';
 import { RuntimeMetrics } from '../metrics';
 import { Projector, type ProjectorOptions } from './projector';
@@ -13,11 +13,11 @@ export const PROJECTION_SNAPSHOT_EVERY = 500;
 export function standaloneProjector(
   database: Database,
   config: NoetlConfig,
-  options: Partial<Pick<ProjectorOptions, 'snapshotEvery' | 'observe' | 'shard'>> = {},
+  options: Partial<Pick<ProjectorOptions, 'snapshotEvery' | 'observe' | 'shard'>> & { scope?: TenantScope } = {},
 ): Projector {
   const metrics = new RuntimeMetrics();
   // Reads only: the ledger mints no id here.
-  const ledger = new Ledger(new PgEventStore(database), new SnowflakeIds(0, () => Date.now()), config.tenancy, 'projector', metrics);
+  const ledger = new Ledger(new PgEventStore(database), new SnowflakeIds(0, () => Date.now()), options.scope ?? config.tenancy, 'projector', metrics);
   return new Projector({
     db: database,
     ledger,
@@ -32,8 +32,9 @@ export function standaloneProjector(
 /**
  * `noetl projector rebuild`: drops the projections of `executionIds` (every
  * execution of the tenant when omitted) and folds them again from the
- * ledger. A rebuild of the same events gives byte-identical rows.
+ * ledger. A rebuild of the same events gives byte-identical rows. Of the
+ * process's own tenant unless `scope` names another.
  */
-export async function rebuildProjections(database: Database, config: NoetlConfig, executionIds?: readonly string[]): Promise<number> {
-  return standaloneProjector(database, config, { shard: 'rebuild' }).rebuild(executionIds);
+export async function rebuildProjections(database: Database, config: NoetlConfig, executionIds?: readonly string[], scope?: TenantScope): Promise<number> {
+  return standaloneProjector(database, config, { shard: 'rebuild', ...(scope ? { scope } : {}) }).rebuild(executionIds);
 }

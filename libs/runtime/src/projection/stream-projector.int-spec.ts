@@ -60,7 +60,7 @@ describe('StreamProjector shards', () => {
     const jsm = await relayNats.jetstreamManager();
     for (const { feed, nats } of shards.splice(0)) {
       await feed.stop();
-      await jsm.consumers.delete(EVENTS_STREAM, feed.durable).catch(() => undefined);
+      await jsm.consumers.delete(EVENTS_STREAM, feed.durableOf(config.tenancy)).catch(() => undefined);
       await nats.close().catch(() => undefined);
     }
     await relay?.stop();
@@ -73,7 +73,7 @@ describe('StreamProjector shards', () => {
   async function startShard(shardIndex: number, folded: Set<string>): Promise<{ feed: StreamProjector; nats: NatsConnection }> {
     const nats = await connect({ servers: await requireNats() });
     const projector = standaloneProjector(db, config, { observe: (event) => void folded.add(event.execution_id), shard: String(shardIndex) });
-    const feed = new StreamProjector({ nats, projector, metrics: new ProjectorMetrics(new Registry()), logger: pino({ level: 'silent' }), scope: config.tenancy, shardIndex, shardCount: SHARDS });
+    const feed = new StreamProjector({ nats, project: (events) => projector.deliver(events), flush: (options) => projector.flush(options), metrics: new ProjectorMetrics(new Registry()), logger: pino({ level: 'silent' }), scopes: async () => [config.tenancy], shardIndex, shardCount: SHARDS });
     feed.start();
     const shard = { feed, nats };
     shards.push(shard);

@@ -3,100 +3,140 @@ import type { LedgerEvent } from '@noetl/event-kernel';
 import { AckPolicy, DeliverPolicy, nanos, type Consumer, type JsMsg, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { EVENTS_STREAM } from '../event-stream/event-stream';
-import type { Projector } from './projector';
 import type { ProjectorMetrics } from './projector-metrics';
 
 const BATCH = 500;
 const RETRY_MS = 2_000;
 
+/** Folds a batch of delivered events into their projections (the tenants' projectors); resolves when they are written. */
+export type ProjectEvents = (events: readonly LedgerEvent[]) => Promise<unknown>;
+
+/** Writes the projection rows the projectors deferred (see Projector.flush): those whose time has come, or `all` of them. */
+export type FlushProjections = (options?: { all?: boolean }) => Promise<void>;
+
 export interface StreamProjectorOptions {
   nats: NatsConnection;
-  projector: Projector;
+  project: ProjectEvents;
+  flush: FlushProjections;
+  /** The tenants whose events it consumes (looked up again every few seconds: a new tenant gets its consumer then). */
+  scopes: () => Promise<readonly TenantScope[]>;
   metrics: ProjectorMetrics;
   logger: Logger;
-  scope: TenantScope;
   shardIndex: number;
   shardCount: number;
 }
 
+/** How often the shard looks for tenants it has no consumer for yet. */
+const SCOPES_EVERY_MS = 2_000;
+
 /**
- * One projector shard over JetStream (issue 10): a durable pull consumer on
- * `noetl.events.<tenant>.<org>.*.<shard>`, so each shard folds only its executions and
- * a restarted shard resumes where its acks stopped. A batch is acked after
- * its executions are projected; a failure leaves it unacked, and JetStream
+ * One projector shard over JetStream (issue 10): per tenant and organization
+ * a durable pull consumer on `noetl.events.<tenant>.<org>.*.<shard>`, so
+ * each shard folds only its executions, and only its deployment's tenants'
+ * (the stream may hold other deployments' events, on a shared NATS), and a
+ * restarted shard resumes where its acks stopped. A batch is acked after its
+ * executions are projected; a failure leaves it unacked, and JetStream
  * delivers it again. The stream is the relay's: the shard waits until it exists.
  */
 export class StreamProjector {
   private stopped = false;
   private running?: Promise<void>;
+  private readonly consuming = new Map<string, Promise<void>>();
+  /** Events waiting, per tenant consumer: the shard's lag is their sum. */
+  private readonly pending = new Map<string, number>();
   private readonly shard: string;
+  private wake?: () => void;
 
   constructor(private readonly options: StreamProjectorOptions) {
     this.shard = String(options.shardIndex);
   }
 
   /** The durable consumer's name: one per tenant's organization and shard of a shard count. */
-  get durable(): string {
-    const { scope, shardIndex, shardCount } = this.options;
+  durableOf(scope: TenantScope): string {
+    const { shardIndex, shardCount } = this.options;
     return `projector-${durableToken(scope.tenantId)}-${durableToken(scope.organizationId)}-${shardIndex}-of-${shardCount}`;
   }
 
   start(): void {
-    this.running = this.run();
+    this.running = this.watchScopes();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.wake?.();
     await this.running;
-    await this.options.projector.flush({ all: true });
+    await Promise.all(this.consuming.values());
+    await this.options.flush({ all: true });
   }
 
-  private async run(): Promise<void> {
-    const consumer = await this.consumer();
+  /** Starts a consumer for each tenant that has none, now and every few seconds. */
+  private async watchScopes(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        for (const scope of await this.options.scopes()) {
+          const durable = this.durableOf(scope);
+          if (!this.consuming.has(durable)) this.consuming.set(durable, this.consume(scope, durable));
+        }
+      } catch (error) {
+        this.options.logger.error({ err: error, shard: this.shard }, 'listing the tenants to project failed; retrying');
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, SCOPES_EVERY_MS);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  private async consume(scope: TenantScope, durable: string): Promise<void> {
+    const consumer = await this.consumer(scope, durable);
     if (!consumer) return;
     while (!this.stopped) {
       try {
-        await this.fold(consumer);
+        await this.fold(consumer, durable);
       } catch (error) {
         this.options.metrics.errors.inc({ shard: this.shard });
-        this.options.logger.error({ err: error, shard: this.shard }, 'folding a batch failed; JetStream delivers it again');
+        this.options.logger.error({ err: error, shard: this.shard, tenant: scope.tenantId }, 'folding a batch failed; JetStream delivers it again');
         await sleep(RETRY_MS);
       }
     }
   }
 
-  private async fold(consumer: Consumer): Promise<void> {
+  private async fold(consumer: Consumer, durable: string): Promise<void> {
     const messages: JsMsg[] = [];
     for await (const message of await consumer.fetch({ max_messages: BATCH, expires: 1_000 })) messages.push(message);
     if (messages.length > 0) {
       try {
-        await this.options.projector.deliver(messages.map((message) => message.json<LedgerEvent>()));
+        await this.options.project(messages.map((message) => message.json<LedgerEvent>()));
       } catch (error) {
         for (const message of messages) message.nak(RETRY_MS);
         throw error;
       }
       for (const message of messages) message.ack();
     }
-    await this.options.projector.flush();
+    await this.options.flush();
     const info = await consumer.info(true);
-    this.options.metrics.lagEvents.set({ shard: this.shard }, info.num_pending + info.num_ack_pending);
+    this.pending.set(durable, info.num_pending + info.num_ack_pending);
+    this.options.metrics.lagEvents.set({ shard: this.shard }, [...this.pending.values()].reduce((sum, n) => sum + n, 0));
   }
 
-  /** The shard's durable consumer, once the relay has created the stream; undefined if stopped first. */
-  private async consumer(): Promise<Consumer | undefined> {
+  /** The tenant's durable consumer of this shard, once the relay has created the stream; undefined if stopped first. */
+  private async consumer(scope: TenantScope, durable: string): Promise<Consumer | undefined> {
     const stream = EVENTS_STREAM;
     const jsm = await this.options.nats.jetstreamManager();
     while (!this.stopped) {
       try {
         await jsm.consumers.add(stream, {
-          durable_name: this.durable,
-          filter_subject: shardFilter(this.options.scope.tenantId, this.options.scope.organizationId, this.options.shardIndex),
+          durable_name: durable,
+          filter_subject: shardFilter(this.options.shardIndex, scope),
           ack_policy: AckPolicy.Explicit,
           deliver_policy: DeliverPolicy.All,
           ack_wait: nanos(60_000),
           max_ack_pending: 10 * BATCH,
         });
-        return await this.options.nats.jetstream().consumers.get(stream, this.durable);
+        return await this.options.nats.jetstream().consumers.get(stream, durable);
       } catch (error) {
         this.options.logger.warn({ err: error, stream }, 'waiting for the events stream (the relay creates it)');
         await sleep(RETRY_MS);

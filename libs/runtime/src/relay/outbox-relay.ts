@@ -9,7 +9,8 @@ export interface OutboxRelayOptions {
   outbox: OutboxRepository;
   js: JetStreamClient;
   jsm: JetStreamManager;
-  scope: TenantScope;
+  /** The tenant whose rows it relays (the outbox repository's); absent: every tenant, as a deployment runs it. */
+  scope?: TenantScope;
   /** Projector shards: the subject of each event names the one that owns its execution. */
   shardCount: number;
   batch: number;
@@ -28,8 +29,10 @@ const PURGE_BATCH = 10_000;
 const codec = JSONCodec();
 
 /**
- * The outbox relay (issue 10 item 1): the one active relay of a tenant (a
- * session advisory lock on a connection of its own: when its process dies,
+ * The outbox relay (issue 10 item 1): the one active relay of its tenants (a
+ * deployment runs one for all of them, each event on its tenant's subject:
+ * one connection and one lock, however many tenants; a session advisory
+ * lock on a connection of its own: when its process dies,
  * the connection and the lock go, and another relay takes over) publishes
  * committed outbox rows in ledger order, in batches, to JetStream, each with
  * its event id as the message id, so a relay that dies between publish and
@@ -68,7 +71,7 @@ export class OutboxRelay {
           continue;
         }
         metrics.leader.set(1);
-        logger.info({ tenant: this.options.scope.tenantId }, 'this process relays the outbox to JetStream');
+        logger.info({ tenant: this.options.scope?.tenantId ?? '*' }, 'this process relays the outbox to JetStream');
         await connection.listen('noetl_outbox', () => this.notify());
         await this.relay(connection);
       } catch (error) {
@@ -113,7 +116,9 @@ export class OutboxRelay {
   }
 
   private async lead(connection: DedicatedConnection): Promise<boolean> {
-    const [row] = await connection.query<{ leader: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 4)) AS leader', [`relay:${this.options.scope.tenantId}:${this.options.scope.organizationId}`]);
+    const [row] = await connection.query<{ leader: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 4)) AS leader', [
+      this.options.scope ? `relay:${this.options.scope.tenantId}:${this.options.scope.organizationId}` : 'relay:*',
+    ]);
     return row?.leader === true;
   }
 

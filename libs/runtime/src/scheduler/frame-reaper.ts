@@ -65,6 +65,6 @@ export async function reapExpiredFrames(
 /** Open stages with pending frames and a free slot that nobody took for a while: offered again. */
 export async function reofferStages(db: Database, ledger: Ledger, stageRows: StageRepository, offers: Offers, afterMs: number): Promise<void> {
   for (const stage of await stageRows.reofferIdle(db, ledger.scope, afterMs, SWEEP_LIMIT)) {
-    await offers.stage({ tenantId: stage.tenant_id, stageId: stage.stage_id, executionId: stage.execution_id, slots: stage.slots, kinds: stage.tools });
+    await offers.stage({ stageId: stage.stage_id, executionId: stage.execution_id, slots: stage.slots, kinds: stage.tools });
   }
 }

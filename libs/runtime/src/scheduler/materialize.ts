@@ -78,7 +78,7 @@ export async function materialize(
     case EventType.RetryScheduled:
     case EventType.TimerScheduled: {
       const p = event.payload;
-      const purpose = event.event_type === EventType.RetryScheduled ? 'retry' : 'sleep';
+      const purpose = event.event_type === EventType.RetryScheduled ? 'retry' : event.payload.purpose;
       await rows.timerRows.insert(q, scope, {
         timerId: p.timer_id,
         executionId: event.execution_id,

@@ -9,6 +9,8 @@ import { startTestEngine, type TestEngine } from '../../../../test/support/test-
 import { waitFor } from '../../../../test/support/wait-for';
 import { RetryLane, TIMER_QUEUE } from './retry-lane';
 
+const SCOPE = { tenantId: 'lane-tenant', organizationId: 'lane-org' };
+
 // Its own Redis database, so FLUSHDB here never touches another suite's keys; a prefix per run on top.
 const LANE_DB = 5;
 const RUN = randomUUID().slice(0, 8);
@@ -39,7 +41,7 @@ describe('RetryLane', () => {
   });
   afterAll(async () => http?.close());
 
-  /** An engine (scheduler + worker) whose lane uses its own key prefix (the engine derives it from the tenant). */
+  /** An engine (scheduler + worker) on a database of its own, so its lane has its own key prefix (the engine derives it from the ledger database). */
   function engineWithLane(name: string, sweepMs: number): Promise<TestEngine> {
     return startTestEngine({ env: { REDIS_URL: redisUrl, NOETL_TENANT_ID: `lane-${RUN}-${name}`, NOETL_SWEEP_MS: String(sweepMs) } });
   }
@@ -82,7 +84,7 @@ describe('RetryLane', () => {
     it('still fires a pending retry once when Redis is flushed', async () => {
       const key = `flushed-${RUN}`;
       const executionId = await runRetrying(t, key);
-      const inspector = new Queue(TIMER_QUEUE, { connection: { url: redisUrl }, prefix: `noetl.lane-${RUN}-swept.default` });
+      const inspector = new Queue(TIMER_QUEUE, { connection: { url: redisUrl }, prefix: `noetl.${t.testDatabase.name}` });
       const redis = new IORedis(redisUrl);
       try {
         await waitFor(async () => (await inspector.getDelayedCount()) === 1, { description: 'the delayed job of the retry' });
@@ -141,9 +143,9 @@ describe('RetryLane', () => {
       lane = await RetryLane.open(redisUrl, options);
       inspector = new Queue(options.queueName, { connection: { url: redisUrl }, prefix: options.prefix });
       const dueAt = new Date(Date.now() + 60_000);
-      await lane.schedule('7300000000000000001', dueAt);
-      await lane.schedule('7300000000000000001', dueAt);
-      await lane.schedule('7300000000000000002', dueAt);
+      await lane.schedule('7300000000000000001', dueAt, SCOPE);
+      await lane.schedule('7300000000000000001', dueAt, SCOPE);
+      await lane.schedule('7300000000000000002', dueAt, SCOPE);
       expect(await inspector.getDelayedCount()).toBe(2);
     });
 
@@ -152,20 +154,20 @@ describe('RetryLane', () => {
       lane = await RetryLane.open(redisUrl, options);
       inspector = new Queue(options.queueName, { connection: { url: redisUrl }, prefix: options.prefix });
       const calls: string[] = [];
-      lane.start(async (timerId) => {
-        calls.push(timerId);
+      lane.start(async (timerId, scope) => {
+        calls.push(`${timerId}@${scope.tenantId}/${scope.organizationId}`);
         if (calls.length === 1) throw new Error('the database is away');
       });
-      await lane.schedule('7300000000000000003', new Date());
+      await lane.schedule('7300000000000000003', new Date(), SCOPE);
       await waitFor(async () => calls.length === 2, { description: 'the second run of the job' });
-      expect(calls).toEqual(['7300000000000000003', '7300000000000000003']);
+      expect(calls).toEqual(['7300000000000000003@lane-tenant/lane-org', '7300000000000000003@lane-tenant/lane-org']);
     });
 
     it('opens, schedules and closes without throwing when Redis is down', async () => {
       const port = await closedPort();
       lane = await RetryLane.open(`redis://127.0.0.1:${port}`, { queueName: `down-${RUN}` });
       lane.start(() => Promise.resolve());
-      await expect(lane.schedule('7300000000000000004', new Date())).resolves.toBeUndefined();
+      await expect(lane.schedule('7300000000000000004', new Date(), SCOPE)).resolves.toBeUndefined();
       await lane.close();
       lane = undefined;
     });

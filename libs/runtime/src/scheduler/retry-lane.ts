@@ -1,4 +1,5 @@
 import { Queue, Worker } from 'bullmq';
+import type { TenantScope } from '@noetl/storage';
 import pino, { type Logger } from 'pino';
 
 /** The BullMQ queue of due timers, shared by every scheduler of a deployment. */
@@ -14,6 +15,9 @@ const CONNECT_WAIT_MS = 3000;
 
 interface TimerDueJob {
   timer_id: string;
+  /** Whose timer: one lane serves every tenant of the deployment. */
+  tenant_id: string;
+  organization_id: string;
 }
 
 export interface RetryLaneOptions {
@@ -76,22 +80,23 @@ export class RetryLane {
    * the same timer adds nothing while the first job exists). Never throws:
    * without Redis it logs and the sweep fires the timer.
    */
-  async schedule(timerId: string, dueAt: Date): Promise<void> {
+  async schedule(timerId: string, dueAt: Date, scope: TenantScope): Promise<void> {
     if (!this.connected) {
       this.logger.warn({ timer_id: timerId }, 'retry lane: Redis not connected; the timer sweep fires this timer');
       return;
     }
     try {
-      await this.queue.add(TIMER_DUE_JOB, { timer_id: timerId }, { jobId: jobIdOf(timerId), delay: Math.max(0, dueAt.getTime() - Date.now()) });
+      await this.queue.add(TIMER_DUE_JOB, { timer_id: timerId, tenant_id: scope.tenantId, organization_id: scope.organizationId }, { jobId: jobIdOf(timerId), delay: Math.max(0, dueAt.getTime() - Date.now()) });
     } catch (error) {
       this.logger.warn({ err: error, timer_id: timerId }, 'retry lane: could not schedule on Redis; the timer sweep fires this timer');
     }
   }
 
   /** Consumes due jobs: `onDue` fires the timer; its rejection makes BullMQ run the job again after a backoff. */
-  start(onDue: (timerId: string) => Promise<void>): void {
+  start(onDue: (timerId: string, scope: TenantScope) => Promise<void>): void {
     if (this.worker) throw new Error('the retry lane is already started');
-    this.worker = new Worker<TimerDueJob>(this.queue.name, (job) => this.track(onDue(job.data.timer_id)), {
+    const due = ({ data }: { data: TimerDueJob }) => onDue(data.timer_id, { tenantId: data.tenant_id, organizationId: data.organization_id });
+    this.worker = new Worker<TimerDueJob>(this.queue.name, (job) => this.track(due(job)), {
       connection: { url: this.connection.url },
       prefix: this.connection.prefix,
       concurrency: WORKER_CONCURRENCY,

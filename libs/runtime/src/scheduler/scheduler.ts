@@ -9,7 +9,7 @@ import {
 import { credentialRefs, loopBodySpec, plan, playbookScopeNames, workToolKinds, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
 import type { Database, ExecutionRepository, PayloadStore, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
-import { Subjects, type Bus } from '../bus/bus';
+import { scopeFields, Subjects, type Bus } from '../bus/bus';
 import type { Offers } from '../bus/offers';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { Ledger } from '../ledger';
@@ -234,19 +234,18 @@ export class Scheduler {
 
   private afterCommit(effects: Effects, terminal: ExecutionState | undefined): void {
     const { bus, offers, ledger, metrics } = this.deps;
-    const tenant = ledger.scope.tenantId;
     for (const work of effects.work) {
       metrics.commandsIssued.inc({ kind: work.kind });
-      void offers.command({ tenantId: tenant, commandId: work.command_id, executionId: work.execution_id, kinds: work.kinds, ...(work.alone ? { alone: true } : {}) });
+      void offers.command({ commandId: work.command_id, executionId: work.execution_id, kinds: work.kinds, ...(work.alone ? { alone: true } : {}) });
     }
     for (const stage of effects.stages) {
-      void offers.stage({ tenantId: tenant, stageId: stage.stage_id, executionId: stage.execution_id, slots: stage.slots, kinds: stage.kinds });
+      void offers.stage({ stageId: stage.stage_id, executionId: stage.execution_id, slots: stage.slots, kinds: stage.kinds });
     }
     for (const timer of effects.timers) this.deps.followUps.timerArmed(timer);
     for (const commandId of effects.cancelledCommands) this.deps.followUps.commandCancelled(commandId);
     if (terminal) {
       metrics.executionsFinished.inc({ status: terminal.status });
-      bus.publish(Subjects.finished(tenant), { execution_id: terminal.executionId, status: terminal.status });
+      bus.publish(Subjects.finished(ledger.scope.tenantId), { execution_id: terminal.executionId, status: terminal.status, ...scopeFields(ledger.scope) });
       this.deps.followUps.executionEnded(terminal);
     }
   }

@@ -18,6 +18,7 @@ import { workOf, type Offers } from '../bus/offers';
 import type { LocalControlPlane } from '../control-plane/local-control-plane';
 import type { ExecutionService } from '../executions/execution.service';
 import type { Ledger } from '../ledger';
+import type { ScheduleTicker } from '../schedules/schedule-ticker';
 import { ChildLinks } from './child-links';
 import type { Scheduler, SchedulerFollowUps } from './scheduler';
 import { reapExpiredFrames, reofferStages } from './frame-reaper';
@@ -36,6 +37,8 @@ export interface SweeperDeps {
   /** How long a sweeper's leadership lasts unrenewed: a leader that stops answering for this long is replaced. */
   leadershipMs: number;
   leadership: LeadershipRepository;
+  /** Fires due schedules in each sweep; absent: this process fires none. */
+  schedules?: ScheduleTicker;
   commandRows: CommandRepository;
   frameRows: FrameRepository;
   stageRows: StageRepository;
@@ -48,7 +51,8 @@ const SWEEP_LIMIT = 100;
 /**
  * The scheduler's safety net (DESIGN.md s4 "Reaper and timers", invariant 5):
  * nothing here is needed when every message arrives and no process dies, and
- * everything here is idempotent. Each sweep fires due timers, abandons
+ * everything here is idempotent. Each sweep fires due timers and due
+ * schedules, abandons
  * commands whose lease expired (the planner re-issues them), reaps frames
  * whose lease expired, offers unclaimed commands and frames again, plans executions with unplanned events (lost
  * notifications, a restart), and settles parent/child links a crash left
@@ -78,6 +82,9 @@ export class Sweeper implements SchedulerFollowUps {
     const { db, ledger } = this.deps;
     const phases: (() => Promise<void>)[] = [
       () => this.fireDueTimers(),
+      async () => {
+        await this.deps.schedules?.fireDue();
+      },
       () => this.abandonExpiredLeases(),
       () => this.reapFrames(),
       () => this.renotifyUnclaimed(),
@@ -108,9 +115,8 @@ export class Sweeper implements SchedulerFollowUps {
   /** Frames whose lease ran out: abandoned and offered again whole, or failed past their attempts. */
   private async reapFrames(): Promise<void> {
     const { executions, stages } = await reapExpiredFrames(this.deps.db, this.deps.ledger, this.deps.frameRows);
-    const tenantId = this.deps.ledger.scope.tenantId;
     for (const stage of stages) {
-      await this.deps.offers.stage({ tenantId, stageId: stage.stage_id, executionId: stage.execution_id, slots: 1, kinds: stage.tools });
+      await this.deps.offers.stage({ stageId: stage.stage_id, executionId: stage.execution_id, slots: 1, kinds: stage.tools });
     }
     for (const executionId of executions) void this.scheduler.process(executionId);
   }
@@ -244,7 +250,7 @@ export class Sweeper implements SchedulerFollowUps {
   private async renotifyUnclaimed(): Promise<void> {
     const { db, ledger, offers } = this.deps;
     for (const command of await this.deps.commandRows.reofferUnclaimed(db, ledger.scope, this.renotifyAfterMs(), SWEEP_LIMIT)) {
-      await offers.command({ tenantId: command.tenant_id, commandId: command.command_id, executionId: command.execution_id, ...workOf(command.spec ?? {}) });
+      await offers.command({ commandId: command.command_id, executionId: command.execution_id, ...workOf(command.spec ?? {}) });
     }
   }
 

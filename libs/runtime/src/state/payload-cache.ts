@@ -1,4 +1,4 @@
-import type { ExecutionState, Json, LedgerEvent, PayloadRef } from '@noetl/event-kernel';
+import { EventType, type ExecutionState, type Json, type LedgerEvent, type PayloadRef } from '@noetl/event-kernel';
 import { ARROW_STREAM_MEDIA_TYPE, decodeFrameOutput, getJson, type PayloadStore, type TenantScope } from '@noetl/storage';
 
 /** Reads a preloaded payload synchronously (the planner's `resolve`, `buildScope`); throws for one it was not given. */
@@ -61,8 +61,8 @@ async function read(ref: PayloadRef, via: PayloadStore, scope: TenantScope): Pro
 /**
  * The refs a state's reader may resolve: step results (only those named in
  * `only`, when given) and the execution result; with `openLoops`, also what
- * the planner aggregates when a running loop closes (its collection and its
- * frames' outputs).
+ * the planner aggregates when a running loop closes (its collection, its
+ * frames' outputs and its shards' results).
  */
 export function refsOfState(state: ExecutionState, options: { openLoops: boolean; only?: ReadonlySet<string> }): PayloadRef[] {
   const refs: PayloadRef[] = [];
@@ -78,14 +78,20 @@ export function refsOfState(state: ExecutionState, options: { openLoops: boolean
       if (loop.collectionRef) refs.push(loop.collectionRef);
       // A frame whose results came inline is aggregated from them; only the others need their Arrow output read.
       for (const frame of Object.values(loop.frames)) if (frame.outputRef && !frame.results) refs.push(frame.outputRef);
+      for (const shard of Object.values(loop.shards ?? {})) if (shard.resultRef) refs.push(shard.resultRef);
     }
   }
   return refs;
 }
 
-/** The refs an event carries (`result_ref`, `output_ref`, ... and the envelope's `payload_ref`). */
+/**
+ * The refs an event carries (`result_ref`, `output_ref`, ... and the
+ * envelope's `payload_ref`); not a streamed chunk's rows, which only the call
+ * that gets the chunk reads (a stream must not pass through the scheduler's memory).
+ */
 export function refsOfEvent(event: LedgerEvent): PayloadRef[] {
   const refs: PayloadRef[] = event.payload_ref ? [event.payload_ref] : [];
+  if (event.event_type === EventType.CallPartial) return refs;
   for (const [key, value] of Object.entries(event.payload as object)) {
     if (key.endsWith('_ref') && isPayloadRef(value)) refs.push(value);
   }

@@ -12,7 +12,7 @@ import {
   type ToolKind,
   type ToolSpec,
 } from '@noetl/dsl';
-import { SecretSet, type ToolRegistry } from '@noetl/tools';
+import { SecretSet, type StreamChunk, type ToolRegistry } from '@noetl/tools';
 import type { Holder, ClaimedCommand, CompleteRequest, FailRequest } from '../control-plane/control-plane';
 import { callReportOf, eventErrorOf } from './call-errors';
 import { resolveKeychain } from './keychain';
@@ -25,6 +25,8 @@ export interface CommandRunnerDeps {
   /** A `playbook` call inside a pipeline or loop body: runs the child to its end and gives its result (or throws CallError). */
   runChild?(config: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
   onOutput?(stream: 'stdout' | 'stderr', text: string): void;
+  /** A command's streamed chunk (DSL.md s3 `stream`): reported before the tool reads on. */
+  onPartial?(chunk: StreamChunk): Promise<void>;
 }
 
 export type CommandReport = { status: 'COMPLETED'; request: Omit<CompleteRequest, keyof Holder> } | { status: 'FAILED'; request: Omit<FailRequest, keyof Holder> };
@@ -111,6 +113,7 @@ export function workerRun(deps: CommandRunnerDeps, at: CallSite): WorkerRun {
     resolveCredential,
     ...(deps.onOutput ? { onOutput: (stream, text) => deps.onOutput?.(stream, secrets.text(text)) } : {}),
     ...(deps.runChild ? { runChild: (config, signal) => deps.runChild!(secrets.scrub(config), signal) } : {}),
+    ...(deps.onPartial ? { onPartial: (chunk) => deps.onPartial!(secrets.scrub(chunk)) } : {}),
   };
   return {
     secrets,
@@ -162,6 +165,7 @@ async function callTool(
     pythonEnabled: deps.pythonEnabled,
     scope: at.scope,
     ...(deps.onOutput ? { onOutput: deps.onOutput } : {}),
+    ...(deps.onPartial ? { onPartial: deps.onPartial } : {}),
   });
 }
 

@@ -6,6 +6,7 @@ import {
   toPlainJson,
   withResultViews,
   type CursorSpec,
+  type FrameArgs,
   type InterpreterDeps,
   type Policy,
   type Sink,
@@ -46,23 +47,7 @@ async function interpretFrame(frame: ClaimedFrame, signal: AbortSignal, run: Wor
     return { status: 'FAILED', request: { error: eventErrorOf(toCallErrorInfo(error), frame.step) } };
   }
   const outcome = await runFrame(
-    {
-      stepName: frame.step,
-      tool: spec['tool'] as unknown as ToolSpec,
-      stepInput: (isJsonObject(spec['input'] ?? null) ? spec['input'] : {}) as JsonObject,
-      retry: (Array.isArray(spec['retry']) ? spec['retry'] : []) as unknown as Policy[],
-      iterator: typeof spec['iterator'] === 'string' ? spec['iterator'] : 'item',
-      process: spec['process'] === 'frame' ? 'frame' : 'row',
-      ...(isJsonObject(spec['sink'] ?? null) ? { sink: spec['sink'] as unknown as Sink } : {}),
-      rows,
-      firstIndex,
-      total: frame.total,
-      frameIndex: frame.frame_index,
-      rowConcurrency: Number(spec['row_concurrency'] ?? 1) || 1,
-      shardRetries: Number(spec['shard_retries'] ?? 0) || 0,
-      scope,
-      signal,
-    },
+    { ...loopBodyArgs(spec, frame.step), rows, firstIndex, total: frame.total, frameIndex: frame.frame_index, scope, signal },
     deps,
   );
   const ctx = toPlainJson(outcome.ctx);
@@ -78,6 +63,20 @@ async function interpretFrame(frame: ClaimedFrame, signal: AbortSignal, run: Wor
       ...(isJsonObject(ctx) ? { ctx } : {}),
       calls: outcome.calls.map(callReportOf),
     },
+  };
+}
+
+/** The loop body of a `loopBodySpec` (a frame's, or a fan-out shard command's spec) as the interpreter takes it. */
+export function loopBodyArgs(spec: JsonObject, step: string): Omit<FrameArgs, 'rows' | 'firstIndex' | 'total' | 'frameIndex' | 'scope' | 'signal'> {
+  return {
+    stepName: step,
+    tool: spec['tool'] as unknown as ToolSpec,
+    stepInput: (isJsonObject(spec['input'] ?? null) ? spec['input'] : {}) as JsonObject,
+    retry: (Array.isArray(spec['retry']) ? spec['retry'] : []) as unknown as Policy[],
+    iterator: typeof spec['iterator'] === 'string' ? spec['iterator'] : 'item',
+    process: spec['process'] === 'frame' ? 'frame' : 'row',
+    ...(isJsonObject(spec['sink'] ?? null) ? { sink: spec['sink'] as unknown as Sink } : {}),
+    rowConcurrency: Number(spec['row_concurrency'] ?? 1) || 1,
   };
 }
 

@@ -1,19 +1,26 @@
-import { toCallErrorInfo, type ExpressionEngine } from '@noetl/dsl';
-import type { ToolRegistry } from '@noetl/tools';
+import { CallError, isJsonObject, toCallErrorInfo, toPlainJson, type ExpressionEngine } from '@noetl/dsl';
+import type { JsonObject } from '@noetl/event-kernel';
+import type { StreamChunk, ToolRegistry } from '@noetl/tools';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ClaimRequest, ClaimedCommand, ControlPlane, HeartbeatResult, Holder } from '../control-plane/control-plane';
-import type { WorkerReport } from '@noetl/storage';
+import type { TenantScope, WorkerReport } from '@noetl/storage';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError } from '../runtime-error';
 import { eventErrorOf } from './call-errors';
 import { renderChildCall, runCommand, workerRun, type WorkerRun } from './command-runner';
 import { runClaimedFrame } from './frame-runner';
 import { runNestedChild } from './nested-child';
+import { runShard } from './shard-runner';
+
+/** The control plane that serves a tenant's work: in-process, that tenant's; over HTTP, the API (the key names the tenant). */
+export type ControlPlaneOf = (scope: TenantScope) => ControlPlane;
 
 export interface WorkerOptions {
-  controlPlane: ControlPlane;
+  controlPlanes: ControlPlaneOf;
+  /** Whose registry it reports its capacity to. */
+  scope: TenantScope;
   tools: ToolRegistry;
   engine: ExpressionEngine;
   metrics: RuntimeMetrics;
@@ -33,11 +40,16 @@ export interface WorkerOptions {
 
 /**
  * What the bus offers a worker: a command to claim, or a stage to claim a
- * frame of. `alone`: the command must run with nothing else beside it on
- * this worker (its run lost a worker before; see the planner's
+ * frame of, of a tenant. `alone`: the command must run with nothing else
+ * beside it on this worker (its run lost a worker before; see the planner's
  * `onCommandAbandoned`).
  */
-export type Offer = { kind: 'command'; id: string; alone?: boolean } | { kind: 'stage'; id: string };
+export interface Offer {
+  kind: 'command' | 'stage';
+  id: string;
+  scope: TenantScope;
+  alone?: boolean;
+}
 
 /**
  * Executes and reports; never routes (DESIGN.md invariant 2). Offers arrive
@@ -104,7 +116,8 @@ export class Worker {
   /** Its capacity, for GET /api/workers and targeted offers; a failed report is retried at the next beat. */
   private async report(status: WorkerReport['status']): Promise<void> {
     const { concurrency, kinds, pool } = this.options;
-    await this.options.controlPlane
+    await this.options
+      .controlPlanes(this.options.scope)
       .reportWorker({
         worker_id: this.workerId,
         node: hostname(),
@@ -139,7 +152,8 @@ export class Worker {
       const controller = new AbortController();
       this.inFlight.add(controller);
       this.runningAlone = alone;
-      const run = offer.kind === 'command' ? this.execute(offer.id, controller, alone) : this.executeFrame(offer.id, controller);
+      const controlPlane = this.options.controlPlanes(offer.scope);
+      const run = offer.kind === 'command' ? this.execute(controlPlane, offer, controller) : this.executeFrame(controlPlane, offer.id, controller);
       void run
         .catch((error: unknown) => this.options.logger.error({ err: error, [`${offer.kind}_id`]: offer.id }, `${offer.kind} run failed`))
         .finally(() => {
@@ -151,10 +165,9 @@ export class Worker {
   }
 
   /** Claims a frame of the stage, interprets its rows, commits it; nothing claimable is fine (the offer was stale). */
-  private async executeFrame(stageId: string, controller: AbortController): Promise<void> {
-    const { controlPlane } = this.options;
+  private async executeFrame(controlPlane: ControlPlane, stageId: string, controller: AbortController): Promise<void> {
     const frame = await controlPlane.claimFrame(stageId, this.claimRequest()).catch((error: unknown) => {
-      if (error instanceof RuntimeError) return null;
+      if (this.staleOffer(error)) return null;
       throw error;
     });
     if (!frame) return;
@@ -164,6 +177,7 @@ export class Worker {
     const heartbeat = this.keepLease(beat, frame.lease_ms, controller, log);
     try {
       const report = await runClaimedFrame(frame, controller.signal, this.interpreterFor(
+          controlPlane,
           { executionId: frame.execution_id, step: frame.step, scope: frame.scope, holder: { kind: 'frame', id: frame.frame_id }, leaseToken: frame.lease_token, attempt: frame.attempt },
           async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { ...holder, name })).data,
         ));
@@ -181,14 +195,14 @@ export class Worker {
     }
   }
 
-  private async execute(commandId: string, controller: AbortController, alone: boolean): Promise<void> {
-    const { controlPlane, leaseMs } = this.options;
+  private async execute(controlPlane: ControlPlane, offer: Offer, controller: AbortController): Promise<void> {
+    const { leaseMs } = this.options;
+    const { id: commandId, alone = false } = offer;
     let command: ClaimedCommand;
     try {
       command = await controlPlane.claim(commandId, { ...this.claimRequest(), lease_ms: leaseMs });
     } catch (error) {
-      // Another worker took it, it ended, or it is unknown: the offer was stale.
-      if (error instanceof RuntimeError) return;
+      if (this.staleOffer(error)) return;
       throw error;
     }
     const log = this.options.logger.child({ execution_id: command.execution_id, step: command.step, command_id: commandId });
@@ -196,7 +210,7 @@ export class Worker {
     if (command.spec['run_alone'] === true && !alone) {
       // Offered without saying so (an older message): give it back, and take it again when it can run alone.
       await this.giveBack(() => controlPlane.release(commandId, holder), log);
-      this.offer({ kind: 'command', id: commandId, alone: true });
+      this.offer({ ...offer, alone: true });
       return;
     }
     let shared = false;
@@ -218,14 +232,16 @@ export class Worker {
     aloneFor?.unref();
     try {
       const run = this.interpreterFor(
+        controlPlane,
         { executionId: command.execution_id, step: command.step, scope: command.scope, holder: { kind: 'command', id: commandId }, leaseToken: command.lease_token, attempt: command.attempt },
         async (name) => (await controlPlane.resolveCredential(commandId, { ...holder, name })).data,
       );
-      if (command.kind === 'playbook') {
-        await this.startChild(command, holder, run, controller.signal);
+      // A fan-out shard runs its body like a loop row: a playbook call there is a nested child the worker waits for.
+      if (command.kind === 'playbook' && !command.shard) {
+        await this.startChild(controlPlane, command, holder, run, controller.signal);
         return;
       }
-      const report = await runCommand(command, controller.signal, run);
+      const report = command.shard ? await runShard(command, command.shard, controller.signal, run) : await runCommand(command, controller.signal, run);
       if (controller.signal.aborted) {
         if (this.releasing) await this.giveBack(() => controlPlane.release(commandId, holder), log);
         return;
@@ -267,6 +283,19 @@ export class Worker {
     }
   }
 
+  /**
+   * A refused claim: another worker took the work, it ended, or it is
+   * unknown (the offer was stale), all fine. The API refusing this worker's
+   * key is not: that is logged loudly, since nothing this worker is offered can run.
+   */
+  private staleOffer(error: unknown): boolean {
+    if (!(error instanceof RuntimeError)) return false;
+    if (error.code === 'unauthenticated' || error.code === 'forbidden') {
+      this.options.logger.error({ code: error.code }, `the API refused this worker's claim (check NOETL_API_KEY, a worker key of its tenant): ${error.message}`);
+    }
+    return true;
+  }
+
   private claimRequest(): ClaimRequest {
     return { worker_id: this.workerId, ...(this.options.kinds ? { tools: this.options.kinds } : {}) };
   }
@@ -280,9 +309,9 @@ export class Worker {
   }
 
   /** A `playbook` step: render the call, start the child, and let go (the child's end completes the command). */
-  private async startChild(command: ClaimedCommand, holder: Holder, run: WorkerRun, signal: AbortSignal): Promise<void> {
+  private async startChild(controlPlane: ControlPlane, command: ClaimedCommand, holder: Holder, run: WorkerRun, signal: AbortSignal): Promise<void> {
     const fail = (error: Parameters<typeof eventErrorOf>[0]): Promise<void> =>
-      this.options.controlPlane.fail(command.command_id, { ...holder, error: run.secrets.scrub(eventErrorOf(error, command.step)) });
+      controlPlane.fail(command.command_id, { ...holder, error: run.secrets.scrub(eventErrorOf(error, command.step)) });
     let call: Awaited<ReturnType<typeof renderChildCall>>;
     try {
       call = await renderChildCall(command, run, signal);
@@ -296,7 +325,7 @@ export class Worker {
       return;
     }
     try {
-      await this.options.controlPlane.startChild(command.command_id, { ...holder, path, ...rest });
+      await controlPlane.startChild(command.command_id, { ...holder, path, ...rest });
     } catch (error) {
       // Past the nesting depth or the child count: the step fails, saying which limit, and nothing was started.
       if (error instanceof RuntimeError && error.code === 'limit_exceeded') await fail({ kind: 'limit', message: error.message, retryable: false });
@@ -305,7 +334,7 @@ export class Worker {
   }
 
   /** The interpreter for one run of a command or frame; `playbook` calls in it start children keyed by attempt and order. */
-  private interpreterFor(run: HeldRun, resolveCredential: (name: string) => Promise<Record<string, unknown>>): WorkerRun {
+  private interpreterFor(controlPlane: ControlPlane, run: HeldRun, resolveCredential: (name: string) => Promise<Record<string, unknown>>): WorkerRun {
     const { executionId, step, scope, holder, leaseToken, attempt } = run;
     const log = this.options.logger.child({ execution_id: executionId, step });
     let children = 0;
@@ -317,10 +346,22 @@ export class Worker {
         resolveCredential,
         onOutput: (stream, text) => log.debug({ stream }, text),
         runChild: (config, signal) =>
-          runNestedChild(this.options.controlPlane, { worker_id: this.workerId, lease_token: leaseToken, holder, key: `${attempt}:${children++}` }, config, signal),
+          runNestedChild(controlPlane, { worker_id: this.workerId, lease_token: leaseToken, holder, key: `${attempt}:${children++}` }, config, signal),
+        // Only a step's own command streams; a frame's rows commit as one unit.
+        ...(holder.kind === 'command' ? { onPartial: (chunk: StreamChunk) => this.reportPartial(controlPlane, holder.id, leaseToken, chunk) } : {}),
       },
       { executionId, step, scope },
     );
+  }
+
+  /** A chunk of the command's streamed result; a refused or failed report fails the call (its stream stops). */
+  private async reportPartial(controlPlane: ControlPlane, commandId: string, leaseToken: string, chunk: StreamChunk): Promise<void> {
+    try {
+      await controlPlane.reportPartial(commandId, { worker_id: this.workerId, lease_token: leaseToken, ...chunk, rows: toPlainRows(chunk.rows) });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new CallError({ kind: 'internal', message: `reporting chunk ${chunk.chunk_index} failed: ${message}`, retryable: !(error instanceof RuntimeError) });
+    }
   }
 
   /** Heartbeats at a third of the lease; a cancelled execution or a lost lease aborts the run. */
@@ -361,6 +402,14 @@ interface HeldRun {
   holder: { kind: 'command' | 'frame'; id: string };
   leaseToken: string;
   attempt: number;
+}
+
+/** Rows as JSON objects (what pg gives, made plain). */
+function toPlainRows(rows: Record<string, unknown>[]): JsonObject[] {
+  return rows.map((row) => {
+    const plain = toPlainJson(row);
+    return isJsonObject(plain) ? plain : {};
+  });
 }
 
 /** `host-pid-random`: unique per process, readable in logs and in GET /api/workers. */

@@ -80,7 +80,7 @@ describe('worker registry, targeted offers, tool restrictions and release', () =
     await workerRows.report(t.database, scope, { worker_id: 'w-py', node: 'n', slots: 2, free_slots: 2, status: 'ACTIVE', tools: ['python'] });
     await workerRows.report(t.database, scope, { worker_id: 'w-js', node: 'n', slots: 8, free_slots: 8, status: 'ACTIVE', tools: ['javascript'] });
     const offers = new Offers({ db: t.database, bus, workerRows, scope, freshMs: 60_000 });
-    const offer = (kinds: string[]) => offers.command({ tenantId: tenant, commandId: '1', executionId: '2', kinds });
+    const offer = (kinds: string[]) => offers.command({ commandId: '1', executionId: '2', kinds });
     // Two free slots on the one python worker, then nobody runs python with a free slot: the broadcast.
     for (let i = 0; i < 3; i++) await offer(['python']);
     await offer(['javascript']);

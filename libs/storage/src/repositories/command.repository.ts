@@ -20,6 +20,9 @@ export interface CommandRow {
   /** sha256 of the lease token its claimer received; null while nobody holds it. */
   lease_token: string | null;
   created_at: Date;
+  /** A fan-out shard's loop and the collection index of its item (DSL.md s4.2); null for a step's command. */
+  loop_id: string | null;
+  iteration: number | null;
 }
 
 /** The row a `command.issued` writes. */
@@ -52,10 +55,10 @@ export function isTerminalCommand(status: CommandStatus): boolean {
   return TERMINAL_COMMAND_STATUSES.includes(status);
 }
 
-const COLUMNS = 'command_id, execution_id, step, run_id, kind, attempt, max_attempts, status, spec, worker_id, lease_until, lease_token, created_at';
+const COLUMNS = 'command_id, execution_id, step, run_id, kind, attempt, max_attempts, status, spec, worker_id, lease_until, lease_token, created_at, loop_id, iteration';
 
 function normalise(row: CommandRow): CommandRow {
-  return { ...row, command_id: String(row.command_id), execution_id: String(row.execution_id) };
+  return { ...row, command_id: String(row.command_id), execution_id: String(row.execution_id), loop_id: row.loop_id === null ? null : String(row.loop_id) };
 }
 
 /** Every statement against `noetl.command` (STYLE.md "One table, one repository"). */

@@ -121,6 +121,14 @@ export class ExecutionRepository {
     }));
   }
 
+  /** The tenants and organizations with a running execution: what a sweep of every tenant visits (idx_execution_running_scope). */
+  async runningScopes(q: Queryable): Promise<TenantScope[]> {
+    const rows = await q.query<{ tenant_id: string; organization_id: string }>(
+      `SELECT DISTINCT tenant_id, organization_id FROM noetl.execution WHERE status = 'RUNNING'`,
+    );
+    return rows.map((row) => ({ tenantId: row.tenant_id, organizationId: row.organization_id }));
+  }
+
   /** Running executions with events after their cursor: after a restart, or when a notification was lost. */
   async unplanned(q: Queryable, scope: TenantScope, limit: number): Promise<string[]> {
     const rows = await q.query<{ execution_id: string }>(

@@ -7,4 +7,7 @@ export * from './timer.repository';
 export * from './execution.repository';
 export * from './worker.repository';
 export * from './projection.repository';
+export * from './api-key.repository';
+export * from './tenant.repository';
+export * from './schedule.repository';
 export * from './leadership.repository';

@@ -1,7 +1,6 @@
+import type { TimerPurpose } from '@noetl/event-kernel';
 import type { Queryable } from '../database';
 import type { TenantScope } from '../storage-error';
-
-export type TimerPurpose = 'retry' | 'sleep';
 
 /** A due, unfired timer, with whether its execution still runs. */
 export interface DueTimer {

@@ -10,6 +10,7 @@ import { type PgConnectionConfig, pgConnectionFromData, pgConnectionFromValue } 
 import { PgPoolCache, type PgPoolOptions } from './pg-pool-cache';
 import { shapePostgresResult, shapeStatementResult, type StatementResult } from './shape-pg-result';
 import { splitStatements } from './split-statements';
+import { streamQuery } from './stream-query';
 
 export type PostgresToolOptions = PgPoolOptions;
 
@@ -30,10 +31,18 @@ export class PostgresTool implements Tool {
     throwIfAborted(ctx.signal, 'postgres');
     const statements = readStatements(config);
     const params = readParams(config, statements.length);
+    const chunkRows = readStream(config, statements.length, ctx);
     const connection = await connectionFor(config, ctx);
     if (statements.length === 0) return shapePostgresResult([]);
     try {
-      return await this.execute(connection, statements, params, config.transaction !== false, ctx);
+      if (chunkRows !== undefined && ctx.onPartial) {
+        const emit = ctx.onPartial.bind(ctx);
+        const query = { text: statements[0] ?? '', ...(params ? { values: params } : {}) };
+        return await this.onClient(connection, true, ctx, (client) => streamQuery(client, query, chunkRows, emit).catch((err: unknown) => {
+          throw err instanceof CallError ? err : statementError(err, 0, 1);
+        }));
+      }
+      return await this.onClient(connection, config.transaction !== false && statements.length > 1, ctx, (client) => runStatements(client, statements, params));
     } catch (err) {
       if (!(err instanceof CallError)) throw err;
       // The password and DSN never leave in a message (the server may quote what it was sent).
@@ -47,15 +56,13 @@ export class PostgresTool implements Tool {
     await this.pools.close();
   }
 
-  private async execute(
-    connection: PgConnectionConfig,
-    statements: string[],
-    params: unknown[] | undefined,
-    transaction: boolean,
-    ctx: ToolContext,
-  ): Promise<Record<string, unknown>> {
+  /**
+   * Runs `work` on a pooled connection, inside a transaction when asked. An
+   * abort cancels the running statement from another connection; a
+   * connection that saw a cancel or a broken socket never goes back to the pool.
+   */
+  private async onClient<T>(connection: PgConnectionConfig, transaction: boolean, ctx: ToolContext, work: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await acquire(this.pools.get(connection), ctx.signal);
-    const inTransaction = transaction && statements.length > 1;
     const pid = 'processID' in client && typeof client.processID === 'number' ? client.processID : undefined;
     const onAbort = (): void => {
       if (pid !== undefined) void cancelBackend(connection, pid);
@@ -63,21 +70,13 @@ export class PostgresTool implements Tool {
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     let destroy = false;
     try {
-      if (inTransaction) await control(client, 'BEGIN');
-      const results: StatementResult[] = [];
-      for (const [i, text] of statements.entries()) {
-        try {
-          const outcome = await client.query(params === undefined ? text : { text, values: params });
-          results.push(shapeStatementResult(lastOutcome(outcome)));
-        } catch (err) {
-          throw statementError(err, i, statements.length);
-        }
-      }
-      if (inTransaction) await control(client, 'COMMIT');
-      return shapePostgresResult(results);
+      if (transaction) await control(client, 'BEGIN');
+      const result = await work(client);
+      if (transaction) await control(client, 'COMMIT');
+      return result;
     } catch (err) {
       destroy = ctx.signal.aborted || (err instanceof CallError ? err.info.kind === 'connection' : isConnectionLevel(err));
-      if (inTransaction && !destroy) {
+      if (transaction && !destroy) {
         await client.query('ROLLBACK').catch(() => {
           destroy = true;
         });
@@ -86,10 +85,39 @@ export class PostgresTool implements Tool {
       throw err instanceof CallError ? err : new CallError(classifyPgError(err));
     } finally {
       ctx.signal.removeEventListener('abort', onAbort);
-      // A connection that saw a cancel or a broken socket never goes back to the pool.
       client.release(destroy ? true : undefined);
     }
   }
+}
+
+/** The statements in order; the result of each, shaped. */
+async function runStatements(client: PoolClient, statements: string[], params: unknown[] | undefined): Promise<Record<string, unknown>> {
+  const results: StatementResult[] = [];
+  for (const [i, text] of statements.entries()) {
+    try {
+      const outcome = await client.query(params === undefined ? text : { text, values: params });
+      results.push(shapeStatementResult(lastOutcome(outcome)));
+    } catch (err) {
+      throw statementError(err, i, statements.length);
+    }
+  }
+  return shapePostgresResult(results);
+}
+
+/**
+ * `stream: {chunk_rows: N}` (DSL.md s3): one query, read N rows at a time
+ * through a cursor, each chunk reported as it is read (`onPartial`). Checked
+ * again here: registration rejects what it can see, a template can still
+ * render anything.
+ */
+function readStream(config: Record<string, unknown>, statementCount: number, ctx: ToolContext): number | undefined {
+  const stream = config.stream;
+  if (stream === undefined || stream === null) return undefined;
+  const rows = typeof stream === 'object' && !Array.isArray(stream) ? (stream as Record<string, unknown>).chunk_rows : undefined;
+  if (typeof rows !== 'number' || !Number.isInteger(rows) || rows < 1) throw invalidConfig('postgres', 'stream.chunk_rows must be a positive integer');
+  if (statementCount !== 1) throw invalidConfig('postgres', `stream reads one query, got ${statementCount} statements`);
+  if (!ctx.onPartial) throw invalidConfig('postgres', 'stream needs a step of its own: a result cannot stream here (a pipeline or a loop body)');
+  return rows;
 }
 
 function readStatements(config: Record<string, unknown>): string[] {

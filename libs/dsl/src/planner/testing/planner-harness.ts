@@ -175,6 +175,36 @@ export class PlannerHarness {
     });
   }
 
+  /** The open command of item `index` of a step's fan-out (DSL.md s4.2). */
+  shard(step: string, index: number): CommandState {
+    const open = this.openCommands().filter((c) => c.step === step && c.iteration === index);
+    if (open.length !== 1) throw new Error(`expected one open command for shard ${index} of ${step}, got ${open.length}`);
+    return open[0]!;
+  }
+
+  /** Ends the open command of shard `index`: completed with `result`, or failed with `{error}`, or abandoned (`'abandon'`). */
+  endShard(step: string, index: number, outcome: Json | { error: EventError } | 'abandon', extra: { ctx?: JsonObject } = {}): LedgerEvent {
+    const command = this.shard(step, index);
+    const where = { executionId: this.executionId, commandId: command.commandId, step, loopId: command.loopId ?? null };
+    if (outcome === 'abandon') {
+      return this.append({ ...where, type: EventType.CommandAbandoned, payload: { attempt: command.attempt, reason: 'lease expired' } });
+    }
+    if (isRowError(outcome)) return this.append({ ...where, type: EventType.CommandFailed, payload: { error: outcome.error, ...extra } });
+    return this.append({ ...where, type: EventType.CommandCompleted, payload: { result: outcome, ...extra } });
+  }
+
+  /** A streaming step's open command reports chunk `index` (its rows go to the fake payload store). */
+  partial(step: string, index: number, rows: Json[], hasMore: boolean): LedgerEvent {
+    const command = this.command(step);
+    return this.append({
+      type: EventType.CallPartial,
+      executionId: this.executionId,
+      commandId: command.commandId,
+      step,
+      payload: { task: step, chunk_index: index, has_more: hasMore, row_count: rows.length, columns: ['n'], rows_ref: this.ref(rows) },
+    });
+  }
+
   /** Fires every unfired timer (the timer sweep), after moving the clock to the latest due time. */
   fireTimers(): void {
     for (const timer of Object.values(this.state.timers)) {
@@ -243,6 +273,11 @@ export class PlannerHarness {
       frameId: `${loop.loopId}-f${index}`,
       payload: { frame_id: `${loop.loopId}-f${index}`, stage_id: loop.stageId, frame_index: index, error, attempt: 3 },
     });
+  }
+
+  /** An outside signal, as the API appends it. */
+  signal(name: string, payload: Json = {}): LedgerEvent {
+    return this.append({ type: EventType.SignalReceived, executionId: this.executionId, payload: { name, payload } });
   }
 
   cancel(reason?: string): LedgerEvent {

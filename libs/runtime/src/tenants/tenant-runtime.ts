@@ -1,0 +1,246 @@
+import type { NoetlConfig, Role } from '@noetl/config';
+import type { ExpressionEngine } from '@noetl/dsl';
+import type { IdGenerator } from '@noetl/event-kernel';
+import {
+  PgPayloadStore,
+  type CommandRepository,
+  type Database,
+  type ExecutionRepository,
+  type FrameRepository,
+  type LeadershipRepository,
+  type PgEventStore,
+  type ProjectionRepository,
+  type ScheduleRepository,
+  type StageRepository,
+  type TenantRepository,
+  type TenantScope,
+  type TimerRepository,
+  type WorkerRepository,
+} from '@noetl/storage';
+import type { Logger } from 'pino';
+import { AdminService } from '../admin/admin.service';
+import { notifyExecution, type Bus } from '../bus/bus';
+import { Offers } from '../bus/offers';
+import { CatalogService } from '../catalog/catalog.service';
+import { LocalControlPlane } from '../control-plane/local-control-plane';
+import type { CredentialCipher } from '../credentials/credential-cipher';
+import type { CredentialStore } from '../credentials/credential-types';
+import { PgCredentialStore } from '../credentials/pg-credential-store';
+import { ExecutionService } from '../executions/execution.service';
+import { Ledger } from '../ledger';
+import type { RuntimeMetrics } from '../metrics';
+import { ProjectedStates } from '../projection/projected-states';
+import { Projector } from '../projection/projector';
+import type { ProjectorMetrics } from '../projection/projector-metrics';
+import { PROJECTION_SNAPSHOT_EVERY } from '../projection/rebuild';
+import { Replay } from '../projection/replay';
+import type { RetryLane } from '../scheduler/retry-lane';
+import { DeclaredSchedules } from '../schedules/declared-schedules';
+import { ScheduleTicker } from '../schedules/schedule-ticker';
+import { ScheduleService } from '../schedules/schedule.service';
+import { Scheduler } from '../scheduler/scheduler';
+import { Sweeper } from '../scheduler/sweeper';
+import { ExecutionStates } from '../state/execution-states';
+import { PayloadCache } from '../state/payload-cache';
+import { WorkerDirectory } from '../workers/worker-directory';
+
+/** A worker is a candidate for targeted offers while it reported within three of its beats. */
+export const WORKER_REPORT_MS = 5_000;
+
+/** The stateless repositories every tenant's services share. */
+export interface Repositories {
+  commandRows: CommandRepository;
+  frameRows: FrameRepository;
+  stageRows: StageRepository;
+  timerRows: TimerRepository;
+  executionRows: ExecutionRepository;
+  workerRows: WorkerRepository;
+  projections: ProjectionRepository;
+  tenantRows: TenantRepository;
+  scheduleRows: ScheduleRepository;
+  leadership: LeadershipRepository;
+}
+
+/** What a process builds once and every tenant's runtime uses. */
+export interface SharedParts {
+  config: NoetlConfig;
+  roles: readonly Role[];
+  database: Database;
+  store: PgEventStore;
+  ids: IdGenerator;
+  producer: string;
+  metrics: RuntimeMetrics;
+  bus: Bus;
+  payloadStore: PgPayloadStore;
+  /** Absent: credentials are locked here (a process that never decrypts, or one without NOETL_ENCRYPTION_KEY and none stored). */
+  cipher: CredentialCipher | undefined;
+  repositories: Repositories;
+  expressions: ExpressionEngine;
+  logger: Logger;
+  /** The deployment's BullMQ lane, with Redis and the scheduler role. */
+  lane?: RetryLane;
+  /** With the projector role. */
+  projectorMetrics?: ProjectorMetrics;
+  /** Whether the scheduler role fires due schedules in its sweep (`noetl run`, a one-shot, does not). */
+  firesSchedules: boolean;
+}
+
+/**
+ * Everything the runtime does for ONE tenant and organization (DESIGN.md
+ * invariant 7): each service is built with the scope and every query and
+ * event it makes carries it, so a request served by one tenant's runtime
+ * cannot read or change another's rows. A process builds one per scope it
+ * meets (`Engine.tenant`), on first use: the API's callers, the tenants of
+ * notifications, the running executions a sweep finds.
+ */
+export class TenantRuntime {
+  readonly ledger: Ledger;
+  readonly payloads: PayloadCache;
+  readonly catalog: CatalogService;
+  readonly executions: ExecutionService;
+  readonly controlPlane: LocalControlPlane;
+  readonly credentials: CredentialStore;
+  readonly admin: AdminService;
+  readonly replay: Replay;
+  readonly workers: WorkerDirectory;
+  readonly offers: Offers;
+  readonly schedules: ScheduleService;
+  /** With the scheduler role. */
+  readonly scheduler?: Scheduler;
+  readonly sweeper?: Sweeper;
+  /** With the projector role. */
+  readonly projector?: Projector;
+
+  constructor(
+    readonly scope: TenantScope,
+    shared: SharedParts,
+  ) {
+    const { config, roles, database: db, bus, metrics, repositories: repos, payloadStore } = shared;
+    const rows = {
+      commandRows: repos.commandRows,
+      frameRows: repos.frameRows,
+      stageRows: repos.stageRows,
+      timerRows: repos.timerRows,
+      executionRows: repos.executionRows,
+    };
+    const ledger = new Ledger(shared.store, shared.ids, scope, shared.producer, metrics);
+    const payloads = new PayloadCache(payloadStore, scope);
+    const states = new ExecutionStates(ledger);
+    const offers = new Offers({ db, bus, workerRows: repos.workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
+    const declared = new DeclaredSchedules({ rows: repos.scheduleRows, ids: shared.ids, scope, now: () => ledger.now() });
+    const catalog = new CatalogService(db, shared.ids, scope, (q, playbook) => declared.apply(q, playbook));
+    const projected = new ProjectedStates(ledger, repos.projections);
+    const executions = new ExecutionService(
+      db,
+      ledger,
+      catalog,
+      states,
+      payloads,
+      bus,
+      metrics,
+      rows.executionRows,
+      projected,
+      repos.tenantRows,
+      config.payloads.inlineLimitBytes,
+      config.limits,
+    );
+    const credentials = new PgCredentialStore(db, shared.cipher, scope);
+    const controlPlane = new LocalControlPlane({
+      db,
+      ledger,
+      states,
+      catalog,
+      payloads,
+      payloadStore,
+      inlineLimitBytes: config.payloads.inlineLimitBytes,
+      credentials,
+      executions,
+      bus,
+      metrics,
+      ...rows,
+      workerRows: repos.workerRows,
+      offers,
+    });
+    this.ledger = ledger;
+    this.payloads = payloads;
+    this.catalog = catalog;
+    this.executions = executions;
+    this.controlPlane = controlPlane;
+    this.credentials = credentials;
+    this.offers = offers;
+    this.schedules = new ScheduleService({ db, ledger, rows: repos.scheduleRows, catalog, executions });
+    this.admin = new AdminService({ db, ledger, offers, notify: (executionId) => notifyExecution(bus, scope, executionId), ...rows });
+    this.replay = new Replay(db, ledger, repos.projections, payloads);
+    this.workers = new WorkerDirectory({ db, workerRows: repos.workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
+
+    if (roles.includes('scheduler')) {
+      const { lane } = shared;
+      // The scheduler's follow-ups are the sweeper's, which needs the scheduler: the closures run only after both exist.
+      const scheduler: Scheduler = new Scheduler({
+        db,
+        ledger,
+        catalog,
+        payloads,
+        payloadStoreWithin: (q) => new PgPayloadStore(q),
+        inlineLimitBytes: config.payloads.inlineLimitBytes,
+        maxLoopItems: config.limits.loopItems,
+        engine: shared.expressions,
+        bus,
+        offers,
+        metrics,
+        logger: shared.logger.child({ role: 'scheduler', tenant: scope.tenantId }),
+        rows,
+        followUps: {
+          timerArmed: (timer) => (lane ? void lane.schedule(timer.timerId, timer.dueAt, scope) : sweeper.timerArmed(timer)),
+          commandCancelled: (commandId) => sweeper.commandCancelled(commandId),
+          executionEnded: (state) => sweeper.executionEnded(state),
+        },
+      });
+      const sweeper: Sweeper = new Sweeper(
+        {
+          db,
+          ledger,
+          bus,
+          offers,
+          executions,
+          controlPlane,
+          logger: shared.logger.child({ role: 'sweeper', tenant: scope.tenantId }),
+          ...(shared.firesSchedules
+            ? { schedules: new ScheduleTicker({ db, ledger, rows: repos.scheduleRows, executions, logger: shared.logger.child({ role: 'schedules', tenant: scope.tenantId }) }) }
+            : {}),
+          // A few sweeps' grace before an unclaimed command is offered again.
+          renotifyAfterMs: Math.max(1000, config.scheduler.sweepMs * 5),
+          // A leader silent for a few sweeps (and at least 5 s) is replaced.
+          leadershipMs: Math.max(5000, config.scheduler.sweepMs * 5),
+          leadership: repos.leadership,
+          ...rows,
+        },
+        scheduler,
+      );
+      this.scheduler = scheduler;
+      this.sweeper = sweeper;
+    }
+    if (shared.projectorMetrics) {
+      this.projector = new Projector({
+        db,
+        ledger,
+        projections: repos.projections,
+        metrics: shared.projectorMetrics,
+        shard: String(config.projector.shardIndex),
+        snapshotEvery: PROJECTION_SNAPSHOT_EVERY,
+      });
+    }
+  }
+
+  /** Stops the sweeper's wake-ups and waits for the scheduler's passes in flight. */
+  async stop(): Promise<void> {
+    this.sweeper?.stop();
+    await this.sweeper?.resign().catch(() => undefined); // its lease runs out instead
+    await this.scheduler?.idle();
+  }
+}
+
+/** The key of a scope in maps. */
+export function scopeKey(scope: TenantScope): string {
+  return `${scope.tenantId}\u0000${scope.organizationId}`;
+}
