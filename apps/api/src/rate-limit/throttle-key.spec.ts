@@ -2,10 +2,14 @@ import type { Request } from 'express';
 import { isPublicApi } from '../public-api';
 import { throttleKeyOf } from './throttle-key';
 
-const request = (path: string, ip = '10.0.0.7'): Request => ({ path, ip, socket: { remoteAddress: ip } }) as unknown as Request;
+const request = (path: string, ip = '10.0.0.7', subject?: string): Request =>
+  ({ path, ip, socket: { remoteAddress: ip }, ...(subject ? { principal: { subject } } : {}) }) as unknown as Request;
 
 describe('rate limits', () => {
-  it('spend the budget of the client address', () => {
+  it('spend the budget of the caller the AuthGuard found, else (auth off) of the client address', () => {
+    expect(throttleKeyOf(request('/api/execute', '192.0.2.1', 'key:0123456789abcdef'))).toBe('key:0123456789abcdef');
+    expect(throttleKeyOf(request('/api/execute', '192.0.2.1', 'token:ada'))).toBe('token:ada');
+    expect(throttleKeyOf(request('/api/execute', '192.0.2.1', 'local'))).toBe('192.0.2.1');
     expect(throttleKeyOf(request('/api/execute', '192.0.2.1'))).toBe('192.0.2.1');
   });
 
