@@ -70,16 +70,15 @@ describe('two servers on one database, one of them stopped', () => {
     await onA.register(BUSY);
     await onA.register(e2ePlaybook('crash-poison'));
     await onA.register(e2ePlaybook('linear'));
-    // A leads the sweep (it started first and renews its lease every sweep) before B starts.
+    // A holds a command's lease (a long call); its tenant's sweep is A's (it started first and renews its lease every sweep) before B starts.
+    const held = await onA.execute('e2e/crash_poison', { echo: scripted.url, ms: 60_000 });
+    const claim = await onA.waitForEvent(held, EventType.CommandClaimed, (event) => event.step === 'doomed');
     await waitFor(async () => (await admin.query(`SELECT holder FROM noetl.leadership`)).rows[0]?.holder?.includes(`-${a!.pid}-`), {
       description: 'A to lead the sweep',
     });
     b = await boot();
     const onB = new NoetlHttpClient(b.url, a.apiKey);
-
-    // A holds a command's lease (a long call) and is busy with chains when it stops.
-    const held = await onA.execute('e2e/crash_poison', { echo: scripted.url, ms: 60_000 });
-    const claim = await onA.waitForEvent(held, EventType.CommandClaimed, (event) => event.step === 'doomed');
+    // And it is busy with chains when it stops.
     expect(String((claim.payload as { worker_id: string }).worker_id)).toContain(`-${a.pid}-`);
     const chains = await Promise.all(Array.from({ length: CHAINS }, () => onA.execute('e2e/busy_chain')));
 

@@ -84,6 +84,8 @@ export class AdminController {
   }
 
   @Post('executions/:id/purge')
+  // Retention deletes history: an admin's call, not an operator's.
+  @Access('admin')
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: "Retention: delete an ended execution's events but its start, its end and its audits (the ledger's one way out); an admin.action records who and why",
