@@ -7,6 +7,9 @@ import { LeaseTokens1795600000001 } from './1795600000001-LeaseTokens';
 import { OutboxNotify1795600000002 } from './1795600000002-OutboxNotify';
 import { Schedules1795700000000 } from './1795700000000-Schedules';
 import { Tenancy1796000000000 } from './1796000000000-Tenancy';
+import { Leadership1795900000000 } from './1795900000000-Leadership';
+import { AppendOnlyLedger1795900000001 } from './1795900000001-AppendOnlyLedger';
+import { FrameCancelled1795900000002 } from './1795900000002-FrameCancelled';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
@@ -20,5 +23,8 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   LeaseTokens1795600000001,
   OutboxNotify1795600000002,
   Schedules1795700000000,
+  Leadership1795900000000,
+  AppendOnlyLedger1795900000001,
+  FrameCancelled1795900000002,
   Tenancy1796000000000,
 ];

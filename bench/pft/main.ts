@@ -153,13 +153,13 @@ async function bootEngine(baseConfig: NoetlConfig, url: string, concurrency: num
   // A key of this run's own: the database, and the credential in it, are dropped at the next run anyway.
   const config: NoetlConfig = {
     ...baseConfig,
-    database: { url: new Secret(url) },
+    database: { ...baseConfig.database, url: new Secret(url) },
     encryptionKey: new Secret(randomBytes(32).toString('hex')),
     worker: { ...baseConfig.worker, concurrency },
     // The playbook's pages go to the engine's own database, on purpose: one database per run to recreate.
     tools: { ...baseConfig.tools, ledgerAccess: 'allow' },
   };
-  const database = await Database.connect(url);
+  const database = await Database.connect(url, { sessions: config.database.sessions });
   let engine: Engine;
   try {
     engine = await Engine.start({ config, database, roles: ['scheduler', 'worker'] });

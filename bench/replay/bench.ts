@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   const observe = (event: LedgerEvent): void => void lags.push(Date.now() - Date.parse(event.event_time));
   const projector = standaloneProjector(database, config, { observe, shard: 'bench' });
   // The poll of a projector role without NATS.
-  const feed = new OutboxProjector(new OutboxRepository(database, config.tenancy), (events) => projector.deliver(events), pino({ level: 'warn' }), { pollMs: 100, retentionMs: config.relay.retentionMs });
+  const feed = new OutboxProjector(new OutboxRepository(database, config.tenancy), (events) => projector.deliver(events), (options) => projector.flush(options), pino({ level: 'warn' }), { pollMs: 100, retentionMs: config.relay.retentionMs });
   const engine = await Engine.start({ config, database, roles: ['scheduler', 'worker'] });
   try {
     await engine.catalog.register(CHAIN);

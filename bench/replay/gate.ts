@@ -35,7 +35,7 @@ async function main(): Promise<number> {
   const database = await Database.connect(gateDb.url);
   const recorder = new ProjectionRecorder();
   const projector = standaloneProjector(database, config, { snapshotEvery: SNAPSHOT_EVERY, observe: recorder.observe, shard: 'gate' });
-  const feed = new OutboxProjector(new OutboxRepository(database, config.tenancy), (events) => projector.deliver(events), pino({ level: 'warn' }), { pollMs: 50, retentionMs: config.relay.retentionMs });
+  const feed = new OutboxProjector(new OutboxRepository(database, config.tenancy), (events) => projector.deliver(events), (options) => projector.flush(options), pino({ level: 'warn' }), { pollMs: 50, retentionMs: config.relay.retentionMs });
   feed.start();
   try {
     const runs: CorpusRun[] = await runCorpus(config, database, join(root, 'examples'));

@@ -33,7 +33,7 @@ export async function startTestEngine(options: TestEngineOptions = {}): Promise<
     NOETL_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...options.env,
   });
-  const database = await Database.connect(testDatabase.url);
+  const database = await Database.connect(testDatabase.url, { sessions: config.database.sessions });
   const engine = await Engine.start({ config, database, roles: options.roles ?? ['scheduler', 'worker'] });
   return {
     engine,

@@ -44,6 +44,7 @@ const ROUTES: Record<string, string[]> = {
   '/api/admin/frames/{id}/reclaim': ['post'],
   '/api/admin/frames/{id}/fail': ['post'],
   '/api/admin/executions/{id}/finalize': ['post'],
+  '/api/admin/executions/{id}/purge': ['post'],
   '/api/admin/executions/{id}/cancel': ['post'],
   '/api/credentials': ['post', 'get'],
   '/api/credentials/{name}': ['get', 'delete'],

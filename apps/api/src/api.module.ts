@@ -1,9 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
+import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { NOETL_CONFIG, type NoetlConfig } from '@noetl/platform';
 import { ApiKeys, Authenticator, TokenVerifier } from '@noetl/runtime';
 import { ApiKeyRepository, Database } from '@noetl/storage';
+import type { Request } from 'express';
 import { ApiKeysController } from './auth/api-keys.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { AdminController } from './admin/admin.controller';
@@ -20,6 +22,8 @@ import { NatsHealthIndicator } from './health/nats.health';
 import { RedisHealthIndicator } from './health/redis.health';
 import { MetricsController } from './metrics/metrics.controller';
 import { ReplayController } from './replay/replay.controller';
+import { isPublicApi } from './public-api';
+import { throttleKeyOf } from './rate-limit/throttle-key';
 import { SchedulesController } from './schedules/schedules.controller';
 import { WorkersController } from './workers/workers.controller';
 
@@ -29,7 +33,21 @@ export class ApiModule {
   static forRoot(): DynamicModule {
     return {
       module: ApiModule,
-      imports: [TerminusModule.forRoot({ logger: false })],
+      imports: [
+        TerminusModule.forRoot({ logger: false }),
+        // The public API's rate limit (NOETL_RATE_LIMIT per NOETL_RATE_LIMIT_WINDOW_SECONDS): 429 with Retry-After past it.
+        ThrottlerModule.forRootAsync({
+          inject: [NOETL_CONFIG],
+          useFactory: ({ rateLimit }: NoetlConfig) => ({
+            throttlers: [{ limit: rateLimit.requests, ttl: rateLimit.windowMs }],
+            getTracker: (_request, context) => throttleKeyOf(context.switchToHttp().getRequest<Request>()),
+            // One budget per client across the public API (the library's default is one per route).
+            generateKey: (_context, tracker, throttler) => `${throttler}:${tracker}`,
+            // Global guards see the NATS handlers too (offers to workers): only HTTP requests to the public API are limited.
+            skipIf: (context) => rateLimit.requests === 0 || context.getType() !== 'http' || !isPublicApi(context.switchToHttp().getRequest<Request>()),
+          }),
+        }),
+      ],
       controllers: [
         HealthController,
         MetricsController,
@@ -58,6 +76,8 @@ export class ApiModule {
         },
         // Every route of the app, as declared by its @Access (issue 11).
         { provide: APP_GUARD, useClass: AuthGuard },
+        // After the AuthGuard: a request spends its caller's budget (throttleKeyOf).
+        { provide: APP_GUARD, useClass: ThrottlerGuard },
       ],
     };
   }

@@ -1,13 +1,15 @@
-import { ValidationPipe } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { useBodyParsers } from './body-parsers';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
+import { ApiValidationPipe } from './input/api-validation.pipe';
+import { refuseUnsafeInput } from './input/unsafe-input';
 
 /** What every instance of the API shares, in tests too: body parsers, validation, the error body, Swagger. Call before `init()`. */
 export function configureApi(app: NestExpressApplication): void {
   useBodyParsers(app);
-  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  app.use(refuseUnsafeInput);
+  app.useGlobalPipes(new ApiValidationPipe());
   app.useGlobalFilters(new ApiExceptionFilter());
   const document = SwaggerModule.createDocument(
     app,

@@ -40,7 +40,8 @@ describe('loadConfig', () => {
     expect(loadConfig({}).tools).toEqual({
       ledgerAccess: 'refuse',
       javascript: { memoryMb: 64, maxTimeoutSeconds: 60 },
-      python: { user: 'nobody', memoryMb: 1024 },
+      python: { user: 'nobody', memoryMb: 1024, maxTimeoutSeconds: 3600 },
+      http: { maxTimeoutSeconds: 300 },
     });
     const config = loadConfig({
       NOETL_TOOLS_LEDGER_ACCESS: 'allow',
@@ -49,12 +50,26 @@ describe('loadConfig', () => {
       NOETL_JS_MAX_TIMEOUT_SECONDS: '5',
       NOETL_PYTHON_USER: '1000:1000',
       NOETL_PYTHON_MEMORY_MB: '2048',
+      NOETL_PYTHON_MAX_TIMEOUT_SECONDS: '600',
+      NOETL_HTTP_MAX_TIMEOUT_SECONDS: '20',
     });
     expect(config.tools).toEqual({
       ledgerAccess: 'allow',
       javascript: { threads: 2, memoryMb: 128, maxTimeoutSeconds: 5 },
-      python: { user: '1000:1000', memoryMb: 2048 },
+      python: { user: '1000:1000', memoryMb: 2048, maxTimeoutSeconds: 600 },
+      http: { maxTimeoutSeconds: 20 },
     });
+  });
+
+  it('reads the limits on how much work a playbook sets off, and the bounds of the runtime sessions', () => {
+    expect(loadConfig({}).limits).toEqual({ playbookDepth: 32, childExecutions: 10_000, loopItems: 1_000_000 });
+    expect(loadConfig({ NOETL_MAX_PLAYBOOK_DEPTH: '4', NOETL_MAX_CHILD_EXECUTIONS: '10', NOETL_MAX_LOOP_ITEMS: '500' }).limits).toEqual({
+      playbookDepth: 4,
+      childExecutions: 10,
+      loopItems: 500,
+    });
+    expect(loadConfig({}).database.sessions).toEqual({ idleInTransactionMs: 10_000, lockTimeoutMs: 5_000 });
+    expect(() => loadConfig({ NOETL_MAX_PLAYBOOK_DEPTH: '0' })).toThrow('NOETL_MAX_PLAYBOOK_DEPTH must be between 1 and 1000, got 0');
   });
 
   it('asks for keys unless NOETL_AUTH=off, and reads an OIDC issuer with its claim names', () => {

@@ -35,8 +35,14 @@ export interface OidcConfig {
 
 /** The environment, validated once at boot. Nothing else reads `process.env`. */
 export interface NoetlConfig {
-  /** Absent: the CLI starts an embedded PostgreSQL under `home`. */
-  database: { url?: Secret };
+  /**
+   * Absent url: the CLI starts an embedded PostgreSQL under `home`.
+   * `sessions`: what every session of the runtime's pool is bounded by
+   * (README "Configuration"): a transaction left idle is ended by the server
+   * (a stopped process then holds no lock for long), and a lock waited for
+   * longer fails the statement instead of stalling it.
+   */
+  database: { url?: Secret; sessions: { idleInTransactionMs: number; lockTimeoutMs: number } };
   /** Absent: no BullMQ lane; the durable timer sweep alone fires retries. */
   redis?: { url: Secret };
   /** Absent: the in-process transport. */
@@ -76,7 +82,22 @@ export interface NoetlConfig {
       user: string;
       /** Address space (RLIMIT_AS) of a step's processes. */
       memoryMb: number;
+      /** Ceiling of any step's `timeout`. */
+      maxTimeoutSeconds: number;
     };
+    /** Ceiling of any http step's `timeout`. */
+    http: { maxTimeoutSeconds: number };
+  };
+  /** The public API's rate limit per client (0: none). */
+  rateLimit: { requests: number; windowMs: number };
+  /** How much work one playbook may set off (issue 15 defect 8): a step that would pass a limit fails, saying which. */
+  limits: {
+    /** Sub-playbook nesting: a child this deep below its root execution is refused (a playbook calling itself). */
+    playbookDepth: number;
+    /** Child executions one execution may start, over its whole life. */
+    childExecutions: number;
+    /** Items one loop may iterate. */
+    loopItems: number;
   };
   /**
    * This projector's shard (seed 002 s7.3): `NOETL_SHARD_ID` is a StatefulSet
@@ -262,6 +283,15 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_OIDC_TENANT_CLAIM',
   'NOETL_OIDC_ORGANIZATION_CLAIM',
   'NOETL_OIDC_ROLE_CLAIM',
+  'NOETL_DB_IDLE_IN_TRANSACTION_MS',
+  'NOETL_DB_LOCK_TIMEOUT_MS',
+  'NOETL_HTTP_MAX_TIMEOUT_SECONDS',
+  'NOETL_PYTHON_MAX_TIMEOUT_SECONDS',
+  'NOETL_MAX_PLAYBOOK_DEPTH',
+  'NOETL_MAX_CHILD_EXECUTIONS',
+  'NOETL_MAX_LOOP_ITEMS',
+  'NOETL_RATE_LIMIT',
+  'NOETL_RATE_LIMIT_WINDOW_SECONDS',
 ] as const;
 
 export function loadConfig(env: Env): NoetlConfig {
@@ -276,7 +306,13 @@ export function loadConfig(env: Env): NoetlConfig {
   const authIssuer = oidc(env);
   const apiKey = env.NOETL_API_KEY?.trim();
   return {
-    database: { url: databaseUrl ? new Secret(databaseUrl) : undefined },
+    database: {
+      url: databaseUrl ? new Secret(databaseUrl) : undefined,
+      sessions: {
+        idleInTransactionMs: integer(env, 'NOETL_DB_IDLE_IN_TRANSACTION_MS', 10_000, 100, 3_600_000),
+        lockTimeoutMs: integer(env, 'NOETL_DB_LOCK_TIMEOUT_MS', 5_000, 100, 3_600_000),
+      },
+    },
     redis: redisUrl ? { url: new Secret(redisUrl) } : undefined,
     nats: natsUrl ? { url: natsUrl } : undefined,
     http: { port: integer(env, 'PORT', 8082, 0, 65535) },
@@ -304,7 +340,18 @@ export function loadConfig(env: Env): NoetlConfig {
       python: {
         user: env.NOETL_PYTHON_USER?.trim() || 'nobody',
         memoryMb: integer(env, 'NOETL_PYTHON_MEMORY_MB', 1024, 64, 1_048_576),
+        maxTimeoutSeconds: integer(env, 'NOETL_PYTHON_MAX_TIMEOUT_SECONDS', 3600, 1, 7 * 86_400),
       },
+      http: { maxTimeoutSeconds: integer(env, 'NOETL_HTTP_MAX_TIMEOUT_SECONDS', 300, 1, 86_400) },
+    },
+    rateLimit: {
+      requests: integer(env, 'NOETL_RATE_LIMIT', 6000, 0, 10_000_000),
+      windowMs: integer(env, 'NOETL_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400) * 1000,
+    },
+    limits: {
+      playbookDepth: integer(env, 'NOETL_MAX_PLAYBOOK_DEPTH', 32, 1, 1000),
+      childExecutions: integer(env, 'NOETL_MAX_CHILD_EXECUTIONS', 10_000, 1, 10_000_000),
+      loopItems: integer(env, 'NOETL_MAX_LOOP_ITEMS', 1_000_000, 1, 100_000_000),
     },
     projector: projectorShard(env),
     relay: {

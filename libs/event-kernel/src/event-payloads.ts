@@ -36,7 +36,7 @@ export type TimerPurpose = 'retry' | 'sleep' | 'wait';
 
 export type ExecutionStatus = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 export type CommandStatus = 'ISSUED' | 'CLAIMED' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'ABANDONED' | 'CANCELLED';
-export type FrameStatus = 'PENDING' | 'CLAIMED' | 'RUNNING' | 'COMMITTED' | 'FAILED';
+export type FrameStatus = 'PENDING' | 'CLAIMED' | 'RUNNING' | 'COMMITTED' | 'FAILED' | 'CANCELLED';
 
 /** One row outcome inside a committed frame. */
 export interface RowOutcome {
@@ -99,10 +99,17 @@ export interface EventPayloads {
   };
   [EventType.CommandClaimed]: { worker_id: string; lease_until: string; attempt: number };
   [EventType.CommandStarted]: { worker_id: string };
-  [EventType.CommandHeartbeat]: { worker_id: string; lease_until: string };
+  /** `alone: false`: a command issued to run alone now runs beside other work on its worker. */
+  [EventType.CommandHeartbeat]: { worker_id: string; lease_until: string; alone?: boolean };
   [EventType.CommandCompleted]: { result?: Json; result_ref?: PayloadRef; ctx?: JsonObject; duration_ms?: number };
   [EventType.CommandFailed]: { error: EventError; ctx?: JsonObject; duration_ms?: number };
-  [EventType.CommandAbandoned]: { worker_id?: string; lease_until?: string; attempt: number; reason: string };
+  /**
+   * `worker_lost`: the reaper found the lease run out while the command ran,
+   * with no report: its worker died (a crash, an OOM kill, a step that took
+   * the process down) or stopped answering. The planner counts these deaths
+   * (DSL.md s3: suspected poison).
+   */
+  [EventType.CommandAbandoned]: { worker_id?: string; lease_until?: string; attempt: number; reason: string; worker_lost?: boolean };
   [EventType.CommandReleased]: { worker_id: string; attempt: number; reason: string };
   [EventType.CommandCancelled]: { reason?: string };
   [EventType.CallDone]: { task: string; attempts: number; duration_ms: number; result?: Json; result_ref?: PayloadRef };

@@ -22,7 +22,10 @@ export class DatabaseConnection implements OnApplicationShutdown {
     const url = config.database.url?.reveal() ?? embedded!.url;
     try {
       await migrate(url, 'up');
-      return new DatabaseConnection(await Database.connect(url), url, embedded);
+      // Migrations above ran on a pool of their own, without the runtime's lock timeout: DDL may wait for traffic.
+      // The pid in application_name tells which process a session in pg_stat_activity belongs to.
+      const database = await Database.connect(url, { sessions: config.database.sessions, applicationName: `noetl-${process.pid}` });
+      return new DatabaseConnection(database, url, embedded);
     } catch (error) {
       await embedded?.stop();
       throw error;

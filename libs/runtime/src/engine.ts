@@ -5,6 +5,7 @@ import {
   CommandRepository,
   ExecutionRepository,
   FrameRepository,
+  LeadershipRepository,
   OutboxRepository,
   PgEventStore,
   PgPayloadStore,
@@ -180,6 +181,7 @@ export class Engine {
       projections: new ProjectionRepository(),
       tenantRows: new TenantRepository(),
       scheduleRows: new ScheduleRepository(),
+      leadership: new LeadershipRepository(),
     };
     metrics.trackBacklog({ commands: () => repositories.commandRows.backlog(database), frames: () => repositories.frameRows.backlog(database) });
     // A worker on a remote control plane asks the API for credentials; it never decrypts one itself.
@@ -253,13 +255,14 @@ export class Engine {
       const { shardIndex, shardCount } = config.projector;
       const projectorLogger = logger.child({ role: 'projector', shard: shardIndex });
       const project = (events: readonly LedgerEvent[]) => engine.project(events);
+      const flush = (options?: { all?: boolean }) => engine.flushProjections(options);
       if (config.nats) {
         parts.nats ??= await connect({ servers: config.nats.url, name: `noetl-${roles.join('+')}-jetstream` });
         // One consumer per tenant the deployment has: each shard folds only its tenants' events, never another deployment's on the same NATS.
         const scopes = () => repositories.tenantRows.list(database);
-        parts.feed = new StreamProjector({ nats: parts.nats, project, scopes, metrics: shared.projectorMetrics, logger: projectorLogger, shardIndex, shardCount });
+        parts.feed = new StreamProjector({ nats: parts.nats, project, flush, scopes, metrics: shared.projectorMetrics, logger: projectorLogger, shardIndex, shardCount });
       } else {
-        parts.feed = new OutboxProjector(new OutboxRepository(database), project, projectorLogger, { pollMs: PROJECTOR_POLL_MS, retentionMs: config.relay.retentionMs });
+        parts.feed = new OutboxProjector(new OutboxRepository(database), project, flush, projectorLogger, { pollMs: PROJECTOR_POLL_MS, retentionMs: config.relay.retentionMs });
       }
     }
     const engine = new Engine(config, metrics, bus, logger, shared, parts);
@@ -268,6 +271,11 @@ export class Engine {
   }
 
   /** Folds delivered events into their tenants' projections (the projector role's feed calls it). */
+  /** Writes the projection rows the tenants' projectors deferred (those due, or `all`). */
+  async flushProjections(options: { all?: boolean } = {}): Promise<void> {
+    for (const tenant of this.tenants.values()) await tenant.projector?.flush(options);
+  }
+
   async project(events: readonly LedgerEvent[]): Promise<void> {
     const byScope = new Map<string, { scope: TenantScope; events: LedgerEvent[] }>();
     for (const event of events) {
@@ -397,7 +405,7 @@ export class Engine {
       const tenant = offeredTenant(this.config, this.shared.roles);
       const offer = (kind: Offer['kind'], key: 'command_id' | 'stage_id') => (message: Record<string, unknown>) => {
         const scope = scopeOfMessage(message);
-        if (typeof message[key] === 'string' && scope) worker.offer({ kind, id: message[key], scope });
+        if (typeof message[key] === 'string' && scope) worker.offer({ kind, id: message[key], scope, ...(kind === 'command' && message['alone'] === true ? { alone: true } : {}) });
       };
       const subjects: [string, (message: Record<string, unknown>) => void][] = [
         [Subjects.workFor(tenant, worker.workerId), offer('command', 'command_id')],

@@ -15,7 +15,9 @@ export type RuntimeErrorCode =
   | 'credential_not_allowed'
   | 'credentials_locked'
   | 'unauthenticated'
-  | 'forbidden';
+  | 'forbidden'
+  /** The work would pass one of the operator's limits (NOETL_MAX_*): nothing of it was started. */
+  | 'limit_exceeded';
 
 export class RuntimeError extends Error {
   constructor(

@@ -14,6 +14,12 @@ export interface DataSourceOptions {
   /** `application_name` in pg_stat_activity; default `noetl`. */
   applicationName?: string;
   connectTimeoutMs?: number;
+  /**
+   * Set on every session of the pool (pg's startup parameters): the server
+   * ends a session idle inside a transaction this long (its locks go with
+   * it), and fails a statement that waits this long for a lock.
+   */
+  sessions?: { idleInTransactionMs: number; lockTimeoutMs: number };
 }
 
 /**
@@ -35,5 +41,8 @@ export function createDataSource(url: string, options: DataSourceOptions = {}): 
     poolSize: options.poolSize ?? 10,
     applicationName: options.applicationName ?? 'noetl',
     connectTimeoutMS: options.connectTimeoutMs ?? 10_000,
+    ...(options.sessions
+      ? { extra: { idle_in_transaction_session_timeout: options.sessions.idleInTransactionMs, lock_timeout: options.sessions.lockTimeoutMs } }
+      : {}),
   });
 }

@@ -11,6 +11,7 @@ export const SqlState = {
   ObjectInUse: '55006',
   InvalidCatalogName: '3D000',
   DuplicateDatabase: '42P04',
+  InsufficientPrivilege: '42501',
 } as const;
 
 export type SqlStateCode = (typeof SqlState)[keyof typeof SqlState];

@@ -42,6 +42,7 @@ const TABLES = [
   'tenant',
   'worker',
   'schedule',
+  'leadership',
   'event',
   'catalog',
   'execution',

@@ -103,8 +103,16 @@ export class OutboxRepository {
     private readonly scope?: TenantScope,
   ) {}
 
-  /** Oldest unpublished rows not locked by another publisher (FOR UPDATE SKIP LOCKED). */
-  async claimUnpublished(limit: number, q: Queryable = this.db): Promise<OutboxMessage[]> {
+  /**
+   * Oldest unpublished rows not locked by another publisher (FOR UPDATE SKIP
+   * LOCKED), in `q`'s transaction or one of its own. Read with a plain index
+   * scan: it marks the index entries of rows published since as dead, so the
+   * next read skips them, where a bitmap scan would visit every one again
+   * until a vacuum (and the tests' PostgreSQL runs none).
+   */
+  async claimUnpublished(limit: number, q?: Queryable): Promise<OutboxMessage[]> {
+    if (!q) return this.db.transaction((tq) => this.claimUnpublished(limit, tq));
+    await q.query('SET LOCAL enable_bitmapscan = off');
     const rows = await q.query<OutboxRow>(
       `SELECT outbox_id, event_id, tenant_id, organization_id, execution_id, subject, event_type, payload, attempts, created_at
          FROM noetl.outbox

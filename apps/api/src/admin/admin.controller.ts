@@ -83,6 +83,20 @@ export class AdminController {
     return this.admin.of(caller.scope).finalize(id, withActor(caller, body));
   }
 
+  @Post('executions/:id/purge')
+  // Retention deletes history: an admin's call, not an operator's.
+  @Access('admin')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: "Retention: delete an ended execution's events but its start, its end and its audits (the ledger's one way out); an admin.action records who and why",
+  })
+  @ApiOkResponse({ type: AdminActionResultDto })
+  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'The execution is still running, no reason, or a malformed body' })
+  @ApiNotFoundResponse({ type: ApiErrorDto })
+  purge(@Caller() caller: Principal, @Param('id') id: string, @Body() body: AdminReasonedActionDto): Promise<AdminActionResult> {
+    return this.admin.of(caller.scope).purge(id, withActor(caller, body));
+  }
+
   @Post('executions/:id/cancel')
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Cancel an execution on behalf of the actor; its open commands and children are cancelled after' })

@@ -70,6 +70,7 @@ describe('admin routes', () => {
       'post /api/admin/commands/{id}/reclaim',
       'post /api/admin/executions/{id}/cancel',
       'post /api/admin/executions/{id}/finalize',
+      'post /api/admin/executions/{id}/purge',
       'post /api/admin/frames/{id}/fail',
       'post /api/admin/frames/{id}/reclaim',
     ]);

@@ -106,6 +106,7 @@ const ROUTES: Record<string, Route> = {
   'post /api/admin/frames/{id}/reclaim': { access: 'operator', param: (ids) => ids.frame, body: () => ({ reason: 'matrix' }), mutates: true },
   'post /api/admin/frames/{id}/fail': { access: 'operator', param: (ids) => ids.frame, body: () => ({ reason: 'matrix' }), mutates: true },
   'post /api/admin/executions/{id}/finalize': { access: 'operator', param: (ids) => ids.loopExecution, body: () => ({ reason: 'matrix' }), mutates: true },
+  'post /api/admin/executions/{id}/purge': { access: 'admin', param: (ids) => ids.loopExecution, body: () => ({ reason: 'matrix' }), mutates: true },
   'post /api/admin/executions/{id}/cancel': { access: 'operator', param: (ids) => ids.loopExecution, body: () => ({ reason: 'matrix' }), mutates: true },
   'post /api/credentials': { access: 'operator', body: () => ({ name: 'matrix_scratch', type: 'http', data: { token: 'scratch' } }), mutates: true },
   'get /api/credentials': { access: 'developer' },

@@ -13,7 +13,8 @@ import type {
   StartChildRequest,
 } from '@noetl/runtime';
 import { Type } from 'class-transformer';
-import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { RawJson } from '../input/raw-json';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { MAX_CHUNK_ROWS } from '@noetl/dsl';
 
 /** A day: longer leases would hide a dead worker for longer than any reaper cycle is worth. */
@@ -41,6 +42,11 @@ export class LeaseDto extends HolderDto implements LeaseRequest {
   @Min(1)
   @Max(MAX_LEASE_MS)
   lease_ms?: number;
+
+  @ApiPropertyOptional({ description: 'false: the command ran alone on its worker (run_alone) and from now on runs beside other work' })
+  @IsOptional()
+  @IsBoolean()
+  alone?: boolean;
 }
 
 export class ClaimDto implements ClaimRequest {
@@ -137,8 +143,7 @@ export class CallReportDto implements CallReport {
 export class WorkerReportDto extends HolderDto {
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: '`set: ctx.*` writes by dotted key, in order' })
-  @IsOptional()
-  @IsObject()
+  @RawJson({ object: true, optional: true })
   ctx?: JsonObject;
 
   @ApiPropertyOptional({ type: [CallReportDto] })
@@ -160,7 +165,7 @@ class CommandReportDto extends WorkerReportDto {
 
 export class CompleteDto extends CommandReportDto implements CompleteRequest {
   @ApiPropertyOptional({ description: 'The tool result: any JSON value (a large one goes to the payload store)' })
-  @Allow()
+  @RawJson({ optional: true })
   result?: Json;
 }
 
@@ -185,8 +190,7 @@ export class StartChildDto extends HolderDto implements StartChildRequest {
   version?: number;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
-  @IsOptional()
-  @IsObject()
+  @RawJson({ object: true, optional: true })
   payload?: JsonObject;
 }
 

@@ -2,7 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { Json } from '@noetl/event-kernel';
 import type { CommitFrameRequest, FrameRowReport } from '@noetl/runtime';
 import { Type } from 'class-transformer';
-import { Allow, IsArray, IsIn, IsInt, IsOptional, Min, ValidateNested } from 'class-validator';
+import { IsArray, IsIn, IsInt, IsOptional, Min, ValidateNested } from 'class-validator';
+import { HoldsRawJson, RawJson } from '../input/raw-json';
 import { EventErrorDto, WorkerReportDto } from './control-plane-requests.dto';
 
 export class FrameRowReportDto implements FrameRowReport {
@@ -16,7 +17,7 @@ export class FrameRowReportDto implements FrameRowReport {
   status!: 'ok' | 'error';
 
   @ApiPropertyOptional({ description: "The row's result: any JSON value" })
-  @Allow()
+  @RawJson({ optional: true })
   result?: Json;
 
   @ApiPropertyOptional({ type: EventErrorDto })
@@ -31,5 +32,6 @@ export class CommitFrameDto extends WorkerReportDto implements CommitFrameReques
   @IsArray()
   @ValidateNested({ each: true })
   @Type(() => FrameRowReportDto)
+  @HoldsRawJson(() => FrameRowReportDto)
   rows!: FrameRowReportDto[];
 }

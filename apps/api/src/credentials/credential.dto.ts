@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { JsonObject } from '@noetl/event-kernel';
 import type { CredentialInput, CredentialSummary } from '@noetl/runtime';
-import { IsNotEmpty, IsObject, IsString } from 'class-validator';
+import { IsNotEmpty, IsString } from 'class-validator';
+import { RawJson } from '../input/raw-json';
 
 export class PutCredentialDto implements CredentialInput {
   @ApiProperty({ description: '1-200 of A-Z a-z 0-9 _ . : -', example: 'pg_main', maxLength: 200 })
@@ -15,7 +16,7 @@ export class PutCredentialDto implements CredentialInput {
   type!: string;
 
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'Encrypted at rest; never returned by this API' })
-  @IsObject()
+  @RawJson({ object: true })
   data!: JsonObject;
 }
 

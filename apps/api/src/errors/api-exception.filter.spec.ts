@@ -3,9 +3,12 @@ import { RuntimeError, type RuntimeErrorCode } from '@noetl/runtime';
 import { ApiExceptionFilter } from './api-exception.filter';
 
 /** Runs the filter on `error` and returns what it answered. */
-function answer(error: unknown): { status: number; body: unknown } {
-  const sent: { status: number; body: unknown } = { status: 0, body: undefined };
+function answer(error: unknown): { status: number; body: unknown; headers?: Record<string, string> } {
+  const sent: { status: number; body: unknown; headers?: Record<string, string> } = { status: 0, body: undefined };
   const response = {
+    setHeader(name: string, value: string) {
+      sent.headers = { ...sent.headers, [name]: value };
+    },
     status(code: number) {
       sent.status = code;
       return this;
@@ -63,5 +66,14 @@ describe('ApiExceptionFilter', () => {
     expect(body).toEqual({ code: 'internal', message: expect.stringMatching(/^internal error \(id [0-9a-f-]{36}\)$/) });
     expect(logged).toHaveBeenCalledTimes(1);
     logged.mockRestore();
+  });
+
+  it('answers a lock waited for past lock_timeout (SQLSTATE 55P03) with 503 busy and Retry-After', () => {
+    const lockTimeout = Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' });
+    expect(answer(lockTimeout)).toEqual({
+      status: 503,
+      body: { code: 'busy', message: 'the work this request touches is busy; retry shortly' },
+      headers: { 'Retry-After': '1' },
+    });
   });
 });

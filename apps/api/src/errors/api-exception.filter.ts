@@ -1,8 +1,12 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { RuntimeError } from '@noetl/runtime';
+import { isLockNotAvailable } from '@noetl/storage';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { RUNTIME_ERROR_STATUS } from './runtime-error-status';
+
+/** What a `busy` answer asks the caller to wait, in seconds. */
+const BUSY_RETRY_AFTER_SECONDS = 1;
 
 /** The one error body of the API (DESIGN.md s6): `{code, message, details?}`. */
 export interface ApiErrorBody {
@@ -21,6 +25,7 @@ const CODE_BY_STATUS: Record<number, string> = {
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   422: 'unprocessable',
+  429: 'rate_limited',
   503: 'unavailable',
 };
 
@@ -39,11 +44,14 @@ export class ApiExceptionFilter implements ExceptionFilter {
   catch(error: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     const [status, body] = this.toBody(error);
+    if (status === HttpStatus.SERVICE_UNAVAILABLE && body.code === 'busy') response.setHeader('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
     response.status(status).json(body);
   }
 
   private toBody(error: unknown): [number, ApiErrorBody] {
     if (error instanceof RuntimeError) return runtimeErrorBody(error);
+    // A lock the request needed stayed held past the database's lock_timeout (a long pass, a stopped process): try again.
+    if (isLockNotAvailable(error)) return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'busy', message: 'the work this request touches is busy; retry shortly' }];
     if (error instanceof HttpException) return httpExceptionBody(error);
     if (isExposedHttpError(error)) return [error.status, { code: codeOf(error.status), message: error.message }];
     const errorId = randomUUID();

@@ -20,4 +20,6 @@ export const RUNTIME_ERROR_STATUS: Record<RuntimeErrorCode, HttpStatus> = {
   unauthenticated: HttpStatus.UNAUTHORIZED,
   // The caller's role may not do this.
   forbidden: HttpStatus.FORBIDDEN,
+  // Understood, but it would pass an operator's limit (nesting depth, child executions).
+  limit_exceeded: HttpStatus.UNPROCESSABLE_ENTITY,
 };

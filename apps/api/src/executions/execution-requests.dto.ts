@@ -1,12 +1,15 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import type { ExecutionStatus } from '@noetl/event-kernel';
 import { Transform, Type } from 'class-transformer';
-import { Allow, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { RawJson } from '../input/raw-json';
 
 const STATUS_NAMES: Record<ExecutionStatus, true> = { RUNNING: true, COMPLETED: true, FAILED: true, CANCELLED: true };
 export const EXECUTION_STATUSES = Object.keys(STATUS_NAMES) as ExecutionStatus[];
 const EVENT_ID = /^\d{1,19}$/;
 const MAX_PAGE = 1000;
+/** Versions are PostgreSQL integers: `1e30` is an integer to JavaScript, not to the database. */
+const MAX_VERSION = 2_147_483_647;
 
 export class ExecuteDto {
   @ApiPropertyOptional({ description: 'The playbook path (latest version unless `version`); exactly one of path and catalog_id' })
@@ -21,19 +24,20 @@ export class ExecuteDto {
   @IsNotEmpty()
   catalog_id?: string;
 
-  @ApiPropertyOptional({ type: 'integer', description: 'A version of `path`', minimum: 1 })
+  @ApiPropertyOptional({ type: 'integer', description: 'A version of `path`', minimum: 1, maximum: MAX_VERSION })
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(MAX_VERSION)
   version?: number;
 
   // Checked by the handler, not here: a payload that is not an object is 422 invalid_payload, not 400.
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Deep-merged over the playbook workload' })
-  @Allow()
+  @RawJson({ optional: true })
   payload?: unknown;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'NoETL spelling of `payload`' })
-  @Allow()
+  @RawJson({ optional: true })
   workload?: unknown;
 }
 
@@ -95,7 +99,7 @@ export class CancelDto {
 export class SignalDto {
   // Any JSON value: it becomes the result of the step that waits for the signal.
   @ApiPropertyOptional({ description: 'Any JSON value (default {}): the result of the step that takes the signal', nullable: true })
-  @Allow()
+  @RawJson({ optional: true })
   payload?: unknown;
 
   @ApiPropertyOptional({ description: 'Deliver at most once per key: a repeated request answers the first delivery', maxLength: 200 })

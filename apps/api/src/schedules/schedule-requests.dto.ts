@@ -2,7 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { OVERLAP_POLICIES, type OverlapPolicy } from '@noetl/dsl';
 import type { JsonObject } from '@noetl/event-kernel';
 import type { ScheduleInput } from '@noetl/runtime';
-import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Min } from 'class-validator';
+import { RawJson } from '../input/raw-json';
 
 /** The schedule fields both a creation and a change may give (the service checks them together: cron, time zone, ranges). */
 class ScheduleFieldsDto {
@@ -28,8 +29,7 @@ class ScheduleFieldsDto {
   timezone?: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Deep-merged over the playbook workload of every execution' })
-  @IsOptional()
-  @IsObject()
+  @RawJson({ object: true, optional: true })
   payload?: JsonObject;
 
   @ApiPropertyOptional({ enum: OVERLAP_POLICIES, description: 'While the last execution still runs: skip the fire time (default), hold one (buffer_one), or start anyway (allow)' })

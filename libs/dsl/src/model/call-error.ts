@@ -14,6 +14,8 @@ export const ERROR_KINDS = [
   'template',
   'code',
   'cancelled',
+  /** The call would pass an operator's limit (nesting depth, child executions, loop size). */
+  'limit',
   'internal',
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];

@@ -1,5 +1,6 @@
 import type { Playbook, Problem } from '../model';
 import { checkTemplates } from './check-templates';
+import { documentProblems, textProblems } from './document-limits';
 import { normaliseDocument } from './normalise-document';
 import type { ParseContext } from './parse-context';
 import { ProblemCollector } from './problem-collector';
@@ -16,8 +17,12 @@ export interface ParseResult {
  * with its path, line and column. Pure: no I/O, no clock.
  */
 export function parsePlaybook(yamlText: string): ParseResult {
+  const tooLong = textProblems(yamlText);
+  if (tooLong.length > 0) return { problems: tooLong };
   const parsed = YamlSource.parse(yamlText);
   if (!parsed.source) return { problems: parsed.problems };
+  const unsafe = documentProblems(parsed.source);
+  if (unsafe.length > 0) return { problems: unsafe };
   const problems = new ProblemCollector(parsed.source);
   const ctx: ParseContext = { problems, stepRefs: [], workbookRefs: [] };
   const playbook = normaliseDocument(parsed.value, ctx);

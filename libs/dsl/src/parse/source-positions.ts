@@ -27,7 +27,14 @@ export class YamlSource {
   /** Parses the text; YAML syntax errors come back as problems and no source. */
   static parse(text: string): { source?: YamlSource; value?: unknown; problems: Problem[] } {
     const lines = new LineCounter();
-    const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, merge: true, uniqueKeys: true });
+    let doc: Document;
+    try {
+      doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, merge: true, uniqueKeys: true });
+    } catch (error) {
+      // The YAML parser recurses per level of block nesting: a document nested thousands deep overflows its stack.
+      const message = error instanceof RangeError ? 'the document nests too deep to parse' : error instanceof Error ? error.message : String(error);
+      return { problems: [{ path: '', ...START, message: `YAML error: ${message}` }] };
+    }
     const source = new YamlSource(doc, lines, text);
     if (doc.errors.length > 0) {
       return {

@@ -1,4 +1,4 @@
-import { EventType, type ExecutionState, type StepRun, type TimerState } from '@noetl/event-kernel';
+import { EventType, liveWork, type ExecutionState, type StepRun, type TimerState } from '@noetl/event-kernel';
 import type { Playbook } from '../model';
 import type { PlanContext } from './plan-context';
 
@@ -21,12 +21,18 @@ export function checkCompletion(ctx: PlanContext): void {
 }
 
 export function isSettled(state: ExecutionState): boolean {
+  const live = liveWork(state);
   return (
-    !Object.values(state.runs).some((run) => run.status === 'RUNNING') &&
+    !hasAny(live.runs) &&
     !Object.values(state.pending).some((arrivals) => arrivals.length > 0) &&
-    !Object.values(state.timers).some((timer) => isLiveTimer(state, timer)) &&
-    !Object.values(state.loops).some((loop) => loop.status === 'RUNNING')
+    !Object.keys(live.timers).some((timerId) => isLiveTimer(state, state.timers[timerId]!)) &&
+    !hasAny(live.loops)
   );
+}
+
+function hasAny(ids: Record<string, true>): boolean {
+  for (const id in ids) if (Object.prototype.hasOwnProperty.call(ids, id)) return true;
+  return false;
 }
 
 /** A timer that can still act: unfired, and its run still running (a timer of an ended run changes nothing when it fires). */

@@ -52,7 +52,7 @@ function route(ctx: PlanContext, runId: string, stepName: string, completion: Co
   });
 
   if (step.set.length > 0) {
-    const own = renderSet(ctx, step.set, ctx.scope(names(result)));
+    const own = renderSet(ctx, step.set, ctx.scope(names(result), step));
     if (hasKeys(own.ctx)) ctx.emit({ type: EventType.CtxUpdated, step: step.name, payload: { set: own.ctx, step: step.name } });
     if (own.step.length > 0) {
       result = writeStepKeys(result, own.step);
@@ -60,7 +60,7 @@ function route(ctx: PlanContext, runId: string, stepName: string, completion: Co
     }
   }
 
-  const scope = ctx.scope(names(result));
+  const scope = ctx.scope(names(result), step);
   const fired = evaluateArcs(ctx.env.engine, step.next, scope);
   if (fired.length === 0 && completion.unrouted) throw new StepFailure(completion.unrouted);
   const arcSets: RenderedSet[] = fired.map((arc) => renderSet(ctx, arc.set, scope));

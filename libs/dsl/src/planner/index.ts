@@ -7,3 +7,4 @@ export { executionResult, isSettled } from './check-completion';
 export { loopBodySpec } from './loop-body-spec';
 export { workToolKinds } from './work-tool-kinds';
 export { credentialRefs, type CredentialRefs } from './credential-refs';
+export { playbookScopeNames, scopeNamesOf } from './scope-names';

@@ -16,7 +16,7 @@ export const DEFAULT_COMMAND_MAX_ATTEMPTS = 3;
  * `retry` holds the policies a success outcome can match (`on: success` and
  * `on: any`); error-side retry is the scheduler's (schedule-retry.ts).
  */
-export function commandSpec(ctx: PlanContext, step: Step): JsonObject {
+export function commandSpec(ctx: PlanContext, step: Step, options: IssueOptions = {}): JsonObject {
   const call = {
     tool: step.tool ? resolveWorkbookTasks(ctx.playbook, step.tool, step.name) : step.tool,
     input: step.input,
@@ -28,8 +28,18 @@ export function commandSpec(ctx: PlanContext, step: Step): JsonObject {
     scope_ref: { execution_id: ctx.state.executionId },
     step: step.name,
     ...(keychain.length > 0 ? { keychain } : {}),
+    ...(options.runAlone ? { run_alone: true } : {}),
   });
   return isJsonObject(spec) ? spec : {};
+}
+
+export interface IssueOptions {
+  /**
+   * The worker runs it with nothing else beside it (`run_alone` in the spec,
+   * offered as such): the next attempt of a command whose worker was lost
+   * while it ran, so that a second death is known to be its own.
+   */
+  runAlone?: boolean;
 }
 
 /** `tool.kind` of a single task (a workbook call: its entry's kind), `pipeline` for a list-valued tool. */
@@ -43,7 +53,7 @@ export function commandKind(ctx: PlanContext, step: Step): string {
  * this attempt chain: the first command gets 3; a command issued by an error
  * retry at attempt n gets n + 2, so every policy attempt has the same lease budget.
  */
-export function issueCommand(ctx: PlanContext, step: Step, runId: string, attempt: number, maxAttempts: number): void {
+export function issueCommand(ctx: PlanContext, step: Step, runId: string, attempt: number, maxAttempts: number, options: IssueOptions = {}): void {
   const commandId = ctx.newId();
   ctx.emit({
     type: EventType.CommandIssued,
@@ -56,7 +66,7 @@ export function issueCommand(ctx: PlanContext, step: Step, runId: string, attemp
       kind: commandKind(ctx, step),
       attempt,
       max_attempts: maxAttempts,
-      spec: commandSpec(ctx, step),
+      spec: commandSpec(ctx, step, options),
     },
   });
 }

@@ -21,6 +21,10 @@ export function openLoop(ctx: PlanContext, step: Step, runId: string): void {
   if (!loop) throw new StepFailure({ kind: 'internal', message: `step ${step.name} has no loop`, step: step.name });
   const collection = loop.source.kind === 'collection' ? renderCollection(ctx, step, loop.source.in) : undefined;
   const size = collection ? collection.length : null;
+  const limit = ctx.env.limits?.loopItems;
+  if (size !== null && limit !== undefined && size > limit) {
+    throw new StepFailure({ kind: 'limit', message: `the loop of step ${step.name} has ${size} items; the limit is ${limit} (NOETL_MAX_LOOP_ITEMS)`, step: step.name });
+  }
   const maxInFlight = renderMaxInFlight(ctx, step, loop);
   const loopId = ctx.newId();
   const stageId = ctx.newId();
@@ -62,7 +66,7 @@ export function openLoop(ctx: PlanContext, step: Step, runId: string): void {
 
 
 function renderCollection(ctx: PlanContext, step: Step, source: Json): Json[] {
-  let value = toPlainJson(ctx.env.engine.renderValue(source, ctx.scope()));
+  let value = toPlainJson(ctx.env.engine.renderValue(source, ctx.scope(undefined, step)));
   if (typeof value === 'string') value = parseJsonList(value) ?? value;
   if (Array.isArray(value)) return value;
   const expression = typeof source === 'string' ? source : undefined;
@@ -84,7 +88,7 @@ function parseJsonList(text: string): Json[] | undefined {
 }
 
 function renderMaxInFlight(ctx: PlanContext, step: Step, loop: LoopSpec): number {
-  const raw = typeof loop.maxInFlight === 'number' ? loop.maxInFlight : toPlainJson(ctx.env.engine.renderValue(loop.maxInFlight, ctx.scope()));
+  const raw = typeof loop.maxInFlight === 'number' ? loop.maxInFlight : toPlainJson(ctx.env.engine.renderValue(loop.maxInFlight, ctx.scope(undefined, step)));
   const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
   if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
   throw new StepFailure({

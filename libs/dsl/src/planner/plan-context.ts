@@ -1,6 +1,6 @@
 import {
-  applyEvent,
   buildEvent,
+  TentativeFold,
   type EventDraft,
   type EventError,
   type EventTypeName,
@@ -12,6 +12,7 @@ import {
 import type { ExpressionEngine } from '../expressions';
 import type { Playbook, Step } from '../model';
 import { buildScope } from '../scope';
+import { playbookScopeNames, stepScopeNames } from './scope-names';
 
 export interface PlannerEnv {
   now: Date;
@@ -22,6 +23,8 @@ export interface PlannerEnv {
   engine: ExpressionEngine;
   /** Payload refs the scheduler preloaded (results, frame outputs); throws if absent. */
   resolve: (ref: PayloadRef) => Json;
+  /** The operator's limits (NOETL_MAX_LOOP_ITEMS); absent: none. */
+  limits?: { loopItems?: number };
 }
 
 /** A draft as a rule states it; the context adds execution, causation and idempotency. */
@@ -47,10 +50,12 @@ export class StepFailure extends Error {
 }
 
 /**
- * One planning pass: the playbook, the trigger, the injected world, and a
- * working copy of the state into which every decision is folded as it is
- * made, so that later decisions of the batch see earlier ones (a step `set`
- * before its arcs, an arc `set` before the target's entry).
+ * One planning pass: the playbook, the trigger, the injected world, and the
+ * state into which every decision is folded as it is made, so that later
+ * decisions of the batch see earlier ones (a step `set` before its arcs, an
+ * arc `set` before the target's entry). The folds are tentative: `plan`
+ * takes them back before it returns (a copy of the whole state per pass
+ * made each step cost as much as the execution's history).
  */
 export class PlanContext {
   readonly drafts: EventDraft<EventTypeName>[] = [];
@@ -59,11 +64,11 @@ export class PlanContext {
 
   constructor(
     readonly playbook: Playbook,
-    state: ExecutionState,
+    private readonly fold: TentativeFold,
     readonly trigger: LedgerEvent,
     readonly env: PlannerEnv,
   ) {
-    this.state = structuredClone(state);
+    this.state = fold.state;
     this.stepsByName = stepIndex(playbook);
   }
 
@@ -80,7 +85,7 @@ export class PlanContext {
     } as EventDraft<EventTypeName>;
     const index = this.drafts.length;
     this.drafts.push(draft);
-    applyEvent(this.state, this.sealForFold(draft, index));
+    this.fold.apply(this.sealForFold(draft, index));
   }
 
   /** The step of that name; an unknown name (the parser prevents it) is an internal failure. */
@@ -94,8 +99,15 @@ export class PlanContext {
     return this.stepsByName.has(name);
   }
 
-  scope(extra?: Record<string, unknown>): Record<string, unknown> {
-    return buildScope({ state: this.state, playbook: this.playbook, resolve: this.env.resolve, extra });
+  /**
+   * The render scope for `step`'s templates (its set, arcs, loop, retry,
+   * sleep): only the names they spell, so building it costs what the step
+   * reads, not what the execution has done; without a step, every name a
+   * template of the playbook spells.
+   */
+  scope(extra?: Record<string, unknown>, step?: Step): Record<string, unknown> {
+    const only = step ? stepScopeNames(step) : playbookScopeNames(this.playbook);
+    return buildScope({ state: this.state, playbook: this.playbook, resolve: this.env.resolve, extra, only });
   }
 
   newId(): string {

@@ -1,4 +1,4 @@
-import { EventType, type EventDraft, type EventTypeName, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
+import { EventType, TentativeFold, type EventDraft, type EventTypeName, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
 import type { Playbook } from '../model';
 import { onExecutionCancelled } from './cancel-execution';
 import { checkCompletion } from './check-completion';
@@ -33,7 +33,8 @@ const TRIGGERS: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
  * `state` is the execution state AFTER folding `event`. Returns the drafts to
  * append, in order, each with idempotency key `plan:<event_id>:<n>` (n from
  * 0) and causation `event.event_id`. Decisions of one batch see each other:
- * each is folded into a working copy of the state as it is made. After the
+ * each is folded into the state as it is made, and all are taken back before
+ * it returns, so `state` is left as it was given. After the
  * trigger's own rule, waiting arrivals are released (fan-in) and the
  * execution completes when nothing is left. Nothing follows a terminal
  * execution, except the cancellation of its open commands when the trigger
@@ -41,14 +42,25 @@ const TRIGGERS: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
  */
 export function plan(playbook: Playbook, state: ExecutionState, event: LedgerEvent, env: PlannerEnv): EventDraft<EventTypeName>[] {
   if (!TRIGGERS.has(event.event_type)) return [];
+  const fold = new TentativeFold(state);
+  try {
+    return planFolding(playbook, fold, event, env);
+  } finally {
+    fold.undo();
+  }
+}
+
+/** `plan`, folding its decisions into `fold`'s state as it makes them (the caller takes them back). */
+function planFolding(playbook: Playbook, fold: TentativeFold, event: LedgerEvent, env: PlannerEnv): EventDraft<EventTypeName>[] {
+  const state = fold.state;
   if (event.event_type === EventType.ExecutionCancelled) {
-    const ctx = new PlanContext(playbook, state, event, env);
+    const ctx = new PlanContext(playbook, fold, event, env);
     onExecutionCancelled(ctx, event);
     return ctx.drafts;
   }
   if (state.status !== 'RUNNING') return [];
   if (isQuietFrameEnd(state, event) || isQuietShardEnd(state, event)) return [];
-  const ctx = new PlanContext(playbook, state, event, env);
+  const ctx = new PlanContext(playbook, fold, event, env);
   if (isShardEnd(ctx.state, event)) onShardEnd(ctx, event);
   else planTrigger(ctx, event);
   releaseArrivals(ctx);

@@ -1,4 +1,4 @@
-import type { ExecutionState } from '@noetl/event-kernel';
+import { liveWork, type ExecutionState } from '@noetl/event-kernel';
 import { isLiveTimer } from './check-completion';
 import { enterStep } from './enter-step';
 import { failExecution } from './fail-step';
@@ -51,8 +51,9 @@ export function releasable(state: ExecutionState, graph: Reachability): string |
 /** Steps with a run still in progress: running, waiting on a timer, or looping. */
 function busySteps(state: ExecutionState): Set<string> {
   const busy = new Set<string>();
-  for (const run of Object.values(state.runs)) if (run.status === 'RUNNING') busy.add(run.step);
-  for (const timer of Object.values(state.timers)) if (isLiveTimer(state, timer)) busy.add(timer.step);
-  for (const loop of Object.values(state.loops)) if (loop.status === 'RUNNING') busy.add(loop.step);
+  const live = liveWork(state);
+  for (const runId of Object.keys(live.runs)) busy.add(state.runs[runId]!.step);
+  for (const timerId of Object.keys(live.timers)) if (isLiveTimer(state, state.timers[timerId]!)) busy.add(state.timers[timerId]!.step);
+  for (const loopId of Object.keys(live.loops)) busy.add(state.loops[loopId]!.step);
   return busy;
 }

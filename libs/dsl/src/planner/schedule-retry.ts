@@ -67,7 +67,7 @@ export function routeStepError(
   trigger: { name: string; payload: unknown },
   retry: (decision: Extract<PolicyDecision, { kind: 'retry' }>) => void,
 ): void {
-  const scope = ctx.scope({ event: { ...trigger, step: step.name } });
+  const scope = ctx.scope({ event: { ...trigger, step: step.name } }, step);
   const decision = evaluatePolicies(step.retry, outcome, {
     evaluateWhen: (when, whenScope) => ctx.env.engine.evaluateCondition(when, whenScope),
     random: ctx.env.random,

@@ -24,6 +24,7 @@ describe('scheduleSleep', () => {
     ['seconds: "{{ pause }}"', 'workload: { pause: -1 }', '"seconds" must be a non-negative number'],
     ['seconds: "{{ pause }}"', 'workload: { pause: "soon" }', '"seconds" must be a non-negative number'],
     ['until: "{{ wake }}"', 'workload: { wake: "not a time" }', '"until" must be an ISO time'],
+    ['seconds: "{{ pause }}"', 'workload: { pause: 1e30 }', 'the due time is beyond the year 275760 ("seconds" too large)'],
   ])('fails the step on %s with %s', (config, workload, message) => {
     const playbook = workflow(`
   - step: nap

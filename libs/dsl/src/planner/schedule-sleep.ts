@@ -16,7 +16,7 @@ export function isSleepStep(step: Step): boolean {
  */
 export function scheduleSleep(ctx: PlanContext, step: Step, runId: string): void {
   const task = step.tool?.tasks[0];
-  const scope = ctx.scope();
+  const scope = ctx.scope(undefined, step);
   const config = task?.config ?? {};
   let dueMs: number;
   if (config['until'] !== undefined && config['until'] !== null) {
@@ -31,6 +31,8 @@ export function scheduleSleep(ctx: PlanContext, step: Step, runId: string): void
     }
     dueMs = ctx.env.now.getTime() + Math.round(seconds * 1000);
   }
+  // A sleep holds no worker, so it has no ceiling; only a due time past what a date can hold is refused.
+  if (Math.abs(dueMs) > MAX_DATE_MS) throw invalid(step, `the due time is beyond the year 275760 (${config['until'] !== undefined && config['until'] !== null ? '"until"' : '"seconds"'} too large)`);
   const timerId = ctx.newId();
   ctx.emit({
     type: EventType.TimerScheduled,
@@ -38,6 +40,9 @@ export function scheduleSleep(ctx: PlanContext, step: Step, runId: string): void
     payload: { timer_id: timerId, purpose: 'sleep', step: step.name, run_id: runId, due_at: new Date(dueMs).toISOString() },
   });
 }
+
+/** The largest time a JavaScript Date holds (ECMA-262: 8.64e15 ms from the epoch). */
+const MAX_DATE_MS = 8.64e15;
 
 function invalid(step: Step, reason: string): StepFailure {
   return new StepFailure({ kind: 'internal', message: `sleep step ${step.name}: ${reason}`, step: step.name });

@@ -9,6 +9,13 @@ export interface BuildScopeArgs {
   resolve: (ref: PayloadRef) => Json;
   /** Names of the moment: `event`, `fanin`, `output`, `iter`, `loop`, `input`, ... */
   extra?: Record<string, unknown>;
+  /**
+   * Only these bare names (workload and ctx keys, step results) are laid in;
+   * `workload`, `ctx`, `vars`, `extra` and the reserved names always are.
+   * What a piece of work's templates read (`scopeNamesOf`): its scope then
+   * costs what it reads, not what the execution has done so far.
+   */
+  only?: ReadonlySet<string>;
 }
 
 /** Names a workload, a ctx key, a step or `extra` can never replace (RESULT_SHAPES §1.8). */
@@ -29,6 +36,14 @@ function define(scope: Record<string, unknown>, key: string, value: unknown): vo
   Object.defineProperty(scope, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/** The own entries of `record`, or only those named in `only` (looked up, not scanned). */
+function entriesOf<T>(record: Record<string, T>, only: ReadonlySet<string> | undefined): [string, T][] {
+  if (!only) return Object.entries(record);
+  const entries: [string, T][] = [];
+  for (const name of only) if (Object.prototype.hasOwnProperty.call(record, name)) entries.push([name, record[name]!]);
+  return entries;
+}
+
 /**
  * The render scope of DSL.md §6, built from the execution state. Later
  * layers win: bare workload keys, bare ctx keys (RESULT_SHAPES §8: `ctx.x`
@@ -40,12 +55,12 @@ function define(scope: Record<string, unknown>, key: string, value: unknown): vo
  * `job: {uuid, execution_id, id}`.
  */
 export function buildScope(args: BuildScopeArgs): Record<string, unknown> {
-  const { state, playbook, resolve, extra } = args;
+  const { state, playbook, resolve, extra, only } = args;
   const scope: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(state.workload)) define(scope, key, value);
-  for (const [key, value] of Object.entries(state.ctx)) define(scope, key, value);
+  for (const [key, value] of entriesOf(state.workload, only)) define(scope, key, value);
+  for (const [key, value] of entriesOf(state.ctx, only)) define(scope, key, value);
   const loops = loopSteps(playbook);
-  for (const [name, stored] of Object.entries(state.results)) {
+  for (const [name, stored] of entriesOf(state.results, only)) {
     let view: { value: unknown } | undefined;
     Object.defineProperty(scope, name, {
       get: () => {

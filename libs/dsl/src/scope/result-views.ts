@@ -5,11 +5,12 @@ import { stepResultView } from './step-result-view';
 /** Which scope names are step results, and of which kind: what a scope sent as plain JSON needs to get its views back. */
 export type ResultViews = Record<string, 'step' | 'loop'>;
 
-/** The step results of the state, by name (a loop step's result is `loop`). */
-export function resultViewsOf(state: ExecutionState, playbook: Playbook): ResultViews {
+/** The step results of the state, by name (a loop step's result is `loop`); only those in `only` when given. */
+export function resultViewsOf(state: ExecutionState, playbook: Playbook, only?: ReadonlySet<string>): ResultViews {
   const loops = new Set(playbook.steps.filter((step) => step.loop !== undefined).map((step) => step.name));
   const views: ResultViews = {};
-  for (const name of Object.keys(state.results)) views[name] = loops.has(name) ? 'loop' : 'step';
+  const names = only ? [...only].filter((name) => Object.prototype.hasOwnProperty.call(state.results, name)) : Object.keys(state.results);
+  for (const name of names) views[name] = loops.has(name) ? 'loop' : 'step';
   return views;
 }
 

@@ -1,6 +1,7 @@
 import type { LedgerEvent } from '../envelope';
 import { EventType } from '../event-types';
 import type { CommandState, ExecutionState, LoopState, ShardState, StepRun } from './execution-state';
+import { liveWork, noteLive } from './live-work';
 import { setPath } from './set-path';
 
 export class FoldError extends Error {
@@ -16,7 +17,9 @@ export class FoldError extends Error {
 export function applyEvent(state: ExecutionState | undefined, event: LedgerEvent): ExecutionState {
   if (event.event_type === EventType.ExecutionStarted) {
     if (state) throw new FoldError(`execution ${event.execution_id} started twice`);
-    return startState(event);
+    const started = startState(event);
+    liveWork(started);
+    return started;
   }
   if (!state) throw new FoldError(`event ${event.event_id} (${event.event_type}) precedes execution.started`);
   applyToState(state, event);
@@ -81,6 +84,7 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
         issuedAt: event.event_time,
         loopId: p.loop_id,
         iteration: p.iteration,
+        ...(p.spec['run_alone'] === true ? { runAlone: true } : {}),
       };
       if (p.loop_id !== undefined && p.iteration !== undefined) {
         const loop = state.loops[p.loop_id];
@@ -108,6 +112,7 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
     case EventType.CommandHeartbeat:
       return updateCommand(state, event.command_id, (c) => {
         c.leaseUntil = event.payload.lease_until;
+        if (event.payload.alone === false) delete c.runAlone;
       });
     case EventType.CommandCompleted:
       return updateCommand(state, event.command_id, (c) => {
@@ -127,6 +132,7 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
         c.status = 'ABANDONED';
         c.workerId = undefined;
         c.leaseUntil = undefined;
+        if (event.payload.worker_lost) c.lost = true;
         endShard(state, c, { error: { kind: 'internal', message: `lease expired (attempt ${c.attempt}): ${event.payload.reason}` } });
       });
     case EventType.CommandReleased:
@@ -151,16 +157,19 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
         fired: false,
         attempt: p.attempt,
       };
+      noteLive(state, 'timers', p.timer_id, true);
       return;
     }
     case EventType.TimerScheduled: {
       const p = event.payload;
       state.timers[p.timer_id] = { timerId: p.timer_id, purpose: p.purpose, step: p.step, runId: p.run_id, dueAt: p.due_at, fired: false };
+      noteLive(state, 'timers', p.timer_id, true);
       return;
     }
     case EventType.TimerFired: {
       const timer = state.timers[event.payload.timer_id];
       if (timer) timer.fired = true;
+      noteLive(state, 'timers', event.payload.timer_id, false);
       return;
     }
     case EventType.LoopStarted: {
@@ -185,6 +194,7 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
       };
       const run = state.runs[p.run_id];
       if (run) run.loopId = p.loop_id;
+      noteLive(state, 'loops', p.loop_id, true);
       return;
     }
     case EventType.StageOpened:
@@ -231,6 +241,7 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
         loop.frames[p.frame_index] = { frameIndex: p.frame_index, status: 'FAILED', rows: [], error: p.error };
       });
     case EventType.LoopDone:
+      noteLive(state, 'loops', event.payload.loop_id, false);
       return updateLoop(state, event.payload.loop_id, (loop) => {
         loop.status = 'DONE';
         loop.doneStatus = event.payload.status;
@@ -298,6 +309,7 @@ function enterStep(state: ExecutionState, event: Extract<LedgerEvent, { event_ty
     startedAt: event.event_time,
   };
   state.runs[run.runId] = run;
+  noteLive(state, 'runs', run.runId, true);
   const previous = state.steps[p.step];
   state.steps[p.step] = {
     step: p.step,
@@ -321,6 +333,7 @@ function exitStep(state: ExecutionState, event: Extract<LedgerEvent, { event_typ
   const run = state.runs[p.run_id];
   if (!run) throw new FoldError(`step.exit for unknown run ${p.run_id}`);
   run.status = p.status;
+  noteLive(state, 'runs', run.runId, false);
   run.completedAt = event.event_time;
   run.result = p.result;
   run.resultRef = p.result_ref;

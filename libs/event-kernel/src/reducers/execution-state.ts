@@ -9,6 +9,7 @@ import type {
   PayloadRef,
   RowOutcome,
 } from '../event-payloads';
+import { liveWork } from './live-work';
 
 /** One activation of a step (a loop-back re-entry is a new run). */
 export interface StepRun {
@@ -64,6 +65,14 @@ export interface CommandState {
   error?: EventError;
   loopId?: string;
   iteration?: number;
+  /**
+   * Issued to run alone on its worker (its run lost a worker before), and
+   * still running alone (its worker lets others beside it after a while and
+   * says so): a death now is its own.
+   */
+  runAlone?: boolean;
+  /** Its lease ran out while its worker ran it (`command.abandoned` with `worker_lost`). */
+  lost?: boolean;
 }
 
 export interface TimerState {
@@ -171,7 +180,7 @@ export interface ExecutionState {
 }
 
 export function activeRuns(state: ExecutionState): StepRun[] {
-  return Object.values(state.runs).filter((run) => run.status === 'RUNNING');
+  return Object.keys(liveWork(state).runs).map((runId) => state.runs[runId]!);
 }
 
 export function isTerminal(state: ExecutionState): boolean {

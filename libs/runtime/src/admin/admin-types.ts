@@ -40,6 +40,7 @@ export const AdminActions = {
   fail: 'fail',
   finalize: 'finalize',
   cancel: 'cancel',
+  purge: 'purge',
 } as const;
 export type AdminActionName = (typeof AdminActions)[keyof typeof AdminActions];
 

@@ -149,6 +149,33 @@ export class AdminService {
     return result;
   }
 
+  /**
+   * Retention, the one way events leave the ledger (migration
+   * AppendOnlyLedger1795900000001): an ended execution keeps its
+   * `execution.started`, its terminal event and its audits, and loses every
+   * other event and the rows derived from them; the purge's own
+   * `admin.action` says who did it and why, and the database refuses the
+   * deletes without it. A running execution is not purged.
+   */
+  async purge(executionId: string, request: AdminReasonedRequest): Promise<AdminActionResult> {
+    const reason = requireReason(request);
+    const { db, ledger } = this.deps;
+    return db.transaction(async (q) => {
+      if (!(await this.deps.executionRows.exists(q, ledger.scope, executionId))) throw notFound('execution', executionId);
+      await ledger.lockStream(q, executionId);
+      if (!(await ledger.hasEnded(q, executionId))) {
+        throw new RuntimeError('invalid_request', `execution ${executionId} is running: only an ended execution is purged`);
+      }
+      // The row follows the ledger after the scheduler's pass; just after the end it may still say RUNNING.
+      const row = await this.deps.executionRows.cursor(q, ledger.scope, executionId);
+      const status = row && row.status !== 'RUNNING' ? row.status : 'ENDED';
+      const target: Target = { type: 'execution', id: executionId, placement: { executionId } };
+      const audit = await this.record(q, target, AdminActions.purge, { ...request, reason });
+      await this.deps.executionRows.purge(q, executionId);
+      return actionResult(target, AdminActions.purge, audit, status);
+    });
+  }
+
   private async reclaimCommand(commandId: string, request: AdminRequest): Promise<AdminActionResult> {
     return this.onCommand(commandId, async (q, command, target) => {
       if (command.status === 'ISSUED') {

@@ -19,6 +19,12 @@ export interface Bus {
   publish(subject: string, message: JsonObject): void;
   subscribe(subject: string, handler: (message: JsonObject) => void, options?: SubscribeOptions): Unsubscribe;
   close(): Promise<void>;
+  /**
+   * Whether a message on `subject` can reach any subscriber. Absent: it may
+   * (a broker routes it). The in-process bus knows: another process's
+   * worker is out of its reach, so work is never offered to it.
+   */
+  reaches?(subject: string): boolean;
 }
 
 /** The subjects the roles speak on, per tenant (`*` as the tenant subscribes to every tenant's). */

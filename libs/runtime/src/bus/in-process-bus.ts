@@ -17,6 +17,10 @@ export class InProcessBus implements Bus {
   private readonly cursors = new Map<string, number>();
   private closed = false;
 
+  reaches(subject: string): boolean {
+    return (this.subscriptions.get(subject)?.length ?? 0) > 0;
+  }
+
   publish(subject: string, message: JsonObject): void {
     if (this.closed) return;
     // As in NATS, the members of a queue group are every matching subscription with its name, whatever their subjects.

@@ -1,3 +1,5 @@
+import { workToolKinds } from '@noetl/dsl';
+import type { JsonObject } from '@noetl/event-kernel';
 import type { Database, TenantScope, WorkerRepository, WorkerRow } from '@noetl/storage';
 import { scopeFields, Subjects, type Bus } from './bus';
 
@@ -6,6 +8,11 @@ export interface WorkOffer {
   executionId: string;
   /** The tool kinds the work needs (`workToolKinds`); a worker must run every one. */
   kinds: readonly string[];
+}
+
+/** What an offer says of a command besides its id: the kinds it needs, and whether it must run alone on its worker. */
+export function workOf(spec: JsonObject): { kinds: string[]; alone?: true } {
+  return { kinds: workToolKinds(spec), ...(spec['run_alone'] === true ? { alone: true as const } : {}) };
 }
 
 export interface OffersDeps {
@@ -37,10 +44,11 @@ export class Offers {
 
   constructor(private readonly deps: OffersDeps) {}
 
-  async command(offer: WorkOffer & { commandId: string }): Promise<void> {
-    const target = await this.pick(offer.kinds);
+  /** `alone`: the worker must run it with nothing beside it (see `Worker.offer`). */
+  async command(offer: WorkOffer & { commandId: string; alone?: boolean }): Promise<void> {
     const { tenantId } = this.deps.scope;
-    const message = { command_id: offer.commandId, execution_id: offer.executionId, ...scopeFields(this.deps.scope) };
+    const target = await this.pick(offer.kinds, (workerId) => Subjects.workFor(tenantId, workerId));
+    const message = { command_id: offer.commandId, execution_id: offer.executionId, ...scopeFields(this.deps.scope), ...(offer.alone ? { alone: true } : {}) };
     this.deps.bus.publish(target ? Subjects.workFor(tenantId, target) : Subjects.work(tenantId), message);
   }
 
@@ -48,17 +56,21 @@ export class Offers {
     const { tenantId } = this.deps.scope;
     const message = { stage_id: offer.stageId, execution_id: offer.executionId, ...scopeFields(this.deps.scope) };
     for (let slot = 0; slot < offer.slots; slot++) {
-      const target = await this.pick(offer.kinds);
+      const target = await this.pick(offer.kinds, (workerId) => Subjects.framesFor(tenantId, workerId));
       this.deps.bus.publish(target ? Subjects.framesFor(tenantId, target) : Subjects.frames(tenantId), message);
     }
   }
 
-  /** The worker with the most free slots that runs `kinds`; undefined when none is known (the broadcast then). */
-  private async pick(kinds: readonly string[]): Promise<string | undefined> {
+  /**
+   * The worker with the most free slots that runs `kinds` and that the bus
+   * reaches on its `subject`; undefined when none is known (the broadcast then).
+   */
+  private async pick(kinds: readonly string[], subject: (workerId: string) => string): Promise<string | undefined> {
     await this.refresh();
     let best: WorkerRow | undefined;
     for (const worker of this.workers) {
       if (worker.free_slots <= 0 || !runsAll(worker, kinds)) continue;
+      if (this.deps.bus.reaches && !this.deps.bus.reaches(subject(worker.worker_id))) continue;
       if (!best || worker.free_slots > best.free_slots) best = worker;
     }
     if (!best) return undefined;

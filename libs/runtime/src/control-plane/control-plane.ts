@@ -156,6 +156,12 @@ export interface ResolvedCredential {
 export interface LeaseRequest extends Holder {
   /** Default 30 s. */
   lease_ms?: number;
+  /**
+   * `false` on the heartbeat of a command its worker was running alone
+   * (`run_alone`) and now runs beside other work: a death from here on is
+   * no longer known to be its own.
+   */
+  alone?: boolean;
 }
 
 export interface ClaimRequest {

@@ -56,6 +56,7 @@ const RUNTIME_ERROR_CODES: Record<RuntimeErrorCode, true> = {
   credentials_locked: true,
   unauthenticated: true,
   forbidden: true,
+  limit_exceeded: true,
 };
 
 interface Answer {

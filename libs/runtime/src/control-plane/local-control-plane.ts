@@ -1,5 +1,5 @@
 import { EventType, type EventDraft, type EventTypeName, type ExecutionState } from '@noetl/event-kernel';
-import { buildScope, chunkView, credentialRefs, isJsonObject, resultViewsOf, toPlainJson, workToolKinds } from '@noetl/dsl';
+import { buildScope, chunkView, credentialRefs, isJsonObject, resultViewsOf, scopeNamesOf, toPlainJson, workToolKinds, type JsonObject } from '@noetl/dsl';
 import {
   isTerminalCommand,
   putJson,
@@ -14,7 +14,7 @@ import {
   type WorkerRepository,
 } from '@noetl/storage';
 import { notifyExecution, type Bus } from '../bus/bus';
-import { runsAll, type Offers } from '../bus/offers';
+import { runsAll, workOf, type Offers } from '../bus/offers';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { CredentialStore } from '../credentials/credential-types';
 import type { ExecutionService } from '../executions/execution.service';
@@ -78,7 +78,7 @@ export class LocalControlPlane implements ControlPlane {
   private readonly frames: LocalFrames;
 
   constructor(private readonly deps: LocalControlPlaneDeps) {
-    this.frames = new LocalFrames(deps, (executionId) => this.scopeOf(executionId));
+    this.frames = new LocalFrames(deps, (executionId, spec) => this.scopeOf(executionId, spec));
   }
 
   claimFrame(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null> {
@@ -156,7 +156,11 @@ export class LocalControlPlane implements ControlPlane {
       this.assertHolder(command, request);
       const leaseUntil = new Date(ledger.now().getTime() + (request.lease_ms ?? DEFAULT_LEASE_MS));
       await ledger.append(q, [
-        this.draft(command, EventType.CommandHeartbeat, { worker_id: request.worker_id, lease_until: leaseUntil.toISOString() }),
+        this.draft(command, EventType.CommandHeartbeat, {
+          worker_id: request.worker_id,
+          lease_until: leaseUntil.toISOString(),
+          ...(request.alone === false ? { alone: false } : {}),
+        }),
       ]);
       await this.deps.commandRows.setLease(q, commandId, leaseUntil);
       return { lease_until: leaseUntil.toISOString(), cancelled: false };
@@ -295,11 +299,7 @@ export class LocalControlPlane implements ControlPlane {
       await this.deps.commandRows.release(q, commandId);
       return locked;
     });
-    await this.deps.offers.command({
-      commandId,
-      executionId: command.execution_id,
-      kinds: workToolKinds(command.spec ?? {}),
-    });
+    await this.deps.offers.command({ commandId, executionId: command.execution_id, ...workOf(command.spec ?? {}) });
   }
 
   async reportWorker(report: WorkerReport): Promise<void> {
@@ -327,7 +327,7 @@ export class LocalControlPlane implements ControlPlane {
    */
   private commandScope(command: CommandRow): Promise<Pick<ClaimedCommand, 'scope' | 'result_views' | 'shard'>> {
     const { payloads } = this.deps;
-    return this.scopeOf(command.execution_id, async (state) => {
+    return this.scopeOf(command.execution_id, command.spec ?? {}, async (state) => {
       const chunk = command.run_id === null ? undefined : state.runs[command.run_id]?.chunk;
       const loop = command.loop_id === null ? undefined : state.loops[command.loop_id];
       return {
@@ -339,22 +339,29 @@ export class LocalControlPlane implements ControlPlane {
     });
   }
 
-  /** The render scope of an execution as plain JSON (results by reference resolved, plus what `extras` adds), and its result views. */
+  /**
+   * The render scope of an execution as plain JSON (results by reference
+   * resolved, plus what `extras` adds), and its result views: only the names
+   * the work's `spec` reads (the whole scope for python), so a claim costs
+   * what its step reads, not what the execution has done so far.
+   */
   private async scopeOf(
     executionId: string,
+    spec: JsonObject,
     extras?: (state: ExecutionState) => Promise<{ extra: Record<string, unknown>; shard?: ShardItem }>,
   ): Promise<Pick<ClaimedCommand, 'scope' | 'result_views' | 'shard'>> {
     const { db, states, catalog, payloads } = this.deps;
+    const only = scopeNamesOf(spec);
     return states.read(db, executionId, async (state) => {
       if (!state) throw notFound('execution', executionId);
       const playbook = await catalog.playbook(state.catalogId);
-      const resolve = await payloads.resolverFor(refsOfState(state, { openLoops: false }));
+      const resolve = await payloads.resolverFor(refsOfState(state, { openLoops: false, ...(only ? { only } : {}) }));
       const added = extras ? await extras(state) : { extra: {} };
       // toPlainJson copies: the scope and the item share nothing with the cached state.
-      const scope = toPlainJson(buildScope({ state, playbook, resolve, extra: added.extra }));
+      const scope = toPlainJson(buildScope({ state, playbook, resolve, extra: added.extra, ...(only ? { only } : {}) }));
       return {
         scope: isJsonObject(scope) ? scope : {},
-        result_views: resultViewsOf(state, playbook),
+        result_views: resultViewsOf(state, playbook, only),
         ...(added.shard ? { shard: { ...added.shard, item: toPlainJson(added.shard.item) } } : {}),
       };
     });

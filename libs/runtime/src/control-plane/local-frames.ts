@@ -1,4 +1,4 @@
-import { EventType, type EventDraft, type EventTypeName, type Json, type RowOutcome } from '@noetl/event-kernel';
+import { EventType, type EventDraft, type EventTypeName, type Json, type JsonObject, type RowOutcome } from '@noetl/event-kernel';
 import { loopBodySpec } from '@noetl/dsl';
 import { putFrameOutput, type FrameOutputRow, type FrameRow, type PendingFrame, type Queryable } from '@noetl/storage';
 import { notifyExecution } from '../bus/bus';
@@ -19,7 +19,7 @@ import {
 import { frameLeaseMs } from './frame-policy';
 import { loopCollection } from './loop-collection';
 
-type ScopeOf = (executionId: string) => Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>>;
+type ScopeOf = (executionId: string, spec: JsonObject) => Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>>;
 
 /**
  * The frame side of the in-process control plane (DESIGN.md "Loops are
@@ -72,6 +72,7 @@ export class LocalFrames {
     if (!step) throw new Error(`stage ${stageId} names step ${stage.step_name}, which its playbook lacks`);
     const first = Number(frame.cursor.first ?? 0);
     const collection = await loopCollection(loop, payloads);
+    const spec = loopBodySpec(playbook, step);
     return {
       frame_id: frame.frame_id,
       lease_token: claimed.token,
@@ -86,8 +87,8 @@ export class LocalFrames {
       rows: stage.mode === 'cursor' ? [] : structuredClone(collection.slice(first, first + frame.row_count)),
       first_index: first,
       total: loop.size,
-      spec: loopBodySpec(playbook, step),
-      ...(await this.scopeOf(stage.execution_id)),
+      spec,
+      ...(await this.scopeOf(stage.execution_id, spec)),
     };
   }
 

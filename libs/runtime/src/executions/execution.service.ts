@@ -75,6 +75,8 @@ export class ExecutionService {
     private readonly tenantRows: TenantRepository,
     /** A signal's payload travels inline in its event and becomes the waiting step's result: at most this many bytes of JSON. */
     private readonly signalPayloadLimitBytes: number,
+    /** How deep sub-playbooks nest and how many children one execution starts (NOETL_MAX_PLAYBOOK_DEPTH, NOETL_MAX_CHILD_EXECUTIONS). */
+    private readonly limits: { playbookDepth: number; childExecutions: number },
   ) {}
 
   /**
@@ -147,6 +149,7 @@ export class ExecutionService {
       workload,
       startedAt: result.event.event_time,
     });
+    if (parent) await this.withinChildLimits(q, parent.executionId, entry.path);
     if (!this.tenantRecorded) await this.tenantRows.register(q, this.ledger.scope);
     return { executionId, created: true };
   }
@@ -158,6 +161,27 @@ export class ExecutionService {
       this.tenantRecorded = true;
     }
     notifyExecution(this.bus, this.ledger.scope, started.executionId);
+  }
+
+  /**
+   * A new child of `parentId` (its row already written, in `q`) may not nest
+   * deeper than the depth limit below its root, nor be one child too many:
+   * `limit_exceeded`, and the transaction starts nothing. A playbook that
+   * calls itself stops there, and its chain fails, step by step, saying why.
+   */
+  private async withinChildLimits(q: Queryable, parentId: string, path: string): Promise<void> {
+    const { playbookDepth, childExecutions } = this.limits;
+    const depth = await this.executionRows.chainLength(q, parentId, playbookDepth + 1);
+    if (depth > playbookDepth) {
+      throw new RuntimeError(
+        'limit_exceeded',
+        `sub-playbook ${path} would run ${depth} levels below its root execution; the limit is ${playbookDepth} (NOETL_MAX_PLAYBOOK_DEPTH): does a playbook call itself?`,
+      );
+    }
+    const children = await this.executionRows.childCount(q, parentId);
+    if (children > childExecutions) {
+      throw new RuntimeError('limit_exceeded', `execution ${parentId} would start its child execution number ${children}; the limit is ${childExecutions} (NOETL_MAX_CHILD_EXECUTIONS)`);
+    }
   }
 
   /** Read from the execution's projection, plus what the projector has not folded yet: current, and one row when it keeps up. */

@@ -1,6 +1,6 @@
 import type { OutboxRepository } from '@noetl/storage';
 import type { Logger } from 'pino';
-import type { ProjectEvents } from './stream-projector';
+import type { FlushProjections, ProjectEvents } from './stream-projector';
 
 const BATCH = 500;
 /** Published rows deleted per statement. */
@@ -21,6 +21,7 @@ export class OutboxProjector {
   constructor(
     private readonly outbox: OutboxRepository,
     private readonly project: ProjectEvents,
+    private readonly flush: FlushProjections,
     private readonly logger: Logger,
     private readonly timing: { pollMs: number; retentionMs: number },
   ) {}
@@ -41,6 +42,7 @@ export class OutboxProjector {
   /** Projects every committed outbox row; resolves when none is left. */
   async drain(): Promise<void> {
     while ((await this.outbox.publishPending(BATCH, (messages) => this.project(messages.map((m) => m.envelope)).then(() => undefined))) > 0);
+    await this.flush();
     await this.outbox.purgePublished(this.timing.retentionMs, PURGE_BATCH);
   }
 
@@ -48,5 +50,6 @@ export class OutboxProjector {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.draining;
+    await this.flush({ all: true });
   }
 }

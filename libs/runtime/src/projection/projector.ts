@@ -1,4 +1,5 @@
-import { applyEvent, REDUCER_VERSION, stateChecksum, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
+import { applyEvent, EventType, REDUCER_VERSION, stateChecksum, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
+import { AdminActions } from '../admin/admin-types';
 import type { Database, ProjectionRepository, ProjectionRow } from '@noetl/storage';
 import type { Ledger } from '../ledger';
 import { foldLedger, type Folded, type FoldPoint } from './fold-ledger';
@@ -37,6 +38,20 @@ interface Pass {
 const CACHED_STATES = 1024;
 
 /**
+ * A row (and a snapshot) is a copy of the whole state, so writing one costs
+ * what the execution has done so far. While an execution has fewer events
+ * than this, its row is written with every batch that moves it; past that,
+ * when it ends, or once it has grown by a tenth since its last write (and a
+ * second has passed), or every `DEFERRED_WRITE_MAX_MS` whatever happened: a
+ * step then costs the same at its 5,000th as at its 50th. Reads are current
+ * either way: the API folds what the row has not reached yet.
+ */
+const DEFER_WRITES_FROM_EVENTS = 1000;
+const DEFERRED_WRITE_MIN_MS = 1000;
+const DEFERRED_WRITE_MAX_MS = 10_000;
+const DEFERRED_WRITE_GROWTH = 0.1;
+
+/**
  * Folds an execution's events into its projection row with the one reducer
  * (`applyEvent`) after the upcasters, and nothing else. Delivered events are
  * folded as they come when they follow the projected version; after a gap
@@ -48,8 +63,15 @@ const CACHED_STATES = 1024;
  */
 export class Projector {
   private readonly states = new Map<string, FoldPoint>();
+  /** When each execution's row was last written by this projector, and the version it was written at. */
+  private readonly writes = new Map<string, { at: number; version: number }>();
+  /** Executions whose cached state is ahead of their row (a deferred write). */
+  private readonly deferred = new Set<string>();
 
-  constructor(private readonly options: ProjectorOptions) {}
+  constructor(
+    private readonly options: ProjectorOptions,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   /** The fold's identity: a snapshot made by another may not seed a replay. */
   get folding(): { reducerVersion: string; registryDigest: string } {
@@ -60,6 +82,11 @@ export class Projector {
   async deliver(events: readonly LedgerEvent[]): Promise<Projected[]> {
     const byExecution = new Map<string, LedgerEvent[]>();
     for (const event of events) {
+      // A purge rewrote the execution's history (and dropped its row): what this projector holds of it is no longer its fold.
+      if (isPurge(event)) {
+        this.forget(event.execution_id);
+        this.writes.delete(event.execution_id);
+      }
       const list = byExecution.get(event.execution_id);
       if (list) list.push(event);
       else byExecution.set(event.execution_id, [event]);
@@ -75,7 +102,7 @@ export class Projector {
         passes.push({ executionId, base: { ...base }, folded: await this.fold(executionId, base, fresh) });
       }
     } catch (error) {
-      for (const executionId of byExecution.keys()) this.states.delete(executionId);
+      for (const executionId of byExecution.keys()) this.forget(executionId);
       throw error;
     }
     if (stale > 0) this.options.metrics.stale.inc({ shard: this.options.shard }, stale);
@@ -90,10 +117,10 @@ export class Projector {
     try {
       folded = await this.fold(executionId, base, undefined);
     } catch (error) {
-      this.states.delete(executionId);
+      this.forget(executionId);
       throw error;
     }
-    const [projected] = await this.write([{ executionId, base: from, folded }]);
+    const [projected] = await this.write([{ executionId, base: from, folded }], { deferring: false });
     return projected!;
   }
 
@@ -102,7 +129,10 @@ export class Projector {
     const { db, ledger, projections } = this.options;
     const ids = executionIds ?? (await ledger.executionIds(db));
     await projections.delete(db, ledger.scope, executionIds);
-    for (const id of ids) this.states.delete(id);
+    for (const id of ids) {
+      this.forget(id);
+      this.writes.delete(id);
+    }
     for (const id of ids) await this.project(id);
     return ids.length;
   }
@@ -126,11 +156,33 @@ export class Projector {
     return { state, version: last?.stream_version ?? base.version, folded: delivered.length, ...(last ? { last } : {}) };
   }
 
-  /** Writes every row a pass moved in one statement, keeps snapshots, and caches the states. */
-  private async write(passes: readonly Pass[]): Promise<Projected[]> {
+  /**
+   * Writes the rows of the deferred executions whose time has come (see
+   * DEFER_WRITES_FROM_EVENTS). The feeds call it on every round, whether
+   * anything was delivered or not, and `stop` with `all`.
+   */
+  async flush({ all = false } = {}): Promise<void> {
+    const due: Pass[] = [];
+    for (const executionId of this.deferred) {
+      const point = this.states.get(executionId);
+      if (!point) continue; // a batch holds it now: that batch writes or defers it
+      if (!all && !this.writeDue(executionId, point.state)) continue;
+      const version = this.writes.get(executionId)?.version ?? 0;
+      due.push({ executionId, base: { state: undefined, version }, folded: { state: point.state, version: point.version, folded: point.version - version } });
+    }
+    if (due.length > 0) await this.write(due, { deferring: false });
+  }
+
+  /**
+   * Writes every row a pass moved in one statement (with `deferring`, only
+   * those whose write is due; the others wait in the cache), keeps
+   * snapshots, and caches the states.
+   */
+  private async write(passes: readonly Pass[], { deferring = true } = {}): Promise<Projected[]> {
     const { db, ledger, projections, metrics, shard, snapshotEvery } = this.options;
     const moved = passes.filter((pass) => pass.folded.folded > 0 && pass.folded.state !== undefined);
-    const rows: ProjectionRow<ExecutionState>[] = moved.map(({ executionId, folded }) => ({
+    const now = deferring ? moved.filter((pass) => this.writeDue(pass.executionId, pass.folded.state)) : moved;
+    const rows: ProjectionRow<ExecutionState>[] = now.map(({ executionId, folded }) => ({
       executionId,
       version: folded.version,
       state: folded.state!,
@@ -140,16 +192,22 @@ export class Projector {
     try {
       written = await projections.upsertMany(db, ledger.scope, rows);
     } catch (error) {
-      for (const pass of passes) this.states.delete(pass.executionId);
+      for (const pass of passes) this.forget(pass.executionId);
       throw error;
     }
     for (const row of rows) {
-      const pass = moved.find((p) => p.executionId === row.executionId)!;
-      if (!written.has(row.executionId)) metrics.stale.inc({ shard });
-      else if (Math.floor(row.version / snapshotEvery) > Math.floor(pass.base.version / snapshotEvery)) {
+      const before = this.writes.get(row.executionId)?.version ?? now.find((p) => p.executionId === row.executionId)!.base.version;
+      this.deferred.delete(row.executionId);
+      if (!written.has(row.executionId)) {
+        metrics.stale.inc({ shard });
+        continue;
+      }
+      this.writes.set(row.executionId, { at: this.clock(), version: row.version });
+      if (Math.floor(row.version / snapshotEvery) > Math.floor(before / snapshotEvery)) {
         await projections.saveSnapshot(db, ledger.scope, { ...row, ...this.folding });
       }
     }
+    for (const pass of moved) if (!now.includes(pass)) this.deferred.add(pass.executionId);
     let newest: LedgerEvent | undefined;
     for (const pass of passes) {
       if (pass.folded.state) this.remember(pass.executionId, { state: pass.folded.state, version: pass.folded.version });
@@ -171,6 +229,21 @@ export class Projector {
     }));
   }
 
+  /** Whether a row moved to `state` is written now rather than deferred (see DEFER_WRITES_FROM_EVENTS). */
+  private writeDue(executionId: string, state: ExecutionState | undefined): boolean {
+    if (!state || state.status !== 'RUNNING' || state.eventCount < DEFER_WRITES_FROM_EVENTS) return true;
+    const last = this.writes.get(executionId);
+    if (!last) return true;
+    const elapsed = this.clock() - last.at;
+    const grown = state.eventCount - last.version >= last.version * DEFERRED_WRITE_GROWTH;
+    return elapsed >= DEFERRED_WRITE_MAX_MS || (grown && elapsed >= DEFERRED_WRITE_MIN_MS);
+  }
+
+  private forget(executionId: string): void {
+    this.states.delete(executionId);
+    this.deferred.delete(executionId);
+  }
+
   /** The state each execution was projected to: cached, else its row (one read for all), else nothing yet. */
   private async bases(executionIds: readonly string[]): Promise<Map<string, FoldPoint>> {
     const bases = new Map<string, FoldPoint>();
@@ -180,7 +253,7 @@ export class Projector {
       const cached = this.states.get(id);
       const row = rows.get(id);
       bases.set(id, cached ?? (row ? { state: row.state, version: row.version } : { state: undefined, version: 0 }));
-      // The fold mutates the state: it is back in the cache only once the row it leads to is written.
+      // The fold mutates the state: it is back in the cache only once its batch is written (or its write deferred).
       this.states.delete(id);
     }
     return bases;
@@ -191,7 +264,15 @@ export class Projector {
     this.states.set(executionId, point);
     if (this.states.size > CACHED_STATES) {
       const oldest = this.states.keys().next().value;
-      if (oldest !== undefined) this.states.delete(oldest);
+      // A deferred fold dropped here is folded again from the ledger when its execution next moves.
+      if (oldest !== undefined) {
+        this.forget(oldest);
+        this.writes.delete(oldest);
+      }
     }
   }
+}
+
+function isPurge(event: LedgerEvent): boolean {
+  return event.event_type === EventType.AdminAction && event.payload.action === AdminActions.purge;
 }

@@ -73,7 +73,7 @@ describe('StreamProjector shards', () => {
   async function startShard(shardIndex: number, folded: Set<string>): Promise<{ feed: StreamProjector; nats: NatsConnection }> {
     const nats = await connect({ servers: await requireNats() });
     const projector = standaloneProjector(db, config, { observe: (event) => void folded.add(event.execution_id), shard: String(shardIndex) });
-    const feed = new StreamProjector({ nats, project: (events) => projector.deliver(events), metrics: new ProjectorMetrics(new Registry()), logger: pino({ level: 'silent' }), scopes: async () => [config.tenancy], shardIndex, shardCount: SHARDS });
+    const feed = new StreamProjector({ nats, project: (events) => projector.deliver(events), flush: (options) => projector.flush(options), metrics: new ProjectorMetrics(new Registry()), logger: pino({ level: 'silent' }), scopes: async () => [config.tenancy], shardIndex, shardCount: SHARDS });
     feed.start();
     const shard = { feed, nats };
     shards.push(shard);

@@ -11,9 +11,13 @@ const RETRY_MS = 2_000;
 /** Folds a batch of delivered events into their projections (the tenants' projectors); resolves when they are written. */
 export type ProjectEvents = (events: readonly LedgerEvent[]) => Promise<unknown>;
 
+/** Writes the projection rows the projectors deferred (see Projector.flush): those whose time has come, or `all` of them. */
+export type FlushProjections = (options?: { all?: boolean }) => Promise<void>;
+
 export interface StreamProjectorOptions {
   nats: NatsConnection;
   project: ProjectEvents;
+  flush: FlushProjections;
   /** The tenants whose events it consumes (looked up again every few seconds: a new tenant gets its consumer then). */
   scopes: () => Promise<readonly TenantScope[]>;
   metrics: ProjectorMetrics;
@@ -62,6 +66,7 @@ export class StreamProjector {
     this.wake?.();
     await this.running;
     await Promise.all(this.consuming.values());
+    await this.options.flush({ all: true });
   }
 
   /** Starts a consumer for each tenant that has none, now and every few seconds. */
@@ -111,6 +116,7 @@ export class StreamProjector {
       }
       for (const message of messages) message.ack();
     }
+    await this.options.flush();
     const info = await consumer.info(true);
     this.pending.set(durable, info.num_pending + info.num_ack_pending);
     this.options.metrics.lagEvents.set({ shard: this.shard }, [...this.pending.values()].reduce((sum, n) => sum + n, 0));

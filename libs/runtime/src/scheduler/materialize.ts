@@ -1,4 +1,4 @@
-import { workToolKinds } from '@noetl/dsl';
+import { workOf } from '../bus/offers';
 import { EventType, type ExecutionState, type IdGenerator, type LedgerEvent } from '@noetl/event-kernel';
 import type { CommandRepository, FrameRepository, Queryable, StageRepository, TenantScope, TimerRepository } from '@noetl/storage';
 import { insertStage } from './stage-rows';
@@ -23,7 +23,7 @@ export interface MaterializeWorld {
 /** What a planned batch asks of the world once its transaction committed. */
 export interface Effects {
   /** Commands to offer to workers, with the tool kinds each needs. */
-  work: { command_id: string; execution_id: string; kind: string; kinds: string[] }[];
+  work: { command_id: string; execution_id: string; kind: string; kinds: string[]; alone?: true }[];
   /** New timers, to fire on time rather than at the next sweep. */
   timers: ArmedTimer[];
   /** Commands cancelled: a `playbook` command's child is cancelled too. */
@@ -72,7 +72,7 @@ export async function materialize(
         loop_id: p.loop_id ?? null,
         iteration: p.iteration ?? null,
       });
-      effects.work.push({ command_id: p.command_id, execution_id: event.execution_id, kind: p.kind, kinds: workToolKinds(p.spec) });
+      effects.work.push({ command_id: p.command_id, execution_id: event.execution_id, kind: p.kind, ...workOf(p.spec) });
       return;
     }
     case EventType.RetryScheduled:
@@ -105,6 +105,13 @@ export async function materialize(
     }
     case EventType.StageClosed:
       await rows.stageRows.close(q, event.payload.stage_id, event.event_id);
+      return;
+    case EventType.ExecutionCompleted:
+    case EventType.ExecutionFailed:
+    case EventType.ExecutionCancelled:
+      // Nothing runs after the end: its open frames and stages go in bulk, not one event (or one statement) per frame.
+      await rows.frameRows.cancelOpenOf(q, event.execution_id, event.event_id);
+      await rows.stageRows.closeOpenOf(q, event.execution_id, event.event_id);
       return;
     default:
       return;

@@ -6,7 +6,7 @@ import {
   type ExecutionState,
   type LedgerEvent,
 } from '@noetl/event-kernel';
-import { credentialRefs, loopBodySpec, plan, workToolKinds, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
+import { credentialRefs, loopBodySpec, plan, playbookScopeNames, workToolKinds, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
 import type { Database, ExecutionRepository, PayloadStore, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { scopeFields, Subjects, type Bus } from '../bus/bus';
@@ -26,6 +26,8 @@ export interface SchedulerDeps {
   /** The payload store on the pass's connection: refs are read, and a loop collection above `inlineLimitBytes` is stored, through it. */
   payloadStoreWithin: (q: Queryable) => PayloadStore;
   inlineLimitBytes: number;
+  /** Items one loop may iterate (NOETL_MAX_LOOP_ITEMS). */
+  maxLoopItems: number;
   engine: ExpressionEngine;
   bus: Bus;
   offers: Offers;
@@ -164,13 +166,16 @@ export class Scheduler {
     const { catalog, payloads, engine, ledger } = this.deps;
     const store = this.deps.payloadStoreWithin(q);
     const playbook = await catalog.playbook(state.catalogId, q);
-    const resolve = await payloads.resolverFor([...refsOfState(state, { openLoops: true }), ...refsOfEvent(event)], store);
+    // Only results a template of the playbook can name are read: the planner renders nothing else.
+    const only = playbookScopeNames(playbook);
+    const resolve = await payloads.resolverFor([...refsOfState(state, { openLoops: true, only }), ...refsOfEvent(event)], store);
     const env: PlannerEnv = {
       now: ledger.now(),
       newId: () => ledger.ids.next(),
       random: this.deps.random ?? Math.random,
       engine,
       resolve,
+      limits: { loopItems: this.deps.maxLoopItems },
     };
     let drafts: EventDraft<EventTypeName>[];
     try {
@@ -231,7 +236,7 @@ export class Scheduler {
     const { bus, offers, ledger, metrics } = this.deps;
     for (const work of effects.work) {
       metrics.commandsIssued.inc({ kind: work.kind });
-      void offers.command({ commandId: work.command_id, executionId: work.execution_id, kinds: work.kinds });
+      void offers.command({ commandId: work.command_id, executionId: work.execution_id, kinds: work.kinds, ...(work.alone ? { alone: true } : {}) });
     }
     for (const stage of effects.stages) {
       void offers.stage({ stageId: stage.stage_id, executionId: stage.execution_id, slots: stage.slots, kinds: stage.kinds });

@@ -1,9 +1,20 @@
 import { EventType, type ExecutionState } from '@noetl/event-kernel';
-import type { CommandRepository, Database, DueTimer, ExecutionRepository, FrameRepository, Queryable, StageRepository, TimerRepository } from '@noetl/storage';
+import type {
+  CommandRepository,
+  Database,
+  DueTimer,
+  ExecutionRepository,
+  FrameRepository,
+  LeadershipRepository,
+  Queryable,
+  StageRepository,
+  TimerRepository,
+} from '@noetl/storage';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { workToolKinds } from '@noetl/dsl';
 import type { Bus } from '../bus/bus';
-import type { Offers } from '../bus/offers';
+import { workOf, type Offers } from '../bus/offers';
 import type { LocalControlPlane } from '../control-plane/local-control-plane';
 import type { ExecutionService } from '../executions/execution.service';
 import type { Ledger } from '../ledger';
@@ -23,6 +34,9 @@ export interface SweeperDeps {
   logger: Logger;
   /** An ISSUED command not claimed for this long is offered to workers again. */
   renotifyAfterMs?: number;
+  /** How long a sweeper's leadership lasts unrenewed: a leader that stops answering for this long is replaced. */
+  leadershipMs: number;
+  leadership: LeadershipRepository;
   /** Fires due schedules in each sweep; absent: this process fires none. */
   schedules?: ScheduleTicker;
   commandRows: CommandRepository;
@@ -46,6 +60,8 @@ const SWEEP_LIMIT = 100;
  */
 export class Sweeper implements SchedulerFollowUps {
   private wakeups = new Set<NodeJS.Timeout>();
+  /** This sweeper, in the leadership row: its process and a random part (a restarted process is another holder). */
+  readonly holder = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
 
   private readonly children: ChildLinks;
 
@@ -57,27 +73,43 @@ export class Sweeper implements SchedulerFollowUps {
   }
 
   /**
-   * One sweep, by one sweeper of the tenant at a time (a transaction-scoped
-   * advisory lock, tried, not awaited: another process sweeping now is
-   * enough). Resolves false when another sweeper held the lock.
+   * One sweep, by the tenant's leading sweeper (a lease in
+   * `noetl.leadership`, renewed before each phase; see the migration
+   * Leadership1795900000000). No transaction spans the sweep: each phase
+   * takes its own, short ones. Resolves false when another sweeper leads.
    */
   async sweep(): Promise<boolean> {
     const { db, ledger } = this.deps;
-    return db.transaction(async (q) => {
-      const [row] = await q.query<{ leader: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 3)) AS leader', [
-        `noetl-sweeper:${ledger.scope.tenantId}:${ledger.scope.organizationId}`,
-      ]);
-      if (!row?.leader) return false;
-      await this.fireDueTimers();
-      await this.deps.schedules?.fireDue();
-      await this.abandonExpiredLeases();
-      await this.reapFrames();
-      await this.renotifyUnclaimed();
-      await reofferStages(db, ledger, this.deps.stageRows, this.deps.offers, this.renotifyAfterMs());
-      await this.children.settle();
-      await this.planBacklog();
-      return true;
-    });
+    const phases: (() => Promise<void>)[] = [
+      () => this.fireDueTimers(),
+      async () => {
+        await this.deps.schedules?.fireDue();
+      },
+      () => this.abandonExpiredLeases(),
+      () => this.reapFrames(),
+      () => this.renotifyUnclaimed(),
+      () => reofferStages(db, ledger, this.deps.stageRows, this.deps.offers, this.renotifyAfterMs()),
+      () => this.children.settle(),
+      () => this.planBacklog(),
+    ];
+    for (const phase of phases) {
+      if (!(await this.lead())) return false;
+      await phase();
+    }
+    return true;
+  }
+
+  /** Gives up the leadership (a clean stop), so another process sweeps at once. */
+  async resign(): Promise<void> {
+    await this.deps.leadership.resign(this.deps.db, this.role(), this.holder);
+  }
+
+  private lead(): Promise<boolean> {
+    return this.deps.leadership.lead(this.deps.db, this.role(), this.holder, this.deps.leadershipMs);
+  }
+
+  private role(): string {
+    return `sweeper:${this.deps.ledger.scope.tenantId}:${this.deps.ledger.scope.organizationId}`;
   }
 
   /** Frames whose lease ran out: abandoned and offered again whole, or failed past their attempts. */
@@ -198,6 +230,8 @@ export class Sweeper implements SchedulerFollowUps {
             payload: {
               attempt: row.attempt,
               reason: 'lease expired',
+              // Its worker held it and said nothing until the lease ran out: it died or stopped answering while running it.
+              worker_lost: true,
               ...(row.worker_id ? { worker_id: row.worker_id } : {}),
               ...(row.lease_until ? { lease_until: row.lease_until.toISOString() } : {}),
             },
@@ -216,7 +250,7 @@ export class Sweeper implements SchedulerFollowUps {
   private async renotifyUnclaimed(): Promise<void> {
     const { db, ledger, offers } = this.deps;
     for (const command of await this.deps.commandRows.reofferUnclaimed(db, ledger.scope, this.renotifyAfterMs(), SWEEP_LIMIT)) {
-      await offers.command({ commandId: command.command_id, executionId: command.execution_id, kinds: workToolKinds(command.spec ?? {}) });
+      await offers.command({ commandId: command.command_id, executionId: command.execution_id, ...workOf(command.spec ?? {}) });
     }
   }
 

@@ -59,13 +59,18 @@ async function read(ref: PayloadRef, via: PayloadStore, scope: TenantScope): Pro
 }
 
 /**
- * The refs a state's reader may resolve: step results and the execution
- * result; with `openLoops`, also what the planner aggregates when a running
- * loop closes (its collection, its frames' outputs and its shards' results).
+ * The refs a state's reader may resolve: step results (only those named in
+ * `only`, when given) and the execution result; with `openLoops`, also what
+ * the planner aggregates when a running loop closes (its collection, its
+ * frames' outputs and its shards' results).
  */
-export function refsOfState(state: ExecutionState, options: { openLoops: boolean }): PayloadRef[] {
+export function refsOfState(state: ExecutionState, options: { openLoops: boolean; only?: ReadonlySet<string> }): PayloadRef[] {
   const refs: PayloadRef[] = [];
-  for (const stored of Object.values(state.results)) if (stored.ref) refs.push(stored.ref);
+  const names = options.only ?? Object.keys(state.results);
+  for (const name of names) {
+    const stored = Object.prototype.hasOwnProperty.call(state.results, name) ? state.results[name] : undefined;
+    if (stored?.ref) refs.push(stored.ref);
+  }
   if (state.resultRef) refs.push(state.resultRef);
   if (options.openLoops) {
     for (const loop of Object.values(state.loops)) {

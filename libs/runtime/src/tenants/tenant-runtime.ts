@@ -7,6 +7,7 @@ import {
   type Database,
   type ExecutionRepository,
   type FrameRepository,
+  type LeadershipRepository,
   type PgEventStore,
   type ProjectionRepository,
   type ScheduleRepository,
@@ -57,6 +58,7 @@ export interface Repositories {
   projections: ProjectionRepository;
   tenantRows: TenantRepository;
   scheduleRows: ScheduleRepository;
+  leadership: LeadershipRepository;
 }
 
 /** What a process builds once and every tenant's runtime uses. */
@@ -140,6 +142,7 @@ export class TenantRuntime {
       projected,
       repos.tenantRows,
       config.payloads.inlineLimitBytes,
+      config.limits,
     );
     const credentials = new PgCredentialStore(db, shared.cipher, scope);
     const controlPlane = new LocalControlPlane({
@@ -180,6 +183,7 @@ export class TenantRuntime {
         payloads,
         payloadStoreWithin: (q) => new PgPayloadStore(q),
         inlineLimitBytes: config.payloads.inlineLimitBytes,
+        maxLoopItems: config.limits.loopItems,
         engine: shared.expressions,
         bus,
         offers,
@@ -206,6 +210,9 @@ export class TenantRuntime {
             : {}),
           // A few sweeps' grace before an unclaimed command is offered again.
           renotifyAfterMs: Math.max(1000, config.scheduler.sweepMs * 5),
+          // A leader silent for a few sweeps (and at least 5 s) is replaced.
+          leadershipMs: Math.max(5000, config.scheduler.sweepMs * 5),
+          leadership: repos.leadership,
           ...rows,
         },
         scheduler,
@@ -228,6 +235,7 @@ export class TenantRuntime {
   /** Stops the sweeper's wake-ups and waits for the scheduler's passes in flight. */
   async stop(): Promise<void> {
     this.sweeper?.stop();
+    await this.sweeper?.resign().catch(() => undefined); // its lease runs out instead
     await this.scheduler?.idle();
   }
 }

@@ -1,6 +1,7 @@
 import { CallError, isJsonObject, toPlainJson } from '@noetl/dsl';
 import type { JsonObject } from '@noetl/event-kernel';
 import type { ControlPlane, NestedChildRequest } from '../control-plane/control-plane';
+import { RuntimeError } from '../runtime-error';
 
 const POLL_MS = 250;
 
@@ -23,12 +24,18 @@ export async function runNestedChild(
   const returnStep = typeof config['return_step'] === 'string' ? config['return_step'] : undefined;
   const timeoutSeconds = Number(config['timeout']);
   const deadline = Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 ? Date.now() + timeoutSeconds * 1000 : Infinity;
-  const { execution_id: childId } = await controlPlane.startNestedChild({
-    ...holder,
-    path,
-    ...(typeof config['version'] === 'number' ? { version: config['version'] } : {}),
-    payload: (isJsonObject(payload) ? payload : {}) as JsonObject,
-  });
+  const { execution_id: childId } = await controlPlane
+    .startNestedChild({
+      ...holder,
+      path,
+      ...(typeof config['version'] === 'number' ? { version: config['version'] } : {}),
+      payload: (isJsonObject(payload) ? payload : {}) as JsonObject,
+    })
+    .catch((error: unknown) => {
+      // Past the nesting depth or the child count: the call fails, saying which limit.
+      if (error instanceof RuntimeError && error.code === 'limit_exceeded') throw new CallError({ kind: 'limit', message: error.message, retryable: false });
+      throw error;
+    });
   for (;;) {
     const outcome = await controlPlane.childOutcome(childId, returnStep !== undefined ? { return_step: returnStep } : {});
     if (outcome.status === 'COMPLETED') return outcome.result;

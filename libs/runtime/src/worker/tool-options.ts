@@ -10,7 +10,7 @@ const MiB = 1024 * 1024;
  * runtime's own database: `ledger` tells what that database is, as its server sees it.
  */
 export function workerToolOptions(config: NoetlConfig, ledger: Queryable): DefaultToolsOptions {
-  const { javascript, python, ledgerAccess } = config.tools;
+  const { javascript, python, http, ledgerAccess } = config.tools;
   return {
     postgres:
       ledgerAccess === 'allow'
@@ -26,6 +26,7 @@ export function workerToolOptions(config: NoetlConfig, ledger: Queryable): Defau
       memoryLimitBytes: javascript.memoryMb * MiB,
       maxTimeoutSeconds: javascript.maxTimeoutSeconds,
     },
-    python: { user: python.user, limits: { addressSpaceBytes: python.memoryMb * MiB } },
+    python: { user: python.user, limits: { addressSpaceBytes: python.memoryMb * MiB }, maxTimeoutSeconds: python.maxTimeoutSeconds },
+    http: { maxTimeoutSeconds: http.maxTimeoutSeconds },
   };
 }

@@ -38,11 +38,17 @@ export interface WorkerOptions {
   reportEveryMs?: number;
 }
 
-/** What the bus offers a worker: a command to claim, or a stage to claim a frame of, of a tenant. */
+/**
+ * What the bus offers a worker: a command to claim, or a stage to claim a
+ * frame of, of a tenant. `alone`: the command must run with nothing else
+ * beside it on this worker (its run lost a worker before; see the planner's
+ * `onCommandAbandoned`).
+ */
 export interface Offer {
   kind: 'command' | 'stage';
   id: string;
   scope: TenantScope;
+  alone?: boolean;
 }
 
 /**
@@ -55,6 +61,12 @@ export interface Offer {
  * scheduler targets its offers, and on `stop` it drains: it takes no more
  * offers, lets what runs finish within the grace period, and gives back
  * (releases) whatever is still running then, so nothing waits for the reaper.
+ * A command offered `alone` waits until nothing else runs here, and nothing
+ * else starts during its first `ALONE_MS`: a step that takes its process
+ * down does so early, and then did so alone. After that, it tells the
+ * control plane it runs alone no more (a heartbeat with `alone: false`),
+ * and only then lets other work start beside it: a slow command that once
+ * lost its worker does not hold the whole worker for as long as it runs.
  */
 export class Worker {
   readonly workerId: string;
@@ -66,6 +78,8 @@ export class Worker {
   /** Set once the grace period is over: aborted runs give their work back instead of reporting. */
   private releasing = false;
   private reportTimer?: NodeJS.Timeout;
+  /** A command offered `alone` is running: nothing else starts. */
+  private runningAlone = false;
 
   constructor(private readonly options: WorkerOptions) {
     this.workerId = options.workerId ?? newWorkerId();
@@ -128,17 +142,23 @@ export class Worker {
   }
 
   private pump(): void {
-    while (!this.stopping && this.inFlight.size < this.options.concurrency && this.queue.length > 0) {
+    while (!this.stopping && !this.runningAlone && this.queue.length > 0) {
+      const next = this.queue[0]!;
+      const alone = next.kind === 'command' && next.alone === true;
+      // First in, first out: an offer to run alone waits for the running work to end, and what came after it waits for it.
+      if (alone ? this.inFlight.size > 0 : this.inFlight.size >= this.options.concurrency) return;
       const offer = this.queue.shift()!;
       if (offer.kind === 'command') this.queuedCommands.delete(offer.id);
       const controller = new AbortController();
       this.inFlight.add(controller);
+      this.runningAlone = alone;
       const controlPlane = this.options.controlPlanes(offer.scope);
-      const run = offer.kind === 'command' ? this.execute(controlPlane, offer.id, controller) : this.executeFrame(controlPlane, offer.id, controller);
+      const run = offer.kind === 'command' ? this.execute(controlPlane, offer, controller) : this.executeFrame(controlPlane, offer.id, controller);
       void run
         .catch((error: unknown) => this.options.logger.error({ err: error, [`${offer.kind}_id`]: offer.id }, `${offer.kind} run failed`))
         .finally(() => {
           this.inFlight.delete(controller);
+          if (alone) this.runningAlone = false;
           this.pump();
         });
     }
@@ -165,21 +185,19 @@ export class Worker {
         if (this.releasing) await this.giveBack(() => controlPlane.releaseFrame(frame.frame_id, holder), log);
         return;
       }
-      const send =
+      const send = (): Promise<void> =>
         report.status === 'COMMITTED'
           ? controlPlane.commitFrame(frame.frame_id, { ...holder, ...report.request })
           : controlPlane.failFrame(frame.frame_id, { ...holder, ...report.request });
-      await send.catch((error: unknown) => {
-        if (error instanceof RuntimeError) log.warn({ code: error.code }, `frame report refused: ${error.message}`);
-        else throw error;
-      });
+      await this.deliver(send, frame.lease_ms, log, 'frame report');
     } finally {
       clearInterval(heartbeat);
     }
   }
 
-  private async execute(controlPlane: ControlPlane, commandId: string, controller: AbortController): Promise<void> {
+  private async execute(controlPlane: ControlPlane, offer: Offer, controller: AbortController): Promise<void> {
     const { leaseMs } = this.options;
+    const { id: commandId, alone = false } = offer;
     let command: ClaimedCommand;
     try {
       command = await controlPlane.claim(commandId, { ...this.claimRequest(), lease_ms: leaseMs });
@@ -189,8 +207,29 @@ export class Worker {
     }
     const log = this.options.logger.child({ execution_id: command.execution_id, step: command.step, command_id: commandId });
     const holder: Holder = { worker_id: this.workerId, lease_token: command.lease_token };
-    const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeat(commandId, { ...holder, lease_ms: leaseMs });
+    if (command.spec['run_alone'] === true && !alone) {
+      // Offered without saying so (an older message): give it back, and take it again when it can run alone.
+      await this.giveBack(() => controlPlane.release(commandId, holder), log);
+      this.offer({ ...offer, alone: true });
+      return;
+    }
+    let shared = false;
+    const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeat(commandId, { ...holder, lease_ms: leaseMs, ...(shared ? { alone: false } : {}) });
     const heartbeat = this.keepLease(beat, leaseMs, controller, log);
+    const aloneFor = alone
+      ? setTimeout(() => {
+          shared = true;
+          // Recorded first: a death after this heartbeat is not this command's alone.
+          void beat().then(
+            () => {
+              this.runningAlone = false;
+              this.pump();
+            },
+            (error: unknown) => log.warn({ err: error }, 'could not say the command runs alone no more; it keeps its worker alone'),
+          );
+        }, ALONE_MS)
+      : undefined;
+    aloneFor?.unref();
     try {
       const run = this.interpreterFor(
         controlPlane,
@@ -208,16 +247,39 @@ export class Worker {
         return;
       }
       this.options.metrics.stepDuration.observe({ kind: command.kind }, (report.request.duration_ms ?? 0) / 1000);
-      const send =
+      const send = (): Promise<void> =>
         report.status === 'COMPLETED'
           ? controlPlane.complete(commandId, { ...holder, ...report.request })
           : controlPlane.fail(commandId, { ...holder, ...report.request });
-      await send.catch((error: unknown) => {
-        if (error instanceof RuntimeError) log.warn({ code: error.code }, `report refused: ${error.message}`);
-        else throw error;
-      });
+      await this.deliver(send, leaseMs, log, 'report');
     } finally {
       clearInterval(heartbeat);
+      clearTimeout(aloneFor);
+    }
+  }
+
+  /**
+   * Sends a terminal report, again after a failure that is not a refusal (a
+   * lock waited for past the database's lock timeout, a dropped connection),
+   * with backoff, for up to a lease: the heartbeat keeps the lease meanwhile,
+   * and a report lost here would have the work run again. A refusal
+   * (already ended, lease lost) is final.
+   */
+  private async deliver(send: () => Promise<void>, leaseMs: number, log: Logger, what: string): Promise<void> {
+    const deadline = Date.now() + leaseMs;
+    for (let pause = REPORT_RETRY_MS; ; pause = Math.min(pause * 2, REPORT_RETRY_MAX_MS)) {
+      try {
+        await send();
+        return;
+      } catch (error) {
+        if (error instanceof RuntimeError) {
+          log.warn({ code: error.code }, `${what} refused: ${error.message}`);
+          return;
+        }
+        if (Date.now() + pause >= deadline) throw error;
+        log.warn({ err: error }, `${what} failed; sending it again`);
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
     }
   }
 
@@ -262,7 +324,13 @@ export class Worker {
       await fail({ kind: 'internal', message: `playbook step ${command.step} needs a "path"`, retryable: false });
       return;
     }
-    await controlPlane.startChild(command.command_id, { ...holder, path, ...rest });
+    try {
+      await controlPlane.startChild(command.command_id, { ...holder, path, ...rest });
+    } catch (error) {
+      // Past the nesting depth or the child count: the step fails, saying which limit, and nothing was started.
+      if (error instanceof RuntimeError && error.code === 'limit_exceeded') await fail({ kind: 'limit', message: error.message, retryable: false });
+      else throw error;
+    }
   }
 
   /** The interpreter for one run of a command or frame; `playbook` calls in it start children keyed by attempt and order. */
@@ -318,6 +386,13 @@ export class Worker {
   }
 }
 
+
+/** How long a command offered `alone` keeps its worker to itself before other work may start beside it. */
+const ALONE_MS = 10_000;
+
+/** The first pause before a failed report is sent again, and the longest. */
+const REPORT_RETRY_MS = 200;
+const REPORT_RETRY_MAX_MS = 2_000;
 
 /** A claimed command or frame, as its interpreter needs it. */
 interface HeldRun {

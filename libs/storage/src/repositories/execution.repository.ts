@@ -177,6 +177,38 @@ export class ExecutionRepository {
     return row?.parent_command_id ? { commandId: String(row.parent_command_id), spec: row.spec } : undefined;
   }
 
+  /**
+   * Retention: deletes the ended execution's events but its start, its end
+   * and its admin.action audits, and every row derived from them, through
+   * `noetl.purge_execution` (migration AppendOnlyLedger1795900000001), which
+   * the database runs only beside a purge audit appended in `q`'s
+   * transaction. Returns how many events went.
+   */
+  async purge(q: Queryable, executionId: string): Promise<number> {
+    const [row] = await q.query<{ purged: number }>('SELECT noetl.purge_execution($1::bigint) AS purged', [executionId]);
+    return row?.purged ?? 0;
+  }
+
+  /** How many executions lead down to `executionId`, itself included (a root counts 1); counted no further than `atMost`. */
+  async chainLength(q: Queryable, executionId: string, atMost: number): Promise<number> {
+    const [row] = await q.query<{ length: number }>(
+      `WITH RECURSIVE up AS (
+         SELECT parent_execution_id, 1 AS length FROM noetl.execution WHERE execution_id = $1::bigint
+         UNION ALL
+         SELECT e.parent_execution_id, up.length + 1 FROM noetl.execution e JOIN up ON e.execution_id = up.parent_execution_id
+          WHERE up.length < $2
+       ) SELECT coalesce(max(length), 0)::int AS length FROM up`,
+      [executionId, atMost],
+    );
+    return row?.length ?? 0;
+  }
+
+  /** The child executions `executionId` has started (by idx_execution_parent). */
+  async childCount(q: Queryable, executionId: string): Promise<number> {
+    const [row] = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM noetl.execution WHERE parent_execution_id = $1::bigint', [executionId]);
+    return row?.n ?? 0;
+  }
+
   async runningChildrenOfCommand(q: Queryable, commandId: string): Promise<string[]> {
     const rows = await q.query<{ execution_id: string }>(`SELECT execution_id FROM noetl.execution WHERE parent_command_id = $1::bigint AND status = 'RUNNING'`, [
       commandId,

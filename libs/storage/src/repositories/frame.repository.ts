@@ -36,7 +36,7 @@ export interface PendingFrame {
   attempts: number;
 }
 
-export const TERMINAL_FRAME_STATUSES: readonly FrameStatus[] = ['COMMITTED', 'FAILED'];
+export const TERMINAL_FRAME_STATUSES: readonly FrameStatus[] = ['COMMITTED', 'FAILED', 'CANCELLED'];
 export const HELD_FRAME_STATUSES: readonly FrameStatus[] = ['CLAIMED', 'RUNNING'];
 
 const FRAME_COLUMNS = `f.frame_id, f.stage_id, f.execution_id, f.frame_index, f.cursor, f.row_count, f.status, f.owner_worker,
@@ -138,6 +138,17 @@ export class FrameRepository {
               terminal_event_id = $4 WHERE frame_id = $1::bigint`,
       [frameId, JSON.stringify(commit.outputRef), commit.rowCount, commit.eventId],
     );
+  }
+
+  /** Every open frame of the execution (pending or held) is CANCELLED by its end, in one statement; returns how many. */
+  async cancelOpenOf(q: Queryable, executionId: string, endEventId: string): Promise<number> {
+    const rows = await q.query(
+      `UPDATE noetl.frame SET status = 'CANCELLED', lease_until = NULL, lease_token = NULL, completed_at = now(), terminal_event_id = $2
+        WHERE execution_id = $1::bigint AND status IN ('PENDING', 'CLAIMED', 'RUNNING')
+       RETURNING 1`,
+      [executionId, endEventId],
+    );
+    return rows.length;
   }
 
   async markFailed(q: Queryable, frameId: string, eventId: string | null): Promise<void> {

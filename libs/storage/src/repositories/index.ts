@@ -10,3 +10,4 @@ export * from './projection.repository';
 export * from './api-key.repository';
 export * from './tenant.repository';
 export * from './schedule.repository';
+export * from './leadership.repository';

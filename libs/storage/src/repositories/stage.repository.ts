@@ -93,6 +93,14 @@ export class StageRepository {
     return row ? { ...row, stage_id: String(row.stage_id), execution_id: String(row.execution_id), loop_id: String(row.loop_id) } : undefined;
   }
 
+  /** Every open stage of the execution, closed by its end (the execution's terminal event), in one statement. */
+  async closeOpenOf(q: Queryable, executionId: string, endEventId: string): Promise<void> {
+    await q.query(`UPDATE noetl.stage SET status = 'CLOSED', ended_at = now(), closed_event_id = $2 WHERE execution_id = $1::bigint AND status = 'OPEN'`, [
+      executionId,
+      endEventId,
+    ]);
+  }
+
   async close(q: Queryable, stageId: string, closedEventId: string): Promise<void> {
     await q.query(`UPDATE noetl.stage SET status = 'CLOSED', ended_at = now(), closed_event_id = $2 WHERE stage_id = $1::bigint`, [stageId, closedEventId]);
   }

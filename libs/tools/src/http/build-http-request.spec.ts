@@ -12,11 +12,16 @@ function configError(fn: () => unknown): CallError {
 
 describe('buildHttpRequest', () => {
   it('defaults to GET with a 30 s timeout and no body', () => {
-    expect(buildHttpRequest({ url: 'http://h/x' })).toEqual({ method: 'GET', url: 'http://h/x', headers: {}, timeoutMs: 30_000 });
+    expect(buildHttpRequest({ url: 'http://h/x' })).toEqual({ method: 'GET', url: 'http://h/x', headers: {}, timeoutMs: 30_000, timeoutText: '30s' });
   });
 
   it('accepts endpoint as url, a lower-case method and a numeric-string timeout', () => {
     expect(buildHttpRequest({ endpoint: 'https://h/y', method: 'post', timeout: '8' })).toMatchObject({ method: 'POST', url: 'https://h/y', timeoutMs: 8_000 });
+    // Issue 15 defect 8: no step holds a worker longer than the operator's ceiling.
+    expect(buildHttpRequest({ url: 'http://h/x', timeout: 86_400 }, 30, 300)).toMatchObject({
+      timeoutMs: 300_000,
+      timeoutText: '300s (timeout 86400s capped at the 300s ceiling)',
+    });
   });
 
   it('renders params into the query string: scalars as text, lists repeat the key, nulls are skipped', () => {

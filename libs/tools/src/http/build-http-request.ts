@@ -1,7 +1,9 @@
-import { firstPresent, isRecord, readTimeoutMs } from '../shared/read-config';
+import { cappedTimeout, firstPresent, isRecord } from '../shared/read-config';
 import { invalidConfig } from '../shared/tool-errors';
 
 export const DEFAULT_HTTP_TIMEOUT_SECONDS = 30;
+/** The ceiling of any step's `timeout` unless the worker is given another (NOETL_HTTP_MAX_TIMEOUT_SECONDS). */
+export const MAX_HTTP_TIMEOUT_SECONDS = 300;
 
 /** A request ready for undici, built from a rendered `kind: http` config. */
 export interface HttpRequestPlan {
@@ -10,6 +12,8 @@ export interface HttpRequestPlan {
   headers: Record<string, string>;
   body?: string;
   timeoutMs: number;
+  /** How a timeout message says it (naming the ceiling when it capped the step's). */
+  timeoutText: string;
 }
 
 const BODY_KEYS = ['body', 'payload', 'json', 'data'] as const;
@@ -21,12 +25,16 @@ const BODY_KEYS = ['body', 'payload', 'json', 'data'] as const;
  * form-encoded when the content-type says application/x-www-form-urlencoded); a string body is
  * sent as is, except under `json`, which always encodes.
  */
-export function buildHttpRequest(config: Record<string, unknown>, defaultTimeoutSeconds = DEFAULT_HTTP_TIMEOUT_SECONDS): HttpRequestPlan {
+export function buildHttpRequest(
+  config: Record<string, unknown>,
+  defaultTimeoutSeconds = DEFAULT_HTTP_TIMEOUT_SECONDS,
+  maxTimeoutSeconds = MAX_HTTP_TIMEOUT_SECONDS,
+): HttpRequestPlan {
   const method = readMethod(config.method);
   const url = readUrl(config);
   const headers = readHeaders(config.headers);
   appendParams(url, config.params);
-  const plan: HttpRequestPlan = { method, url: url.toString(), headers, timeoutMs: readTimeoutMs('http', config, defaultTimeoutSeconds) };
+  const plan: HttpRequestPlan = { method, url: url.toString(), headers, ...cappedTimeout('http', config, defaultTimeoutSeconds, maxTimeoutSeconds) };
   const source = firstPresent(config, BODY_KEYS);
   if (source) {
     const contentType = headerValue(headers, 'content-type');

@@ -1,6 +1,6 @@
 import { classifyHttpFailure, type HttpFailureContext } from './classify-http-failure';
 
-const at: HttpFailureContext = { method: 'GET', url: 'http://h:1/x?k=s', timeoutMs: 8000, cancelled: false, timedOut: false };
+const at: HttpFailureContext = { method: 'GET', url: 'http://h:1/x?k=s', timeoutText: '8s', cancelled: false, timedOut: false };
 const sysError = (code: string, message = code) => Object.assign(new Error(message), { code });
 
 describe('classifyHttpFailure', () => {

@@ -1,5 +1,4 @@
 import type { CallErrorInfo } from '@noetl/dsl';
-import { formatSeconds } from '../shared/read-config';
 import { errorCode, errorMessage } from '../shared/tool-errors';
 import { safeUrl } from './build-http-request';
 
@@ -21,7 +20,8 @@ const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_
 export interface HttpFailureContext {
   method: string;
   url: string;
-  timeoutMs: number;
+  /** The timeout as a message says it (see HttpRequestPlan). */
+  timeoutText: string;
   /** The caller's signal aborted (cancellation, lease loss). */
   cancelled: boolean;
   /** The per-request timeout fired. */
@@ -34,7 +34,7 @@ export function classifyHttpFailure(err: unknown, at: HttpFailureContext): CallE
   if (at.cancelled) return { kind: 'cancelled', message: `${target} cancelled`, retryable: false, code: 'CANCELLED' };
   const code = causeCode(err);
   if (at.timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) {
-    return { kind: 'timeout', message: `${target} timed out after ${formatSeconds(at.timeoutMs)}`, retryable: true, code: code ?? 'TIMEOUT' };
+    return { kind: 'timeout', message: `${target} timed out after ${at.timeoutText}`, retryable: true, code: code ?? 'TIMEOUT' };
   }
   if (code !== undefined && CONNECTION_CODES.has(code)) {
     return { kind: 'connection', message: `${target} failed: ${errorMessage(err)}`, retryable: true, code };

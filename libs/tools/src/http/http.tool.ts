@@ -5,7 +5,7 @@ import { resolveAuth } from '../shared/resolve-auth';
 import { SecretSet } from '../shared/secret-set';
 import { throwIfAborted } from '../shared/tool-errors';
 import { authHeaders } from './auth-headers';
-import { buildHttpRequest, DEFAULT_HTTP_TIMEOUT_SECONDS, type HttpRequestPlan, withDefaultHeaders } from './build-http-request';
+import { buildHttpRequest, DEFAULT_HTTP_TIMEOUT_SECONDS, MAX_HTTP_TIMEOUT_SECONDS, type HttpRequestPlan, withDefaultHeaders } from './build-http-request';
 import { classifyHttpFailure } from './classify-http-failure';
 import { flattenHeaders, type HttpResult, httpStatusError, shapeHttpResult } from './shape-http-response';
 
@@ -16,6 +16,8 @@ export interface HttpToolOptions {
   maxRedirections?: number;
   /** Timeout when the config has none, in seconds (default 30). */
   defaultTimeoutSeconds?: number;
+  /** Ceiling of any `timeout`, in seconds (default 300): a larger one is capped, and the timeout message says so. */
+  maxTimeoutSeconds?: number;
   /** The clock for `Retry-After` dates and `elapsed` (default Date.now). */
   now?: () => number;
 }
@@ -39,7 +41,7 @@ export class HttpTool implements Tool {
 
   async run(config: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
     throwIfAborted(ctx.signal, 'http');
-    const plan = buildHttpRequest(config, this.options.defaultTimeoutSeconds ?? DEFAULT_HTTP_TIMEOUT_SECONDS);
+    const plan = buildHttpRequest(config, this.options.defaultTimeoutSeconds ?? DEFAULT_HTTP_TIMEOUT_SECONDS, this.options.maxTimeoutSeconds ?? MAX_HTTP_TIMEOUT_SECONDS);
     const secrets = new SecretSet();
     if (config.auth !== undefined && config.auth !== null) {
       const { data, label } = await resolveAuth('http', config.auth, ctx);
@@ -73,7 +75,7 @@ export class HttpTool implements Tool {
       text = await response.body.text();
     } catch (err) {
       throw new CallError(
-        classifyHttpFailure(err, { method: plan.method, url: plan.url, timeoutMs: plan.timeoutMs, cancelled: ctx.signal.aborted, timedOut: timeout.aborted }),
+        classifyHttpFailure(err, { method: plan.method, url: plan.url, timeoutText: plan.timeoutText, cancelled: ctx.signal.aborted, timedOut: timeout.aborted }),
       );
     }
     const finished = this.now();

@@ -1,6 +1,6 @@
 import { CallError } from '@noetl/dsl';
 import type { Tool, ToolContext } from '../tool';
-import { formatSeconds, isRecord, readTimeoutMs } from '../shared/read-config';
+import { cappedTimeout, isRecord, type CappedTimeout } from '../shared/read-config';
 import { invalidConfig, throwIfAborted } from '../shared/tool-errors';
 import { SandboxPool, type SandboxPoolOptions } from './sandbox-pool';
 import { globalInputNames, JS_PRELUDE, wrapJsCode } from './wrap-js-code';
@@ -46,10 +46,7 @@ export class JavaScriptTool implements Tool {
   }
 
   /** The config's timeout, capped at the ceiling; the text says when it was capped. */
-  private timeout(config: Record<string, unknown>): { timeoutMs: number; timeoutText: string } {
-    const requested = readTimeoutMs('javascript', config, this.options.defaultTimeoutSeconds ?? 10);
-    const ceiling = (this.options.maxTimeoutSeconds ?? 60) * 1000;
-    if (requested <= ceiling) return { timeoutMs: requested, timeoutText: formatSeconds(requested) };
-    return { timeoutMs: ceiling, timeoutText: `${formatSeconds(ceiling)} (timeout ${formatSeconds(requested)} capped at the ${formatSeconds(ceiling)} ceiling)` };
+  private timeout(config: Record<string, unknown>): CappedTimeout {
+    return cappedTimeout('javascript', config, this.options.defaultTimeoutSeconds ?? 10, this.options.maxTimeoutSeconds ?? 60);
   }
 }

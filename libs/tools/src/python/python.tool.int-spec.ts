@@ -124,6 +124,14 @@ describe('PythonTool with a real python3', () => {
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
+  it('caps a timeout above the ceiling (NOETL_PYTHON_MAX_TIMEOUT_SECONDS) and says so', async () => {
+    const capped = new PythonTool({ maxTimeoutSeconds: 1 });
+    const started = Date.now();
+    const err = await callFailure(capped.run({ code: 'import time\ntime.sleep(60)', timeout: 3600 }, context()));
+    expect(err.info).toMatchObject({ kind: 'timeout', message: 'python: timed out after 1s (timeout 3600s capped at the 1s ceiling)' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('kills the process when the signal aborts', async () => {
     const controller = new AbortController();
     const pending = callFailure(run({ code: 'import time\ntime.sleep(30)' }, context({ signal: controller.signal })));

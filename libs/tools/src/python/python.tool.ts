@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CallError } from '@noetl/dsl';
 import type { Tool, ToolContext } from '../tool';
-import { formatSeconds, readTimeoutMs } from '../shared/read-config';
+import { cappedTimeout } from '../shared/read-config';
 import { cancelledError, errorMessage, throwIfAborted } from '../shared/tool-errors';
 import { buildPythonRequest, type PythonLimits, pythonArgs, pythonEnv, serializePythonRequest } from './build-python-request';
 import { PYTHON_DISABLED, PYTHON_NOT_FOUND, parsePythonOutcome, pythonExceptionError, pythonExitError } from './python-outcome';
@@ -19,6 +19,8 @@ export interface PythonToolOptions {
   workRoot?: string;
   /** Timeout when the config has none, in seconds (default 300). */
   defaultTimeoutSeconds?: number;
+  /** Ceiling of any `timeout`, in seconds (default 3600): a larger one is capped, and the timeout message says so. */
+  maxTimeoutSeconds?: number;
   /**
    * The user a step runs as when the worker runs as root: a name, a uid or `uid:gid` (default
    * `nobody`). Ignored otherwise: an unprivileged worker cannot switch users.
@@ -57,7 +59,7 @@ export class PythonTool implements Tool {
   async run(config: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
     if (!ctx.pythonEnabled) throw new CallError({ kind: 'internal', message: PYTHON_DISABLED, retryable: false, code: 'PYTHON_DISABLED' });
     throwIfAborted(ctx.signal, 'python');
-    const timeoutMs = readTimeoutMs('python', config, this.options.defaultTimeoutSeconds ?? 300);
+    const { timeoutMs, timeoutText } = cappedTimeout('python', config, this.options.defaultTimeoutSeconds ?? 300, this.options.maxTimeoutSeconds ?? 3600);
     const user = this.sandboxUser();
     const limits = this.limitsFor(timeoutMs, user);
     const stdin = serializePythonRequest(buildPythonRequest(config, ctx.scope, limits));
@@ -80,7 +82,7 @@ export class PythonTool implements Tool {
         throw new CallError({ kind: 'internal', message: `python: cannot start ${binary}: ${outcome.spawnError.message}`, retryable: false, code: outcome.spawnError.code ?? 'SPAWN_FAILED' });
       }
       if (outcome.cancelled) throw cancelledError('python');
-      if (outcome.timedOut) throw new CallError({ kind: 'timeout', message: `python: timed out after ${formatSeconds(timeoutMs)}`, retryable: true, code: 'TIMEOUT' });
+      if (outcome.timedOut) throw new CallError({ kind: 'timeout', message: `python: timed out after ${timeoutText}`, retryable: true, code: 'TIMEOUT' });
       const parsed = parsePythonOutcome(outcome.resultText);
       if (!parsed) throw pythonExitError(outcome.exitCode, outcome.exitSignal, outcome.stderrTail, limits);
       if (!parsed.ok) throw pythonExceptionError(parsed.error);

@@ -22,6 +22,24 @@ export function readTimeoutMs(tool: string, config: Record<string, unknown>, fal
   return Math.round(seconds * 1000);
 }
 
+/** A step's timeout after its tool's ceiling, and how a timeout message says it (naming the ceiling when it capped the step's). */
+export interface CappedTimeout {
+  timeoutMs: number;
+  timeoutText: string;
+}
+
+/**
+ * `readTimeoutMs`, capped at `maxSeconds` (the operator's ceiling on any
+ * step's timeout, README "Configuration"): a larger one runs for the
+ * ceiling, and the text of a timeout says so.
+ */
+export function cappedTimeout(tool: string, config: Record<string, unknown>, fallbackSeconds: number, maxSeconds: number): CappedTimeout {
+  const requested = readTimeoutMs(tool, config, fallbackSeconds);
+  const ceiling = maxSeconds * 1000;
+  if (requested <= ceiling) return { timeoutMs: requested, timeoutText: formatSeconds(requested) };
+  return { timeoutMs: ceiling, timeoutText: `${formatSeconds(ceiling)} (timeout ${formatSeconds(requested)} capped at the ${formatSeconds(ceiling)} ceiling)` };
+}
+
 /** "0.3s", "8s": seconds for messages. */
 export function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(3))}s`;

@@ -163,14 +163,15 @@ export class PlannerHarness {
     });
   }
 
-  abandon(step: string): LedgerEvent {
+  /** The reaper's abandonment of the step's open command; `workerLost`: its lease ran out while its worker ran it. */
+  abandon(step: string, options: { workerLost?: boolean } = {}): LedgerEvent {
     const command = this.command(step);
     return this.append({
       type: EventType.CommandAbandoned,
       executionId: this.executionId,
       commandId: command.commandId,
       step,
-      payload: { attempt: command.attempt, reason: 'lease expired' },
+      payload: { attempt: command.attempt, reason: 'lease expired', ...(options.workerLost ? { worker_lost: true } : {}) },
     });
   }
 

@@ -1,0 +1,62 @@
+import { EventType, TERMINAL_EXECUTION_EVENTS } from '@noetl/event-kernel';
+import { startTestEngine, type TestEngine } from '../../../../test/support/test-engine';
+import { waitFor } from '../../../../test/support/wait-for';
+
+const STEPS = 5000;
+const WINDOW = 1000;
+
+// 5,000 steps of about 20 ms each on two busy cores.
+jest.setTimeout(15 * 60_000);
+
+/** `noop` steps s0 -> s1 -> ... -> s{n-1}: every step a command issued, claimed, run and completed. */
+function chain(steps: number): string {
+  const workflow = Array.from({ length: steps }, (_, i) => `  - step: s${i}\n    tool: {kind: noop}\n${i + 1 < steps ? `    next: [{step: s${i + 1}}]\n` : ''}`);
+  return `apiVersion: noetl.io/v2\nkind: Playbook\nmetadata: {name: long_chain, path: tests/long_chain}\nworkflow:\n${workflow.join('')}`;
+}
+
+/**
+ * Issue 15 defect 9: a long chain slowed down as it went (16 steps/s in its
+ * first minute, 3 at ten minutes) because each step copied or re-read what
+ * the execution had done so far (the planner's copy of the state, the
+ * scope of every claim, the projection row). The roles of `noetl server`
+ * run here (scheduler, worker and projector) with its default sweep; the
+ * step times come from the ledger, in one run.
+ */
+describe('a 5,000-step chain', () => {
+  let t: TestEngine;
+
+  beforeAll(async () => {
+    t = await startTestEngine({ roles: ['scheduler', 'worker', 'projector'], env: { NOETL_SWEEP_MS: '1000' } });
+    await t.engine.catalog.register(chain(STEPS));
+  });
+  afterAll(async () => t?.close());
+
+  it('runs its last 1,000 steps no more than 1.5 times slower than its first 1,000', async () => {
+    const { execution_id: id } = await t.engine.executions.start({ path: 'tests/long_chain' });
+    // The terminal event, looked up by type: reading the whole execution every poll would itself cost what it has done.
+    const [terminal] = await waitFor(
+      async () => {
+        const { events } = await t.engine.executions.events(id, { type: [...TERMINAL_EXECUTION_EVENTS] });
+        return events.length > 0 && events;
+      },
+      { timeoutMs: 14 * 60_000, intervalMs: 1000, description: `the ${STEPS}-step chain to end` },
+    );
+    expect(terminal?.event_type).toBe(EventType.ExecutionCompleted);
+
+    const exits: number[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await t.engine.executions.events(id, { type: [EventType.StepExit], limit: 1000, ...(after ? { after } : {}) });
+      exits.push(...page.events.map((event) => Date.parse(event.created_at)));
+      if (page.events.length < 1000 || !page.next_after) break;
+      after = page.next_after;
+    }
+    expect(exits).toHaveLength(STEPS);
+    const first = exits[WINDOW - 1]! - exits[0]!;
+    const last = exits[STEPS - 1]! - exits[STEPS - WINDOW]!;
+    const ratio = last / first;
+    // Printed for the record: what a run measured (ms per step at the start and the end).
+    process.stdout.write(`long chain: first ${WINDOW} steps ${(first / WINDOW).toFixed(1)} ms/step, last ${WINDOW} ${(last / WINDOW).toFixed(1)} ms/step, ratio ${ratio.toFixed(2)}\n`);
+    expect(ratio).toBeLessThanOrEqual(1.5);
+  });
+});
