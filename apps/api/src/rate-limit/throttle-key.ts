@@ -1,3 +1,4 @@
+import { LOCAL_SUBJECT } from '@noetl/runtime';
 import type { Request } from 'express';
 import type { AuthenticatedRequest } from '../auth/caller.decorator';
 
@@ -8,6 +9,6 @@ import type { AuthenticatedRequest } from '../auth/caller.decorator';
  */
 export function throttleKeyOf(request: Request & AuthenticatedRequest): string {
   const subject = request.principal?.subject;
-  if (subject !== undefined && subject !== 'local') return subject;
+  if (subject !== undefined && subject !== LOCAL_SUBJECT) return subject;
   return request.ip ?? request.socket.remoteAddress ?? 'unknown';
 }
