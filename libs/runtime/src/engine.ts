@@ -240,6 +240,7 @@ export class Engine {
       parts.relay = new OutboxRelay({
         db: database,
         outbox,
+        leadership: repositories.leadership,
         js: parts.nats.jetstream(),
         jsm: await parts.nats.jetstreamManager(),
         shardCount: config.projector.shardCount,

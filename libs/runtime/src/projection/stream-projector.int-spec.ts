@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@noetl/config';
 import { buildEvent, EventType, foldEvents, SnowflakeIds, stateChecksum, type EventDraft, type EventTypeName, type LedgerEvent } from '@noetl/event-kernel';
-import { Database, OutboxRepository, PgEventStore, shardOf } from '@noetl/storage';
+import { Database, LeadershipRepository, OutboxRepository, PgEventStore, shardOf } from '@noetl/storage';
 import { connect, type NatsConnection } from 'nats';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -42,6 +42,7 @@ describe('StreamProjector shards', () => {
     relay = new OutboxRelay({
       db,
       outbox,
+      leadership: new LeadershipRepository(),
       js: relayNats.jetstream(),
       jsm: await relayNats.jetstreamManager(),
       scope: config.tenancy,

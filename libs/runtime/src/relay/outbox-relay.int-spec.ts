@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { buildEvent, EventType, SnowflakeIds, type LedgerEvent } from '@noetl/event-kernel';
-import { Database, eventSubject, OutboxRepository, PgEventStore, shardOf, shardSubject } from '@noetl/storage';
+import { Database, eventSubject, LeadershipRepository, OutboxRepository, PgEventStore, shardOf, shardSubject } from '@noetl/storage';
 import { AckPolicy, connect, DeliverPolicy, JSONCodec, type NatsConnection } from 'nats';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -53,6 +53,7 @@ describe('OutboxRelay', () => {
     const relay = new OutboxRelay({
       db,
       outbox,
+      leadership: new LeadershipRepository(),
       js: nats.jetstream(),
       jsm: await nats.jetstreamManager(),
       scope: { tenantId, organizationId: 'o' },
@@ -157,7 +158,7 @@ describe('OutboxRelay', () => {
     expect(got.map((m) => m.msgId).sort()).toEqual([...before, ...after].map((e) => e.event_id).sort());
   });
 
-  it("passes the lead on when the leader's connection dies, and loses and duplicates nothing", async () => {
+  it("relays on when the leader's listening connection dies, and loses and duplicates nothing", async () => {
     const tenant = `t${randomBytes(4).toString('hex')}`;
     const relaysOfTenant = [await relayFor(tenant), await relayFor(tenant)];
     for (const { relay } of relaysOfTenant) relay.start();
@@ -165,17 +166,34 @@ describe('OutboxRelay', () => {
     await waitFor(async () => (await leaders()) === 1);
     const before = await append(tenant, 1, 5);
     await waitFor(async () => (await relaysOfTenant[0]!.outbox.backlog()).rows === 0);
-    // The leader's session dies (a crashed process, a network cut): its advisory lock goes with it.
+    // The leader's session dies (a network cut, a restarted pgbouncer): only the leader listens.
     const killed = await db.query<{ killed: boolean }>(
-      `SELECT pg_terminate_backend(pid) AS killed FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = (hashtextextended($1, 4) & x'ffffffff'::bigint)::oid`,
-      [`relay:${tenant}:o`],
+      `SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN noetl_outbox'`,
     );
     expect(killed).toEqual([{ killed: true }]);
     const after = await append(tenant, 1, 5);
-    await waitFor(async () => (await relaysOfTenant[0]!.outbox.backlog()).rows === 0, { timeoutMs: 15_000, description: 'a relay to take over and publish' });
+    await waitFor(async () => (await relaysOfTenant[0]!.outbox.backlog()).rows === 0, { timeoutMs: 15_000, description: 'a relay to publish again' });
     await waitFor(async () => (await leaders()) === 1);
     const got = await streamed(tenant);
     expect(got.map((m) => m.msgId).sort()).toEqual([...before, ...after].map((e) => e.event_id).sort());
+  });
+
+  it('replaces a leader that stopped answering once its lease runs out (a SIGSTOPped relay holds nothing)', async () => {
+    const tenant = `t${randomBytes(4).toString('hex')}`;
+    // What a stopped relay leaves: a lease it no longer renews.
+    await db.query(`INSERT INTO noetl.leadership (role, holder, lease_until) VALUES ($1, 'stopped-relay', now() + interval '3 seconds')`, [`relay:${tenant}:o`]);
+    const { relay, metrics, outbox } = await relayFor(tenant);
+    relay.start();
+    const events = await append(tenant, 1, 5);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect((await metrics.leader.get()).values[0]?.value ?? 0).toBe(0);
+    expect((await outbox.backlog()).rows).toBe(events.length);
+
+    await waitFor(async () => (await outbox.backlog()).rows === 0, { timeoutMs: 15_000, description: 'the relay to take over once the lease ran out' });
+    const got = await streamed(tenant);
+    expect(got.map((m) => m.msgId).sort()).toEqual(events.map((e) => e.event_id).sort());
+    const [lease] = await db.query<{ holder: string }>('SELECT holder FROM noetl.leadership WHERE role = $1', [`relay:${tenant}:o`]);
+    expect(lease?.holder).toBe(relay.holder);
   });
 
   it('catches up a backlog of 10,000 events', async () => {

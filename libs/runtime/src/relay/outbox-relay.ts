@@ -1,5 +1,16 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { JSONCodec, type JetStreamClient, type JetStreamManager } from 'nats';
-import { shardOf, shardSubject, type Database, type DedicatedConnection, type OutboxMessage, type OutboxRepository, type TenantScope } from '@noetl/storage';
+import {
+  shardOf,
+  shardSubject,
+  type Database,
+  type DedicatedConnection,
+  type LeadershipRepository,
+  type OutboxMessage,
+  type OutboxRepository,
+  type TenantScope,
+} from '@noetl/storage';
 import type { Logger } from 'pino';
 import { ensureEventStream, type EventStreamLimits } from '../event-stream/event-stream';
 import type { RelayMetrics } from './relay-metrics';
@@ -7,6 +18,7 @@ import type { RelayMetrics } from './relay-metrics';
 export interface OutboxRelayOptions {
   db: Database;
   outbox: OutboxRepository;
+  leadership: LeadershipRepository;
   js: JetStreamClient;
   jsm: JetStreamManager;
   /** The tenant whose rows it relays (the outbox repository's); absent: every tenant, as a deployment runs it. */
@@ -23,6 +35,12 @@ export interface OutboxRelayOptions {
 
 /** How often a relay that does not lead tries to take over. */
 const TAKEOVER_MS = 2_000;
+/**
+ * How long the relay's leadership lasts unrenewed: a leader that stops
+ * answering (killed, SIGSTOPped, cut off) is replaced this long after its
+ * last renewal. It renews at least three times per lease.
+ */
+const LEASE_MS = 10_000;
 const BACKOFF_MS = 1_000;
 /** Published rows deleted per statement. */
 const PURGE_BATCH = 10_000;
@@ -30,15 +48,19 @@ const codec = JSONCodec();
 
 /**
  * The outbox relay (issue 10 item 1): the one active relay of its tenants (a
- * deployment runs one for all of them, each event on its tenant's subject:
- * one connection and one lock, however many tenants; a session advisory
- * lock on a connection of its own: when its process dies,
- * the connection and the lock go, and another relay takes over) publishes
- * committed outbox rows in ledger order, in batches, to JetStream, each with
- * its event id as the message id, so a relay that dies between publish and
- * mark republishes without putting a duplicate in the stream. Rows are
- * marked once JetStream acked them, and deleted after the retention.
+ * deployment runs one for all of them, each event on its tenant's subject)
+ * publishes committed outbox rows in ledger order, in batches, to JetStream,
+ * each with its event id as the message id, so a relay that dies between
+ * publish and mark republishes without putting a duplicate in the stream.
+ * Rows are marked once JetStream acked them, and deleted after the retention.
  * Commits wake it (LISTEN noetl_outbox); the poll is the safety net.
+ *
+ * It leads by a lease in `noetl.leadership` (as the sweeper does), renewed
+ * before every batch, not by a session lock: a session lock stays with a
+ * stopped process for as long as it is stopped, and publishing with it. A
+ * leader that resumes after its lease ran out may publish the batch it had
+ * in hand once more; JetStream drops those as duplicates within its
+ * duplicate window, and the projector refuses stale versions after it.
  */
 export class OutboxRelay {
   private stopped = false;
@@ -46,6 +68,8 @@ export class OutboxRelay {
   private wake?: () => void;
   /** A wake-up that came while the relay was busy: its next sleep returns at once, so no commit is missed. */
   private woken = false;
+  /** This relay, in the leadership row: its process and a random part (a restarted process is another holder). */
+  readonly holder = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
 
   constructor(private readonly options: OutboxRelayOptions) {}
 
@@ -57,6 +81,7 @@ export class OutboxRelay {
     this.stopped = true;
     this.notify();
     await this.running;
+    await this.options.leadership.resign(this.options.db, this.role(), this.holder).catch(() => undefined);
   }
 
   private async run(): Promise<void> {
@@ -65,11 +90,11 @@ export class OutboxRelay {
       let connection: DedicatedConnection | undefined;
       try {
         await ensureEventStream(this.options.jsm, this.options.limits);
-        connection = await this.options.db.dedicated();
-        if (!(await this.lead(connection))) {
+        if (!(await this.lead())) {
           await this.sleep(TAKEOVER_MS);
           continue;
         }
+        connection = await this.options.db.dedicated();
         metrics.leader.set(1);
         logger.info({ tenant: this.options.scope?.tenantId ?? '*' }, 'this process relays the outbox to JetStream');
         await connection.listen('noetl_outbox', () => this.notify());
@@ -85,7 +110,12 @@ export class OutboxRelay {
     }
   }
 
-  /** Drains, purges, then waits for a commit or the poll; until stopped or the connection is lost. */
+  /**
+   * Publishes batch after batch, renewing its lease before each; once the
+   * outbox is drained, purges and waits for a commit, the poll or the next
+   * renewal. Until stopped, the listening connection is lost, or another
+   * relay leads.
+   */
   private async relay(connection: DedicatedConnection): Promise<void> {
     let lost: Error | undefined;
     void connection.lost.then((error) => {
@@ -93,9 +123,13 @@ export class OutboxRelay {
       this.notify();
     });
     while (!this.stopped && !lost) {
-      while (!this.stopped && (await this.publishBatch()) === this.options.batch);
+      if (!(await this.lead())) {
+        this.options.logger.warn('the relay lease ran out and another relay leads now; this one follows');
+        return;
+      }
+      if ((await this.publishBatch()) === this.options.batch) continue;
       await this.options.outbox.purgePublished(this.options.retentionMs, PURGE_BATCH);
-      await this.sleep(this.options.pollMs);
+      await this.sleep(Math.min(this.options.pollMs, LEASE_MS / 3));
     }
     if (lost) throw lost;
   }
@@ -115,11 +149,12 @@ export class OutboxRelay {
     return shardSubject(message.subject, shardOf(message.executionId, this.options.shardCount));
   }
 
-  private async lead(connection: DedicatedConnection): Promise<boolean> {
-    const [row] = await connection.query<{ leader: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 4)) AS leader', [
-      this.options.scope ? `relay:${this.options.scope.tenantId}:${this.options.scope.organizationId}` : 'relay:*',
-    ]);
-    return row?.leader === true;
+  private lead(): Promise<boolean> {
+    return this.options.leadership.lead(this.options.db, this.role(), this.holder, LEASE_MS);
+  }
+
+  private role(): string {
+    return this.options.scope ? `relay:${this.options.scope.tenantId}:${this.options.scope.organizationId}` : 'relay:*';
   }
 
   private notify(): void {
