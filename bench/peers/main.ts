@@ -4,8 +4,8 @@
  * chain of steps, many short executions and a fan-out of no-op items. Each
  * system runs each workload in a child process of its own on a database of
  * its own, created before and dropped after; the transactions and rows per
- * step or item come from that database's pg_stat_database counters, read
- * before and after the run child. Writes bench/results/peers.{json,md}.
+ * step or item come from that database's pg_stat_database counters: what the
+ * run child added less what an idle child (start and stop, no work) added. Writes bench/results/peers.{json,md}.
  *
  *   npm run bench:peers -- [--quick] [--reps 3]
  *
@@ -42,6 +42,14 @@ function installPeers(): void {
   execFileSync('npm', ['ci', '--prefix', PEERS_DIR, '--no-audit', '--no-fund'], { stdio: 'inherit' });
 }
 
+function commitOf(): string {
+  try {
+    return execFileSync('git', ['describe', '--always', '--dirty'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
 /** Runs one task in a child process; the RunReport of a run, undefined for a prepare. */
 function inChild(entrant: Entrant, task: Task): Promise<RunReport | undefined> {
   return new Promise((resolve, reject) => {
@@ -67,9 +75,12 @@ async function runOnce(serverUrl: string, stats: Client, entrant: Entrant, workl
     const task = { databaseUrl, workload, ...(entrant.variant ? { variant: entrant.variant } : {}) };
     await inChild(entrant, { ...task, phase: 'prepare' });
     const before = await countersOf(stats, database);
+    await inChild(entrant, { ...task, phase: 'idle' });
+    const afterIdle = await countersOf(stats, database);
     const report = (await inChild(entrant, { ...task, phase: 'run' }))!;
-    const after = await countersOf(stats, database);
-    return { wallMs: report.wallMs, maxRssKb: report.maxRssKb, perUnit: perUnit(before, after, unitsOf(workload)), version: report.version, shape: report.shape };
+    const afterRun = await countersOf(stats, database);
+    const work = perUnit(before, afterIdle, afterRun, unitsOf(workload));
+    return { wallMs: report.wallMs, maxRssKb: report.maxRssKb, perUnit: work, version: report.version, shape: report.shape };
   } finally {
     await dropDatabase(serverUrl, database);
   }
@@ -124,6 +135,7 @@ async function main(): Promise<void> {
       benchmark: 'peers',
       date: new Date().toISOString(),
       node: process.version,
+      commit: commitOf(),
       scale: options.scale,
       repetitions: options.reps,
       total_wall_s: Math.round((performance.now() - began) / 1000),

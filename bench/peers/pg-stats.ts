@@ -14,7 +14,7 @@ export interface DatabaseCounters {
 
 const COUNTERS: readonly (keyof DatabaseCounters)[] = ['xact_commit', 'xact_rollback', 'tup_returned', 'tup_fetched', 'tup_inserted', 'tup_updated', 'tup_deleted'];
 
-/** What happened between two snapshots, per unit of work (a step or an item). */
+/** The work's share of the counters, per unit of work (a step or an item). */
 export interface PerUnit {
   transactions: number;
   inserted: number;
@@ -26,19 +26,28 @@ export interface PerUnit {
   returned: number;
 }
 
-export function perUnit(before: DatabaseCounters, after: DatabaseCounters, units: number): PerUnit {
-  const delta = (key: keyof DatabaseCounters): number => {
-    const value = after[key] - before[key];
-    if (value < 0) throw new Error(`pg_stat_database.${key} went back from ${before[key]} to ${after[key]}: were the statistics reset during the run?`);
-    return value / units;
+/**
+ * The counters' growth over the run child less their growth over the idle
+ * child (the system started and stopped with no work: its connect, start-up
+ * queries and shutdown), divided by the units of work. Three snapshots:
+ * before the idle child, between the two, after the run child. A counter
+ * whose run grew less than the idle (noise: an autovacuum, a poll fewer)
+ * counts 0.
+ */
+export function perUnit(before: DatabaseCounters, afterIdle: DatabaseCounters, afterRun: DatabaseCounters, units: number): PerUnit {
+  const work = (key: keyof DatabaseCounters): number => {
+    const idle = afterIdle[key] - before[key];
+    const run = afterRun[key] - afterIdle[key];
+    if (idle < 0 || run < 0) throw new Error(`pg_stat_database.${key} went back (${before[key]}, ${afterIdle[key]}, ${afterRun[key]}): were the statistics reset during the run?`);
+    return Math.max(0, run - idle) / units;
   };
   return {
-    transactions: delta('xact_commit') + delta('xact_rollback'),
-    inserted: delta('tup_inserted'),
-    updated: delta('tup_updated'),
-    deleted: delta('tup_deleted'),
-    fetched: delta('tup_fetched'),
-    returned: delta('tup_returned'),
+    transactions: work('xact_commit') + work('xact_rollback'),
+    inserted: work('tup_inserted'),
+    updated: work('tup_updated'),
+    deleted: work('tup_deleted'),
+    fetched: work('tup_fetched'),
+    returned: work('tup_returned'),
   };
 }
 

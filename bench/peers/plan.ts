@@ -80,6 +80,7 @@ export const NOT_COMPARABLE = [
     "the queues' items are jobs whose results are dropped. graphile-worker's local queue locks a batch of jobs per fetch.",
   "DBOS's no-op fan-out is one workflow whose steps run 100 at a time; a fan-out over child workflows on a DBOS queue would cost more per item.",
   'Each figure includes submitting the work (starting executions, inserting jobs) and waiting for the last unit, not the start or stop of the system; ' +
-    "the pg_stat_database deltas cover the whole run child (its start and stop included) but not the schema install, which a prepare child does before.",
+    "the pg_stat_database deltas are the run child's less an idle child's (the same system started and stopped with no work), so neither the schema install nor the start and stop are in them; " +
+    "a system's background polling while the work runs is.",
   'Peak RSS is the maxRSS of the child process running the system, the Node runtime and the system\'s libraries included.',
 ];

@@ -15,8 +15,12 @@ export type Workload =
   | { kind: 'items'; count: number };
 
 export interface Task {
-  /** prepare: install the system's schema (and definitions) and exit; run: do the workload once, timed. */
-  phase: 'prepare' | 'run';
+  /**
+   * prepare: install the system's schema (and definitions) and exit; idle:
+   * start the system as for a run and stop it, doing no work (what its start
+   * and stop cost the database); run: start, do the workload once, timed, stop.
+   */
+  phase: 'prepare' | 'idle' | 'run';
   databaseUrl: string;
   workload: Workload;
   /** A system's named configuration (e.g. graphile-worker's local queue); absent for its default. */

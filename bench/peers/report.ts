@@ -48,6 +48,8 @@ export interface PeersReport {
   benchmark: 'peers';
   date: string;
   node: string;
+  /** The checkout measured (git), `-dirty` when it had uncommitted changes. */
+  commit: string;
   scale: 'full' | 'quick';
   repetitions: number;
   /** Wall time of the whole harness run, setup and teardown included. */
@@ -118,7 +120,7 @@ export function markdownOf(report: PeersReport): string {
     `# This runtime next to its Postgres-backed peers (bench:peers)`,
     '',
     `${report.scale} scale, ${report.repetitions} repetitions interleaved (each repetition runs every system once per workload, in a rotated order), ` +
-      `each system in a child process on its own fresh database of one PostgreSQL server; node ${report.node}; ${report.date}; the whole run took ${round(report.total_wall_s / 60, 1)} min.`,
+      `each system in a child process on its own fresh database of one PostgreSQL server; this runtime at ${report.commit}; node ${report.node}; ${report.date}; the whole run took ${round(report.total_wall_s / 60, 1)} min.`,
     '',
     ...report.workloads.flatMap(workloadTable),
     '## What is not comparable',

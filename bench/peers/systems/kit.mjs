@@ -33,9 +33,9 @@ export function countdown(total) {
 }
 
 /**
- * Runs the system's side of one task: `system.start()` (returns the running
- * system), then in the run phase `running.run(workload)` timed, then
- * `running.stop()`. The run phase reports over IPC; a failure exits 1.
+ * Runs the system's side of one task: `system.start(task)` (returns the
+ * running system), then in the run phase only `running.run(workload)` timed,
+ * then `running.stop()`. The run phase reports over IPC; a failure exits 1.
  */
 export async function serve(system) {
   const task = JSON.parse(process.argv[2]);

@@ -61,7 +61,7 @@ async function run(engine: Engine, workload: Workload): Promise<string> {
 
 function runtimeVersion(): string {
   const manifest = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { version: string };
-  return manifest.version;
+  return `noetl-runtime ${manifest.version}`;
 }
 
 async function main(): Promise<void> {
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   try {
     if (task.phase === 'prepare') {
       await booted.engine.catalog.register(playbookOf(task.workload));
-    } else {
+    } else if (task.phase === 'run') {
       const began = performance.now();
       const shape = await run(booted.engine, task.workload);
       report = { version: runtimeVersion(), wallMs: performance.now() - began, shape };
