@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     }));
     for (let rep = 0; rep < options.reps; rep++) {
       for (const { plan, entrants, collected } of plans) {
-        const running = entrants.filter((entrant) => !entrant.skip);
+        const running = entrants.filter((entrant) => !entrant.skip && rep < (entrant.repetitions ?? options.reps));
         // Rotated each repetition: no system always runs first, on the coldest cache, or last.
         const order = running.map((_, i) => running[(i + rep) % running.length]!);
         for (const entrant of order) {
@@ -127,6 +127,7 @@ async function main(): Promise<void> {
             shape: entry?.shape ?? '-',
             runs: entry?.runs ?? [],
             ...(entrant.skip ? { skipped: entrant.skip } : {}),
+            ...(entrant.note ? { note: entrant.note } : {}),
           };
         }),
       ),

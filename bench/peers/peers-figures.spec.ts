@@ -1,3 +1,4 @@
+import { entrantsOf } from './plan';
 import { perUnit, type DatabaseCounters } from './pg-stats';
 import { figureOf, summarise, THIS, type RunResult } from './report';
 
@@ -53,5 +54,29 @@ describe('bench:peers figures', () => {
     expect(ours).toMatchObject({ figure: 30, ratio: 1, peak_rss_mb: 200, per_unit: { transactions: 6 } });
     expect(peer).toMatchObject({ figure: 5, ratio: 6, peak_rss_mb: 100 });
     expect(skipped).toMatchObject({ figure: null, ratio: null, per_unit: null, skipped: 'too slow' });
+  });
+});
+
+describe('bench:peers plan', () => {
+  const limited = (count: number) =>
+    Object.fromEntries(entrantsOf({ kind: 'items', count }, '/noetl.js', '/peers').map((entrant) => [entrant.name, { skip: entrant.skip, repetitions: entrant.repetitions }]));
+
+  it('runs every system, graphile-worker also with its local queue, on a fan-out within the limits', () => {
+    expect(limited(10_000)).toEqual({
+      [THIS]: { skip: undefined, repetitions: undefined },
+      'DBOS Transact': { skip: undefined, repetitions: undefined },
+      'graphile-worker': { skip: undefined, repetitions: undefined },
+      'graphile-worker (local queue)': { skip: undefined, repetitions: undefined },
+      'pg-boss': { skip: undefined, repetitions: undefined },
+    });
+  });
+
+  it('leaves out the slow peers past the limits, with a reason, and runs pg-boss once', () => {
+    const entrants = limited(100_000);
+    expect(entrants['DBOS Transact']!.skip).toMatch(/steps\/s/);
+    expect(entrants['graphile-worker']!.skip).toMatch(/local-queue run stands for it/);
+    expect(entrants['pg-boss']).toEqual({ skip: undefined, repetitions: 1 });
+    expect(entrants[THIS]).toEqual({ skip: undefined, repetitions: undefined });
+    expect(entrants['graphile-worker (local queue)']).toEqual({ skip: undefined, repetitions: undefined });
   });
 });

@@ -30,6 +30,8 @@ export interface EntrantResult {
   peak_rss_mb: number | null;
   /** Why this entrant did not run this workload. */
   skipped?: string;
+  /** Why it ran fewer repetitions than the others, or anything else the reader must know of its figures. */
+  note?: string;
 }
 
 export interface WorkloadResult {
@@ -101,16 +103,39 @@ function workloadTable(result: WorkloadResult): string[] {
     '',
     `Figure: ${result.figure} (median of the repetitions); ratio: this runtime / peer (${better}); per ${result.unit}: pg_stat_database deltas of the system's own database.`,
     '',
-    `| system | version | ${result.figure} | this / peer | transactions / ${result.unit} | inserted | updated | deleted | fetched | returned | peak RSS MB | how it ran |`,
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| system | version | runs | ${result.figure} | this / peer | transactions / ${result.unit} | inserted | updated | deleted | fetched | returned | peak RSS MB | how it ran |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...result.entrants.map((entrant) => {
       const unit = entrant.per_unit;
       const perUnit = unit
         ? [unit.transactions, unit.inserted, unit.updated, unit.deleted, unit.fetched, unit.returned].map((value) => cell(value, 2))
         : ['-', '-', '-', '-', '-', '-'];
-      const how = entrant.skipped ? `not run: ${entrant.skipped}` : entrant.shape;
-      return `| ${entrant.entrant} | ${entrant.version} | ${cell(entrant.figure, result.lower_is_better ? 2 : 0)} | ${cell(entrant.ratio, 2)} | ${perUnit.join(' | ')} | ${cell(entrant.peak_rss_mb, 0)} | ${how} |`;
+      const how = entrant.skipped ? `not run: ${entrant.skipped}` : `${entrant.shape}${entrant.note ? `; ${entrant.note}` : ''}`;
+      return `| ${entrant.entrant} | ${entrant.version} | ${entrant.runs.length} | ${cell(entrant.figure, result.lower_is_better ? 2 : 0)} | ${cell(entrant.ratio, 2)} | ${perUnit.join(' | ')} | ${cell(entrant.peak_rss_mb, 0)} | ${how} |`;
     }),
+    '',
+  ];
+}
+
+/** One row per workload, one column per system: each median figure, and this runtime / peer after it. */
+function summaryTable(workloads: readonly WorkloadResult[]): string[] {
+  // In the order of the workload with the most systems, so a system's variants sit together.
+  const widest = [...workloads].sort((a, b) => b.entrants.length - a.entrants.length);
+  const names = [...new Set(widest.flatMap((result) => result.entrants.map((entrant) => entrant.entrant)))];
+  return [
+    `| workload (medians) | ${names.join(' | ')} |`,
+    `| --- | ${names.map(() => '---').join(' | ')} |`,
+    ...workloads.map((result) => {
+      const cells = names.map((name) => {
+        const entrant = result.entrants.find((candidate) => candidate.entrant === name);
+        if (!entrant || entrant.figure === null) return '-';
+        const figure = cell(entrant.figure, result.lower_is_better ? 2 : 0);
+        return name === THIS ? figure : `${figure} (${cell(entrant.ratio, 2)})`;
+      });
+      return `| ${result.title}, ${result.figure} | ${cells.join(' | ')} |`;
+    }),
+    '',
+    'In parentheses: this runtime / peer. For ms per step <= 1, for a rate >= 1 is this runtime at least as fast.',
     '',
   ];
 }
@@ -122,6 +147,7 @@ export function markdownOf(report: PeersReport): string {
     `${report.scale} scale, ${report.repetitions} repetitions interleaved (each repetition runs every system once per workload, in a rotated order), ` +
       `each system in a child process on its own fresh database of one PostgreSQL server; this runtime at ${report.commit}; node ${report.node}; ${report.date}; the whole run took ${round(report.total_wall_s / 60, 1)} min.`,
     '',
+    ...summaryTable(report.workloads),
     ...report.workloads.flatMap(workloadTable),
     '## What is not comparable',
     '',
