@@ -63,7 +63,7 @@ const ITEM_LIMITS: Record<string, { above: number; limit: 'skip' | 'once'; reaso
   'pg-boss': {
     above: 10_000,
     limit: 'once',
-    reason: 'one repetition only: its rate falls as its job table grows, 100k items took 104 to 122 s a repetition (about 900 items/s against about 5,000 at 10k), a third of the whole run in three',
+    reason: 'one repetition only: its rate falls as its job table grows; 100k items took 104 to 122 s a repetition (about 900 items/s against about 5,000 at 10k), so three would be a third of the whole run',
   },
 };
 
@@ -87,7 +87,7 @@ export function entrantsOf(workload: Workload, noetlScript: string, peersDir: st
 export const NOT_COMPARABLE = [
   "DBOS Transact's steps are functions of the workflow's own process: a step is a checkpoint row written after an in-process call. " +
     "This runtime's steps are commands that a separate worker could claim and run (here the worker shares the scheduler's process), " +
-    'each with its event ledger entries (step, command and routing events that replay needs), its projection rows and its outbox row.',
+    'each with its event ledger entries (about 7 a step, the events replay needs: `npm run bench`), its command row and the rows derived from the events.',
   "graphile-worker and pg-boss are job queues: a 'step' is a job whose handler enqueues the next one, with no workflow state, " +
     'no history of results, no routing and no replay; a job row is updated in place and deleted (graphile-worker) or archived later (pg-boss).',
   "This runtime's loop keeps every item's result in the loop's result (`{{ step.results }}`) and commits a frame of items per claim; " +

@@ -144,7 +144,7 @@ export function markdownOf(report: PeersReport): string {
   return [
     `# This runtime next to its Postgres-backed peers (bench:peers)`,
     '',
-    `${report.scale} scale, ${report.repetitions} repetitions interleaved (each repetition runs every system once per workload, in a rotated order), ` +
+    `${report.scale} scale, ${report.repetitions} repetition${report.repetitions === 1 ? '' : 's'} interleaved (each repetition runs every system once per workload, in a rotated order), ` +
       `each system in a child process on its own fresh database of one PostgreSQL server; this runtime at ${report.commit}; node ${report.node}; ${report.date}; the whole run took ${round(report.total_wall_s / 60, 1)} min.`,
     '',
     ...summaryTable(report.workloads),
