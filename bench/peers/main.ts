@@ -88,6 +88,8 @@ async function runOnce(serverUrl: string, stats: Client, entrant: Entrant, workl
 
 async function main(): Promise<void> {
   const began = performance.now();
+  // Read before the run: the checkout measured is the one built, whatever is edited meanwhile.
+  const commit = commitOf();
   const options = parseOptions(process.argv.slice(2));
   const config = loadConfig({ ...process.env, LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn' });
   installPeers();
@@ -136,7 +138,7 @@ async function main(): Promise<void> {
       benchmark: 'peers',
       date: new Date().toISOString(),
       node: process.version,
-      commit: commitOf(),
+      commit,
       scale: options.scale,
       repetitions: options.reps,
       total_wall_s: Math.round((performance.now() - began) / 1000),

@@ -12,7 +12,7 @@ import { chainPlaybook } from '../../chain-playbook';
 import type { RunReport, Task, Workload } from '../protocol';
 
 /** Rows per frame of the no-op loop: a frame is what one claim commits. */
-export const FRAME_ROWS = 500;
+const FRAME_ROWS = 500;
 const MAX_IN_FLIGHT = 10;
 const TIMEOUT_MS = 30 * 60_000;
 
