@@ -14,25 +14,18 @@ import { DatabaseConnection } from '@noetl/platform';
 import { Engine } from '@noetl/runtime';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { chainPlaybook } from './chain-playbook';
 import { median, percentile } from './stats';
 
 const STEPS = 100;
 const RUNS = 5;
-
-function playbook(): string {
-  const steps = Array.from({ length: STEPS }, (_, i) => {
-    const next = i + 1 < STEPS ? `\n    next: [{step: s${i + 1}}]` : '';
-    return `  - step: ${i === 0 ? 'start' : `s${i}`}\n    tool: {kind: noop}${next}`;
-  });
-  return `apiVersion: noetl.io/v2\nkind: Playbook\nmetadata: {name: bench_chain, path: bench/chain-${STEPS}}\nworkflow:\n${steps.join('\n')}\n`;
-}
 
 async function main(): Promise<void> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn' });
   const connection = await DatabaseConnection.open(config);
   const engine = await Engine.start({ config, database: connection.database, roles: ['scheduler', 'worker'] });
   try {
-    await engine.catalog.register(playbook());
+    await engine.catalog.register(chainPlaybook(STEPS, `bench/chain-${STEPS}`));
     const transitions: number[] = [];
     const walls: number[] = [];
     let events = 0;

@@ -11,16 +11,15 @@
  * DATABASE_URL names the server (BENCH_DATABASE is recreated on it); without
  * it, the embedded PostgreSQL under NOETL_HOME is used.
  */
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { loadConfig, Secret, type NoetlConfig } from '@noetl/config';
+import { loadConfig, type NoetlConfig } from '@noetl/config';
 import { EventType } from '@noetl/event-kernel';
-import { Engine } from '@noetl/runtime';
 import { Database } from '@noetl/storage';
 import { postgresCredentialData } from '../../tools/fixtures/src/fixtures-database';
-import { openBenchDatabase } from './bench-database';
+import { openBenchDatabase } from '../bench-database';
+import { startBenchEngine, type BenchEngine } from '../bench-engine';
 import { PAGES_PER_PATIENT, startMockApi, type MockApi } from './mock-api';
 import { readPftPlaybook } from './pft-playbook';
 import { runPlain } from './plain-run';
@@ -143,38 +142,16 @@ async function runVariant(variant: Variant, setupSql: string, harnessDb: Databas
   };
 }
 
-interface BootedEngine {
-  engine: Engine;
-  close(): Promise<void>;
-}
-
-/** Scheduler and worker in this process on the bench database, with the credential the playbook's postgres steps use. */
-async function bootEngine(baseConfig: NoetlConfig, url: string, concurrency: number): Promise<BootedEngine> {
-  // A key of this run's own: the database, and the credential in it, are dropped at the next run anyway.
-  const config: NoetlConfig = {
-    ...baseConfig,
-    database: { ...baseConfig.database, url: new Secret(url) },
-    encryptionKey: new Secret(randomBytes(32).toString('hex')),
-    worker: { ...baseConfig.worker, concurrency },
-    // The playbook's pages go to the engine's own database, on purpose: one database per run to recreate.
-    tools: { ...baseConfig.tools, ledgerAccess: 'allow' },
-  };
-  const database = await Database.connect(url, { sessions: config.database.sessions });
-  let engine: Engine;
+/** The bench engine with the credential the playbook's postgres steps use. */
+async function bootEngine(baseConfig: NoetlConfig, url: string, concurrency: number): Promise<BenchEngine> {
+  const booted = await startBenchEngine(baseConfig, url, concurrency);
   try {
-    engine = await Engine.start({ config, database, roles: ['scheduler', 'worker'] });
+    await booted.engine.credentials.put({ name: CREDENTIAL, type: 'postgres', data: postgresCredentialData(url) });
   } catch (error) {
-    await database.close();
+    await booted.close();
     throw error;
   }
-  await engine.credentials.put({ name: CREDENTIAL, type: 'postgres', data: postgresCredentialData(url) });
-  return {
-    engine,
-    close: async () => {
-      await engine.stop();
-      await database.close();
-    },
-  };
+  return booted;
 }
 
 async function main(): Promise<number> {
@@ -188,7 +165,7 @@ async function main(): Promise<number> {
   const benchDatabase = await openBenchDatabase(baseConfig);
   const api = await startMockApi({ rowsPerPage: options.rowsPerPage, ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
   const harnessDb = await Database.connect(benchDatabase.url, { poolSize: 2, applicationName: 'bench-pft' });
-  let engine: BootedEngine | undefined;
+  let engine: BenchEngine | undefined;
   try {
     const results: VariantResult[] = [];
     const record = async (variant: Variant): Promise<void> => {

@@ -17,7 +17,7 @@ import { Engine, OutboxProjector, standaloneProjector } from '@noetl/runtime';
 import { Database, OutboxRepository } from '@noetl/storage';
 import pino from 'pino';
 import { repoRoot } from '../../tools/fixtures/src/main';
-import { openBenchDatabase } from '../pft/bench-database';
+import { openBenchDatabase } from '../bench-database';
 import { median, percentile } from '../stats';
 
 const BENCH_DATABASE = 'noetl_bench_replay';

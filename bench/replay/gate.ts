@@ -17,7 +17,7 @@ import { Database, OutboxRepository } from '@noetl/storage';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { repoRoot, runCorpus as runFixtures } from '../../tools/fixtures/src/main';
-import { openBenchDatabase } from '../pft/bench-database';
+import { openBenchDatabase } from '../bench-database';
 import { checkParity, type Parity } from './check';
 import { runCorpus, type CorpusRun } from './corpus';
 import { ProjectionRecorder } from './recorder';
