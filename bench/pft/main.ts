@@ -17,12 +17,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { loadConfig, Secret, type NoetlConfig } from '@noetl/config';
 import { EventType } from '@noetl/event-kernel';
-import { Engine } from '@noetl/runtime';
+import { Engine, type RuntimeMetrics } from '@noetl/runtime';
 import { Database } from '@noetl/storage';
 import { postgresCredentialData } from '../../tools/fixtures/src/fixtures-database';
 import { openBenchDatabase } from './bench-database';
 import { PAGES_PER_PATIENT, startMockApi, type MockApi } from './mock-api';
 import { readPftPlaybook } from './pft-playbook';
+import { spanBreakdown, spanTotals } from '../spans';
 import { runPlain } from './plain-run';
 import { ratiosOf, round, writeReport, type PftReport, type VariantResult } from './report';
 
@@ -103,6 +104,8 @@ async function waitForEnd(harnessDb: Database, executionId: string): Promise<str
 interface Variant {
   name: string;
   maxRows: number | null;
+  /** The engine's metrics, whose step spans are broken down per frame claim. */
+  metrics?: RuntimeMetrics;
   /** Does the work; the execution's id and, when it did not complete, why. */
   run(): Promise<{ executionId: string | null; failure?: string }>;
 }
@@ -112,6 +115,7 @@ async function runVariant(variant: Variant, setupSql: string, harnessDb: Databas
   await harnessDb.query('DROP TABLE IF EXISTS public.pft_bench_record');
   await harnessDb.query(setupSql);
   api.resetCounts();
+  const spansBefore = variant.metrics ? await spanTotals(variant.metrics) : undefined;
   const { value, wallMs, peakRssMb } = await measured(() => variant.run());
   const counts = api.counts();
   const [saved] = await harnessDb.query<{ n: number }>('SELECT count(*)::int AS n FROM public.pft_bench_record');
@@ -124,6 +128,8 @@ async function runVariant(variant: Variant, setupSql: string, harnessDb: Databas
     );
     for (const { event_type, n } of grouped) byType[event_type] = n;
   }
+  const frameClaims = byType[EventType.FrameDispatched] ?? 0;
+  const spans = variant.metrics && spansBefore ? spanBreakdown(spansBefore, await spanTotals(variant.metrics), frameClaims) : undefined;
   const eventsTotal = Object.values(byType).reduce((sum, n) => sum + n, 0);
   const failure = value.failure ?? (rows === expectedRows ? undefined : `saved ${rows} rows, expected ${expectedRows}`);
   return {
@@ -137,7 +143,8 @@ async function runVariant(variant: Variant, setupSql: string, harnessDb: Databas
     events_total: eventsTotal,
     events_by_type: byType,
     events_per_request: value.executionId === null ? null : round(eventsTotal / Math.max(1, counts.requests)),
-    frame_claims: value.executionId === null ? null : (byType[EventType.FrameDispatched] ?? 0),
+    frame_claims: value.executionId === null ? null : frameClaims,
+    ...(spans ? { spans_per_frame: spans } : {}),
     peak_rss_mb: peakRssMb,
     ...(failure ? { failure } : {}),
   };
@@ -215,6 +222,7 @@ async function main(): Promise<number> {
       await record({
         name: `engine max_rows ${maxRows}`,
         maxRows,
+        metrics: running.metrics,
         run: async () => {
           const { execution_id } = await running.executions.start({ path, payload });
           const failure = await waitForEnd(harnessDb, execution_id);

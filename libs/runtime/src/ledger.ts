@@ -56,7 +56,7 @@ export class Ledger {
 
   async append(q: Queryable, drafts: readonly EventDraft<EventTypeName>[]): Promise<AppendResult[]> {
     if (drafts.length === 0) return [];
-    const results = await this.store.appendWithin(q, this.seal(drafts));
+    const results = await this.metrics.span('append', () => this.store.appendWithin(q, this.seal(drafts)));
     for (const result of results) if (!result.duplicate) this.metrics.eventsAppended.inc({ type: result.event.event_type });
     return results;
   }

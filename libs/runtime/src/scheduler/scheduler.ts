@@ -110,7 +110,7 @@ export class Scheduler {
     const { db, ledger } = this.deps;
     const effects = noEffects();
     let terminal: ExecutionState | undefined;
-    await db.transaction(async (q) => {
+    await this.deps.metrics.span('plan', () => db.transaction(async (q) => {
       // The stream lock is the execution's lock: one pass at a time, and no event can land between our reads and our appends.
       await ledger.lockStream(q, executionId);
       const row = await this.deps.rows.executionRows.cursor(q, ledger.scope, executionId);
@@ -151,7 +151,7 @@ export class Scheduler {
         lastEventId: state.lastEventId,
       });
       this.remember(executionId, state, version);
-    });
+    }));
     this.afterCommit(effects, terminal);
   }
 
