@@ -11,7 +11,7 @@ import {
   type LedgerEvent,
   type UpcasterRegistry,
 } from '@noetl/event-kernel';
-import { EVENT_SELECT_LIST, toLedgerEvent, type AppendResult, type EventRow, type PgEventStore, type Queryable, type TenantScope } from '@noetl/storage';
+import { EVENT_SELECT_LIST, lockStreams, toLedgerEvent, type AppendResult, type EventRow, type PgEventStore, type Queryable, type TenantScope } from '@noetl/storage';
 import type { RuntimeMetrics } from './metrics';
 
 /** Every event of an execution is on its stream, so the stream version is the ledger order every consumer follows. */
@@ -68,7 +68,7 @@ export class Ledger {
    * and a reader under it sees every event of the stream that will precede its own.
    */
   async lockStream(q: Queryable, executionId: string): Promise<void> {
-    await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [executionStream(executionId)]);
+    await lockStreams(q, [executionStream(executionId)]);
   }
 
   /**

@@ -20,6 +20,7 @@ import {
 import { EventUniqueKey, uniqueKeyLookups } from './event-unique-keys';
 import { insertOutboxRows } from './outbox';
 import { StorageError } from './storage-error';
+import { lockStreams } from './stream-locks';
 
 /** Deadlocks between batches that collide on unique keys in opposite orders are retried whole. */
 const APPEND_ATTEMPTS = 3;
@@ -62,9 +63,7 @@ export class PgEventStore implements EventStore {
     const normalised = events.map((event) => normaliseNewEvent(event));
     const expected = options.expectedVersion;
     const streams = [...new Set([...normalised.map((e) => e.stream_id), ...(expected ? [expected.streamId] : [])])].sort();
-    for (const streamId of streams) {
-      await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [streamId]);
-    }
+    await lockStreams(q, streams);
     const versions = await currentVersions(q, streams);
     if (expected) {
       const actual = versions.get(expected.streamId) ?? 0;

@@ -119,6 +119,8 @@ export class Scheduler {
       // Decisions are folded as they are made, so the next trigger is planned against them even
       // though, in the stream, they land after every event this pass read. Read again below, they are skipped.
       const folded = new Set<string>();
+      // The stream version of this pass's latest decision: under the stream lock, nothing else lands after what we read.
+      let decided = 0;
       const fold = async (event: LedgerEvent): Promise<void> => {
         const wasRunning = state?.status === 'RUNNING';
         state = applyEvent(state, event);
@@ -136,7 +138,13 @@ export class Scheduler {
             if (decision.duplicate) continue;
             await fold(decision.event);
             folded.add(decision.event.event_id);
+            decided = decision.event.stream_version;
           }
+        }
+        // A short read reached the stream's end as it stood: what follows is this pass's own decisions, folded already.
+        if (events.length < READ_CHUNK) {
+          version = Math.max(version, decided);
+          break;
         }
       }
       if (!state) return false;
