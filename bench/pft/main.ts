@@ -104,8 +104,8 @@ async function waitForEnd(harnessDb: Database, executionId: string): Promise<str
 interface Variant {
   name: string;
   maxRows: number | null;
-  /** The engine's metrics, whose step spans are broken down per frame claim. */
-  metrics?: RuntimeMetrics;
+  /** The engine's metrics and database, whose step spans and round trips are broken down per frame claim. */
+  engine?: { metrics: RuntimeMetrics; database: Database };
   /** Does the work; the execution's id and, when it did not complete, why. */
   run(): Promise<{ executionId: string | null; failure?: string }>;
 }
@@ -115,7 +115,8 @@ async function runVariant(variant: Variant, setupSql: string, harnessDb: Databas
   await harnessDb.query('DROP TABLE IF EXISTS public.pft_bench_record');
   await harnessDb.query(setupSql);
   api.resetCounts();
-  const spansBefore = variant.metrics ? await spanTotals(variant.metrics) : undefined;
+  const spansBefore = variant.engine ? await spanTotals(variant.engine.metrics) : undefined;
+  const countsBefore = variant.engine ? { ...variant.engine.database.counts } : undefined;
   const { value, wallMs, peakRssMb } = await measured(() => variant.run());
   const counts = api.counts();
   const [saved] = await harnessDb.query<{ n: number }>('SELECT count(*)::int AS n FROM public.pft_bench_record');
@@ -129,7 +130,15 @@ async function runVariant(variant: Variant, setupSql: string, harnessDb: Databas
     for (const { event_type, n } of grouped) byType[event_type] = n;
   }
   const frameClaims = byType[EventType.FrameDispatched] ?? 0;
-  const spans = variant.metrics && spansBefore ? spanBreakdown(spansBefore, await spanTotals(variant.metrics), frameClaims) : undefined;
+  const spans = variant.engine && spansBefore ? spanBreakdown(spansBefore, await spanTotals(variant.engine.metrics), frameClaims) : undefined;
+  const perFrame = (value: number): number => round(value / Math.max(1, frameClaims), 1);
+  const roundTrips =
+    variant.engine && countsBefore
+      ? {
+          transactions: perFrame(variant.engine.database.counts.transactions - countsBefore.transactions),
+          statements: perFrame(variant.engine.database.counts.statements - countsBefore.statements),
+        }
+      : undefined;
   const eventsTotal = Object.values(byType).reduce((sum, n) => sum + n, 0);
   const failure = value.failure ?? (rows === expectedRows ? undefined : `saved ${rows} rows, expected ${expectedRows}`);
   return {
@@ -145,6 +154,7 @@ async function runVariant(variant: Variant, setupSql: string, harnessDb: Databas
     events_per_request: value.executionId === null ? null : round(eventsTotal / Math.max(1, counts.requests)),
     frame_claims: value.executionId === null ? null : frameClaims,
     ...(spans ? { spans_per_frame: spans } : {}),
+    ...(roundTrips ? { round_trips_per_frame: roundTrips } : {}),
     peak_rss_mb: peakRssMb,
     ...(failure ? { failure } : {}),
   };
@@ -152,6 +162,7 @@ async function runVariant(variant: Variant, setupSql: string, harnessDb: Databas
 
 interface BootedEngine {
   engine: Engine;
+  database: Database;
   close(): Promise<void>;
 }
 
@@ -177,6 +188,7 @@ async function bootEngine(baseConfig: NoetlConfig, url: string, concurrency: num
   await engine.credentials.put({ name: CREDENTIAL, type: 'postgres', data: postgresCredentialData(url) });
   return {
     engine,
+    database,
     close: async () => {
       await engine.stop();
       await database.close();
@@ -222,7 +234,7 @@ async function main(): Promise<number> {
       await record({
         name: `engine max_rows ${maxRows}`,
         maxRows,
-        metrics: running.metrics,
+        engine: { metrics: running.metrics, database: engine.database },
         run: async () => {
           const { execution_id } = await running.executions.start({ path, payload });
           const failure = await waitForEnd(harnessDb, execution_id);

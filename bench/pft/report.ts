@@ -20,6 +20,8 @@ export interface VariantResult {
   peak_rss_mb: number;
   /** Where a frame's time went (engine variants): `noetl_step_span_seconds` per frame claim. */
   spans_per_frame?: SpanBreakdown[];
+  /** The engine's database round trips per frame claim (every transaction and statement of the process). */
+  round_trips_per_frame?: { transactions: number; statements: number };
   /** Why the variant does not count (wrong row count, failed execution). */
   failure?: string;
 }
@@ -72,6 +74,8 @@ export function markdownOf(report: PftReport): string {
       'frame',
       engines.flatMap((v) => (v.spans_per_frame ? [{ name: v.variant, breakdown: v.spans_per_frame }] : [])),
     ),
+    `| transactions / frame | ${engines.map((v) => dash(v.round_trips_per_frame?.transactions ?? null)).join(' | ')} |`,
+    `| statements / frame | ${engines.map((v) => dash(v.round_trips_per_frame?.statements ?? null)).join(' | ')} |`,
     '',
     `| event type | ${engines.map((v) => v.variant).join(' | ')} |`,
     `| --- | ${engines.map(() => '---').join(' | ')} |`,
