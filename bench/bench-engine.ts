@@ -5,6 +5,8 @@ import { Database } from '@noetl/storage';
 
 export interface BenchEngine {
   engine: Engine;
+  /** Its database, whose round-trip counts the benches break down per step or frame. */
+  database: Database;
   close(): Promise<void>;
 }
 
@@ -32,6 +34,7 @@ export async function startBenchEngine(baseConfig: NoetlConfig, url: string, con
   }
   return {
     engine,
+    database,
     close: async () => {
       await engine.stop();
       await database.close();

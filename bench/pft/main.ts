@@ -16,12 +16,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { loadConfig, type NoetlConfig } from '@noetl/config';
 import { EventType } from '@noetl/event-kernel';
+import type { RuntimeMetrics } from '@noetl/runtime';
 import { Database } from '@noetl/storage';
 import { postgresCredentialData } from '../../tools/fixtures/src/fixtures-database';
 import { openBenchDatabase } from '../bench-database';
 import { startBenchEngine, type BenchEngine } from '../bench-engine';
 import { PAGES_PER_PATIENT, startMockApi, type MockApi } from './mock-api';
 import { readPftPlaybook } from './pft-playbook';
+import { spanBreakdown, spanTotals } from '../spans';
 import { runPlain } from './plain-run';
 import { ratiosOf, round, writeReport, type PftReport, type VariantResult } from './report';
 
@@ -102,6 +104,8 @@ async function waitForEnd(harnessDb: Database, executionId: string): Promise<str
 interface Variant {
   name: string;
   maxRows: number | null;
+  /** The engine's metrics and database, whose step spans and round trips are broken down per frame claim. */
+  engine?: { metrics: RuntimeMetrics; database: Database };
   /** Does the work; the execution's id and, when it did not complete, why. */
   run(): Promise<{ executionId: string | null; failure?: string }>;
 }
@@ -111,6 +115,8 @@ async function runVariant(variant: Variant, setupSql: string, harnessDb: Databas
   await harnessDb.query('DROP TABLE IF EXISTS public.pft_bench_record');
   await harnessDb.query(setupSql);
   api.resetCounts();
+  const spansBefore = variant.engine ? await spanTotals(variant.engine.metrics) : undefined;
+  const countsBefore = variant.engine ? { ...variant.engine.database.counts } : undefined;
   const { value, wallMs, peakRssMb } = await measured(() => variant.run());
   const counts = api.counts();
   const [saved] = await harnessDb.query<{ n: number }>('SELECT count(*)::int AS n FROM public.pft_bench_record');
@@ -123,6 +129,16 @@ async function runVariant(variant: Variant, setupSql: string, harnessDb: Databas
     );
     for (const { event_type, n } of grouped) byType[event_type] = n;
   }
+  const frameClaims = byType[EventType.FrameDispatched] ?? 0;
+  const spans = variant.engine && spansBefore ? spanBreakdown(spansBefore, await spanTotals(variant.engine.metrics), frameClaims) : undefined;
+  const perFrame = (value: number): number => round(value / Math.max(1, frameClaims), 1);
+  const roundTrips =
+    variant.engine && countsBefore
+      ? {
+          transactions: perFrame(variant.engine.database.counts.transactions - countsBefore.transactions),
+          statements: perFrame(variant.engine.database.counts.statements - countsBefore.statements),
+        }
+      : undefined;
   const eventsTotal = Object.values(byType).reduce((sum, n) => sum + n, 0);
   const failure = value.failure ?? (rows === expectedRows ? undefined : `saved ${rows} rows, expected ${expectedRows}`);
   return {
@@ -136,7 +152,9 @@ async function runVariant(variant: Variant, setupSql: string, harnessDb: Databas
     events_total: eventsTotal,
     events_by_type: byType,
     events_per_request: value.executionId === null ? null : round(eventsTotal / Math.max(1, counts.requests)),
-    frame_claims: value.executionId === null ? null : (byType[EventType.FrameDispatched] ?? 0),
+    frame_claims: value.executionId === null ? null : frameClaims,
+    ...(spans ? { spans_per_frame: spans } : {}),
+    ...(roundTrips ? { round_trips_per_frame: roundTrips } : {}),
     peak_rss_mb: peakRssMb,
     ...(failure ? { failure } : {}),
   };
@@ -192,6 +210,7 @@ async function main(): Promise<number> {
       await record({
         name: `engine max_rows ${maxRows}`,
         maxRows,
+        engine: { metrics: running.metrics, database: engine.database },
         run: async () => {
           const { execution_id } = await running.executions.start({ path, payload });
           const failure = await waitForEnd(harnessDb, execution_id);

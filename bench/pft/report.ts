@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { spanTable, type SpanBreakdown } from '../spans';
 
 export interface VariantResult {
   variant: string;
@@ -17,6 +18,10 @@ export interface VariantResult {
   /** `frame.dispatched` events: one per frame claim, a re-claim after a lost lease included. */
   frame_claims: number | null;
   peak_rss_mb: number;
+  /** Where a frame's time went (engine variants): `noetl_step_span_seconds` per frame claim. */
+  spans_per_frame?: SpanBreakdown[];
+  /** The engine's database round trips per frame claim (every transaction and statement of the process). */
+  round_trips_per_frame?: { transactions: number; statements: number };
   /** Why the variant does not count (wrong row count, failed execution). */
   failure?: string;
 }
@@ -64,6 +69,13 @@ export function markdownOf(report: PftReport): string {
     '| engine / plain | wall | peak RSS |',
     '| --- | --- | --- |',
     ...report.ratios.map((r) => `| ${r.variant} | ${r.wall} | ${r.peak_rss} |`),
+    '',
+    spanTable(
+      'frame',
+      engines.flatMap((v) => (v.spans_per_frame ? [{ name: v.variant, breakdown: v.spans_per_frame }] : [])),
+    ),
+    `| transactions / frame | ${engines.map((v) => dash(v.round_trips_per_frame?.transactions ?? null)).join(' | ')} |`,
+    `| statements / frame | ${engines.map((v) => dash(v.round_trips_per_frame?.statements ?? null)).join(' | ')} |`,
     '',
     `| event type | ${engines.map((v) => v.variant).join(' | ')} |`,
     `| --- | ${engines.map(() => '---').join(' | ')} |`,

@@ -11,7 +11,7 @@ import {
   type LedgerEvent,
   type UpcasterRegistry,
 } from '@noetl/event-kernel';
-import { EVENT_SELECT_LIST, toLedgerEvent, type AppendResult, type EventRow, type PgEventStore, type Queryable, type TenantScope } from '@noetl/storage';
+import { EVENT_SELECT_LIST, lockStreams, toLedgerEvent, type AppendResult, type EventRow, type PgEventStore, type Queryable, type TenantScope } from '@noetl/storage';
 import type { RuntimeMetrics } from './metrics';
 
 /** Every event of an execution is on its stream, so the stream version is the ledger order every consumer follows. */
@@ -56,7 +56,7 @@ export class Ledger {
 
   async append(q: Queryable, drafts: readonly EventDraft<EventTypeName>[]): Promise<AppendResult[]> {
     if (drafts.length === 0) return [];
-    const results = await this.store.appendWithin(q, this.seal(drafts));
+    const results = await this.metrics.span('append', () => this.store.appendWithin(q, this.seal(drafts)));
     for (const result of results) if (!result.duplicate) this.metrics.eventsAppended.inc({ type: result.event.event_type });
     return results;
   }
@@ -68,7 +68,7 @@ export class Ledger {
    * and a reader under it sees every event of the stream that will precede its own.
    */
   async lockStream(q: Queryable, executionId: string): Promise<void> {
-    await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [executionStream(executionId)]);
+    await lockStreams(q, [executionStream(executionId)]);
   }
 
   /**

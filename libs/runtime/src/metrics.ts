@@ -1,5 +1,9 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** The phases of a step `noetl_step_span_seconds` times. */
+export const STEP_SPANS = ['plan', 'append', 'claim', 'run', 'report'] as const;
+export type StepSpan = (typeof STEP_SPANS)[number];
+
 /**
  * The runtime's Prometheus metrics (DESIGN.md s8), one registry per process
  * (so tests that boot several engines never collide on names). The API
@@ -56,6 +60,32 @@ export class RuntimeMetrics {
     labelNames: ['type'] as const,
     registers: [this.registry],
   });
+
+  /**
+   * Where a step's time goes (issue 12, seed 002 s4), one span per phase:
+   * `plan` a scheduler pass (fold, planner, derived rows, cursor, commit),
+   * `append` one ledger append inside any transaction (so also inside the
+   * others), `claim` a worker's claim of a command or frame (transaction and
+   * render scope), `run` the tool's run at the worker, `report` a terminal
+   * report's transaction. `npm run bench` divides their sums by the steps.
+   */
+  readonly stepSpan = new Histogram({
+    name: 'noetl_step_span_seconds',
+    help: 'Duration of one phase of a step: plan, append, claim, run, report',
+    labelNames: ['span'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5],
+    registers: [this.registry],
+  });
+
+  /** Runs `work` and observes its duration as `span` (also when it throws). */
+  async span<T>(span: StepSpan, work: () => Promise<T>): Promise<T> {
+    const end = this.stepSpan.startTimer({ span });
+    try {
+      return await work();
+    } finally {
+      end();
+    }
+  }
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics) collectDefaultMetrics({ register: this.registry });

@@ -17,8 +17,19 @@ export interface TransactionOptions {
   isolation?: IsolationLevel;
 }
 
+/** The Queryables `Database.transaction` made: each is one transaction's, and ends with it. */
+const transactions = new WeakSet<Queryable>();
+
+/** Whether `q` is one transaction's own (what it holds, e.g. an xact lock, lasts as long as `q`). */
+export function isTransaction(q: Queryable): boolean {
+  return transactions.has(q);
+}
+
 /** The TypeORM DataSource behind a small, explicit surface. */
 export class Database implements Queryable {
+  /** Round trips this pool has made: statements (BEGIN and COMMIT included) and transactions; what a benchmark divides by its work. */
+  readonly counts = { statements: 0, transactions: 0 };
+
   constructor(readonly dataSource: DataSource) {}
 
   static async connect(url: string, options?: DataSourceOptions): Promise<Database> {
@@ -30,6 +41,7 @@ export class Database implements Queryable {
   async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
     const runner = this.dataSource.createQueryRunner();
     try {
+      this.counts.statements++;
       return await rowsOf<T>(runner, sql, params);
     } finally {
       await runner.release();
@@ -42,7 +54,15 @@ export class Database implements Queryable {
     try {
       await runner.connect();
       await runner.startTransaction(options.isolation);
-      const q: Queryable = { query: (sql, params) => rowsOf(runner, sql, params) };
+      this.counts.transactions++;
+      this.counts.statements += 2;
+      const q: Queryable = {
+        query: (sql, params) => {
+          this.counts.statements++;
+          return rowsOf(runner, sql, params);
+        },
+      };
+      transactions.add(q);
       const result = await fn(q);
       await runner.commitTransaction();
       return result;

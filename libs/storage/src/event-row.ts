@@ -45,6 +45,11 @@ type EventColumn = keyof typeof EVENT_COLUMN_TYPES;
 export const EVENT_COLUMNS = Object.keys(EVENT_COLUMN_TYPES) as EventColumn[];
 export const EVENT_SELECT_LIST = EVENT_COLUMNS.join(', ');
 
+/** The PostgreSQL type of an event column, as the insert statements cast their parameters. */
+export function eventColumnType(column: EventColumn): string {
+  return EVENT_COLUMN_TYPES[column];
+}
+
 /**
  * Inserts one sealed event unless it collides with any unique index; RETURNING
  * yields the row when it went in and nothing when it collided.

@@ -7,6 +7,7 @@ export * from './event-store';
 export * from './event-row';
 export * from './event-unique-keys';
 export * from './pg-event-store';
+export * from './stream-locks';
 export * from './outbox';
 export * from './payload-store';
 export * from './pg-payload-store';

@@ -240,6 +240,24 @@ describe('PgEventStore', () => {
       expect(envelopeChecksum(readBack!)).toBe(readBack!.checksum);
     });
 
+    it('keeps one holder of an idempotency key and dense streams when 20 writers race batches on their own streams', async () => {
+      const key = `shared-${ids.next()}`;
+      const executions = Array.from({ length: WRITERS }, () => ids.next());
+
+      // Each batch: the contested key first, then an event of its own. A loser's second event must not sit at version 2.
+      const batches = await Promise.all(
+        executions.map((executionId) => store.append([ctxUpdated(executionId, 1, { idempotencyKey: key }), ctxUpdated(executionId, 2)])),
+      );
+
+      expect(batches.filter(([keyed]) => !keyed!.duplicate)).toHaveLength(1);
+      for (const [i, [keyed, own]] of batches.entries()) {
+        expect(own!.duplicate).toBe(false);
+        expect(own!.event.stream_version).toBe(keyed!.duplicate ? 1 : 2);
+        expect(await eventsOf(executions[i]!)).toBe(keyed!.duplicate ? 1 : 2);
+        expect(await outboxOf(executions[i]!)).toBe(keyed!.duplicate ? 1 : 2);
+      }
+    });
+
     it('numbers the new events of a batch around a duplicate without a gap', async () => {
       const executionId = ids.next();
       const first = ctxUpdated(executionId, 1);

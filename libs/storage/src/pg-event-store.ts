@@ -1,4 +1,4 @@
-import { sealEvent, type AnyNewEvent, type EventEnvelope, type LedgerEvent } from '@noetl/event-kernel';
+import { EventType, TERMINAL_EXECUTION_EVENTS, sealEvent, type AnyNewEvent, type EventEnvelope, type LedgerEvent } from '@noetl/event-kernel';
 import { isRetryableTransactionError } from './db-errors';
 import type { Database, Queryable } from './database';
 import {
@@ -18,8 +18,10 @@ import {
   type ReadExecutionOptions,
 } from './event-store';
 import { EventUniqueKey, uniqueKeyLookups } from './event-unique-keys';
+import { insertBatch } from './batch-append';
 import { insertOutboxRows } from './outbox';
 import { StorageError } from './storage-error';
+import { lockStreams } from './stream-locks';
 
 /** Deadlocks between batches that collide on unique keys in opposite orders are retried whole. */
 const APPEND_ATTEMPTS = 3;
@@ -62,9 +64,7 @@ export class PgEventStore implements EventStore {
     const normalised = events.map((event) => normaliseNewEvent(event));
     const expected = options.expectedVersion;
     const streams = [...new Set([...normalised.map((e) => e.stream_id), ...(expected ? [expected.streamId] : [])])].sort();
-    for (const streamId of streams) {
-      await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [streamId]);
-    }
+    await lockStreams(q, streams);
     const versions = await currentVersions(q, streams);
     if (expected) {
       const actual = versions.get(expected.streamId) ?? 0;
@@ -72,6 +72,24 @@ export class PgEventStore implements EventStore {
     }
 
     const ingestTime = this.clock();
+    if (!sharesAKey(normalised)) {
+      // One round trip for the batch and its outbox rows; null: something collides, so one by one below.
+      const next = new Map(versions);
+      const sealed = normalised.map((event) => {
+        const version = (next.get(event.stream_id) ?? 0) + 1;
+        next.set(event.stream_id, version);
+        return sealEvent(event, version, ingestTime);
+      });
+      const stored = await insertBatch(q, sealed);
+      if (stored) {
+        const results: AppendResult[] = [];
+        for (const event of sealed) {
+          const kept = stored.get(event.event_id);
+          results.push(kept ? { event: kept, duplicate: false } : { event: await findCollision(q, event), duplicate: true });
+        }
+        return results;
+      }
+    }
     const results: AppendResult[] = [];
     const appended: LedgerEvent[] = [];
     for (const event of normalised) {
@@ -125,6 +143,24 @@ export class PgEventStore implements EventStore {
   async streamVersion(streamId: string): Promise<number> {
     return (await currentVersions(this.db, [streamId])).get(streamId) ?? 0;
   }
+}
+
+/**
+ * Whether two events of the batch share a unique key (a batch that repeats
+ * itself): the one-statement insert would drop the second and leave a hole
+ * in its stream, so such a batch goes one by one.
+ */
+function sharesAKey(events: readonly AnyNewEvent[]): boolean {
+  const seen = new Set<string>();
+  const taken = (key: string): boolean => seen.size === seen.add(key).size;
+  for (const event of events) {
+    if (taken(`id:${event.event_id}`)) return true;
+    if (event.idempotency_key && taken(`key:${event.tenant_id}:${event.idempotency_key}`)) return true;
+    if (event.event_type === EventType.CommandIssued && taken(`issued:${event.execution_id}:${event.command_id ?? ''}`)) return true;
+    if (event.event_type === EventType.LoopDone && taken(`done:${event.execution_id}:${event.loop_id ?? ''}`)) return true;
+    if ((TERMINAL_EXECUTION_EVENTS as readonly string[]).includes(event.event_type) && taken(`end:${event.execution_id}`)) return true;
+  }
+  return false;
 }
 
 class UnresolvedCollisionError extends StorageError {

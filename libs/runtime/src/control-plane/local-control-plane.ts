@@ -6,6 +6,7 @@ import {
   type CommandRepository,
   type CommandRow,
   type Database,
+  type LockedCommand,
   type FrameRepository,
   type PayloadStore,
   type Queryable,
@@ -149,7 +150,7 @@ export class LocalControlPlane implements ControlPlane {
     const { db, ledger } = this.deps;
     return db.transaction(async (q) => {
       const command = await this.locked(q, commandId, { allowEnded: true });
-      if (command.status === 'CANCELLED' || (await ledger.hasEnded(q, command.execution_id))) {
+      if (command.status === 'CANCELLED' || command.execution_ended) {
         return { lease_until: ledger.now().toISOString(), cancelled: true };
       }
       if (isTerminalCommand(command.status)) throw alreadyTerminal(command);
@@ -373,13 +374,13 @@ export class LocalControlPlane implements ControlPlane {
    * `already_terminal` (a cancelled command is left to the caller, so that a
    * heartbeat can say `cancelled`).
    */
-  private async locked(q: Queryable, commandId: string, options: { allowEnded?: boolean } = {}): Promise<CommandRow> {
+  private async locked(q: Queryable, commandId: string, options: { allowEnded?: boolean } = {}): Promise<LockedCommand> {
     const { ledger } = this.deps;
     const command = await this.deps.commandRows.lock(q, ledger.scope, commandId, (executionId) => ledger.lockStream(q, executionId));
     if (!command) throw notFound('command', commandId);
     if (options.allowEnded) return command;
     if (isTerminalCommand(command.status)) throw alreadyTerminal(command);
-    if (await ledger.hasEnded(q, command.execution_id)) {
+    if (command.execution_ended) {
       throw new RuntimeError('already_terminal', `execution ${command.execution_id} of command ${commandId} already ended`);
     }
     return command;

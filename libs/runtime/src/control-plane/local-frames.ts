@@ -1,6 +1,6 @@
 import { EventType, type EventDraft, type EventTypeName, type Json, type JsonObject, type RowOutcome } from '@noetl/event-kernel';
 import { loopBodySpec } from '@noetl/dsl';
-import { putFrameOutput, type FrameOutputRow, type FrameRow, type PendingFrame, type Queryable } from '@noetl/storage';
+import { putFrameOutput, type FrameOutputRow, type FrameRow, type LockedFrame, type PendingFrame, type Queryable } from '@noetl/storage';
 import { notifyExecution } from '../bus/bus';
 import { runsAll } from '../bus/offers';
 import { holdsLease, newLeaseToken, type Holder } from './lease-token';
@@ -42,7 +42,7 @@ export class LocalFrames {
       if (request.tools && !runsAll({ tools: request.tools }, stage.tools)) {
         throw new RuntimeError('tool_not_allowed', `stage ${stageId} runs ${stage.tools.join(', ')}; worker ${request.worker_id} runs only ${request.tools.join(', ')}`);
       }
-      if (stage.status !== 'OPEN' || (await ledger.hasEnded(q, stage.execution_id))) return null;
+      if (stage.status !== 'OPEN' || stage.execution_ended) return null;
       if ((await frameRows.countHeld(q, stageId)) >= stage.max_in_flight) return null;
       const frame = (await frameRows.nextPending(q, stageId)) ?? (stage.mode === 'cursor' ? await this.mintCursorFrame(q, stage) : undefined);
       if (!frame) return null;
@@ -96,7 +96,7 @@ export class LocalFrames {
     const { db, ledger } = this.deps;
     return db.transaction(async (q) => {
       const frame = await this.locked(q, frameId);
-      if (await ledger.hasEnded(q, frame.execution_id)) return { lease_until: ledger.now().toISOString(), cancelled: true };
+      if (frame.execution_ended) return { lease_until: ledger.now().toISOString(), cancelled: true };
       this.assertHolder(frame, request);
       const leaseUntil = new Date(ledger.now().getTime() + (request.lease_ms ?? frameLeaseMs(frame.frame_policy, DEFAULT_FRAME_LEASE_MS))).toISOString();
       await ledger.append(q, [draft(where(frame), EventType.FrameHeartbeat, { frame_id: frameId, worker_id: request.worker_id, lease_until: leaseUntil })]);
@@ -201,7 +201,7 @@ export class LocalFrames {
     });
   }
 
-  private async locked(q: Queryable, frameId: string): Promise<FrameRow> {
+  private async locked(q: Queryable, frameId: string): Promise<LockedFrame> {
     const { ledger } = this.deps;
     const frame = await this.deps.frameRows.lock(q, ledger.scope, frameId, (executionId) => ledger.lockStream(q, executionId));
     if (!frame) throw notFound('frame', frameId);
@@ -212,9 +212,9 @@ export class LocalFrames {
   }
 
   /** `locked`, and the execution has not ended. */
-  private async lockedLive(q: Queryable, frameId: string): Promise<FrameRow> {
+  private async lockedLive(q: Queryable, frameId: string): Promise<LockedFrame> {
     const frame = await this.locked(q, frameId);
-    if (await this.deps.ledger.hasEnded(q, frame.execution_id)) {
+    if (frame.execution_ended) {
       throw new RuntimeError('already_terminal', `execution ${frame.execution_id} of frame ${frameId} already ended`);
     }
     return frame;

@@ -110,7 +110,7 @@ export class Scheduler {
     const { db, ledger } = this.deps;
     const effects = noEffects();
     let terminal: ExecutionState | undefined;
-    await db.transaction(async (q) => {
+    await this.deps.metrics.span('plan', () => db.transaction(async (q) => {
       // The stream lock is the execution's lock: one pass at a time, and no event can land between our reads and our appends.
       await ledger.lockStream(q, executionId);
       const row = await this.deps.rows.executionRows.cursor(q, ledger.scope, executionId);
@@ -119,6 +119,8 @@ export class Scheduler {
       // Decisions are folded as they are made, so the next trigger is planned against them even
       // though, in the stream, they land after every event this pass read. Read again below, they are skipped.
       const folded = new Set<string>();
+      // The stream version of this pass's latest decision: under the stream lock, nothing else lands after what we read.
+      let decided = 0;
       const fold = async (event: LedgerEvent): Promise<void> => {
         const wasRunning = state?.status === 'RUNNING';
         state = applyEvent(state, event);
@@ -136,7 +138,13 @@ export class Scheduler {
             if (decision.duplicate) continue;
             await fold(decision.event);
             folded.add(decision.event.event_id);
+            decided = decision.event.stream_version;
           }
+        }
+        // A short read reached the stream's end as it stood: what follows is this pass's own decisions, folded already.
+        if (events.length < READ_CHUNK) {
+          version = Math.max(version, decided);
+          break;
         }
       }
       if (!state) return false;
@@ -151,7 +159,7 @@ export class Scheduler {
         lastEventId: state.lastEventId,
       });
       this.remember(executionId, state, version);
-    });
+    }));
     this.afterCommit(effects, terminal);
   }
 

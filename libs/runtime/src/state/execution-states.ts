@@ -2,6 +2,9 @@ import { applyEvent, type ExecutionState } from '@noetl/event-kernel';
 import type { Queryable } from '@noetl/storage';
 import type { Ledger } from '../ledger';
 
+/** Events read from the ledger at a time while catching up. */
+const READ_CHUNK = 1000;
+
 interface Entry {
   state: ExecutionState;
   version: number;
@@ -42,7 +45,7 @@ export class ExecutionStates {
   private async catchUp(q: Queryable, executionId: string): Promise<Entry | undefined> {
     let entry = this.entries.get(executionId);
     for (;;) {
-      const events = await this.ledger.readAfter(q, executionId, entry?.version ?? 0);
+      const events = await this.ledger.readAfter(q, executionId, entry?.version ?? 0, READ_CHUNK);
       if (events.length === 0) break;
       let state = entry?.state;
       let version = entry?.version ?? 0;
@@ -51,6 +54,8 @@ export class ExecutionStates {
         version = event.stream_version;
       }
       entry = { state: state as ExecutionState, version };
+      // A short read reached the end of the stream as this read saw it: asking again would return nothing.
+      if (events.length < READ_CHUNK) break;
     }
     if (!entry) return undefined;
     this.entries.delete(executionId);

@@ -103,10 +103,20 @@ export interface WorkerRun {
 export function workerRun(deps: CommandRunnerDeps, at: CallSite): WorkerRun {
   const secrets = new SecretSet();
   // Every credential a call of this run resolves joins the redaction set before the tool sees it.
-  const resolveCredential = async (name: string): Promise<Record<string, unknown>> => {
-    const data = await deps.resolveCredential(name);
-    secrets.add(data);
-    return data;
+  // Resolved once per run: a frame's rows (and a paged call's sinks) name the same credential on every call,
+  // and each resolution is a round trip to the control plane that checks the lease the heartbeat already keeps.
+  const resolved = new Map<string, Promise<Record<string, unknown>>>();
+  const resolveCredential = (name: string): Promise<Record<string, unknown>> => {
+    const cached = resolved.get(name);
+    if (cached) return cached;
+    const resolving = deps.resolveCredential(name).then((data) => {
+      secrets.add(data);
+      return data;
+    });
+    // A failed resolution is not kept: the next call asks again.
+    resolving.catch(() => resolved.delete(name));
+    resolved.set(name, resolving);
+    return resolving;
   };
   const guarded: CommandRunnerDeps = {
     ...deps,

@@ -166,7 +166,8 @@ export class Worker {
 
   /** Claims a frame of the stage, interprets its rows, commits it; nothing claimable is fine (the offer was stale). */
   private async executeFrame(controlPlane: ControlPlane, stageId: string, controller: AbortController): Promise<void> {
-    const frame = await controlPlane.claimFrame(stageId, this.claimRequest()).catch((error: unknown) => {
+    const { metrics } = this.options;
+    const frame = await metrics.span('claim', () => controlPlane.claimFrame(stageId, this.claimRequest())).catch((error: unknown) => {
       if (this.staleOffer(error)) return null;
       throw error;
     });
@@ -176,11 +177,12 @@ export class Worker {
     const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeatFrame(frame.frame_id, { ...holder, lease_ms: frame.lease_ms });
     const heartbeat = this.keepLease(beat, frame.lease_ms, controller, log);
     try {
-      const report = await runClaimedFrame(frame, controller.signal, this.interpreterFor(
-          controlPlane,
-          { executionId: frame.execution_id, step: frame.step, scope: frame.scope, holder: { kind: 'frame', id: frame.frame_id }, leaseToken: frame.lease_token, attempt: frame.attempt },
-          async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { ...holder, name })).data,
-        ));
+      const run = this.interpreterFor(
+        controlPlane,
+        { executionId: frame.execution_id, step: frame.step, scope: frame.scope, holder: { kind: 'frame', id: frame.frame_id }, leaseToken: frame.lease_token, attempt: frame.attempt },
+        async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { ...holder, name })).data,
+      );
+      const report = await metrics.span('run', () => runClaimedFrame(frame, controller.signal, run));
       if (controller.signal.aborted) {
         if (this.releasing) await this.giveBack(() => controlPlane.releaseFrame(frame.frame_id, holder), log);
         return;
@@ -189,18 +191,18 @@ export class Worker {
         report.status === 'COMMITTED'
           ? controlPlane.commitFrame(frame.frame_id, { ...holder, ...report.request })
           : controlPlane.failFrame(frame.frame_id, { ...holder, ...report.request });
-      await this.deliver(send, frame.lease_ms, log, 'frame report');
+      await metrics.span('report', () => this.deliver(send, frame.lease_ms, log, 'frame report'));
     } finally {
       clearInterval(heartbeat);
     }
   }
 
   private async execute(controlPlane: ControlPlane, offer: Offer, controller: AbortController): Promise<void> {
-    const { leaseMs } = this.options;
+    const { leaseMs, metrics } = this.options;
     const { id: commandId, alone = false } = offer;
     let command: ClaimedCommand;
     try {
-      command = await controlPlane.claim(commandId, { ...this.claimRequest(), lease_ms: leaseMs });
+      command = await metrics.span('claim', () => controlPlane.claim(commandId, { ...this.claimRequest(), lease_ms: leaseMs }));
     } catch (error) {
       if (this.staleOffer(error)) return;
       throw error;
@@ -241,17 +243,17 @@ export class Worker {
         await this.startChild(controlPlane, command, holder, run, controller.signal);
         return;
       }
-      const report = command.shard ? await runShard(command, command.shard, controller.signal, run) : await runCommand(command, controller.signal, run);
+      const report = await metrics.span('run', () => (command.shard ? runShard(command, command.shard, controller.signal, run) : runCommand(command, controller.signal, run)));
       if (controller.signal.aborted) {
         if (this.releasing) await this.giveBack(() => controlPlane.release(commandId, holder), log);
         return;
       }
-      this.options.metrics.stepDuration.observe({ kind: command.kind }, (report.request.duration_ms ?? 0) / 1000);
+      metrics.stepDuration.observe({ kind: command.kind }, (report.request.duration_ms ?? 0) / 1000);
       const send = (): Promise<void> =>
         report.status === 'COMPLETED'
           ? controlPlane.complete(commandId, { ...holder, ...report.request })
           : controlPlane.fail(commandId, { ...holder, ...report.request });
-      await this.deliver(send, leaseMs, log, 'report');
+      await metrics.span('report', () => this.deliver(send, leaseMs, log, 'report'));
     } finally {
       clearInterval(heartbeat);
       clearTimeout(aloneFor);

@@ -1,4 +1,4 @@
-import type { CommandStatus, JsonObject } from '@noetl/event-kernel';
+import { TERMINAL_EXECUTION_EVENTS, type CommandStatus, type JsonObject } from '@noetl/event-kernel';
 import type { Queryable } from '../database';
 import type { TenantScope } from '../storage-error';
 import { isBigintId, type LockStream } from './lock-stream';
@@ -24,6 +24,9 @@ export interface CommandRow {
   loop_id: string | null;
   iteration: number | null;
 }
+
+/** A command row locked for a report, and whether its execution's terminal event is in the ledger. */
+export type LockedCommand = CommandRow & { execution_ended: boolean };
 
 /** The row a `command.issued` writes. */
 export interface IssuedCommand {
@@ -92,7 +95,7 @@ export class CommandRepository {
    * stream lock (`lockStream`: always first, see Ledger.lockStream);
    * undefined when unknown to this tenant.
    */
-  async lock(q: Queryable, scope: TenantScope, commandId: string, lockStream: LockStream): Promise<CommandRow | undefined> {
+  async lock(q: Queryable, scope: TenantScope, commandId: string, lockStream: LockStream): Promise<LockedCommand | undefined> {
     if (!isBigintId(commandId)) return undefined;
     const [owner] = await q.query<{ execution_id: string }>(
       'SELECT execution_id FROM noetl.command WHERE command_id = $1::bigint AND tenant_id = $2 AND organization_id = $3',
@@ -100,8 +103,14 @@ export class CommandRepository {
     );
     if (!owner) return undefined;
     await lockStream(String(owner.execution_id));
-    const [row] = await q.query<CommandRow>(`SELECT ${COLUMNS} FROM noetl.command WHERE command_id = $1::bigint FOR UPDATE`, [commandId]);
-    return row ? normalise(row) : undefined;
+    // Whether the execution ended rides along (read after the stream lock, so final): one round trip less per report.
+    const [row] = await q.query<LockedCommand>(
+      `SELECT ${COLUMNS},
+              EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = c.execution_id AND e.event_type = ANY($2::text[])) AS execution_ended
+         FROM noetl.command c WHERE command_id = $1::bigint FOR UPDATE OF c`,
+      [commandId, [...TERMINAL_EXECUTION_EVENTS]],
+    );
+    return row ? { ...normalise(row), execution_ended: row.execution_ended } : undefined;
   }
 
   /** An expired lease's row, locked, when it is still expired (the sweep's view may be stale). */

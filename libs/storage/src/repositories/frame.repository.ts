@@ -1,4 +1,4 @@
-import type { FrameStatus, JsonObject, PayloadRef } from '@noetl/event-kernel';
+import { TERMINAL_EXECUTION_EVENTS, type FrameStatus, type JsonObject, type PayloadRef } from '@noetl/event-kernel';
 import type { Queryable } from '../database';
 import type { TenantScope } from '../storage-error';
 import { isBigintId, type LockStream } from './lock-stream';
@@ -41,6 +41,9 @@ export const HELD_FRAME_STATUSES: readonly FrameStatus[] = ['CLAIMED', 'RUNNING'
 
 const FRAME_COLUMNS = `f.frame_id, f.stage_id, f.execution_id, f.frame_index, f.cursor, f.row_count, f.status, f.owner_worker,
   f.lease_until, f.lease_token, f.attempts, s.loop_id, s.step_name, s.frame_policy, s.tools, s.credentials`;
+
+/** A frame row locked for a report, and whether its execution's terminal event is in the ledger. */
+export type LockedFrame = FrameRow & { execution_ended: boolean };
 
 function normalise(row: FrameRow): FrameRow {
   return { ...row, frame_id: String(row.frame_id), stage_id: String(row.stage_id), execution_id: String(row.execution_id), loop_id: String(row.loop_id) };
@@ -105,7 +108,7 @@ export class FrameRepository {
   }
 
   /** The frame row, locked, after its execution's stream lock (taken by `lockStream`, always first). */
-  async lock(q: Queryable, scope: TenantScope, frameId: string, lockStream: LockStream): Promise<FrameRow | undefined> {
+  async lock(q: Queryable, scope: TenantScope, frameId: string, lockStream: LockStream): Promise<LockedFrame | undefined> {
     if (!isBigintId(frameId)) return undefined;
     const [owner] = await q.query<{ execution_id: string }>(
       'SELECT execution_id FROM noetl.frame WHERE frame_id = $1::bigint AND tenant_id = $2 AND organization_id = $3',
@@ -113,12 +116,15 @@ export class FrameRepository {
     );
     if (!owner) return undefined;
     await lockStream(String(owner.execution_id));
-    const [row] = await q.query<FrameRow>(
-      `SELECT ${FRAME_COLUMNS} FROM noetl.frame f JOIN noetl.stage s ON s.stage_id = f.stage_id
+    // Whether the execution ended rides along (read after the stream lock, so final): one round trip less per report.
+    const [row] = await q.query<LockedFrame>(
+      `SELECT ${FRAME_COLUMNS},
+              EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = f.execution_id AND e.event_type = ANY($2::text[])) AS execution_ended
+         FROM noetl.frame f JOIN noetl.stage s ON s.stage_id = f.stage_id
         WHERE f.frame_id = $1::bigint FOR UPDATE OF f`,
-      [frameId],
+      [frameId, [...TERMINAL_EXECUTION_EVENTS]],
     );
-    return row ? normalise(row) : undefined;
+    return row ? { ...normalise(row), execution_ended: row.execution_ended } : undefined;
   }
 
   async markRunning(q: Queryable, frameId: string, lease: { workerId: string; leaseUntil: string; attempts: number; tokenHash: string }): Promise<void> {

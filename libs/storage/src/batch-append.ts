@@ -1,0 +1,83 @@
+import { EventType, TERMINAL_EXECUTION_EVENTS, type EventEnvelope, type LedgerEvent } from '@noetl/event-kernel';
+import type { Queryable } from './database';
+import { EVENT_COLUMNS, EVENT_SELECT_LIST, eventColumnType, eventInsertParams, toLedgerEvent, type EventRow } from './event-row';
+import { eventSubject } from './outbox';
+import { SqlState } from './db-errors';
+import { StorageError } from './storage-error';
+
+const columns = EVENT_COLUMNS.map((column) => column);
+const unnested = columns.map((column, i) => `$${i + 1}::${eventColumnType(column)}[]`).join(', ');
+const SUBJECTS = `$${columns.length + 1}::text[]`;
+const ENVELOPES = `$${columns.length + 2}::text[]`;
+const TERMINAL_TYPES = TERMINAL_EXECUTION_EVENTS.map((type) => `'${type}'`).join(', ');
+
+/**
+ * A batch of sealed events and their outbox rows in ONE statement. All or
+ * nothing against what is committed: when any event collides with a stored
+ * one on a unique index (the same checks as `uniqueKeyLookups`), nothing is
+ * inserted and the caller appends one by one. Only a rival still in flight
+ * (a concurrent writer of the same idempotency key on another stream) can
+ * make ON CONFLICT drop a row here.
+ */
+const BATCH_INSERT_SQL = `
+WITH b AS (
+  SELECT * FROM unnest(${unnested}, ${SUBJECTS}, ${ENVELOPES}) WITH ORDINALITY AS b(${columns.join(', ')}, subject, envelope, ord)
+), ins AS (
+  INSERT INTO noetl.event (${EVENT_SELECT_LIST})
+  SELECT ${EVENT_SELECT_LIST} FROM b
+   WHERE NOT EXISTS (
+     SELECT 1 FROM b x WHERE
+          EXISTS (SELECT 1 FROM noetl.event e WHERE e.event_id = x.event_id)
+       OR (x.event_type = '${EventType.CommandIssued}' AND EXISTS (SELECT 1 FROM noetl.event e
+             WHERE e.execution_id = x.execution_id AND e.command_id = x.command_id AND e.event_type = '${EventType.CommandIssued}'))
+       OR (x.event_type = '${EventType.LoopDone}' AND EXISTS (SELECT 1 FROM noetl.event e
+             WHERE e.execution_id = x.execution_id AND e.loop_id = x.loop_id AND e.event_type = '${EventType.LoopDone}'))
+       OR (x.event_type IN (${TERMINAL_TYPES}) AND EXISTS (SELECT 1 FROM noetl.event e
+             WHERE e.execution_id = x.execution_id AND e.event_type IN (${TERMINAL_TYPES})))
+       OR (x.idempotency_key IS NOT NULL AND EXISTS (SELECT 1 FROM noetl.event e
+             WHERE e.tenant_id = x.tenant_id AND e.idempotency_key = x.idempotency_key))
+       OR EXISTS (SELECT 1 FROM noetl.event e WHERE e.stream_id = x.stream_id AND e.stream_version = x.stream_version))
+   ORDER BY ord
+  ON CONFLICT DO NOTHING
+  RETURNING ${EVENT_SELECT_LIST}
+), outbox AS (
+  INSERT INTO noetl.outbox (event_id, tenant_id, organization_id, execution_id, subject, event_type, payload)
+  SELECT b.event_id, b.tenant_id, b.organization_id, b.execution_id, b.subject, b.event_type, b.envelope::jsonb
+    FROM b JOIN ins ON ins.event_id = b.event_id ORDER BY b.ord
+)
+SELECT * FROM ins`;
+
+/** A rival still in flight took a key of the batch and left a hole in a stream: the transaction is to be retried as is. */
+export class BatchRaceError extends StorageError {
+  readonly code = SqlState.SerializationFailure;
+}
+
+/**
+ * Inserts the sealed events (dense versions, under their streams' locks) and
+ * their outbox rows in one round trip. Returns the stored events by event id,
+ * or null when nothing was inserted (something collides: append one by one).
+ * Throws BatchRaceError when a row was dropped before a kept row of its
+ * stream (a version hole); rows dropped only at a stream's end are for the
+ * caller to resolve as duplicates.
+ */
+export async function insertBatch(q: Queryable, sealed: readonly EventEnvelope[]): Promise<Map<string, LedgerEvent> | null> {
+  const params: unknown[] = columns.map(() => [] as unknown[]);
+  const subjects: string[] = [];
+  const envelopes: string[] = [];
+  for (const event of sealed) {
+    eventInsertParams(event).forEach((value, i) => (params[i] as unknown[]).push(value));
+    subjects.push(eventSubject(event.tenant_id, event.organization_id, event.execution_id));
+    envelopes.push(JSON.stringify(event));
+  }
+  const rows = await q.query<EventRow>(BATCH_INSERT_SQL, [...params, subjects, envelopes]);
+  if (rows.length === 0) return null;
+  const stored = new Map(rows.map((row) => [String(row.event_id), toLedgerEvent(row)] as const));
+  if (stored.size < sealed.length) {
+    const holed = new Set<string>();
+    for (const event of sealed) {
+      if (!stored.has(event.event_id)) holed.add(event.stream_id);
+      else if (holed.has(event.stream_id)) throw new BatchRaceError(`a concurrent append took a key of ${event.stream_id}'s batch; retry the transaction`);
+    }
+  }
+  return stored;
+}
