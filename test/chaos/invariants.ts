@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { EventType, TERMINAL_EXECUTION_EVENTS, foldEvents, stateChecksum } from '../../libs/event-kernel/src';
 import { EVENT_SELECT_LIST, toLedgerEvent, type EventRow } from '../../libs/storage/src';
 import { waitFor } from '../support/wait-for';
-import { LOOP_FRAME_ROWS, type Started } from './workload';
+import type { Started } from './workload';
 
 /** What one trial's ledger and sink say, counted. */
 export interface TrialCounts {
@@ -102,16 +102,17 @@ function checkSink(executionId: string, events: LedgerEvent[], hits: Map<number,
   const loopStarted = events.find((e) => e.event_type === EventType.LoopStarted);
   if (!loopStarted || loopStarted.node_name !== 'each') return;
   const size = Number((loopStarted.payload as { size?: number }).size ?? 0);
-  const indexOf = new Map<string, number>();
-  for (const e of events.filter((e) => e.event_type === EventType.FrameCommitted)) indexOf.set(String(e.frame_id), Number((e.payload as { frame_index: number }).frame_index));
-  const runs = new Map<number, number>();
-  for (const e of events.filter((e) => e.event_type === EventType.FrameDispatched)) {
-    const index = indexOf.get(String(e.frame_id));
-    if (index !== undefined) runs.set(index, (runs.get(index) ?? 0) + 1);
+  // Which frame holds each item, from the commits (rows first_index .. first_index + row_count - 1).
+  const frameOf = new Map<number, string>();
+  for (const e of events.filter((e) => e.event_type === EventType.FrameCommitted)) {
+    const { first_index: first, row_count: rows } = e.payload as { first_index: number; row_count: number };
+    for (let item = first; item < first + rows; item++) frameOf.set(item, String(e.frame_id));
   }
+  const runs = new Map<string, number>();
+  for (const e of events.filter((e) => e.event_type === EventType.FrameDispatched)) runs.set(String(e.frame_id), (runs.get(String(e.frame_id)) ?? 0) + 1);
   for (let item = 0; item < size; item++) {
     const n = hits.get(item) ?? 0;
-    const allowed = runs.get(Math.floor(item / LOOP_FRAME_ROWS)) ?? 1;
+    const allowed = runs.get(frameOf.get(item) ?? '') ?? 1;
     if (n === 0) {
       counts.lost++;
       violation(`${executionId}: item ${item} never reached the sink`);

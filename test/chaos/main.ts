@@ -16,8 +16,9 @@ async function main(): Promise<void> {
     .option('--trials <n>', 'trials per scenario', positive, 3)
     .option('--seed <s>', 'seed of every random choice (fault moments, victims)', positive, 1)
     .option('--minutes <m>', 'how long the mixed soak runs', positive, 5)
+    .option('--smoke', "faults at the smoke's size (short outages, fewer pages), as npm test runs them", false)
     .parse()
-    .opts<{ scenario?: string; trials: number; seed: number; minutes: number }>();
+    .opts<{ scenario?: string; trials: number; seed: number; minutes: number; smoke: boolean }>();
   const names = options.scenario?.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = names?.filter((n) => !SCENARIOS.some((s) => s.name === n)) ?? [];
   if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
     scenarios,
     trials: options.trials,
     seed: options.seed,
-    smoke: false,
+    smoke: options.smoke,
     soakMinutes: options.minutes,
     log: (message) => console.log(message),
   });

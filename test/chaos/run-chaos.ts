@@ -84,28 +84,16 @@ export async function runChaos(options: ChaosOptions): Promise<ScenarioResult[]>
           log: (message) => log(`  ${scenario.name} #${trial}: ${message}`),
           startWorkload: async (plan: Planned[]) => void started.push(...(await startWorkload(cluster!.client, plan, flaky.url))),
         };
-        const trialStart = Date.now();
-        await context.startWorkload(scenario.workload?.(context) ?? (options.smoke ? SMOKE_WORKLOAD : DEFAULT_WORKLOAD));
-        await hold(200 + Math.floor(random() * 1_500));
-        const marker = await lastEventId(services.postgres.url);
-        const faultAt = Date.now();
-        // Polled while the fault runs: progress the rest of the deployment makes meanwhile counts.
-        const progress = firstProgressAfter(services.postgres.url, marker, started, TERMINAL_DEADLINE_MS);
-        await scenario.inject(context);
-        const recovered = await progress;
-        const ended = await allTerminal(services.postgres.url, started, TERMINAL_DEADLINE_MS);
-        await cluster.heal();
-        const counts = await checkTrial(services.postgres.url, services.postgres.sinkUrl, started);
-        const specific = (await scenario.check?.({ ...context, databaseUrl: services.postgres.url, executionIds: started.map((s) => s.executionId) })) ?? [];
-        add(result, counts, specific);
-        if (recovered !== undefined) result.recoveryMs.push(recovered - faultAt);
-        const bad = counts.violations.length + specific.length;
-        log(
-          `${scenario.name} #${trial}: ${counts.executions} executions in ${((Date.now() - trialStart) / 1000).toFixed(1)} s` +
-            `${ended ? '' : ' (deadline passed)'}, recovery ${recovered === undefined ? 'none' : `${recovered - faultAt} ms`}` +
-            `${bad ? `, ${bad} violation(s): ${[...counts.violations, ...specific].slice(0, 3).join('; ')}` : ', invariants hold'}`,
-        );
-        if (bad && !ended) log(cluster.outputs());
+        try {
+          await runTrial(scenario, context, started, result, services.postgres.url, services.postgres.sinkUrl, options.smoke ? SMOKE_WORKLOAD : DEFAULT_WORKLOAD, log, trial);
+        } catch (error) {
+          // A trial the harness could not drive (an api that did not answer): counted, the deployment restored, the run goes on.
+          result.trials++;
+          result.wrongOutcome++;
+          result.violations.push(`trial ${trial} broke: ${String(error).slice(0, 500)}`);
+          log(`${scenario.name} #${trial}: broke: ${String(error)}\n${cluster.outputs()}`);
+          await cluster.heal();
+        }
       }
       results.push(result);
     }
@@ -115,6 +103,43 @@ export async function runChaos(options: ChaosOptions): Promise<ScenarioResult[]>
     await flaky.close();
     await services.close();
   }
+}
+
+/** One trial: the workload, the fault at the seed's moment, every execution's end, the baseline restored, the counts. */
+async function runTrial(
+  scenario: Scenario,
+  context: FaultContext,
+  started: Started[],
+  result: ScenarioResult,
+  databaseUrl: string,
+  sinkUrl: string,
+  workload: Planned[],
+  log: (message: string) => void,
+  trial: number,
+): Promise<void> {
+  const { cluster, random } = context;
+  const trialStart = Date.now();
+  await context.startWorkload(scenario.workload?.(context) ?? workload);
+  await hold(200 + Math.floor(random() * 1_500));
+  const marker = await lastEventId(databaseUrl);
+  const faultAt = Date.now();
+  // Polled while the fault runs: progress the rest of the deployment makes meanwhile counts.
+  const progress = firstProgressAfter(databaseUrl, marker, started, TERMINAL_DEADLINE_MS);
+  await scenario.inject(context);
+  const recovered = await progress;
+  const ended = await allTerminal(databaseUrl, started, TERMINAL_DEADLINE_MS);
+  await cluster.heal();
+  const counts = await checkTrial(databaseUrl, sinkUrl, started);
+  const specific = (await scenario.check?.({ ...context, databaseUrl: databaseUrl, executionIds: started.map((s) => s.executionId) })) ?? [];
+  add(result, counts, specific);
+  if (recovered !== undefined) result.recoveryMs.push(recovered - faultAt);
+  const bad = counts.violations.length + specific.length;
+  log(
+    `${scenario.name} #${trial}: ${counts.executions} executions in ${((Date.now() - trialStart) / 1000).toFixed(1)} s` +
+      `${ended ? '' : ' (deadline passed)'}, recovery ${recovered === undefined ? 'none' : `${recovered - faultAt} ms`}` +
+      `${bad ? `, ${bad} violation(s): ${[...counts.violations, ...specific].slice(0, 3).join('; ')}` : ', invariants hold'}`,
+  );
+  if (bad && !ended) log(cluster.outputs());
 }
 
 function add(result: ScenarioResult, counts: TrialCounts, specific: string[]): void {

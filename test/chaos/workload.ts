@@ -12,20 +12,19 @@ export const SINK_CREDENTIAL = 'chaos_sink';
  * whose sink INSERTs one row per run of the iteration: the sink counts
  * hits, it does not hide duplicates behind ON CONFLICT.
  */
-export const LOOP_FRAME_ROWS = 2;
-const loop = (version: string) => `${header('chaos/loop')}workload: {items: 8, flaky: "", version: ${version}}
+const loop = (path: string, frames: { rows: number; inFlight: number }, sunk = 'item') => `${header(path)}workload: {items: 8, flaky: ""}
 workflow:
   - step: each
     loop:
       in: "{{ range(items) | list }}"
       iterator: item
-      spec: {mode: parallel, max_in_flight: 4, frame: {max_rows: ${LOOP_FRAME_ROWS}, lease_seconds: 2, heartbeat_seconds: 1, max_attempts: 10}}
+      spec: {mode: parallel, max_in_flight: ${frames.inFlight}, frame: {max_rows: ${frames.rows}, lease_seconds: 2, heartbeat_seconds: 1, max_attempts: 10}}
       sink:
         tool:
           kind: postgres
           auth: ${SINK_CREDENTIAL}
           command: "INSERT INTO chaos_sink (execution_id, item) VALUES ($1, $2)"
-          params: ["{{ execution_id }}", "{{ item }}"]
+          params: ["{{ execution_id }}", "{{ ${sunk} }}"]
     tool: {kind: http, url: "{{ flaky }}/fail-first/i{{ execution_id }}-{{ item }}?times=1"}
     retry:
       - when: "{{ error.status == 503 }}"
@@ -33,9 +32,11 @@ workflow:
 `;
 
 export const PLAYBOOKS = {
-  loop: loop('1'),
-  /** The same path with a different body: registering it mid-run makes version 2. */
-  loopV2: loop('2'),
+  loop: loop('chaos/loop', { rows: 2, inFlight: 4 }),
+  /** The same path with another body (it sinks other item numbers): an execution of version 1 that ran it would lose its items. */
+  loopV2: loop('chaos/loop', { rows: 2, inFlight: 4 }, 'item + 1000'),
+  /** One row a frame, 20 frames in flight at once: their commits race. */
+  wide: loop('chaos/wide', { rows: 1, inFlight: 20 }),
   /** A sub-playbook (a small loop) and a durable sleep after it. */
   parent: `${header('chaos/parent')}workload: {flaky: ""}
 workflow:
@@ -84,7 +85,7 @@ workflow:
 `,
 };
 
-export type PlaybookName = 'loop' | 'parent' | 'retry' | 'storm' | 'pages';
+export type PlaybookName = 'loop' | 'wide' | 'parent' | 'retry' | 'storm' | 'pages';
 
 /** One execution the trial starts, and how it must end. */
 export interface Planned {
@@ -126,7 +127,7 @@ export async function prepareWorkload(client: NoetlHttpClient, sinkUrl: string):
     db_password: decodeURIComponent(url.password),
     db_name: url.pathname.slice(1),
   });
-  for (const name of ['loop', 'parent', 'retry', 'storm', 'pages'] as const) await client.register(PLAYBOOKS[name]);
+  for (const name of ['loop', 'wide', 'parent', 'retry', 'storm', 'pages'] as const) await client.register(PLAYBOOKS[name]);
 }
 
 /** A started execution of the workload. */
