@@ -11,7 +11,7 @@ jest.setTimeout(300_000);
  */
 describe('chaos smoke', () => {
   it('loses, duplicates and strands nothing under any scenario\'s fault, and projections equal a replay', async () => {
-    const results = await runChaos({ scenarios: SCENARIOS, trials: 2, seed: 1, smoke: true, soakMinutes: 1, log: () => undefined });
+    const results = await runChaos({ scenarios: SCENARIOS, trials: 2, seed: 1, smoke: true, soakMinutes: 1, pages: 100, log: () => undefined });
     const summary = results.map((r) => ({
       scenario: r.scenario,
       trials: r.trials,

@@ -100,18 +100,25 @@ export class ChaosCluster {
   }
 
   /**
-   * Back to the baseline deployment: paused processes continued, processes
-   * started with a fault's settings stopped, and every role at its count.
+   * Every role running again: paused processes continued, dead ones
+   * replaced. With `restore`, also back to the baseline deployment: processes
+   * started with a fault's settings are stopped and replaced by plain ones
+   * (a scenario's trials share its fault's processes; the next scenario does not).
    */
-  async heal(): Promise<void> {
+  async heal(options: { restore?: boolean } = {}): Promise<void> {
     for (const target of this.roles.filter((r) => r.state === 'paused')) this.resume(target);
-    await Promise.all(this.roles.filter((r) => r.state === 'running' && !r.baseline).map((r) => this.terminate(r)));
+    if (options.restore) await Promise.all(this.roles.filter((r) => r.state === 'running' && !r.baseline).map((r) => this.terminate(r)));
     this.roles.splice(0, this.roles.length, ...this.roles.filter((r) => r.state !== 'dead'));
     const missing: Role[] = [];
     for (const role of ['api', 'scheduler', 'projector'] as const) if (this.running(role).length === 0) missing.push(role);
     if (missing.includes('api')) await this.launch('api');
     const workers = Math.max(0, this.options.workers - this.running('worker').length);
     await Promise.all([...missing.filter((r) => r !== 'api').map((r) => this.launch(r)), ...Array.from({ length: workers }, () => this.launch('worker'))]);
+  }
+
+  /** Whether a process started with a fault's settings runs as `role` (the fault is in place from an earlier trial). */
+  faulted(role: Role): boolean {
+    return this.running(role).some((r) => !r.baseline);
   }
 
   /** Output of every process that ran, for a failed trial's diagnosis. */

@@ -16,9 +16,10 @@ async function main(): Promise<void> {
     .option('--trials <n>', 'trials per scenario', positive, 3)
     .option('--seed <s>', 'seed of every random choice (fault moments, victims)', positive, 1)
     .option('--minutes <m>', 'how long the mixed soak runs', positive, 5)
+    .option('--pages <n>', 'pages of the pagination scenario (the issue asks 100000: about 40 min a trial)', positive, 2_000)
     .option('--smoke', "faults at the smoke's size (short outages, fewer pages), as npm test runs them", false)
     .parse()
-    .opts<{ scenario?: string; trials: number; seed: number; minutes: number; smoke: boolean }>();
+    .opts<{ scenario?: string; trials: number; seed: number; minutes: number; pages: number; smoke: boolean }>();
   const names = options.scenario?.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = names?.filter((n) => !SCENARIOS.some((s) => s.name === n)) ?? [];
   if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
     seed: options.seed,
     smoke: options.smoke,
     soakMinutes: options.minutes,
+    pages: options.pages,
     log: (message) => console.log(message),
   });
   writeChaosResults(results, { seed: options.seed, trials: options.trials, startedAt: startedAt.toISOString(), seconds: (Date.now() - startedAt.getTime()) / 1000 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -19,6 +19,8 @@ export interface ChaosOptions {
   smoke: boolean;
   /** How long the mixed soak runs. */
   soakMinutes: number;
+  /** Pages of the pagination scenario (the smoke reads 100). */
+  pages: number;
   log(message: string): void;
 }
 
@@ -37,6 +39,7 @@ export interface ScenarioResult extends Omit<TrialCounts, 'violations'> {
 const TERMINAL_DEADLINE_MS = 90_000;
 const PROGRESS_EVENTS = [EventType.CommandCompleted, EventType.FrameCommitted, EventType.LoopDone, ...TERMINAL_EXECUTION_EVENTS];
 const KEPT_VIOLATIONS = 20;
+const SMOKE_PAGES = 100;
 
 /**
  * Starts the harness's own PostgreSQL, NATS, Redis and loopback endpoint,
@@ -47,6 +50,8 @@ const KEPT_VIOLATIONS = 20;
  */
 export async function runChaos(options: ChaosOptions): Promise<ScenarioResult[]> {
   const home = mkdtempSync(join(tmpdir(), 'noetl-chaos-'));
+  // Traversable, so PostgreSQL (run as its own OS user when we are root) keeps its data dir inside it.
+  chmodSync(home, 0o755);
   const { log } = options;
   log(`chaos: services and deployment under ${home}`);
   const services = await startChaosServices(home);
@@ -81,6 +86,7 @@ export async function runChaos(options: ChaosOptions): Promise<ScenarioResult[]>
           smoke: options.smoke,
           flaky: flaky.url,
           soakMinutes: options.soakMinutes,
+          pages: options.smoke ? SMOKE_PAGES : options.pages,
           log: (message) => log(`  ${scenario.name} #${trial}: ${message}`),
           startWorkload: async (plan: Planned[]) => void started.push(...(await startWorkload(cluster!.client, plan, flaky.url))),
         };
@@ -95,6 +101,7 @@ export async function runChaos(options: ChaosOptions): Promise<ScenarioResult[]>
           await cluster.heal();
         }
       }
+      await cluster.heal({ restore: true });
       results.push(result);
     }
     return results;
@@ -102,6 +109,7 @@ export async function runChaos(options: ChaosOptions): Promise<ScenarioResult[]>
     await cluster?.stop();
     await flaky.close();
     await services.close();
+    rmSync(home, { recursive: true, force: true });
   }
 }
 
@@ -120,7 +128,7 @@ async function runTrial(
   const { cluster, random } = context;
   const trialStart = Date.now();
   await context.startWorkload(scenario.workload?.(context) ?? workload);
-  await hold(200 + Math.floor(random() * 1_500));
+  await hold(context.smoke ? 100 + Math.floor(random() * 500) : 200 + Math.floor(random() * 1_500));
   const marker = await lastEventId(databaseUrl);
   const faultAt = Date.now();
   // Polled while the fault runs: progress the rest of the deployment makes meanwhile counts.

@@ -14,6 +14,8 @@ export interface FaultContext {
   flaky: string;
   /** How long the mixed soak runs. */
   soakMinutes: number;
+  /** Pages of the pagination scenario's call. */
+  pages: number;
   log(message: string): void;
   /** Starts more executions that the trial waits for and checks (the soak's stream of work). */
   startWorkload(plan: Planned[]): Promise<void>;
@@ -25,7 +27,7 @@ export interface Scenario {
   /** What the fault is, one line, for the report and the README. */
   description: string;
   /** The trial's executions; default: DEFAULT_WORKLOAD. */
-  workload?(context: Pick<FaultContext, 'smoke' | 'random'>): Planned[];
+  workload?(context: Pick<FaultContext, 'smoke' | 'random' | 'pages'>): Planned[];
   /**
    * Injects the fault and undoes it (restarts what it killed, brings back
    * what it stopped), returning when the deployment may recover on its own.

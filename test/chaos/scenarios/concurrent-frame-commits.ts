@@ -12,7 +12,7 @@ export const concurrentFrameCommits: Scenario = {
   description: '20 frames of one loop committed concurrently by 20 runner slots (4 extra workers x 5)',
   workload: () => [],
   async inject({ cluster, startWorkload, log }) {
-    await Promise.all(Array.from({ length: 4 }, () => cluster.launch('worker', { NOETL_WORKER_CONCURRENCY: '5' })));
+    if (!cluster.faulted('worker')) await Promise.all(Array.from({ length: 4 }, () => cluster.launch('worker', { NOETL_WORKER_CONCURRENCY: '5' })));
     log(`${FRAMES} frames in flight`);
     await startWorkload([{ playbook: 'wide', payload: { items: FRAMES }, expect: 'COMPLETED' }, { playbook: 'wide', payload: { items: FRAMES }, expect: 'COMPLETED' }]);
   },

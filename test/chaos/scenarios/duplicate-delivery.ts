@@ -7,12 +7,13 @@ const PRELOAD = join(__dirname, '..', 'preload', 'duplicate-delivery.js');
  * Every NATS message (offers, notifications, JetStream events) and every
  * BullMQ job delivered twice: the scheduler and the workers are replaced by
  * processes that publish everything twice (a preload of the harness, not a
- * setting of the runtime) until the trial ends.
+ * setting of the runtime) for the scenario's trials.
  */
 export const duplicateDelivery: Scenario = {
   name: 'duplicate-delivery',
   description: 'every NATS message and BullMQ job delivered twice (scheduler and workers publish twice)',
   async inject({ cluster, log }) {
+    if (cluster.faulted('scheduler')) return;
     const replaced = [...cluster.running('scheduler'), ...cluster.running('worker')];
     const env = { NODE_OPTIONS: `-r ${PRELOAD}` };
     log(`replacing ${replaced.length} processes with ones that publish twice`);

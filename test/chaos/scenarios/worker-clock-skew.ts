@@ -12,6 +12,7 @@ export const workerClockSkew: Scenario = {
   name: 'worker-clock-skew',
   description: "the workers' clocks skewed by minutes (one ahead, one behind)",
   async inject({ cluster, random, log }) {
+    if (cluster.faulted('worker')) return;
     const minutes = 2 + Math.floor(random() * 9);
     const replaced = cluster.running('worker');
     log(`workers ${minutes} min ahead and behind`);
