@@ -20,7 +20,7 @@ const FLOOR = { smoke: { windowMs: 10_000, ends: 1 }, full: { windowMs: 60_000, 
 let soakWindow = { start: 0, end: 0 };
 
 /**
- * The faults above at random, one every 4-10 s, for `--minutes` (12 s in the
+ * The faults above at random, one every 4-10 s, for `--minutes` (8 s in the
  * smoke), under a steady stream of new executions; afterwards, the number of
  * executions that ended in each minute (10 s window in the smoke) never fell
  * below the floor.
@@ -30,7 +30,7 @@ export const mixedSoak: Scenario = {
   description: `random faults of the other scenarios under a steady workload for --minutes, with a progress floor (>= ${FLOOR.full.ends} executions ended every minute)`,
   async inject(context) {
     const { cluster, random, smoke, soakMinutes, startWorkload, log } = context;
-    const end = Date.now() + (smoke ? 12_000 : soakMinutes * 60_000);
+    const end = Date.now() + (smoke ? 8_000 : soakMinutes * 60_000);
     soakWindow = { start: Date.now(), end };
     let nextFault = Date.now() + (smoke ? 1_000 : 4_000);
     while (Date.now() < end) {
