@@ -26,9 +26,10 @@ workflow:
           command: "INSERT INTO chaos_sink (execution_id, item) VALUES ($1, $2)"
           params: ["{{ execution_id }}", "{{ ${sunk} }}"]
     tool: {kind: http, url: "{{ flaky }}/fail-first/i{{ execution_id }}-{{ item }}?times=1"}
+    # As a user writes it: transient errors (the flaky 503s, a sink or credential lookup during an outage) retried in the frame.
     retry:
-      - when: "{{ error.status == 503 }}"
-        then: {max_attempts: 4, initial_delay: 0.05, jitter: false}
+      - when: "{{ error.retryable }}"
+        then: {max_attempts: 8, initial_delay: 0.1, backoff_multiplier: 2.0, max_delay: 2, jitter: false}
 `;
 
 export const PLAYBOOKS = {

@@ -11,6 +11,7 @@ import { RuntimeError } from '../runtime-error';
 import { eventErrorOf } from './call-errors';
 import { renderChildCall, runCommand, workerRun, type WorkerRun } from './command-runner';
 import { runClaimedFrame } from './frame-runner';
+import { retryableLookup } from './credential-lookup';
 import { keepLease } from './keep-lease';
 import { runNestedChild } from './nested-child';
 import { runShard } from './shard-runner';
@@ -180,7 +181,7 @@ export class Worker {
       const report = await runClaimedFrame(frame, controller.signal, this.interpreterFor(
           controlPlane,
           { executionId: frame.execution_id, step: frame.step, scope: frame.scope, holder: { kind: 'frame', id: frame.frame_id }, leaseToken: frame.lease_token, attempt: frame.attempt },
-          async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { ...holder, name })).data,
+          retryableLookup(async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { ...holder, name })).data),
         ));
       if (controller.signal.aborted) {
         if (this.releasing) await this.giveBack(() => controlPlane.releaseFrame(frame.frame_id, holder), log);
@@ -235,7 +236,7 @@ export class Worker {
       const run = this.interpreterFor(
         controlPlane,
         { executionId: command.execution_id, step: command.step, scope: command.scope, holder: { kind: 'command', id: commandId }, leaseToken: command.lease_token, attempt: command.attempt },
-        async (name) => (await controlPlane.resolveCredential(commandId, { ...holder, name })).data,
+        retryableLookup(async (name) => (await controlPlane.resolveCredential(commandId, { ...holder, name })).data),
       );
       // A fan-out shard runs its body like a loop row: a playbook call there is a nested child the worker waits for.
       if (command.kind === 'playbook' && !command.shard) {
