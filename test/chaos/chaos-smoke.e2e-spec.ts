@@ -23,7 +23,7 @@ describe('chaos smoke', () => {
       violations: r.violations,
     }));
     expect(summary).toEqual(
-      SCENARIOS.map((s) => ({ scenario: s.name, trials: 2, lost: 0, duplicated: 0, stuck: 0, wrongOutcome: 0, projectionMismatches: 0, violations: [] })),
+      SCENARIOS.map((s) => ({ scenario: s.name, trials: s.once ? 1 : 2, lost: 0, duplicated: 0, stuck: 0, wrongOutcome: 0, projectionMismatches: 0, violations: [] })),
     );
   });
 });

@@ -76,7 +76,7 @@ export async function runChaos(options: ChaosOptions): Promise<ScenarioResult[]>
         recoveryMs: [],
         violations: [],
       };
-      for (let trial = 1; trial <= options.trials; trial++) {
+      for (let trial = 1; trial <= (scenario.once ? 1 : options.trials); trial++) {
         const random = seededRandom(options.seed, scenario.name, trial);
         const started: Started[] = [];
         const context: FaultContext = {

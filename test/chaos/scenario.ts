@@ -26,6 +26,8 @@ export interface Scenario {
   name: string;
   /** What the fault is, one line, for the report and the README. */
   description: string;
+  /** Runs once whatever --trials says (the soak: its length is --minutes). */
+  once?: boolean;
   /** The trial's executions; default: DEFAULT_WORKLOAD. */
   workload?(context: Pick<FaultContext, 'smoke' | 'random' | 'pages'>): Planned[];
   /**

@@ -23,10 +23,11 @@ let soakWindow = { start: 0, end: 0 };
  * The faults above at random, one every 4-10 s, for `--minutes` (8 s in the
  * smoke), under a steady stream of new executions; afterwards, the number of
  * executions that ended in each minute (10 s window in the smoke) never fell
- * below the floor.
+ * below the floor. One trial, whatever --trials says.
  */
 export const mixedSoak: Scenario = {
   name: 'mixed-soak',
+  once: true,
   description: `random faults of the other scenarios under a steady workload for --minutes, with a progress floor (>= ${FLOOR.full.ends} executions ended every minute)`,
   async inject(context) {
     const { cluster, random, smoke, soakMinutes, startWorkload, log } = context;
