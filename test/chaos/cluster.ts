@@ -105,7 +105,8 @@ export class ChaosCluster {
    * started with a fault's settings are stopped and replaced by plain ones
    * (a scenario's trials share its fault's processes; the next scenario does not).
    */
-  async heal(options: { restore?: boolean } = {}): Promise<void> {
+  async heal(options: { restore?: boolean } = {}): Promise<string[]> {
+    const exited = this.exitedOnTheirOwn();
     for (const target of this.roles.filter((r) => r.state === 'paused')) this.resume(target);
     if (options.restore) await Promise.all(this.roles.filter((r) => r.state === 'running' && !r.baseline).map((r) => this.terminate(r)));
     this.roles.splice(0, this.roles.length, ...this.roles.filter((r) => r.state !== 'dead'));
@@ -114,6 +115,25 @@ export class ChaosCluster {
     if (missing.includes('api')) await this.launch('api');
     const workers = Math.max(0, this.options.workers - this.running('worker').length);
     await Promise.all([...missing.filter((r) => r !== 'api').map((r) => this.launch(r)), ...Array.from({ length: workers }, () => this.launch('worker'))]);
+    return exited;
+  }
+
+  /**
+   * Processes no fault stopped that are gone (a crash of the runtime's own:
+   * an unhandled error), marked dead so `heal` replaces them; one line each
+   * with the end of its output.
+   */
+  exitedOnTheirOwn(): string[] {
+    const exited: string[] = [];
+    for (const target of this.roles.filter((r) => r.state !== 'dead')) {
+      try {
+        process.kill(target.process.pid, 0);
+      } catch {
+        target.state = 'dead';
+        exited.push(`${target.role} process ${target.process.pid} exited on its own: ${target.process.output().slice(-1_500).replace(/\s+/g, ' ')}`);
+      }
+    }
+    return exited;
   }
 
   /** Whether a process started with a fault's settings runs as `role` (the fault is in place from an earlier trial). */

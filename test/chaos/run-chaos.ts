@@ -135,10 +135,12 @@ async function runTrial(
   const progress = firstProgressAfter(databaseUrl, marker, started, TERMINAL_DEADLINE_MS);
   await scenario.inject(context);
   const recovered = await progress;
-  const ended = await allTerminal(databaseUrl, started, TERMINAL_DEADLINE_MS);
-  await cluster.heal();
+  const ended = await allTerminal(databaseUrl, started, TERMINAL_DEADLINE_MS, () => cluster.exitedOnTheirOwn().length > 0);
+  // A role that crashed on its own is a violation; it is replaced, and the trial's executions get their deadline again.
+  const crashed = await cluster.heal();
+  if (crashed.length) await allTerminal(databaseUrl, started, TERMINAL_DEADLINE_MS);
   const counts = await checkTrial(databaseUrl, sinkUrl, started);
-  const specific = (await scenario.check?.({ ...context, databaseUrl: databaseUrl, executionIds: started.map((s) => s.executionId) })) ?? [];
+  const specific = [...crashed, ...((await scenario.check?.({ ...context, databaseUrl, executionIds: started.map((s) => s.executionId) })) ?? [])];
   add(result, counts, specific);
   if (recovered !== undefined) result.recoveryMs.push(recovered - faultAt);
   const bad = counts.violations.length + specific.length;
@@ -204,6 +206,9 @@ async function allTerminalNow(url: string, started: Started[]): Promise<boolean>
   return row?.n === started.length;
 }
 
-async function allTerminal(url: string, started: Started[], timeoutMs: number): Promise<boolean> {
-  return waitFor(() => allTerminalNow(url, started), { timeoutMs, intervalMs: 200, description: 'every execution terminal' }).catch(() => false);
+/** Waits for every execution to end; stops early when `abandon` says so (a role crashed: the trial heals and waits again). */
+async function allTerminal(url: string, started: Started[], timeoutMs: number, abandon: () => boolean = () => false): Promise<boolean> {
+  return waitFor(async () => (abandon() ? 'abandoned' : allTerminalNow(url, started)), { timeoutMs, intervalMs: 200, description: 'every execution terminal' })
+    .then((result) => result === true)
+    .catch(() => false);
 }

@@ -1,6 +1,7 @@
 import type { Scenario } from '../scenario';
 import { allRolesSigterm } from './all-roles-sigterm';
 import { concurrentFrameCommits } from './concurrent-frame-commits';
+import { controlPlaneClockSkew } from './control-plane-clock-skew';
 import { duplicateDelivery } from './duplicate-delivery';
 import { mixedSoak } from './mixed-soak';
 import { natsDown } from './nats-down';
@@ -31,6 +32,7 @@ export const SCENARIOS: Scenario[] = [
   redisDown,
   natsDown,
   workerClockSkew,
+  controlPlaneClockSkew,
   concurrentFrameCommits,
   retryStorm,
   playbookReregistered,
