@@ -77,7 +77,8 @@ async function startBuiltApp(
   if (!existsSync(args[0]!)) {
     throw new Error(`${args[0]} is missing: run \`npm run build\` before this spec (it starts the built apps and builds nothing itself)`);
   }
-  const port = await freePort();
+  // A caller that restarts a server on the port its clients know gives PORT.
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const home = env.NOETL_HOME ?? homeOf(env.DATABASE_URL ?? label);
   const child = spawn(process.execPath, args, {
     env: { ...inheritedEnv(), PORT: String(port), NOETL_HOME: home, ...env },

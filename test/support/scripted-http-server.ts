@@ -15,6 +15,8 @@ export interface ScriptedHttpServer {
  * - `GET /fail-first/<key>?times=N&status=S` answers S (default 503) to the
  *   first N requests for `key`, then 200 `{key, calls}`; counts every request.
  * - `GET /slow?ms=N` answers 200 `{slept_ms: N}` after N ms (a slow call).
+ * - `GET /page?n=N&of=M` answers 200 `{n, has_more: n < M, data: [n]}`: page
+ *   N of M, for pagination.
  * - `POST /echo` answers 200 `{method, query, header, body}` (`header` is the
  *   request's `x-e2e` header).
  * - `ANY /mirror?status=S` answers S (default 200) with everything it was sent,
@@ -49,6 +51,10 @@ export async function startScriptedHttpServer(): Promise<ScriptedHttpServer> {
       }, ms);
       pending.add(timer);
       return;
+    }
+    if (url.pathname === '/page') {
+      const n = Number(url.searchParams.get('n') ?? '1');
+      return reply(res, 200, { n, has_more: n < Number(url.searchParams.get('of') ?? '1'), data: [n] });
     }
     if (url.pathname === '/echo') {
       const body = await readBody(req);

@@ -1,4 +1,4 @@
-import { Global, Inject, Injectable, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Injectable, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import type { NoetlConfig } from '@noetl/config';
 import { Engine, InProcessBus, PerTenant, RuntimeMetrics, Worker, type Bus, type TenantRuntime } from '@noetl/runtime';
@@ -27,12 +27,13 @@ const SWEEP_INTERVAL = 'noetl-sweep';
 
 /**
  * Runs the scheduler's sweep on an interval of @nestjs/schedule, and on
- * shutdown drains the worker (NOETL_SHUTDOWN_GRACE_SECONDS), stops the
- * engine, then closes the bus, before the database closes (Nest shuts
- * providers down in reverse order of creation).
+ * shutdown drains the worker (NOETL_SHUTDOWN_GRACE_SECONDS) before any
+ * connection closes (Nest runs every beforeApplicationShutdown hook before
+ * the first onApplicationShutdown one, which closes the database: the
+ * worker's running tools still use it), then stops the engine and closes the bus.
  */
 @Injectable()
-class RuntimeLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+class RuntimeLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
     private readonly engine: Engine,
     private readonly schedules: SchedulerRegistry,
@@ -44,6 +45,10 @@ class RuntimeLifecycle implements OnApplicationBootstrap, OnApplicationShutdown 
     if (!this.config.roles.includes('scheduler')) return;
     const interval = setInterval(() => void this.engine.sweepLogged(), this.config.scheduler.sweepMs);
     this.schedules.addInterval(SWEEP_INTERVAL, interval);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.engine.drainWorker(this.config.shutdown.graceMs);
   }
 
   async onApplicationShutdown(): Promise<void> {

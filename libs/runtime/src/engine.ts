@@ -1,4 +1,5 @@
 import type { NoetlConfig, Role } from '@noetl/config';
+import { DATABASE_CLOCK_SYNC_MS, DatabaseClock } from './database-clock';
 import { ExpressionEngine } from '@noetl/dsl';
 import { SnowflakeIds, type ExecutionStatus, type LedgerEvent } from '@noetl/event-kernel';
 import {
@@ -73,6 +74,7 @@ const idNode = (): number => randomInt(0, 1024);
  */
 export class Engine {
   private sweepTimer?: NodeJS.Timeout;
+  private clockTimer?: NodeJS.Timeout;
   private readonly subscriptions: Unsubscribe[] = [];
   private sweeping?: Promise<void>;
   private stopped = false;
@@ -195,6 +197,7 @@ export class Engine {
       database,
       store: new PgEventStore(database),
       ids: new SnowflakeIds(idNode(), () => Date.now()),
+      clock: new DatabaseClock(),
       producer: roles.join('+') || 'engine',
       metrics,
       bus,
@@ -266,6 +269,7 @@ export class Engine {
         parts.feed = new OutboxProjector(new OutboxRepository(database), project, flush, projectorLogger, { pollMs: PROJECTOR_POLL_MS, retentionMs: config.relay.retentionMs });
       }
     }
+    await shared.clock.sync(database);
     const engine = new Engine(config, metrics, bus, logger, shared, parts);
     engine.run();
     return engine;
@@ -341,12 +345,22 @@ export class Engine {
     await this.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'sweep failed; the next one retries'));
   }
 
+  /**
+   * Drains the worker for up to `graceMs` (see Worker.stop) while every
+   * connection is still open: a Nest process calls it before any shutdown
+   * hook closes the database, which the worker's running tools still use.
+   */
+  async drainWorker(graceMs: number): Promise<void> {
+    await this.parts.worker?.stop(graceMs);
+  }
+
   /** Stops every role; the worker first drains for up to `graceMs` (see Worker.stop). */
   async stop(graceMs = 0): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     for (const unsubscribe of this.subscriptions) unsubscribe();
     clearInterval(this.sweepTimer);
+    clearInterval(this.clockTimer);
     for (const tenant of this.tenants.values()) tenant.sweeper?.stop();
     await this.shared.lane?.close();
     await this.parts.worker?.stop(graceMs);
@@ -385,6 +399,11 @@ export class Engine {
       const scope = scopeOfMessage(message);
       return scope && this.tenant(scope);
     };
+    this.clockTimer = setInterval(
+      () => void this.shared.clock.sync(this.shared.database).catch((error: unknown) => this.logger.warn({ err: error }, 'could not read the database clock; keeping the last offset')),
+      DATABASE_CLOCK_SYNC_MS,
+    );
+    this.clockTimer.unref();
     if (this.shared.roles.includes('scheduler')) {
       if (this.parts.listen) {
         this.subscriptions.push(

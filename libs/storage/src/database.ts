@@ -35,6 +35,7 @@ export class Database implements Queryable {
   static async connect(url: string, options?: DataSourceOptions): Promise<Database> {
     const dataSource = createDataSource(url, options);
     await dataSource.initialize();
+    guardCheckedOutClients(dataSource);
     return new Database(dataSource);
   }
 
@@ -92,4 +93,29 @@ export class Database implements Queryable {
 async function rowsOf<T>(runner: QueryRunner, sql: string, params?: unknown[]): Promise<T[]> {
   const result = await runner.query(sql, params, true);
   return (result.records ?? []) as T[];
+}
+
+/**
+ * pg-pool listens for a client's `error` only while it is idle, and TypeORM
+ * only once its query runner holds it: a client whose backend is terminated
+ * (pg_terminate_backend, a server restart) in between emitted `error` with no
+ * listener and killed the process (found by the chaos harness, issue 14,
+ * postgres-terminate-backends: the api exited). Every client of the pool gets
+ * a listener of its own from its first checkout; the query that fails on it
+ * still fails, and the pool discards the dead client.
+ */
+function guardCheckedOutClients(dataSource: DataSource): void {
+  const pool = (dataSource.driver as unknown as { master?: ClientPool }).master;
+  const guarded = new WeakSet<object>();
+  // `acquire`: every checkout, of clients made before this too (initialize made one).
+  pool?.on('acquire', (client) => {
+    if (guarded.has(client)) return;
+    guarded.add(client);
+    client.on('error', () => undefined);
+  });
+}
+
+/** The part of pg's Pool under TypeORM's driver that the guard uses. */
+interface ClientPool {
+  on(event: 'acquire', listener: (client: { on(event: 'error', listener: () => void): void }) => void): void;
 }

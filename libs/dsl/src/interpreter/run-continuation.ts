@@ -1,6 +1,7 @@
 import type { CallErrorInfo, Collect, ContinueAction, JsonObject, Policy, Task } from '../model';
 import { collectPage, mergeNextCall, outcomeScope, responseBody } from '../policy';
 import { toCallErrorInfo } from './call-errors';
+import { foldCallRecords } from './fold-call-records';
 import type { CallRecord, InterpreterDeps } from './interpreter-deps';
 import { runPipeline } from './run-pipeline';
 import { extendScope, type RunState } from './run-state';
@@ -36,12 +37,22 @@ export interface ContinuationArgs {
  * policies swallowed an error (that call is not a page). Each call goes
  * through the task's policies first (e.g. a retry on 429). The result is
  * `{data, pages: n, page_count: n, <into>: collection, last: <last raw result>}`
- * (`<into>` last, so `into: pages` makes `pages` the collection).
+ * (`<into>` last, so `into: pages` makes `pages` the collection). The
+ * pages' call records are folded (one per task and outcome).
  */
-export async function runContinuation(
-  args: ContinuationArgs,
-  deps: InterpreterDeps,
-): Promise<{ status: 'ok'; result: Record<string, unknown> } | { status: 'error'; error: CallErrorInfo }> {
+export async function runContinuation(args: ContinuationArgs, deps: InterpreterDeps): Promise<ContinuationOutcome> {
+  // Its pages' calls and sinks are reported folded: the history stays bounded however many pages it reads.
+  const records: CallRecord[] = [];
+  try {
+    return await readPages({ ...args, records }, deps);
+  } finally {
+    args.records.push(...foldCallRecords(records));
+  }
+}
+
+type ContinuationOutcome = { status: 'ok'; result: Record<string, unknown> } | { status: 'error'; error: CallErrorInfo };
+
+async function readPages(args: ContinuationArgs, deps: InterpreterDeps): Promise<ContinuationOutcome> {
   const { task, state, signal } = args;
   let active = args.successPolicies.map((policy) => policy.action).find(isContinue);
   let collected: unknown;

@@ -132,4 +132,43 @@ describe('runFrame', () => {
     const run = await runFrame(frameArgs(step, [1]), deps);
     expect(run.rows).toEqual([{ index: 10, status: 'error', error: expect.objectContaining({ kind: 'db' }) }]);
   });
+
+  it('retries a sink that failed on a transient error by the step retry policy, without calling again', async () => {
+    let writes = 0;
+    const deps = fakeDeps((kind) => {
+      if (kind === 'postgres' && ++writes <= 2) throw new CallError({ kind: 'connection', message: 'the database system is shutting down', retryable: true });
+      return { v: 1 };
+    });
+    const step = stepOf(`
+- step: each
+  loop:
+    in: "{{ items }}"
+    iterator: n
+    sink: {tool: {kind: postgres, auth: pg, command: "INSERT INTO t VALUES (1)"}}
+  tool: {kind: javascript, code: "x"}
+  retry: {when: "{{ error.retryable }}", then: {max_attempts: 3, initial_delay: 0.01}}
+`);
+    const run = await runFrame(frameArgs(step, [1]), deps);
+    expect(run.rows).toEqual([{ index: 10, status: 'ok', result: { v: 1 } }]);
+    expect(deps.calls.map((call) => call.kind)).toEqual(['javascript', 'postgres', 'postgres', 'postgres']);
+  });
+
+  it('fails the row when its sink keeps failing past the policy\'s attempts', async () => {
+    const deps = fakeDeps((kind) => {
+      if (kind === 'postgres') throw new CallError({ kind: 'connection', message: 'connection refused', retryable: true });
+      return { v: 1 };
+    });
+    const step = stepOf(`
+- step: each
+  loop:
+    in: "{{ items }}"
+    iterator: n
+    sink: {tool: {kind: postgres, auth: pg, command: "INSERT INTO t VALUES (1)"}}
+  tool: {kind: javascript, code: "x"}
+  retry: {when: "{{ error.retryable }}", then: {max_attempts: 3, initial_delay: 0.01}}
+`);
+    const run = await runFrame(frameArgs(step, [1]), deps);
+    expect(run.rows).toEqual([{ index: 10, status: 'error', error: expect.objectContaining({ kind: 'connection' }) }]);
+    expect(deps.calls.filter((call) => call.kind === 'postgres')).toHaveLength(3);
+  });
 });

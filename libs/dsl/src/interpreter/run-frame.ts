@@ -111,7 +111,7 @@ interface IterationOutcome {
   ctx: Record<string, unknown>;
 }
 
-/** One iteration: the call with in-process error retry, then the sink. */
+/** One iteration: the call with in-process error retry, then the sink (retried the same way). */
 async function runIteration(args: FrameArgs, scope: Record<string, unknown>, calls: CallRecord[], deps: InterpreterDeps): Promise<IterationOutcome> {
   let outcome: StepCallResult;
   for (let attempt = 1; ; attempt++) {
@@ -120,11 +120,7 @@ async function runIteration(args: FrameArgs, scope: Record<string, unknown>, cal
     if (outcome.status === 'ok' || args.signal.aborted) break;
     let decision;
     try {
-      decision = evaluatePolicies(args.retry, { status: 'error', error: outcome.error, attempt, durationMs: 0 }, {
-        evaluateWhen: (when, whenScope) => deps.engine.evaluateCondition(when, whenScope),
-        random: deps.random,
-        scope,
-      });
+      decision = errorDecision(args, outcome.error, attempt, scope, deps);
     } catch (error) {
       return { row: { status: 'error', error: toCallErrorInfo(error) }, ctx: outcome.ctx };
     }
@@ -140,11 +136,50 @@ async function runIteration(args: FrameArgs, scope: Record<string, unknown>, cal
   }
   if (outcome.status === 'error') return { row: { status: 'error', error: outcome.error }, ctx: outcome.ctx };
   if (args.sink) {
-    const sink = await runSinkRecorded(args.sink, { iterationResult: outcome.result, scope: extendScope(scope, { iter: outcome.iter }), signal: args.signal }, deps);
-    calls.push(...sink.records);
-    if (sink.status === 'error') return { row: { status: 'error', error: sink.error }, ctx: outcome.ctx };
+    const sunk = await runIterationSink(args, args.sink, outcome, scope, calls, deps);
+    if (sunk) return { row: { status: 'error', error: sunk }, ctx: outcome.ctx };
   }
   return { row: { status: 'ok' }, result: outcome.result, ctx: outcome.ctx };
+}
+
+/**
+ * The iteration's sink, retried alone (the call is not made again) by the
+ * step's error-side retry policies like the call itself: a write that failed
+ * on a transient error (the database restarting, a credential lookup the API
+ * could not answer) does not fail a row whose call succeeded. Returns the
+ * error that fails the row, if any.
+ */
+async function runIterationSink(
+  args: FrameArgs,
+  sink: NonNullable<FrameArgs['sink']>,
+  outcome: Extract<StepCallResult, { status: 'ok' }>,
+  scope: Record<string, unknown>,
+  calls: CallRecord[],
+  deps: InterpreterDeps,
+): Promise<CallErrorInfo | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const run = await runSinkRecorded(sink, { iterationResult: outcome.result, scope: extendScope(scope, { iter: outcome.iter }), signal: args.signal }, deps);
+    calls.push(...run.records);
+    if (run.status === 'ok') return undefined;
+    if (args.signal.aborted) return run.error;
+    let decision;
+    try {
+      decision = errorDecision(args, run.error, attempt, scope, deps);
+    } catch (error) {
+      return toCallErrorInfo(error);
+    }
+    if (decision.kind !== 'retry') return run.error;
+    await deps.sleep(decision.delayMs, args.signal).catch(() => undefined);
+  }
+}
+
+/** What the step's retry policies say about an iteration's error at `attempt`. */
+function errorDecision(args: FrameArgs, error: CallErrorInfo, attempt: number, scope: Record<string, unknown>, deps: InterpreterDeps) {
+  return evaluatePolicies(args.retry, { status: 'error', error, attempt, durationMs: 0 }, {
+    evaluateWhen: (when, whenScope) => deps.engine.evaluateCondition(when, whenScope),
+    random: deps.random,
+    scope,
+  });
 }
 
 /** The list of one item per row that a `process: frame` body returned, if it did. */

@@ -1,3 +1,4 @@
+import type { DatabaseClock } from '../database-clock';
 import type { NoetlConfig, Role } from '@noetl/config';
 import type { ExpressionEngine } from '@noetl/dsl';
 import type { IdGenerator } from '@noetl/event-kernel';
@@ -68,6 +69,8 @@ export interface SharedParts {
   database: Database;
   store: PgEventStore;
   ids: IdGenerator;
+  /** The database's clock as this process reads it: leases are granted and events timed on it. */
+  clock: DatabaseClock;
   producer: string;
   metrics: RuntimeMetrics;
   bus: Bus;
@@ -123,7 +126,7 @@ export class TenantRuntime {
       timerRows: repos.timerRows,
       executionRows: repos.executionRows,
     };
-    const ledger = new Ledger(shared.store, shared.ids, scope, shared.producer, metrics);
+    const ledger = new Ledger(shared.store, shared.ids, scope, shared.producer, metrics, () => shared.clock.now());
     const payloads = new PayloadCache(payloadStore, scope);
     const states = new ExecutionStates(ledger);
     const offers = new Offers({ db, bus, workerRows: repos.workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });

@@ -11,6 +11,8 @@ import { RuntimeError } from '../runtime-error';
 import { eventErrorOf } from './call-errors';
 import { renderChildCall, runCommand, workerRun, type WorkerRun } from './command-runner';
 import { runClaimedFrame } from './frame-runner';
+import { retryableLookup } from './credential-lookup';
+import { keepLease } from './keep-lease';
 import { runNestedChild } from './nested-child';
 import { runShard } from './shard-runner';
 
@@ -175,12 +177,12 @@ export class Worker {
     const log = this.options.logger.child({ execution_id: frame.execution_id, step: frame.step, frame_id: frame.frame_id });
     const holder: Holder = { worker_id: this.workerId, lease_token: frame.lease_token };
     const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeatFrame(frame.frame_id, { ...holder, lease_ms: frame.lease_ms });
-    const heartbeat = this.keepLease(beat, frame.lease_ms, controller, log);
+    const heartbeat = keepLease(beat, frame.lease_ms, controller, log);
     try {
       const run = this.interpreterFor(
         controlPlane,
         { executionId: frame.execution_id, step: frame.step, scope: frame.scope, holder: { kind: 'frame', id: frame.frame_id }, leaseToken: frame.lease_token, attempt: frame.attempt },
-        async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { ...holder, name })).data,
+        retryableLookup(async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { ...holder, name })).data),
       );
       const report = await metrics.span('run', () => runClaimedFrame(frame, controller.signal, run));
       if (controller.signal.aborted) {
@@ -217,7 +219,7 @@ export class Worker {
     }
     let shared = false;
     const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeat(commandId, { ...holder, lease_ms: leaseMs, ...(shared ? { alone: false } : {}) });
-    const heartbeat = this.keepLease(beat, leaseMs, controller, log);
+    const heartbeat = keepLease(beat, leaseMs, controller, log);
     const aloneFor = alone
       ? setTimeout(() => {
           shared = true;
@@ -236,7 +238,7 @@ export class Worker {
       const run = this.interpreterFor(
         controlPlane,
         { executionId: command.execution_id, step: command.step, scope: command.scope, holder: { kind: 'command', id: commandId }, leaseToken: command.lease_token, attempt: command.attempt },
-        async (name) => (await controlPlane.resolveCredential(commandId, { ...holder, name })).data,
+        retryableLookup(async (name) => (await controlPlane.resolveCredential(commandId, { ...holder, name })).data),
       );
       // A fan-out shard runs its body like a loop row: a playbook call there is a nested child the worker waits for.
       if (command.kind === 'playbook' && !command.shard) {
@@ -365,29 +367,7 @@ export class Worker {
       throw new CallError({ kind: 'internal', message: `reporting chunk ${chunk.chunk_index} failed: ${message}`, retryable: !(error instanceof RuntimeError) });
     }
   }
-
-  /** Heartbeats at a third of the lease; a cancelled execution or a lost lease aborts the run. */
-  private keepLease(beat: () => Promise<HeartbeatResult>, leaseMs: number, controller: AbortController, log: Logger): NodeJS.Timeout {
-    const timer = setInterval(() => {
-      beat()
-        .then((result) => {
-          if (result.cancelled) {
-            log.info('execution cancelled; aborting');
-            controller.abort();
-          }
-        })
-        .catch((error: unknown) => {
-          if (error instanceof RuntimeError) {
-            log.warn({ code: error.code }, 'lease lost; aborting');
-            controller.abort();
-          } else log.warn({ err: error }, 'heartbeat failed; retrying at the next beat');
-        });
-    }, Math.max(100, Math.floor(leaseMs / 3)));
-    timer.unref();
-    return timer;
-  }
 }
-
 
 /** How long a command offered `alone` keeps its worker to itself before other work may start beside it. */
 const ALONE_MS = 10_000;

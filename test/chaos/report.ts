@@ -1,0 +1,65 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ScenarioResult } from './run-chaos';
+
+const RESULTS_DIR = join(__dirname, '..', '..', 'bench', 'results');
+
+/** The nearest-rank percentile of `values` (ms), or null with none. */
+export function percentile(values: number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** The results table as markdown: one row per scenario. */
+export function resultsTable(results: ScenarioResult[]): string {
+  const rows = results.map((r) =>
+    [
+      r.scenario,
+      r.trials,
+      r.executions,
+      r.lost,
+      r.duplicated,
+      r.stuck,
+      r.wrongOutcome,
+      r.projectionMismatches,
+      r.atLeastOnceReruns,
+      ms(percentile(r.recoveryMs, 50)),
+      ms(percentile(r.recoveryMs, 99)),
+    ].join(' | '),
+  );
+  return [
+    '| scenario | trials | executions | lost | duplicated | stuck | wrong outcome | projection != replay | at-least-once re-runs | recovery p50 | recovery p99 |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map((row) => `| ${row} |`),
+  ].join('\n');
+}
+
+/** Writes bench/results/chaos.md and chaos.json. */
+export function writeChaosResults(results: ScenarioResult[], run: { seed: number; trials: number; startedAt: string; seconds: number }): void {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const json = {
+    ...run,
+    scenarios: results.map((r) => ({ ...r, recovery_p50_ms: percentile(r.recoveryMs, 50), recovery_p99_ms: percentile(r.recoveryMs, 99) })),
+  };
+  writeFileSync(join(RESULTS_DIR, 'chaos.json'), `${JSON.stringify(json, null, 2)}\n`);
+  const violations = results.filter((r) => r.violations.length).map((r) => `### ${r.scenario}\n${r.violations.map((v) => `- ${v}`).join('\n')}`);
+  const md = [
+    '# Chaos trials',
+    '',
+    `\`npm run chaos -- --trials ${run.trials} --seed ${run.seed}\`, started ${run.startedAt}, ${Math.round(run.seconds)} s.`,
+    'Counted from the ledger and the sink table, never from logs. Recovery: from the fault to the first progress',
+    '(a command completed, a frame committed, a loop done or an execution ended) the ledger records after it.',
+    '',
+    resultsTable(results),
+    '',
+    ...results.map((r) => `- **${r.scenario}**: ${r.description}`),
+    ...(violations.length ? ['', '## Violations (first 20 per scenario)', '', ...violations] : []),
+    '',
+  ].join('\n');
+  writeFileSync(join(RESULTS_DIR, 'chaos.md'), md);
+}
+
+function ms(value: number | null): string {
+  return value === null ? '-' : `${value} ms`;
+}

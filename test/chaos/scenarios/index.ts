@@ -1,0 +1,41 @@
+import type { Scenario } from '../scenario';
+import { allRolesSigterm } from './all-roles-sigterm';
+import { concurrentFrameCommits } from './concurrent-frame-commits';
+import { controlPlaneClockSkew } from './control-plane-clock-skew';
+import { duplicateDelivery } from './duplicate-delivery';
+import { mixedSoak } from './mixed-soak';
+import { natsDown } from './nats-down';
+import { paginationHistory } from './pagination-history';
+import { playbookReregistered } from './playbook-reregistered';
+import { postgresPoolExhausted } from './postgres-pool-exhausted';
+import { postgresRestart } from './postgres-restart';
+import { postgresTerminateBackends } from './postgres-terminate-backends';
+import { redisDown } from './redis-down';
+import { redisFlush } from './redis-flush';
+import { retryStorm } from './retry-storm';
+import { schedulerSigkill } from './scheduler-sigkill';
+import { workerClockSkew } from './worker-clock-skew';
+import { workerSigkill } from './worker-sigkill';
+import { workerSigstop } from './worker-sigstop';
+
+/** Every scenario, in the order the harness runs them (the 13, with 2 and 5 split by fault). */
+export const SCENARIOS: Scenario[] = [
+  workerSigkill,
+  schedulerSigkill,
+  allRolesSigterm,
+  workerSigstop,
+  duplicateDelivery,
+  postgresRestart,
+  postgresTerminateBackends,
+  postgresPoolExhausted,
+  redisFlush,
+  redisDown,
+  natsDown,
+  workerClockSkew,
+  controlPlaneClockSkew,
+  concurrentFrameCommits,
+  retryStorm,
+  playbookReregistered,
+  paginationHistory,
+  mixedSoak,
+];

@@ -1,0 +1,148 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { Client } from 'pg';
+import { migrate, startEmbeddedPostgres, type EmbeddedPostgres } from '../../libs/storage/src';
+import { freePort } from '../support/cli-server-process';
+import { waitFor } from '../support/wait-for';
+
+const NATS_SERVER = '/usr/sbin/nats-server';
+const REDIS_SERVER = 'redis-server';
+const SINK_DATABASE = 'chaos_sink';
+
+/** A service the harness owns and can take down and bring back on the same port and data. */
+export interface RestartableService {
+  readonly url: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+export interface PostgresService extends RestartableService {
+  /** The sink database beside the runtime's (postgres steps may not reach the runtime's own). */
+  readonly sinkUrl: string;
+}
+
+export interface RedisService extends RestartableService {
+  /** FLUSHALL: every BullMQ job and cache entry gone. */
+  flush(): Promise<void>;
+}
+
+/** The harness's private PostgreSQL, NATS and Redis: none of them is the machine's shared service. */
+export interface ChaosServices {
+  postgres: PostgresService;
+  nats: RestartableService;
+  redis: RedisService;
+  close(): Promise<void>;
+}
+
+/** Starts the three services under `home` on free ports, migrates the runtime's database and creates the sink database. */
+export async function startChaosServices(home: string): Promise<ChaosServices> {
+  const postgres = await startPostgres(join(home, 'postgres'));
+  const nats = await startDaemon('nats-server', join(home, 'nats'), (port, dir) => [NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir]], 'nats');
+  const redis = await startDaemon('redis-server', join(home, 'redis'), (port, dir) => [
+    REDIS_SERVER,
+    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir],
+  ], 'redis');
+  return {
+    postgres,
+    nats,
+    redis: {
+      ...redis,
+      flush: async () => {
+        const client = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+        try {
+          await client.connect();
+          await client.flushall();
+        } finally {
+          client.disconnect();
+        }
+      },
+    },
+    close: async () => {
+      await Promise.all([nats.stop(), redis.stop()]);
+      await postgres.stop();
+    },
+  };
+}
+
+async function startPostgres(home: string): Promise<PostgresService> {
+  const port = await freePort();
+  let server: EmbeddedPostgres = await startEmbeddedPostgres(home, { port, database: 'noetl' });
+  const url = server.url;
+  await migrate(url, 'up');
+  const admin = new Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${SINK_DATABASE}`).catch(() => undefined);
+  await admin.end();
+  const sinkUrl = new URL(url);
+  sinkUrl.pathname = `/${SINK_DATABASE}`;
+  let running = true;
+  return {
+    url,
+    sinkUrl: sinkUrl.toString(),
+    stop: async () => {
+      if (!running) return;
+      running = false;
+      await server.stop();
+    },
+    start: async () => {
+      if (running) return;
+      server = await startEmbeddedPostgres(home, { port, database: 'noetl' });
+      running = true;
+    },
+  };
+}
+
+/** A server binary run in the foreground on a fixed port and directory; restarted on the same ones. */
+async function startDaemon(
+  label: string,
+  dir: string,
+  command: (port: number, dir: string) => [string, string[]],
+  scheme: string,
+): Promise<RestartableService> {
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  let output = '';
+  const start = async (): Promise<void> => {
+    if (child) return;
+    const [binary, args] = command(port, dir);
+    const started = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const keep = (chunk: Buffer): void => void (output = (output + chunk.toString('utf8')).slice(-8_000));
+    started.stdout?.on('data', keep);
+    started.stderr?.on('data', keep);
+    child = started;
+    await waitFor(() => listening(port), { timeoutMs: 20_000, intervalMs: 50, description: `${label} on :${port}` }).catch((error: unknown) => {
+      throw new Error(`${String(error)}\n--- ${label} output ---\n${output}`);
+    });
+  };
+  await start();
+  return {
+    url: `${scheme}://127.0.0.1:${port}`,
+    start,
+    stop: async () => {
+      const running = child;
+      if (!running) return;
+      child = undefined;
+      if (running.exitCode !== null || running.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+      running.kill('SIGTERM');
+      const timer = setTimeout(() => running.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function listening(port: number): Promise<boolean> {
+  const { connect } = await import('node:net');
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
