@@ -258,7 +258,7 @@ export class Engine {
     if (shared.projectorMetrics) {
       const { shardIndex, shardCount } = config.projector;
       const projectorLogger = logger.child({ role: 'projector', shard: shardIndex });
-      const project = (events: readonly LedgerEvent[]) => engine.project(events);
+      const project = (events: readonly LedgerEvent[], elided?: ReadonlySet<string>) => engine.project(events, elided);
       const flush = (options?: { all?: boolean }) => engine.flushProjections(options);
       if (config.nats) {
         parts.nats ??= await connect({ servers: config.nats.url, name: `noetl-${roles.join('+')}-jetstream` });
@@ -281,7 +281,7 @@ export class Engine {
     for (const tenant of this.tenants.values()) await tenant.projector?.flush(options);
   }
 
-  async project(events: readonly LedgerEvent[]): Promise<void> {
+  async project(events: readonly LedgerEvent[], elided?: ReadonlySet<string>): Promise<void> {
     const byScope = new Map<string, { scope: TenantScope; events: LedgerEvent[] }>();
     for (const event of events) {
       const scope = { tenantId: event.tenant_id, organizationId: event.organization_id };
@@ -292,7 +292,7 @@ export class Engine {
     for (const { scope, events: delivered } of byScope.values()) {
       const projector = this.tenant(scope).projector;
       if (!projector) throw new Error('this process has no projector role');
-      await projector.deliver(delivered);
+      await projector.deliver(delivered, elided);
     }
   }
 

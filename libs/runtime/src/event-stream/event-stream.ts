@@ -4,6 +4,13 @@ import { EVENTS_SUBJECT_PREFIX } from '@noetl/storage';
 /** The JetStream stream the outbox relay publishes every event to, and the projector shards consume (issue 10). */
 export const EVENTS_STREAM = 'NOETL_EVENTS';
 
+/**
+ * The header of a message whose event was too large for a NATS message (the
+ * server's max_payload): its payload is null, and a consumer reads the event
+ * from the ledger instead (the projector does).
+ */
+export const PAYLOAD_ELIDED_HEADER = 'Noetl-Payload-Elided';
+
 export interface EventStreamLimits {
   /** Events older than this leave the stream (the ledger keeps them). */
   maxAgeMs: number;

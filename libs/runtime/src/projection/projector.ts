@@ -78,8 +78,12 @@ export class Projector {
     return { reducerVersion: REDUCER_VERSION, registryDigest: this.options.ledger.upcasters.digest() };
   }
 
-  /** Projects a batch of delivered events (in stream order per execution, as the outbox and the stream deliver them). */
-  async deliver(events: readonly LedgerEvent[]): Promise<Projected[]> {
+  /**
+   * Projects a batch of delivered events (in stream order per execution, as
+   * the outbox and the stream deliver them). An execution with a fresh event
+   * in `elided` (delivered without its payload) is folded from the ledger.
+   */
+  async deliver(events: readonly LedgerEvent[], elided: ReadonlySet<string> = new Set()): Promise<Projected[]> {
     const byExecution = new Map<string, LedgerEvent[]>();
     for (const event of events) {
       // A purge rewrote the execution's history (and dropped its row): what this projector holds of it is no longer its fold.
@@ -99,7 +103,8 @@ export class Projector {
         const base = bases.get(executionId)!;
         const fresh = delivered.filter((event) => event.stream_version > base.version).sort((a, b) => a.stream_version - b.stream_version);
         stale += delivered.length - fresh.length;
-        passes.push({ executionId, base: { ...base }, folded: await this.fold(executionId, base, fresh) });
+        const whole = fresh.some((event) => elided.has(event.event_id));
+        passes.push({ executionId, base: { ...base }, folded: await this.fold(executionId, base, whole ? undefined : fresh) });
       }
     } catch (error) {
       for (const executionId of byExecution.keys()) this.forget(executionId);

@@ -30,6 +30,7 @@ describe('StreamProjector shards', () => {
   let db: Database;
   let relayNats: NatsConnection;
   let relay: OutboxRelay;
+  let relayMetrics: RelayMetrics;
   const tenant = `t${randomBytes(4).toString('hex')}`;
   const config = loadConfig({ NOETL_TENANT_ID: tenant, NOETL_ORGANIZATION_ID: 'o', LOG_LEVEL: 'silent' });
   const shards: { feed: StreamProjector; nats: NatsConnection }[] = [];
@@ -39,6 +40,7 @@ describe('StreamProjector shards', () => {
     db = await Database.connect(testDb.url, { poolSize: 8 });
     relayNats = await connect({ servers: await requireNats() });
     const outbox = new OutboxRepository(db, config.tenancy);
+    relayMetrics = new RelayMetrics(new Registry(), outbox);
     relay = new OutboxRelay({
       db,
       outbox,
@@ -52,7 +54,7 @@ describe('StreamProjector shards', () => {
       retentionMs: 3_600_000,
       limits: { maxAgeMs: 3_600_000, maxBytes: 1024 ** 3, duplicateWindowMs: 120_000 },
       logger: pino({ level: 'silent' }),
-      metrics: new RelayMetrics(new Registry(), outbox),
+      metrics: relayMetrics,
     });
     relay.start();
   });
@@ -74,7 +76,7 @@ describe('StreamProjector shards', () => {
   async function startShard(shardIndex: number, folded: Set<string>): Promise<{ feed: StreamProjector; nats: NatsConnection }> {
     const nats = await connect({ servers: await requireNats() });
     const projector = standaloneProjector(db, config, { observe: (event) => void folded.add(event.execution_id), shard: String(shardIndex) });
-    const feed = new StreamProjector({ nats, project: (events) => projector.deliver(events), flush: (options) => projector.flush(options), metrics: new ProjectorMetrics(new Registry()), logger: pino({ level: 'silent' }), scopes: async () => [config.tenancy], shardIndex, shardCount: SHARDS });
+    const feed = new StreamProjector({ nats, project: (events, elided) => projector.deliver(events, elided), flush: (options) => projector.flush(options), metrics: new ProjectorMetrics(new Registry()), logger: pino({ level: 'silent' }), scopes: async () => [config.tenancy], shardIndex, shardCount: SHARDS });
     feed.start();
     const shard = { feed, nats };
     shards.push(shard);
@@ -132,5 +134,19 @@ describe('StreamProjector shards', () => {
       const state = foldEvents(await ledgerOf(executionId))!;
       expect(await projected(executionId)).toEqual({ version: 4, checksum: stateChecksum(state) });
     }
+  });
+
+  it('projects an event too large for a NATS message from the ledger, and the events behind it flow on', async () => {
+    if (shards.length === 0) for (const shardIndex of [0, 1]) await startShard(shardIndex, new Set());
+    const [executionId] = await startExecutions(1);
+    const maxPayload = relayNats.info!.max_payload;
+    // The execution's last event, so no later one would reveal a gap: only the elided message says to read the ledger.
+    await store().append([draft({ type: EventType.CtxUpdated, executionId: executionId!, payload: { set: { big: 'x'.repeat(maxPayload) } } })]);
+    const after = await startExecutions(3);
+    const state = async (id: string) => ({ version: (await ledgerOf(id)).length, checksum: stateChecksum(foldEvents(await ledgerOf(id))!) });
+    await waitFor(async () => (await projected(executionId!))?.version === 2, { timeoutMs: 20_000, description: 'the oversized event projected' });
+    expect(await projected(executionId!)).toEqual(await state(executionId!));
+    expect((await relayMetrics.elided.get()).values[0]?.value).toBe(1);
+    await waitFor(async () => (await Promise.all(after.map(projected))).every((p) => p?.version === 1), { timeoutMs: 20_000, description: 'the later executions projected' });
   });
 });

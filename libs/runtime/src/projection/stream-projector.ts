@@ -2,14 +2,19 @@ import { durableToken, shardFilter, type TenantScope } from '@noetl/storage';
 import type { LedgerEvent } from '@noetl/event-kernel';
 import { AckPolicy, DeliverPolicy, nanos, type Consumer, type JsMsg, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
-import { EVENTS_STREAM } from '../event-stream/event-stream';
+import { EVENTS_STREAM, PAYLOAD_ELIDED_HEADER } from '../event-stream/event-stream';
 import type { ProjectorMetrics } from './projector-metrics';
 
 const BATCH = 500;
 const RETRY_MS = 2_000;
 
-/** Folds a batch of delivered events into their projections (the tenants' projectors); resolves when they are written. */
-export type ProjectEvents = (events: readonly LedgerEvent[]) => Promise<unknown>;
+/**
+ * Folds a batch of delivered events into their projections (the tenants'
+ * projectors); resolves when they are written. `elided`: the ids of events
+ * delivered without their payload (too large for a NATS message), which
+ * must be read from the ledger.
+ */
+export type ProjectEvents = (events: readonly LedgerEvent[], elided?: ReadonlySet<string>) => Promise<unknown>;
 
 /** Writes the projection rows the projectors deferred (see Projector.flush): those whose time has come, or `all` of them. */
 export type FlushProjections = (options?: { all?: boolean }) => Promise<void>;
@@ -109,7 +114,9 @@ export class StreamProjector {
     for await (const message of await consumer.fetch({ max_messages: BATCH, expires: 1_000 })) messages.push(message);
     if (messages.length > 0) {
       try {
-        await this.options.project(messages.map((message) => message.json<LedgerEvent>()));
+        const events = messages.map((message) => message.json<LedgerEvent>());
+        const elided = new Set(events.filter((_, i) => messages[i]!.headers?.has(PAYLOAD_ELIDED_HEADER)).map((event) => event.event_id));
+        await this.options.project(events, elided);
       } catch (error) {
         for (const message of messages) message.nak(RETRY_MS);
         throw error;

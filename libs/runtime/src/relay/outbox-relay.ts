@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { JSONCodec, type JetStreamClient, type JetStreamManager } from 'nats';
+import { ErrorCode, headers, JSONCodec, NatsError, type JetStreamClient, type JetStreamManager } from 'nats';
 import {
   shardOf,
   shardSubject,
@@ -12,7 +12,7 @@ import {
   type TenantScope,
 } from '@noetl/storage';
 import type { Logger } from 'pino';
-import { ensureEventStream, type EventStreamLimits } from '../event-stream/event-stream';
+import { ensureEventStream, PAYLOAD_ELIDED_HEADER, type EventStreamLimits } from '../event-stream/event-stream';
 import type { RelayMetrics } from './relay-metrics';
 
 export interface OutboxRelayOptions {
@@ -139,10 +139,29 @@ export class OutboxRelay {
     const { outbox, js, metrics } = this.options;
     const messages = await outbox.claimUnpublished(this.options.batch);
     if (messages.length === 0) return 0;
-    await Promise.all(messages.map((message) => js.publish(this.subjectOf(message), codec.encode(message.envelope), { msgID: message.eventId })));
+    await Promise.all(messages.map((message) => this.publish(js, message)));
     await outbox.markPublished(messages.map((message) => message.outboxId));
     metrics.published.inc(messages.length);
     return messages.length;
+  }
+
+  /**
+   * Publishes one event; one too large for a NATS message goes without its
+   * payload, marked, and its readers take it from the ledger. (Retrying it
+   * whole would fail forever and hold back every event behind it.)
+   */
+  private async publish(js: JetStreamClient, message: OutboxMessage): Promise<void> {
+    const subject = this.subjectOf(message);
+    try {
+      await js.publish(subject, codec.encode(message.envelope), { msgID: message.eventId });
+    } catch (error) {
+      if (!(error instanceof NatsError) || error.code !== ErrorCode.MaxPayloadExceeded) throw error;
+      const marked = headers();
+      marked.set(PAYLOAD_ELIDED_HEADER, '1');
+      await js.publish(subject, codec.encode({ ...message.envelope, payload: null }), { msgID: message.eventId, headers: marked });
+      this.options.metrics.elided.inc();
+      this.options.logger.warn({ event_id: message.eventId, event_type: message.eventType }, 'an event too large for a NATS message was published without its payload');
+    }
   }
 
   private subjectOf(message: OutboxMessage): string {
