@@ -5,15 +5,16 @@
  * it holds everything the runtime does per step: plan, command, claim,
  * run, report, fold, route. Writes bench/results/step-overhead.{json,md}.
  *
- * DATABASE_URL selects the database (a fresh schema is migrated into it);
- * without it, the embedded PostgreSQL under NOETL_HOME is used.
+ * DATABASE_URL names the server (the bench database, noetl_bench_steps, is
+ * created afresh on it at every run); without it, the embedded PostgreSQL
+ * under NOETL_HOME is used.
  */
 import { loadConfig } from '@noetl/config';
 import { EventType } from '@noetl/event-kernel';
-import { DatabaseConnection } from '@noetl/platform';
-import { Engine } from '@noetl/runtime';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { openBenchDatabase } from './bench-database';
+import { startBenchEngine } from './bench-engine';
 import { chainPlaybook } from './chain-playbook';
 import { spanBreakdown, spanTable, spanTotals } from './spans';
 import { median, percentile } from './stats';
@@ -23,15 +24,19 @@ const RUNS = 5;
 
 async function main(): Promise<void> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn' });
-  const connection = await DatabaseConnection.open(config);
-  const engine = await Engine.start({ config, database: connection.database, roles: ['scheduler', 'worker'] });
+  const benchDatabase = await openBenchDatabase(config, 'noetl_bench_steps');
+  const booted = await startBenchEngine(config, benchDatabase.url, config.worker.concurrency).catch(async (error: unknown) => {
+    await benchDatabase.close();
+    throw error;
+  });
+  const { engine, database } = booted;
   try {
     await engine.catalog.register(chainPlaybook(STEPS, `bench/chain-${STEPS}`));
     const transitions: number[] = [];
     const walls: number[] = [];
     let events = 0;
     const spansBefore = await spanTotals(engine.metrics);
-    const countsBefore = { ...connection.database.counts };
+    const countsBefore = { ...database.counts };
     const cpuBefore = process.cpuUsage();
     for (let run = 0; run < RUNS; run++) {
       const began = performance.now();
@@ -50,8 +55,8 @@ async function main(): Promise<void> {
     const perStep = (value: number): number => Math.round((value / (RUNS * STEPS)) * 10) / 10;
     const cost = {
       engine_cpu_ms: perStep((cpu.user + cpu.system) / 1000),
-      transactions: perStep(connection.database.counts.transactions - countsBefore.transactions),
-      statements: perStep(connection.database.counts.statements - countsBefore.statements),
+      transactions: perStep(database.counts.transactions - countsBefore.transactions),
+      statements: perStep(database.counts.statements - countsBefore.statements),
     };
     const result = {
       benchmark: 'step-overhead',
@@ -81,8 +86,8 @@ async function main(): Promise<void> {
     await writeFile(join(dir, 'step-overhead.md'), `${table}\n`);
     process.stdout.write(`${table}\n`);
   } finally {
-    await engine.stop();
-    await connection.onApplicationShutdown();
+    await booted.close();
+    await benchDatabase.close();
   }
 }
 
