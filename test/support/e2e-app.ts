@@ -13,14 +13,17 @@ export interface E2eApp extends ApiTestApp {
 /**
  * The whole runtime behind the real Nest API, as `noetl server` runs it: the
  * api, scheduler and worker roles in one process on a private database clone,
- * python enabled, credentials unlocked and a quick sweep (so a timer or a lost
- * notification never holds a spec up for long). Close it in afterAll.
+ * python enabled, credentials unlocked, a quick sweep (so a timer or a lost
+ * notification never holds a spec up for long) and a 1 s shutdown grace (a
+ * call a spec left running does not hold its close for the default 30 s).
+ * Close it in afterAll.
  */
 export async function startE2eApp(env: Record<string, string> = {}): Promise<E2eApp> {
   const api = await startApiTestApp({
     NOETL_ROLES: 'api,scheduler,worker',
     NOETL_PYTHON: 'on',
     NOETL_SWEEP_MS: '100',
+    NOETL_SHUTDOWN_GRACE_SECONDS: '1',
     NOETL_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...env,
   });
