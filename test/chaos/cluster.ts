@@ -27,6 +27,8 @@ export interface ClusterOptions {
  */
 export class ChaosCluster {
   private readonly roles: RoleProcess[] = [];
+  /** Processes found gone on their own since the last `heal`, which reports them. */
+  private readonly crashes: string[] = [];
 
   private constructor(
     private readonly env: Record<string, string>,
@@ -106,7 +108,8 @@ export class ChaosCluster {
    * (a scenario's trials share its fault's processes; the next scenario does not).
    */
   async heal(options: { restore?: boolean } = {}): Promise<string[]> {
-    const exited = this.exitedOnTheirOwn();
+    this.exitedOnTheirOwn();
+    const exited = this.crashes.splice(0);
     for (const target of this.roles.filter((r) => r.state === 'paused')) this.resume(target);
     if (options.restore) await Promise.all(this.roles.filter((r) => r.state === 'running' && !r.baseline).map((r) => this.terminate(r)));
     this.roles.splice(0, this.roles.length, ...this.roles.filter((r) => r.state !== 'dead'));
@@ -120,11 +123,11 @@ export class ChaosCluster {
 
   /**
    * Processes no fault stopped that are gone (a crash of the runtime's own:
-   * an unhandled error), marked dead so `heal` replaces them; one line each
-   * with the end of its output.
+   * an unhandled error), marked dead so `heal` replaces (and reports) them:
+   * every one found since the last `heal`, one line each with the end of its output.
    */
   exitedOnTheirOwn(): string[] {
-    const exited: string[] = [];
+    const exited = this.crashes;
     for (const target of this.roles.filter((r) => r.state !== 'dead')) {
       try {
         process.kill(target.process.pid, 0);

@@ -1,6 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScenarioResult } from './run-chaos';
+import { SCENARIOS } from './scenarios';
+
+const order = (name: string): number => SCENARIOS.findIndex((s) => s.name === name);
 
 const RESULTS_DIR = join(__dirname, '..', '..', 'bench', 'results');
 
@@ -35,9 +38,24 @@ export function resultsTable(results: ScenarioResult[]): string {
   ].join('\n');
 }
 
-/** Writes bench/results/chaos.md and chaos.json. */
-export function writeChaosResults(results: ScenarioResult[], run: { seed: number; trials: number; startedAt: string; seconds: number }): void {
+interface RunInfo {
+  seed: number;
+  trials: number;
+  startedAt: string;
+  seconds: number;
+}
+
+/**
+ * Writes bench/results/chaos.md and chaos.json. A run of some scenarios
+ * (`--scenario`) replaces their rows and keeps the other scenarios' rows of
+ * earlier runs, each row saying which run it came from.
+ */
+export function writeChaosResults(fresh: ScenarioResult[], run: RunInfo): void {
   mkdirSync(RESULTS_DIR, { recursive: true });
+  const path = join(RESULTS_DIR, 'chaos.json');
+  const earlier = existsSync(path) ? ((JSON.parse(readFileSync(path, 'utf8')) as { scenarios?: (ScenarioResult & { run?: RunInfo })[] }).scenarios ?? []) : [];
+  const rows = [...fresh.map((r) => ({ ...r, run })), ...earlier.filter((e) => e.run && !fresh.some((r) => r.scenario === e.scenario))];
+  const results = rows.sort((a, b) => order(a.scenario) - order(b.scenario));
   const json = {
     ...run,
     scenarios: results.map((r) => ({ ...r, recovery_p50_ms: percentile(r.recoveryMs, 50), recovery_p99_ms: percentile(r.recoveryMs, 99) })),
@@ -47,7 +65,11 @@ export function writeChaosResults(results: ScenarioResult[], run: { seed: number
   const md = [
     '# Chaos trials',
     '',
-    `\`npm run chaos -- --trials ${run.trials} --seed ${run.seed}\`, started ${run.startedAt}, ${Math.round(run.seconds)} s.`,
+    ...[...new Set(results.map((r) => JSON.stringify(r.run)))].map((text) => {
+      const r = JSON.parse(text) as RunInfo;
+      return `- run of ${r.startedAt} (${Math.round(r.seconds)} s, seed ${r.seed}, ${r.trials} trials): ${results.filter((x) => JSON.stringify(x.run) === text).map((x) => x.scenario).join(', ')}`;
+    }),
+    '',
     'Counted from the ledger and the sink table, never from logs. Recovery: from the fault to the first progress',
     '(a command completed, a frame committed, a loop done or an execution ended) the ledger records after it.',
     '',

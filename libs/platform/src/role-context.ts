@@ -1,7 +1,7 @@
 import type { DynamicModule, INestApplication, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NoetlConfig } from '@noetl/config';
-import { RuntimeMetrics } from '@noetl/runtime';
+import { NATS_RECONNECT_FOREVER, RuntimeMetrics } from '@noetl/runtime';
 import { Database } from '@noetl/storage';
 import { pingDatabase } from './database.module';
 import { createLogger, PinoNestLogger } from './logger';
@@ -21,7 +21,7 @@ export async function bootRole(name: string, config: NoetlConfig, root: DynamicM
   const nestLogger = new PinoNestLogger(logger);
   let app: INestApplicationContext;
   if (config.nats) {
-    const service = await NestFactory.createMicroservice(root, { strategy: new QueueGroupNatsServer({ servers: [config.nats.url], name: `noetl-${name}` }), logger: nestLogger });
+    const service = await NestFactory.createMicroservice(root, { strategy: new QueueGroupNatsServer({ servers: [config.nats.url], name: `noetl-${name}`, ...NATS_RECONNECT_FOREVER }), logger: nestLogger });
     await service.listen();
     app = service;
   } else {
@@ -50,6 +50,6 @@ export async function bootRole(name: string, config: NoetlConfig, root: DynamicM
  */
 export async function listenForNotifications(app: INestApplication, config: NoetlConfig, name: string): Promise<void> {
   if (!config.nats || !config.roles.some((role) => role === 'scheduler' || role === 'worker')) return;
-  app.connectMicroservice({ strategy: new QueueGroupNatsServer({ servers: [config.nats.url], name: `noetl-${name}` }) }, { inheritAppConfig: true });
+  app.connectMicroservice({ strategy: new QueueGroupNatsServer({ servers: [config.nats.url], name: `noetl-${name}`, ...NATS_RECONNECT_FOREVER }) }, { inheritAppConfig: true });
   await app.startAllMicroservices();
 }

@@ -1,4 +1,5 @@
 import type { NoetlConfig, Role } from '@noetl/config';
+import { NATS_RECONNECT_FOREVER } from './bus/nats-reconnect';
 import { DATABASE_CLOCK_SYNC_MS, DatabaseClock } from './database-clock';
 import { ExpressionEngine } from '@noetl/dsl';
 import { SnowflakeIds, type ExecutionStatus, type LedgerEvent } from '@noetl/event-kernel';
@@ -238,7 +239,7 @@ export class Engine {
       });
     }
     if (roles.includes('scheduler') && config.nats) {
-      parts.nats = await connect({ servers: config.nats.url, name: `noetl-${roles.join('+')}-jetstream` });
+      parts.nats = await connect({ servers: config.nats.url, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
       const outbox = new OutboxRepository(database);
       parts.relay = new OutboxRelay({
         db: database,
@@ -261,7 +262,7 @@ export class Engine {
       const project = (events: readonly LedgerEvent[], elided?: ReadonlySet<string>) => engine.project(events, elided);
       const flush = (options?: { all?: boolean }) => engine.flushProjections(options);
       if (config.nats) {
-        parts.nats ??= await connect({ servers: config.nats.url, name: `noetl-${roles.join('+')}-jetstream` });
+        parts.nats ??= await connect({ servers: config.nats.url, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
         // One consumer per tenant the deployment has: each shard folds only its tenants' events, never another deployment's on the same NATS.
         const scopes = () => repositories.tenantRows.list(database);
         parts.feed = new StreamProjector({ nats: parts.nats, project, flush, scopes, metrics: shared.projectorMetrics, logger: projectorLogger, shardIndex, shardCount });

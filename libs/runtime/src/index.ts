@@ -1,6 +1,7 @@
 export * from './runtime-error';
 export * from './metrics';
 export * from './bus/bus';
+export * from './bus/nats-reconnect';
 export * from './bus/in-process-bus';
 export * from './control-plane/control-plane';
 export * from './catalog/catalog-types';

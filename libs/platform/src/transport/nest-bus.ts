@@ -1,6 +1,6 @@
 import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
 import type { JsonObject } from '@noetl/event-kernel';
-import type { Bus, Unsubscribe } from '@noetl/runtime';
+import { NATS_RECONNECT_FOREVER, type Bus, type Unsubscribe } from '@noetl/runtime';
 import type { Logger } from 'pino';
 
 /**
@@ -18,7 +18,7 @@ export class NestBus implements Bus {
 
   /** Connects now, so a service that cannot reach NATS fails at boot instead of reporting ready. */
   static async connect(url: string, name: string, logger: Logger): Promise<NestBus> {
-    const client = ClientProxyFactory.create({ transport: Transport.NATS, options: { servers: [url], name, maxReconnectAttempts: -1 } });
+    const client = ClientProxyFactory.create({ transport: Transport.NATS, options: { servers: [url], name, ...NATS_RECONNECT_FOREVER } });
     try {
       await client.connect();
     } catch (error) {
