@@ -1,8 +1,9 @@
 import { runChaos } from './run-chaos';
 import { SCENARIOS } from './scenarios';
 
-// Services, five role processes, and two short trials of every scenario (faults shrunk to the smoke's size).
-jest.setTimeout(300_000);
+// Services, five role processes, and two short trials of every scenario (faults shrunk to the smoke's size):
+// about 3 minutes on two idle cores; the budget leaves room for a loaded machine.
+jest.setTimeout(600_000);
 
 /**
  * The chaos harness's 2-trial smoke (issue 14): every scenario's fault
