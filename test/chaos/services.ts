@@ -39,7 +39,7 @@ export interface ChaosServices {
 /** Starts the three services under `home` on free ports, migrates the runtime's database and creates the sink database. */
 export async function startChaosServices(home: string): Promise<ChaosServices> {
   const postgres = await startPostgres(join(home, 'postgres'));
-  const nats = await startDaemon('nats-server', join(home, 'nats'), (port, dir) => [NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir]], 'nats');
+  const nats = await startNatsServer(join(home, 'nats'));
   const redis = await startDaemon('redis-server', join(home, 'redis'), (port, dir) => [
     REDIS_SERVER,
     ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir],
@@ -92,6 +92,11 @@ async function startPostgres(home: string): Promise<PostgresService> {
       running = true;
     },
   };
+}
+
+/** A private nats-server with JetStream, its store in `dir`: stopped and started again on the same port and store. */
+export function startNatsServer(dir: string): Promise<RestartableService> {
+  return startDaemon('nats-server', dir, (port, store) => [NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store]], 'nats');
 }
 
 /** A server binary run in the foreground on a fixed port and directory; restarted on the same ones. */

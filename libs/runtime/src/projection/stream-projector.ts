@@ -132,9 +132,10 @@ export class StreamProjector {
   /** The tenant's durable consumer of this shard, once the relay has created the stream; undefined if stopped first. */
   private async consumer(scope: TenantScope, durable: string): Promise<Consumer | undefined> {
     const stream = EVENTS_STREAM;
-    const jsm = await this.options.nats.jetstreamManager();
     while (!this.stopped) {
       try {
+        // Inside the retry: the manager asks JetStream for its account, which fails while NATS is away.
+        const jsm = await this.options.nats.jetstreamManager();
         await jsm.consumers.add(stream, {
           durable_name: durable,
           filter_subject: shardFilter(this.options.shardIndex, scope),
