@@ -11,6 +11,7 @@ import { Leadership1795900000000 } from './1795900000000-Leadership';
 import { AppendOnlyLedger1795900000001 } from './1795900000001-AppendOnlyLedger';
 import { FrameCancelled1795900000002 } from './1795900000002-FrameCancelled';
 import { SweepIndexes1796100000000 } from './1796100000000-SweepIndexes';
+import { RunningChildren1796100000001 } from './1796100000001-RunningChildren';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
@@ -29,4 +30,5 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   FrameCancelled1795900000002,
   Tenancy1796000000000,
   SweepIndexes1796100000000,
+  RunningChildren1796100000001,
 ];

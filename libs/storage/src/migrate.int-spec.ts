@@ -8,6 +8,7 @@ const ALL_MIGRATIONS = MIGRATIONS.map((Migration) => new Migration().name);
 const NAMED_INDEXES = [
   'idx_execution_running',
   'idx_execution_running_scope',
+  'idx_execution_running_child',
   'idx_api_key_tenant',
   'idx_execution_parent_command',
   'idx_stage_open',

@@ -196,12 +196,17 @@ export class ExecutionRepository {
     return rows.map((row) => String(row.execution_id));
   }
 
-  /** Running children whose parent execution ended. */
+  /**
+   * Running children whose parent execution ended: read from the running
+   * children (idx_execution_running_child), the child's scope a filter (see
+   * IN_SCOPE); from the tenant's executions it read every one each sweep.
+   */
   async runningChildrenOfEndedParents(q: Queryable, scope: TenantScope, limit: number): Promise<string[]> {
     const rows = await q.query<{ execution_id: string }>(
       `SELECT child.execution_id FROM noetl.execution child
          JOIN noetl.execution parent ON parent.execution_id = child.parent_execution_id
-        WHERE child.status = 'RUNNING' AND parent.status <> 'RUNNING' AND child.tenant_id = $1 AND child.organization_id = $2
+        WHERE child.status = 'RUNNING' AND child.parent_execution_id IS NOT NULL AND parent.status <> 'RUNNING'
+          AND (child.tenant_id, child.organization_id) IS NOT DISTINCT FROM ($1, $2)
         LIMIT $3`,
       [scope.tenantId, scope.organizationId, limit],
     );
