@@ -26,7 +26,6 @@ const NAMED_INDEXES = [
   'uidx_event_idempotency_key',
   'uidx_event_stream_version',
   'idx_execution_tenant_status',
-  'idx_execution_tenant_path',
   'idx_execution_parent',
   'idx_command_unclaimed',
   'idx_command_lease',

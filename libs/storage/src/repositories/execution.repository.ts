@@ -51,9 +51,10 @@ export interface ExecutionListFilter {
  * as a filter on the primary-key row rather than an index condition: with
  * `tenant_id = $2 AND organization_id = $3` a table not analysed yet (a fresh
  * database, a burst of starts between autovacuum's analyses) planned the
- * lookup as a scan of the tenant's every execution by
- * idx_execution_tenant_path, ~1,600 rows per step with 1,000 executions
- * running (bench:executions). The columns are NOT NULL, so this is equality.
+ * lookup as a scan of the tenant's every execution by a tenant-led index
+ * (idx_execution_tenant_path, since dropped; idx_execution_tenant_status),
+ * ~1,600 rows per step with 1,000 executions running (bench:executions).
+ * The columns are NOT NULL, so this is equality.
  */
 const IN_SCOPE = '(tenant_id, organization_id) IS NOT DISTINCT FROM ($2, $3)';
 
