@@ -6,10 +6,13 @@
  * (pg_stat_database, this database's counters, other sessions on it included), the tables and indexes that read them
  * (pg_stat_user_tables / pg_stat_user_indexes) and the SQL statements that
  * took the most time. A quick loop for hot-path work; bench:peers is the
- * side-by-side figure.
+ * side-by-side figure. Prints the breakdown and writes
+ * bench/results/executions.{json,md}.
  *
  *   npm run bench:executions -- [--count 1000] [--steps 3]
  */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '@noetl/config';
 import { migrate } from '@noetl/storage';
@@ -64,10 +67,30 @@ async function main(): Promise<void> {
           engine_cpu_ms: perStep((cpu.user + cpu.system) / 1000),
         },
       };
-      process.stdout.write(`${JSON.stringify(figures, null, 2)}\n\nreads per step by table / index (scans, rows):\n`);
-      for (const line of topReads(tablesBefore, tablesAfter, stepsRun)) process.stdout.write(`  ${line}\n`);
-      process.stdout.write('\nstatements by total time (calls per step, ms total, rows returned per call):\n');
-      for (const line of statementTimes.top(stepsRun, 15)) process.stdout.write(`  ${line}\n`);
+      const reads = topReads(tablesBefore, tablesAfter, stepsRun);
+      const statements = statementTimes.top(stepsRun, 15);
+      const result = { benchmark: 'executions', date: new Date().toISOString(), ...figures, reads_per_step: reads, statements_by_time: statements };
+      const report = [
+        `# bench:executions, ${new Date().toISOString()}`,
+        '',
+        '```json',
+        JSON.stringify(figures, null, 2),
+        '```',
+        '',
+        'Reads per step by table / index (scans, rows):',
+        '',
+        ...reads.map((line) => `- ${line}`),
+        '',
+        'Statements by total time (calls per step, ms total, rows returned per call; times overlap across connections):',
+        '',
+        ...statements.map((line) => `- \`${line}\``),
+        '',
+      ].join('\n');
+      const dir = join(process.cwd(), 'bench', 'results');
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'executions.json'), `${JSON.stringify(result, null, 2)}\n`);
+      await writeFile(join(dir, 'executions.md'), report);
+      process.stdout.write(report);
     } finally {
       await booted.close();
     }
