@@ -5,8 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '@noetl/config';
-import { Subjects, type Engine } from '@noetl/runtime';
+import type { Engine } from '@noetl/runtime';
 import { migrate } from '@noetl/storage';
+import { startAndAwait } from '../../await-executions';
 import { startBenchEngine } from '../../bench-engine';
 import { chainPlaybook } from '../../chain-playbook';
 import type { RunReport, Task, Workload } from '../protocol';
@@ -36,68 +37,20 @@ function playbookOf(workload: Workload): string {
   ].join('\n');
 }
 
-/** Re-read the executions still running when no `finished` message came for this long (one missed would stall the wait). */
-const QUIET_RECHECK_MS = 5000;
-
-/**
- * Resolves once every execution `start` starts has ended, rejecting if one
- * did not complete. It listens to the bus's `finished` messages, subscribed
- * before the first start, rather than a waitForTerminal per execution: a
- * thousand of those re-read their executions every 500 ms, a load of the
- * harness's own that starves the engine it measures.
- */
-async function startAndAwait(engine: Engine, tenantId: string, start: () => Promise<string[]>): Promise<void> {
-  const ended = new Map<string, string>();
-  let lastMessage = Date.now();
-  let wake: (() => void) | undefined;
-  const unsubscribe = engine.bus.subscribe(Subjects.finished(tenantId), (message) => {
-    ended.set(String(message['execution_id']), String(message['status']));
-    lastMessage = Date.now();
-    wake?.();
-  });
-  try {
-    const ids = await start();
-    const deadline = Date.now() + TIMEOUT_MS;
-    for (;;) {
-      const pending = ids.filter((id) => !ended.has(id));
-      if (pending.length === 0) break;
-      if (Date.now() > deadline) throw new Error(`${pending.length} executions still running after ${TIMEOUT_MS / 60_000} minutes`);
-      if (Date.now() - lastMessage > QUIET_RECHECK_MS) {
-        for (const id of pending) {
-          const { status } = await engine.executions.get(id);
-          if (status !== 'RUNNING') ended.set(id, status);
-        }
-        lastMessage = Date.now();
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, QUIET_RECHECK_MS);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-    const failed = ids.find((id) => ended.get(id) !== 'COMPLETED');
-    if (failed) throw new Error(`execution ${failed} ended ${ended.get(failed)}`);
-  } finally {
-    unsubscribe();
-  }
-}
-
 async function run(engine: Engine, tenantId: string, workload: Workload): Promise<string> {
   const path = pathOf(workload);
   const startOne = async (payload?: Record<string, number>): Promise<string[]> => [(await engine.executions.start({ path, ...(payload ? { payload } : {}) })).execution_id];
   switch (workload.kind) {
     case 'chain':
-      await startAndAwait(engine, tenantId, () => startOne());
+      await startAndAwait(engine, tenantId, TIMEOUT_MS, () => startOne());
       return 'one execution, each step a command';
     case 'executions':
-      await startAndAwait(engine, tenantId, async () =>
+      await startAndAwait(engine, tenantId, TIMEOUT_MS, async () =>
         (await Promise.all(Array.from({ length: workload.count }, () => engine.executions.start({ path })))).map((execution) => execution.execution_id),
       );
       return 'executions started at once, each step a command';
     case 'items':
-      await startAndAwait(engine, tenantId, () => startOne({ count: workload.count }));
+      await startAndAwait(engine, tenantId, TIMEOUT_MS, () => startOne({ count: workload.count }));
       return `a parallel loop (max_in_flight ${MAX_IN_FLIGHT}) of ${FRAME_ROWS}-row frames`;
   }
 }

@@ -8,6 +8,7 @@ const ALL_MIGRATIONS = MIGRATIONS.map((Migration) => new Migration().name);
 const NAMED_INDEXES = [
   'idx_execution_running',
   'idx_execution_running_scope',
+  'idx_execution_running_child',
   'idx_api_key_tenant',
   'idx_execution_parent_command',
   'idx_stage_open',
@@ -25,7 +26,6 @@ const NAMED_INDEXES = [
   'uidx_event_idempotency_key',
   'uidx_event_stream_version',
   'idx_execution_tenant_status',
-  'idx_execution_tenant_path',
   'idx_execution_parent',
   'idx_command_unclaimed',
   'idx_command_lease',

@@ -64,6 +64,8 @@ export class Sweeper implements SchedulerFollowUps {
   readonly holder = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
 
   private readonly children: ChildLinks;
+  /** Where planBacklog's next page of running executions starts (their ids are positive). */
+  private backlogAfter = '0';
 
   constructor(
     private readonly deps: SweeperDeps,
@@ -254,10 +256,17 @@ export class Sweeper implements SchedulerFollowUps {
     }
   }
 
-  /** Executions with events after their cursor: after a restart, or when a notification was lost. */
+  /**
+   * Executions with events after their cursor: after a restart, or when a
+   * notification was lost. Each sweep checks the next SWEEP_LIMIT running
+   * executions, resuming after the last one the previous sweep checked, so
+   * its reads stay bounded however many run; a lost notification waits at
+   * most (running / SWEEP_LIMIT) sweeps.
+   */
   private async planBacklog(): Promise<void> {
     const { db, ledger } = this.deps;
-    const unplanned = await this.deps.executionRows.unplanned(db, ledger.scope, SWEEP_LIMIT);
+    const { unplanned, next } = await this.deps.executionRows.unplanned(db, ledger.scope, { after: this.backlogAfter, limit: SWEEP_LIMIT });
+    this.backlogAfter = next ?? '0';
     await Promise.all(unplanned.map((executionId) => this.scheduler.process(executionId)));
   }
 }

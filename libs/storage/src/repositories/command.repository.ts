@@ -174,7 +174,7 @@ export class CommandRepository {
     return rows.map((row) => ({ command_id: String(row.command_id), execution_id: String(row.execution_id) }));
   }
 
-  /** ISSUED commands nobody claimed for `afterMs`: stamped as offered again, and returned to be offered. */
+  /** ISSUED commands nobody claimed for `afterMs` since last offered, longest first (idx_command_unclaimed): stamped as offered again, and returned to be offered. */
   async reofferUnclaimed(q: Queryable, scope: TenantScope, afterMs: number, limit: number): Promise<CommandOffer[]> {
     const rows = await q.query<CommandOffer>(
       `UPDATE noetl.command SET notified_at = now()
@@ -182,7 +182,7 @@ export class CommandRepository {
           SELECT command_id FROM noetl.command
            WHERE status = 'ISSUED' AND notified_at < now() - make_interval(secs => $3::double precision / 1000)
              AND tenant_id = $1 AND organization_id = $2
-           ORDER BY created_at LIMIT $4)
+           ORDER BY notified_at LIMIT $4)
         RETURNING command_id, execution_id, tenant_id, spec`,
       [scope.tenantId, scope.organizationId, afterMs, limit],
     );

@@ -46,6 +46,18 @@ export interface ExecutionListFilter {
 }
 
 /** Every statement against `noetl.execution` (STYLE.md "One table, one repository"). */
+/**
+ * The tenant scope of a lookup by execution id ($2 tenant, $3 organization),
+ * as a filter on the primary-key row rather than an index condition: with
+ * `tenant_id = $2 AND organization_id = $3` a table not analysed yet (a fresh
+ * database, a burst of starts between autovacuum's analyses) planned the
+ * lookup as a scan of the tenant's every execution by a tenant-led index
+ * (idx_execution_tenant_path, since dropped; idx_execution_tenant_status),
+ * ~1,600 rows per step with 1,000 executions running (bench:executions).
+ * The columns are NOT NULL, so this is equality.
+ */
+const IN_SCOPE = '(tenant_id, organization_id) IS NOT DISTINCT FROM ($2, $3)';
+
 export class ExecutionRepository {
   async insert(q: Queryable, scope: TenantScope, row: StartedExecutionRow): Promise<void> {
     await q.query(
@@ -68,7 +80,7 @@ export class ExecutionRepository {
 
   async exists(q: Queryable, scope: TenantScope, executionId: string): Promise<boolean> {
     if (!isBigintId(executionId)) return false;
-    const rows = await q.query('SELECT 1 FROM noetl.execution WHERE execution_id = $1::bigint AND tenant_id = $2 AND organization_id = $3', [
+    const rows = await q.query(`SELECT 1 FROM noetl.execution WHERE execution_id = $1::bigint AND ${IN_SCOPE}`, [
       executionId,
       scope.tenantId,
       scope.organizationId,
@@ -79,7 +91,7 @@ export class ExecutionRepository {
   /** The scheduler's cursor and the row's status; undefined when unknown to this tenant. */
   async cursor(q: Queryable, scope: TenantScope, executionId: string): Promise<{ planned_version: number; status: ExecutionStatus } | undefined> {
     const [row] = await q.query<{ planned_version: number; status: ExecutionStatus }>(
-      `SELECT planned_version, status FROM noetl.execution WHERE execution_id = $1::bigint AND tenant_id = $2 AND organization_id = $3`,
+      `SELECT planned_version, status FROM noetl.execution WHERE execution_id = $1::bigint AND ${IN_SCOPE}`,
       [executionId, scope.tenantId, scope.organizationId],
     );
     return row;
@@ -121,45 +133,81 @@ export class ExecutionRepository {
     }));
   }
 
-  /** The tenants and organizations with a running execution: what a sweep of every tenant visits (idx_execution_running_scope). */
+  /**
+   * The tenants and organizations with a running execution: what a sweep of
+   * every tenant visits. A skip scan of idx_execution_running_scope, one
+   * index probe per scope: a DISTINCT read every running execution, each sweep.
+   */
   async runningScopes(q: Queryable): Promise<TenantScope[]> {
     const rows = await q.query<{ tenant_id: string; organization_id: string }>(
-      `SELECT DISTINCT tenant_id, organization_id FROM noetl.execution WHERE status = 'RUNNING'`,
+      `WITH RECURSIVE scopes AS (
+         (SELECT tenant_id, organization_id FROM noetl.execution WHERE status = 'RUNNING' ORDER BY tenant_id, organization_id LIMIT 1)
+         UNION ALL
+         SELECT next.tenant_id, next.organization_id FROM scopes s CROSS JOIN LATERAL (
+           SELECT tenant_id, organization_id FROM noetl.execution
+            WHERE status = 'RUNNING' AND (tenant_id, organization_id) > (s.tenant_id, s.organization_id)
+            ORDER BY tenant_id, organization_id LIMIT 1) next
+       )
+       SELECT tenant_id, organization_id FROM scopes`,
     );
     return rows.map((row) => ({ tenantId: row.tenant_id, organizationId: row.organization_id }));
   }
 
-  /** Running executions with events after their cursor: after a restart, or when a notification was lost. */
-  async unplanned(q: Queryable, scope: TenantScope, limit: number): Promise<string[]> {
-    const rows = await q.query<{ execution_id: string }>(
-      `SELECT e.execution_id FROM noetl.execution e
-        WHERE e.status = 'RUNNING' AND e.tenant_id = $1 AND e.organization_id = $2
-          AND EXISTS (SELECT 1 FROM noetl.event ev
-                       WHERE ev.stream_id = 'execution/' || e.execution_id AND ev.stream_version > e.planned_version)
-        LIMIT $3`,
-      [scope.tenantId, scope.organizationId, limit],
+  /**
+   * One page of the scope's running executions, in id order after `after`
+   * (idx_execution_running_scope), and those of them with events after
+   * their cursor: after a restart, or when a notification was lost. `next`
+   * is where the following page starts, undefined once the page was the
+   * last: a sweep reads at most `limit` executions however many run.
+   */
+  async unplanned(q: Queryable, scope: TenantScope, page: { after: string; limit: number }): Promise<{ unplanned: string[]; next: string | undefined }> {
+    const rows = await q.query<{ execution_id: string; unplanned: boolean }>(
+      `SELECT e.execution_id,
+              EXISTS (SELECT 1 FROM noetl.event ev
+                       WHERE ev.stream_id = 'execution/' || e.execution_id AND ev.stream_version > e.planned_version) AS unplanned
+         FROM (SELECT execution_id, planned_version FROM noetl.execution
+                WHERE status = 'RUNNING' AND tenant_id = $1 AND organization_id = $2 AND execution_id > $3::bigint
+                ORDER BY execution_id LIMIT $4) e
+        ORDER BY e.execution_id`,
+      [scope.tenantId, scope.organizationId, page.after, page.limit],
     );
-    return rows.map((row) => String(row.execution_id));
+    return {
+      unplanned: rows.filter((row) => row.unplanned).map((row) => String(row.execution_id)),
+      next: rows.length < page.limit ? undefined : String(rows[rows.length - 1]!.execution_id),
+    };
   }
 
-  /** Children that ended while the parent command they report to is still running. */
+  /**
+   * Children that ended while the parent command they report to is still
+   * running. Read from the running commands (idx_command_lease) to their
+   * children (idx_execution_parent_command), a set as large as the workers'
+   * slots: read from the children, the tenant's every ended execution was
+   * scanned each sweep. The child's scope is a filter (see IN_SCOPE), never
+   * the way in.
+   */
   async endedChildrenOfRunningCommands(q: Queryable, scope: TenantScope, limit: number): Promise<string[]> {
     const rows = await q.query<{ execution_id: string }>(
-      `SELECT child.execution_id FROM noetl.execution child
-         JOIN noetl.command parent ON parent.command_id = child.parent_command_id
-        WHERE child.status <> 'RUNNING' AND parent.status = 'RUNNING' AND child.tenant_id = $1 AND child.organization_id = $2
+      `SELECT child.execution_id FROM noetl.command parent
+         JOIN noetl.execution child ON child.parent_command_id = parent.command_id
+        WHERE parent.status = 'RUNNING' AND parent.tenant_id = $1 AND parent.organization_id = $2
+          AND child.status <> 'RUNNING' AND (child.tenant_id, child.organization_id) IS NOT DISTINCT FROM ($1, $2)
         LIMIT $3`,
       [scope.tenantId, scope.organizationId, limit],
     );
     return rows.map((row) => String(row.execution_id));
   }
 
-  /** Running children whose parent execution ended. */
+  /**
+   * Running children whose parent execution ended: read from the running
+   * children (idx_execution_running_child), the child's scope a filter (see
+   * IN_SCOPE); from the tenant's executions it read every one each sweep.
+   */
   async runningChildrenOfEndedParents(q: Queryable, scope: TenantScope, limit: number): Promise<string[]> {
     const rows = await q.query<{ execution_id: string }>(
       `SELECT child.execution_id FROM noetl.execution child
          JOIN noetl.execution parent ON parent.execution_id = child.parent_execution_id
-        WHERE child.status = 'RUNNING' AND parent.status <> 'RUNNING' AND child.tenant_id = $1 AND child.organization_id = $2
+        WHERE child.status = 'RUNNING' AND child.parent_execution_id IS NOT NULL AND parent.status <> 'RUNNING'
+          AND (child.tenant_id, child.organization_id) IS NOT DISTINCT FROM ($1, $2)
         LIMIT $3`,
       [scope.tenantId, scope.organizationId, limit],
     );

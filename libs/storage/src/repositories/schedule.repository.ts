@@ -58,6 +58,14 @@ const COLUMNS = `schedule_id, path, version, source, cron, timezone, interval_se
   next_fire_at, next_due_at, buffered_fire_at, last_fire_at, last_execution_id, last_missed_at, fire_count, skip_count, created_at, updated_at`;
 
 /** Every statement against `noetl.schedule` (STYLE.md "One table, one repository"). */
+/**
+ * The status of a schedule's last execution (null when none), probed by
+ * primary key for the schedules that ask: as a LEFT JOIN the planner hashed
+ * the whole execution table, every sweep, when the schedule table was not
+ * analysed yet (issue 12, bench:executions).
+ */
+const LAST_RUN_STATUS = '(SELECT e.status FROM noetl.execution e WHERE e.execution_id = s.last_execution_id)';
+
 export class ScheduleRepository {
   async insert(q: Queryable, scope: TenantScope, row: { schedule_id: string; source: ScheduleSource } & ScheduleDefinition & ScheduleFireState): Promise<ScheduleRow> {
     const [inserted] = await q.query<ScheduleRow>(
@@ -121,9 +129,9 @@ export class ScheduleRepository {
    */
   async due(q: Queryable, scope: TenantScope, now: Date, limit: number): Promise<string[]> {
     const rows = await q.query<{ schedule_id: string }>(
-      `SELECT s.schedule_id FROM noetl.schedule s LEFT JOIN noetl.execution e ON e.execution_id = s.last_execution_id
+      `SELECT s.schedule_id FROM noetl.schedule s
         WHERE s.tenant_id = $1 AND s.organization_id = $2 AND NOT s.paused
-          AND (s.next_due_at <= $3 OR (s.buffered_fire_at IS NOT NULL AND e.status IS DISTINCT FROM 'RUNNING'))
+          AND (s.next_due_at <= $3 OR (s.buffered_fire_at IS NOT NULL AND ${LAST_RUN_STATUS} IS DISTINCT FROM 'RUNNING'))
         ORDER BY s.next_due_at LIMIT $4`,
       [scope.tenantId, scope.organizationId, now, limit],
     );
@@ -133,8 +141,8 @@ export class ScheduleRepository {
   /** The tenants with a schedule `due` would list at `now`: what a sweep of every tenant visits besides running executions. */
   async dueScopes(q: Queryable, now: Date): Promise<TenantScope[]> {
     const rows = await q.query<{ tenant_id: string; organization_id: string }>(
-      `SELECT DISTINCT s.tenant_id, s.organization_id FROM noetl.schedule s LEFT JOIN noetl.execution e ON e.execution_id = s.last_execution_id
-        WHERE NOT s.paused AND (s.next_due_at <= $1 OR (s.buffered_fire_at IS NOT NULL AND e.status IS DISTINCT FROM 'RUNNING'))`,
+      `SELECT DISTINCT s.tenant_id, s.organization_id FROM noetl.schedule s
+        WHERE NOT s.paused AND (s.next_due_at <= $1 OR (s.buffered_fire_at IS NOT NULL AND ${LAST_RUN_STATUS} IS DISTINCT FROM 'RUNNING'))`,
       [now],
     );
     return rows.map((row) => ({ tenantId: row.tenant_id, organizationId: row.organization_id }));
