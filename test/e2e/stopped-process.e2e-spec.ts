@@ -73,7 +73,7 @@ describe('two servers on one database, one of them stopped', () => {
     // A holds a command's lease (a long call); its tenant's sweep is A's (it started first and renews its lease every sweep) before B starts.
     const held = await onA.execute('e2e/crash_poison', { echo: scripted.url, ms: 60_000 });
     const claim = await onA.waitForEvent(held, EventType.CommandClaimed, (event) => event.step === 'doomed');
-    await waitFor(async () => (await admin.query(`SELECT holder FROM noetl.leadership`)).rows[0]?.holder?.includes(`-${a!.pid}-`), {
+    await waitFor(async () => (await admin.query(`SELECT holder FROM noetl.leadership WHERE role LIKE 'sweeper:%'`)).rows[0]?.holder?.includes(`-${a!.pid}-`), {
       description: 'A to lead the sweep',
     });
     b = await boot();
@@ -101,7 +101,7 @@ describe('two servers on one database, one of them stopped', () => {
     expect(Date.now() - started).toBeLessThan(15_000);
 
     // B takes over the sweep and reaps A's lease: the command is abandoned, issued again and claimed by B's worker.
-    await waitFor(async () => (await admin.query(`SELECT holder FROM noetl.leadership`)).rows[0]?.holder?.includes(`-${b!.pid}-`), {
+    await waitFor(async () => (await admin.query(`SELECT holder FROM noetl.leadership WHERE role LIKE 'sweeper:%'`)).rows[0]?.holder?.includes(`-${b!.pid}-`), {
       timeoutMs: 15_000,
       description: 'B to lead the sweep',
     });
