@@ -14,29 +14,43 @@ const TERMINAL_TYPES = TERMINAL_EXECUTION_EVENTS.map((type) => `'${type}'`).join
 /**
  * A batch of sealed events and their outbox rows in ONE statement. All or
  * nothing against what is committed: when any event collides with a stored
- * one on a unique index (the same checks as `uniqueKeyLookups`), nothing is
+ * one on a unique index (the same keys as `uniqueKeyLookups`), nothing is
  * inserted and the caller appends one by one. Only a rival still in flight
  * (a concurrent writer of the same idempotency key on another stream) can
  * make ON CONFLICT drop a row here.
+ *
+ * Each key is its own LATERAL probe per row of the batch (LIMIT 1 keeps it
+ * a parameterised index lookup whatever the statistics say), so the check
+ * costs a few index probes per row, whatever the ledger's size. The same
+ * tests written as EXISTS ... OR EXISTS ... ran as hashed subplans that read
+ * the whole event table on every append; written as plain joins, stale
+ * statistics had the planner scan whole partial indexes with a join filter.
  */
 const BATCH_INSERT_SQL = `
 WITH b AS (
   SELECT * FROM unnest(${unnested}, ${SUBJECTS}, ${ENVELOPES}) WITH ORDINALITY AS b(${columns.join(', ')}, subject, envelope, ord)
+), clash AS (
+  SELECT 1 FROM b x, LATERAL (SELECT 1 FROM noetl.event e WHERE e.event_id = x.event_id LIMIT 1) hit
+  UNION ALL
+  SELECT 1 FROM b x, LATERAL (SELECT 1 FROM noetl.event e WHERE e.stream_id = x.stream_id AND e.stream_version = x.stream_version LIMIT 1) hit
+  UNION ALL
+  SELECT 1 FROM b x, LATERAL (SELECT 1 FROM noetl.event e
+                               WHERE e.execution_id = x.execution_id AND e.command_id = x.command_id AND e.event_type = '${EventType.CommandIssued}' LIMIT 1) hit
+   WHERE x.event_type = '${EventType.CommandIssued}'
+  UNION ALL
+  SELECT 1 FROM b x, LATERAL (SELECT 1 FROM noetl.event e
+                               WHERE e.execution_id = x.execution_id AND e.loop_id = x.loop_id AND e.event_type = '${EventType.LoopDone}' LIMIT 1) hit
+   WHERE x.event_type = '${EventType.LoopDone}'
+  UNION ALL
+  SELECT 1 FROM b x, LATERAL (SELECT 1 FROM noetl.event e WHERE e.execution_id = x.execution_id AND e.event_type IN (${TERMINAL_TYPES}) LIMIT 1) hit
+   WHERE x.event_type IN (${TERMINAL_TYPES})
+  UNION ALL
+  SELECT 1 FROM b x, LATERAL (SELECT 1 FROM noetl.event e WHERE e.tenant_id = x.tenant_id AND e.idempotency_key = x.idempotency_key LIMIT 1) hit
+   WHERE x.idempotency_key IS NOT NULL
 ), ins AS (
   INSERT INTO noetl.event (${EVENT_SELECT_LIST})
   SELECT ${EVENT_SELECT_LIST} FROM b
-   WHERE NOT EXISTS (
-     SELECT 1 FROM b x WHERE
-          EXISTS (SELECT 1 FROM noetl.event e WHERE e.event_id = x.event_id)
-       OR (x.event_type = '${EventType.CommandIssued}' AND EXISTS (SELECT 1 FROM noetl.event e
-             WHERE e.execution_id = x.execution_id AND e.command_id = x.command_id AND e.event_type = '${EventType.CommandIssued}'))
-       OR (x.event_type = '${EventType.LoopDone}' AND EXISTS (SELECT 1 FROM noetl.event e
-             WHERE e.execution_id = x.execution_id AND e.loop_id = x.loop_id AND e.event_type = '${EventType.LoopDone}'))
-       OR (x.event_type IN (${TERMINAL_TYPES}) AND EXISTS (SELECT 1 FROM noetl.event e
-             WHERE e.execution_id = x.execution_id AND e.event_type IN (${TERMINAL_TYPES})))
-       OR (x.idempotency_key IS NOT NULL AND EXISTS (SELECT 1 FROM noetl.event e
-             WHERE e.tenant_id = x.tenant_id AND e.idempotency_key = x.idempotency_key))
-       OR EXISTS (SELECT 1 FROM noetl.event e WHERE e.stream_id = x.stream_id AND e.stream_version = x.stream_version))
+   WHERE NOT EXISTS (SELECT 1 FROM clash)
    ORDER BY ord
   ON CONFLICT DO NOTHING
   RETURNING ${EVENT_SELECT_LIST}

@@ -15,6 +15,7 @@ import {
   PgEventStore,
   StreamVersionConflict,
   type AppendResult,
+  type Queryable,
 } from '@noetl/storage';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
 
@@ -50,6 +51,15 @@ function terminal(executionId: string, i: number): AnyNewEvent {
     default:
       return event({ type: EventType.ExecutionCancelled, executionId, payload: { reason: `writer ${i}` } });
   }
+}
+
+function loopDone(executionId: string, loopId = ids.next(), results: number[] = []) {
+  return event({
+    type: EventType.LoopDone,
+    executionId,
+    loopId,
+    payload: { loop_id: loopId, step: 'each', run_id: 'r1', status: 'complete', total: 3, succeeded: 3, failed: 0, results },
+  });
 }
 
 /** 20 appends at once, each on its own pooled connection. */
@@ -120,14 +130,7 @@ describe('PgEventStore', () => {
       const loopId = ids.next();
 
       const results = await race((i) =>
-        store.append([
-          event({
-            type: EventType.LoopDone,
-            executionId,
-            loopId,
-            payload: { loop_id: loopId, step: 'each', run_id: 'r1', status: 'complete', total: 3, succeeded: 3, failed: 0, results: [i] },
-          }),
-        ]),
+        store.append([loopDone(executionId, loopId, [i])]),
       );
 
       expectOneWinner(results);
@@ -367,6 +370,40 @@ describe('PgEventStore', () => {
 
       expect(await eventsOf(executionId)).toBe(0);
       expect(await outboxOf(executionId)).toBe(0);
+    });
+
+    it('reads a few rows per appended event, however many events the ledger holds', async () => {
+      // A ledger of 3,000 events, each kind of unique key among them, analysed as autovacuum would.
+      for (let batch = 0; batch < 30; batch++) {
+        const executionId = ids.next();
+        await store.append([
+          ...Array.from({ length: 97 }, (_, i) => ctxUpdated(executionId, i, { idempotencyKey: `bounded-${executionId}-${i}` })),
+          commandIssued(executionId, ids.next()),
+          loopDone(executionId),
+          terminal(executionId, batch),
+        ]);
+      }
+      await db.query('ANALYZE noetl.event');
+      const executionId = ids.next();
+      const batch = [ctxUpdated(executionId, 1, { idempotencyKey: `bounded-${executionId}` }), commandIssued(executionId, ids.next()), terminal(executionId, 0)];
+
+      // pg_stat_xact_*: what this connection read and has not yet reported (this transaction's reads among them):
+      // rows of the table read by sequential scans, and entries of its indexes read by index scans.
+      const eventRowsRead = async (q: Queryable): Promise<number> => {
+        const [stats] = await q.query<{ rows: string }>(
+          `SELECT (SELECT coalesce(seq_tup_read, 0) FROM pg_stat_xact_user_tables WHERE schemaname = 'noetl' AND relname = 'event')
+                + (SELECT coalesce(sum(pg_stat_get_xact_tuples_returned(indexrelid)), 0) FROM pg_index WHERE indrelid = 'noetl.event'::regclass) AS rows`,
+        );
+        return Number(stats?.rows ?? 0);
+      };
+      const read = await db.transaction(async (q) => {
+        const before = await eventRowsRead(q);
+        await store.appendWithin(q, batch);
+        return (await eventRowsRead(q)) - before;
+      });
+
+      expect(await eventsOf(executionId)).toBe(3);
+      expect(read).toBeLessThanOrEqual(10 * batch.length);
     });
 
     it('refuses, rather than calls a duplicate, an event that lands on a stream position taken without the lock', async () => {
