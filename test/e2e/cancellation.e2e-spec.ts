@@ -49,7 +49,7 @@ describe('cancellation over the REST API', () => {
 
   it('cancels an execution whose command a worker is running: the command ends command.cancelled, never completed', async () => {
     const id = await app.client.execute('e2e/cancel_slow_call', { echo: scripted.url });
-    const started = await app.client.waitForEvent(id, EventType.CommandStarted);
+    const started = await app.client.waitForEvent(id, EventType.CommandClaimed);
 
     await app.client.cancel(id).expect(202);
 

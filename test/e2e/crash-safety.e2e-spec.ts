@@ -57,7 +57,7 @@ describe('crash safety of noetl server', () => {
     let client = await boot();
     await client.register(e2ePlaybook('crash-chain'));
     const id = await client.execute('e2e/crash_chain', { echo: scripted.url });
-    const inFlight = await client.waitForEvent(id, EventType.CommandStarted, (e) => e.step === 's3');
+    const inFlight = await client.waitForEvent(id, EventType.CommandClaimed, (e) => e.step === 's3');
 
     await server!.crash();
     client = await boot();

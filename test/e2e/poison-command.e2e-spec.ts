@@ -29,7 +29,7 @@ describe('a command that keeps killing its worker process', () => {
     server = await startCliServer({ DATABASE_URL: database.url, NOETL_LEASE_SECONDS: '2', NOETL_SWEEP_MS: '200', LOG_LEVEL: 'warn' });
     return new NoetlHttpClient(server.url, server.apiKey);
   };
-  const started = (events: EventView[]): EventView[] => ofType(events, EventType.CommandStarted).filter((event) => event.step === 'doomed');
+  const started = (events: EventView[]): EventView[] => ofType(events, EventType.CommandClaimed).filter((event) => event.step === 'doomed');
 
   beforeAll(async () => {
     [database, scripted] = await Promise.all([createTestDatabase(), startScriptedHttpServer()]);
@@ -45,13 +45,13 @@ describe('a command that keeps killing its worker process', () => {
     await client.register(e2ePlaybook('crash-poison'));
     const poison = await client.execute('e2e/crash_poison', { echo: scripted.url, ms: 60_000 });
     const bystander = await client.execute('e2e/crash_poison', { echo: scripted.url, ms: 3_000 });
-    await Promise.all([poison, bystander].map((id) => client.waitForEvent(id, EventType.CommandStarted, (event) => event.step === 'doomed')));
+    await Promise.all([poison, bystander].map((id) => client.waitForEvent(id, EventType.CommandClaimed, (event) => event.step === 'doomed')));
 
     // First death: both commands were running.
     await server!.crash();
     client = await boot();
     const restarted = client;
-    await waitFor(async () => started(await restarted.events(poison, [EventType.CommandStarted])).length === 2, {
+    await waitFor(async () => started(await restarted.events(poison, [EventType.CommandClaimed])).length === 2, {
       timeoutMs: 30_000,
       intervalMs: 50,
       description: "the poison command's second attempt to start",

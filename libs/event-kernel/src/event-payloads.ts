@@ -97,7 +97,12 @@ export interface EventPayloads {
     loop_id?: string;
     iteration?: number;
   };
-  [EventType.CommandClaimed]: { worker_id: string; lease_until: string; attempt: number };
+  /**
+   * `started`: the work began with the claim (every claim since `command.started` stopped being
+   * written beside it: the two said nothing apart). A ledger written before holds both events.
+   */
+  [EventType.CommandClaimed]: { worker_id: string; lease_until: string; attempt: number; started?: true };
+  /** Written by older versions right after `command.claimed`; folded still, written no more. */
   [EventType.CommandStarted]: { worker_id: string };
   /** `alone: false`: a command issued to run alone now runs beside other work on its worker. */
   [EventType.CommandHeartbeat]: { worker_id: string; lease_until: string; alone?: boolean };
@@ -163,6 +168,7 @@ export interface EventPayloads {
   };
   [EventType.StageClosed]: { stage_id: string; loop_id: string; committed: number; failed: number };
   [EventType.FrameDispatched]: { frame_id: string; stage_id: string; worker_id: string; lease_until: string; attempt: number };
+  /** Written by older versions right after `frame.dispatched`, with the same lease; folded still, written no more. */
   [EventType.FrameStarted]: { frame_id: string; worker_id: string; lease_until: string };
   [EventType.FrameHeartbeat]: { frame_id: string; worker_id: string; lease_until: string };
   /**

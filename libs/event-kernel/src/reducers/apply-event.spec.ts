@@ -38,6 +38,21 @@ describe('applyEvent', () => {
     expect(state.eventCount).toBe(7);
   });
 
+  it('runs a command from a claim that says it started, as from the claim and start events older ledgers hold', () => {
+    const issued = () =>
+      ev({ type: EventType.CommandIssued, commandId: 'c1', payload: { command_id: 'c1', step: 'start', run_id: 'r1', kind: 'python', attempt: 1, max_attempts: 3, spec: {} } });
+    const claim = { worker_id: 'w', lease_until: '2026-01-01T00:01:00.000Z', attempt: 1 };
+    const before = (events: ReturnType<typeof ev>[]) => foldEvents([started(), ev({ type: EventType.StepEnter, step: 'start', payload: { step: 'start', run_id: 'r1', activation: 1 } }), issued(), ...events])!;
+
+    const claimedOnly = before([ev({ type: EventType.CommandClaimed, commandId: 'c1', payload: claim })]);
+    const older = before([ev({ type: EventType.CommandClaimed, commandId: 'c1', payload: claim }), ev({ type: EventType.CommandStarted, commandId: 'c1', payload: { worker_id: 'w' } })]);
+    const newer = before([ev({ type: EventType.CommandClaimed, commandId: 'c1', payload: { ...claim, started: true } })]);
+
+    expect(claimedOnly.commands.c1).toMatchObject({ status: 'CLAIMED', workerId: 'w' });
+    expect(newer.commands.c1).toEqual(older.commands.c1);
+    expect(newer.commands.c1).toMatchObject({ status: 'RUNNING', workerId: 'w', leaseUntil: claim.lease_until });
+  });
+
   it('consumes the arrivals a step entry names and keeps the others pending', () => {
     const state = foldEvents([
       started(),

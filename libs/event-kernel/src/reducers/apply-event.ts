@@ -101,7 +101,7 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
     }
     case EventType.CommandClaimed:
       return updateCommand(state, event.command_id, (c) => {
-        c.status = 'CLAIMED';
+        c.status = event.payload.started ? 'RUNNING' : 'CLAIMED';
         c.workerId = event.payload.worker_id;
         c.leaseUntil = event.payload.lease_until;
       });

@@ -15,8 +15,8 @@ export type { Holder } from './lease-token';
  */
 export interface ControlPlane {
   /**
-   * Takes the lease on an ISSUED command: appends `command.claimed` and
-   * `command.started`. Throws `not_found`, `already_claimed` (another worker
+   * Takes the lease on an ISSUED command: appends `command.claimed`, which
+   * says the work started too. Throws `not_found`, `already_claimed` (another worker
    * holds it) or `already_terminal`.
    */
   claim(commandId: string, request: ClaimRequest): Promise<ClaimedCommand>;
@@ -61,8 +61,8 @@ export interface ControlPlane {
   /**
    * Takes the next claimable frame of a stage (DESIGN.md "Loops are stages
    * of frames"): the lowest pending index, one at a time for `sequential`,
-   * up to `max_in_flight` for `parallel`. Appends `frame.dispatched` and
-   * `frame.started`. Null when nothing is claimable now.
+   * up to `max_in_flight` for `parallel`. Appends `frame.dispatched` (the
+   * frame runs from there). Null when nothing is claimable now.
    */
   claimFrame(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null>;
   /** Extends the frame's lease (`frame.heartbeat`); `cancelled` when the execution ended. Throws `lease_lost` / `already_terminal`. */

@@ -123,10 +123,7 @@ export class LocalControlPlane implements ControlPlane {
       const leaseUntil = new Date(ledger.now().getTime() + leaseMs);
       const token = newLeaseToken();
       const lease = { worker_id: request.worker_id, lease_until: leaseUntil.toISOString() };
-      await ledger.append(q, [
-        this.draft(command, EventType.CommandClaimed, { ...lease, attempt: command.attempt }),
-        this.draft(command, EventType.CommandStarted, { worker_id: request.worker_id }),
-      ]);
+      await ledger.append(q, [this.draft(command, EventType.CommandClaimed, { ...lease, attempt: command.attempt, started: true })]);
       await this.deps.commandRows.markRunning(q, commandId, { workerId: request.worker_id, leaseUntil, tokenHash: token.hash });
       this.deps.metrics.claimLatency.observe((ledger.now().getTime() - command.created_at.getTime()) / 1000);
       return { command, leaseUntil, token: token.token };

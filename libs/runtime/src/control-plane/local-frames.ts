@@ -51,10 +51,8 @@ export class LocalFrames {
       const attempt = frame.attempts + 1;
       const token = newLeaseToken();
       const where = { executionId: stage.execution_id, step: stage.step_name, loopId: stage.loop_id, stageId, frameId: frame.frame_id };
-      await ledger.append(q, [
-        draft(where, EventType.FrameDispatched, { frame_id: frame.frame_id, stage_id: stageId, worker_id: request.worker_id, lease_until: leaseUntil, attempt }),
-        draft(where, EventType.FrameStarted, { frame_id: frame.frame_id, worker_id: request.worker_id, lease_until: leaseUntil }),
-      ]);
+      // The frame starts with its dispatch (its worker holds it from here); no `frame.started` beside it.
+      await ledger.append(q, [draft(where, EventType.FrameDispatched, { frame_id: frame.frame_id, stage_id: stageId, worker_id: request.worker_id, lease_until: leaseUntil, attempt })]);
       await frameRows.markRunning(q, frame.frame_id, { workerId: request.worker_id, leaseUntil, attempts: attempt, tokenHash: token.hash });
       return { stage, frame, leaseMs, leaseUntil, attempt, token: token.token };
     });
