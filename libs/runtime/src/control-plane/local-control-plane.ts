@@ -1,5 +1,5 @@
-import { EventType, type EventDraft, type EventTypeName, type ExecutionState } from '@noetl/event-kernel';
-import { buildScope, chunkView, credentialRefs, isJsonObject, resultViewsOf, scopeNamesOf, toPlainJson, workToolKinds, type JsonObject } from '@noetl/dsl';
+import { EventType, type EventDraft, type EventTypeName } from '@noetl/event-kernel';
+import { credentialRefs, workToolKinds, type JsonObject } from '@noetl/dsl';
 import {
   isTerminalCommand,
   putJson,
@@ -23,9 +23,9 @@ import type { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError, notFound } from '../runtime-error';
 import type { ExecutionStates } from '../state/execution-states';
-import { refsOfState, type PayloadCache } from '../state/payload-cache';
+import type { PayloadCache } from '../state/payload-cache';
+import { claimedCommand, claimScope } from './claimed-command';
 import { callDrafts, commandWhere, storedResult, terminalDraft, type CommandOutcome } from './command-outcome';
-import { loopCollection } from './loop-collection';
 import { LocalFrames } from './local-frames';
 import { assertNamesCredential, holdsLease, newLeaseToken, type Holder } from './lease-token';
 import { childOutcome } from '../executions/child-outcome';
@@ -46,7 +46,6 @@ import {
   type PartialRequest,
   type RecordCallsRequest,
   type ResolvedCredential,
-  type ShardItem,
   type StartChildRequest,
 } from './control-plane';
 
@@ -128,19 +127,10 @@ export class LocalControlPlane implements ControlPlane {
       this.deps.metrics.claimLatency.observe((ledger.now().getTime() - command.created_at.getTime()) / 1000);
       return { command, leaseUntil, token: token.token };
     });
-    return {
-      command_id: claimed.command.command_id,
-      lease_token: claimed.token,
-      execution_id: claimed.command.execution_id,
-      step: claimed.command.step,
-      run_id: claimed.command.run_id ?? '',
-      kind: claimed.command.kind ?? 'pipeline',
-      attempt: claimed.command.attempt,
-      max_attempts: claimed.command.max_attempts,
-      lease_until: claimed.leaseUntil.toISOString(),
-      spec: claimed.command.spec ?? {},
-      ...(await this.commandScope(claimed.command)),
-    };
+    return this.deps.states.read(db, claimed.command.execution_id, (state) => {
+      if (!state) throw notFound('execution', claimed.command.execution_id);
+      return claimedCommand(claimed.command, claimed, state, this.deps);
+    });
   }
 
   async heartbeat(commandId: string, request: LeaseRequest): Promise<HeartbeatResult> {
@@ -317,51 +307,11 @@ export class LocalControlPlane implements ControlPlane {
     return this.deps.credentials.resolve(request.name);
   }
 
-  /**
-   * The render scope of the command's execution as plain JSON (results by
-   * reference resolved), and its result views; for a run an `on:
-   * call.partial` arc started, `chunk` with its rows; for a fan-out shard,
-   * its item (DSL.md s3 `stream`, s4.2).
-   */
-  private commandScope(command: CommandRow): Promise<Pick<ClaimedCommand, 'scope' | 'result_views' | 'shard'>> {
-    const { payloads } = this.deps;
-    return this.scopeOf(command.execution_id, command.spec ?? {}, async (state) => {
-      const chunk = command.run_id === null ? undefined : state.runs[command.run_id]?.chunk;
-      const loop = command.loop_id === null ? undefined : state.loops[command.loop_id];
-      return {
-        extra: chunk ? { chunk: chunkView(chunk, await payloads.get(chunk.rows_ref)) } : {},
-        ...(loop && command.iteration !== null
-          ? { shard: { loop_id: loop.loopId, index: command.iteration, total: loop.size, item: (await loopCollection(loop, payloads))[command.iteration] ?? null } }
-          : {}),
-      };
-    });
-  }
-
-  /**
-   * The render scope of an execution as plain JSON (results by reference
-   * resolved, plus what `extras` adds), and its result views: only the names
-   * the work's `spec` reads (the whole scope for python), so a claim costs
-   * what its step reads, not what the execution has done so far.
-   */
-  private async scopeOf(
-    executionId: string,
-    spec: JsonObject,
-    extras?: (state: ExecutionState) => Promise<{ extra: Record<string, unknown>; shard?: ShardItem }>,
-  ): Promise<Pick<ClaimedCommand, 'scope' | 'result_views' | 'shard'>> {
-    const { db, states, catalog, payloads } = this.deps;
-    const only = scopeNamesOf(spec);
-    return states.read(db, executionId, async (state) => {
+  /** `claimScope` of the execution's state as this process folds it now. */
+  private scopeOf(executionId: string, spec: JsonObject): Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>> {
+    return this.deps.states.read(this.deps.db, executionId, (state) => {
       if (!state) throw notFound('execution', executionId);
-      const playbook = await catalog.playbook(state.catalogId);
-      const resolve = await payloads.resolverFor(refsOfState(state, { openLoops: false, ...(only ? { only } : {}) }));
-      const added = extras ? await extras(state) : { extra: {} };
-      // toPlainJson copies: the scope and the item share nothing with the cached state.
-      const scope = toPlainJson(buildScope({ state, playbook, resolve, extra: added.extra, ...(only ? { only } : {}) }));
-      return {
-        scope: isJsonObject(scope) ? scope : {},
-        result_views: resultViewsOf(state, playbook, only),
-        ...(added.shard ? { shard: { ...added.shard, item: toPlainJson(added.shard.item) } } : {}),
-      };
+      return claimScope(state, spec, this.deps);
     });
   }
 

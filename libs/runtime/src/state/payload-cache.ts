@@ -30,8 +30,9 @@ export class PayloadCache {
     };
   }
 
-  async get(ref: PayloadRef): Promise<Json> {
-    return this.load(ref, this.store);
+  /** One value (a miss read through `via`, default the cache's store). */
+  async get(ref: PayloadRef, via: PayloadStore = this.store): Promise<Json> {
+    return this.load(ref, via);
   }
 
   private async load(ref: PayloadRef, via: PayloadStore): Promise<Json> {
