@@ -71,7 +71,9 @@ describe('two servers on one database, one of them stopped', () => {
     await onA.register(e2ePlaybook('crash-poison'));
     await onA.register(e2ePlaybook('linear'));
     // A holds a command's lease (a long call); its tenant's sweep is A's (it started first and renews its lease every sweep) before B starts.
-    const held = await onA.execute('e2e/crash_poison', { echo: scripted.url, ms: 60_000 });
+    // What A ran when it stopped is re-run on B alone, one after another (DSL.md s3, suspected poison), behind this call's
+    // second run: it outlasts A's stop by far, and leaves B the time to finish every chain.
+    const held = await onA.execute('e2e/crash_poison', { echo: scripted.url, ms: 20_000 });
     const claim = await onA.waitForEvent(held, EventType.CommandClaimed, (event) => event.step === 'doomed');
     await waitFor(async () => (await admin.query(`SELECT holder FROM noetl.leadership WHERE role LIKE 'sweeper:%'`)).rows[0]?.holder?.includes(`-${a!.pid}-`), {
       description: 'A to lead the sweep',

@@ -239,6 +239,8 @@ export class Engine {
         ...(config.worker.pool ? { pool: config.worker.pool } : {}),
         reportEveryMs: WORKER_REPORT_MS,
       });
+      // Reporting here, it can be handed the commands this process's scheduler issues, claimed as they are issued.
+      if (!plane) shared.localSlots = parts.worker;
     }
     if (roles.includes('scheduler') && config.nats) {
       parts.nats = await connect({ servers: config.nats.url, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });

@@ -2,7 +2,6 @@ import {
   buildEvent,
   defaultUpcasters,
   EventType,
-  TERMINAL_EXECUTION_EVENTS,
   streamIdOf,
   type AnyNewEvent,
   type EventDraft,
@@ -11,8 +10,25 @@ import {
   type LedgerEvent,
   type UpcasterRegistry,
 } from '@noetl/event-kernel';
-import { EVENT_SELECT_LIST, lockStreams, toLedgerEvent, type AppendResult, type EventRow, type PgEventStore, type Queryable, type TenantScope } from '@noetl/storage';
+import {
+  EVENT_SELECT_LIST,
+  lockStreams,
+  prepared,
+  TERMINAL_EVENT_TYPES_SQL,
+  toLedgerEvent,
+  type AppendResult,
+  type EventRow,
+  type PgEventStore,
+  type Queryable,
+  type TenantScope,
+} from '@noetl/storage';
 import type { RuntimeMetrics } from './metrics';
+
+const HAS_ENDED_SQL = prepared(`SELECT 1 FROM noetl.event WHERE execution_id = $1::bigint AND event_type IN ${TERMINAL_EVENT_TYPES_SQL} LIMIT 1`);
+const READ_AFTER_SQL = prepared(`
+  SELECT ${EVENT_SELECT_LIST} FROM noetl.event
+   WHERE stream_id = $1 AND stream_version > $2 AND tenant_id = $3 AND organization_id = $4
+   ORDER BY stream_version LIMIT $5`);
 
 /** Every event of an execution is on its stream, so the stream version is the ledger order every consumer follows. */
 export function executionStream(executionId: string): string {
@@ -77,19 +93,14 @@ export class Ledger {
    * appends after the end (DESIGN.md s5: nothing follows a terminal event).
    */
   async hasEnded(q: Queryable, executionId: string): Promise<boolean> {
-    const rows = await q.query(`SELECT 1 FROM noetl.event WHERE execution_id = $1::bigint AND event_type = ANY($2::text[]) LIMIT 1`, [
-      executionId,
-      [...TERMINAL_EXECUTION_EVENTS],
-    ]);
+    const rows = await q.query(HAS_ENDED_SQL, [executionId]);
     return rows.length > 0;
   }
 
   /** The execution's events after `afterVersion`, in stream order, as `q` sees them (its own transaction's appends included). */
   async readAfter(q: Queryable, executionId: string, afterVersion: number, limit = 1000): Promise<LedgerEvent[]> {
     const rows = await q.query<EventRow>(
-      `SELECT ${EVENT_SELECT_LIST} FROM noetl.event
-        WHERE stream_id = $1 AND stream_version > $2 AND tenant_id = $3 AND organization_id = $4
-        ORDER BY stream_version LIMIT $5`,
+      READ_AFTER_SQL,
       [executionStream(executionId), afterVersion, this.scope.tenantId, this.scope.organizationId, limit],
     );
     return rows.map((row) => this.upcasters.upcast(toLedgerEvent(row)) as LedgerEvent);

@@ -1,7 +1,9 @@
-import { EventType, TERMINAL_EXECUTION_EVENTS, type EventEnvelope, type LedgerEvent } from '@noetl/event-kernel';
+import { EventType, type EventEnvelope, type LedgerEvent } from '@noetl/event-kernel';
 import type { Queryable } from './database';
 import { EVENT_COLUMNS, EVENT_SELECT_LIST, eventColumnType, eventInsertParams, toLedgerEvent, type EventRow } from './event-row';
+import { TERMINAL_EVENT_TYPES_SQL } from './event-unique-keys';
 import { eventSubject } from './outbox';
+import { prepared } from './prepared-statements';
 import { SqlState } from './db-errors';
 import { StorageError } from './storage-error';
 
@@ -9,7 +11,6 @@ const columns = EVENT_COLUMNS.map((column) => column);
 const unnested = columns.map((column, i) => `$${i + 1}::${eventColumnType(column)}[]`).join(', ');
 const SUBJECTS = `$${columns.length + 1}::text[]`;
 const ENVELOPES = `$${columns.length + 2}::text[]`;
-const TERMINAL_TYPES = TERMINAL_EXECUTION_EVENTS.map((type) => `'${type}'`).join(', ');
 
 /**
  * A batch of sealed events and their outbox rows in ONE statement. All or
@@ -26,7 +27,7 @@ const TERMINAL_TYPES = TERMINAL_EXECUTION_EVENTS.map((type) => `'${type}'`).join
  * the whole event table on every append; written as plain joins, stale
  * statistics had the planner scan whole partial indexes with a join filter.
  */
-const BATCH_INSERT_SQL = `
+const BATCH_INSERT_SQL = prepared(`
 WITH b AS (
   SELECT * FROM unnest(${unnested}, ${SUBJECTS}, ${ENVELOPES}) WITH ORDINALITY AS b(${columns.join(', ')}, subject, envelope, ord)
 ), clash AS (
@@ -42,8 +43,8 @@ WITH b AS (
                                WHERE e.execution_id = x.execution_id AND e.loop_id = x.loop_id AND e.event_type = '${EventType.LoopDone}' LIMIT 1) hit
    WHERE x.event_type = '${EventType.LoopDone}'
   UNION ALL
-  SELECT 1 FROM b x, LATERAL (SELECT 1 FROM noetl.event e WHERE e.execution_id = x.execution_id AND e.event_type IN (${TERMINAL_TYPES}) LIMIT 1) hit
-   WHERE x.event_type IN (${TERMINAL_TYPES})
+  SELECT 1 FROM b x, LATERAL (SELECT 1 FROM noetl.event e WHERE e.execution_id = x.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL} LIMIT 1) hit
+   WHERE x.event_type IN ${TERMINAL_EVENT_TYPES_SQL}
   UNION ALL
   SELECT 1 FROM b x, LATERAL (SELECT 1 FROM noetl.event e WHERE e.tenant_id = x.tenant_id AND e.idempotency_key = x.idempotency_key LIMIT 1) hit
    WHERE x.idempotency_key IS NOT NULL
@@ -59,7 +60,7 @@ WITH b AS (
   SELECT b.event_id, b.tenant_id, b.organization_id, b.execution_id, b.subject, b.event_type, b.envelope::jsonb
     FROM b JOIN ins ON ins.event_id = b.event_id ORDER BY b.ord
 )
-SELECT * FROM ins`;
+SELECT * FROM ins`);
 
 /** A rival still in flight took a key of the batch and left a hole in a stream: the transaction is to be retried as is. */
 export class BatchRaceError extends StorageError {

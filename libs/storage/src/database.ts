@@ -2,6 +2,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 import { createDataSource, type DataSourceOptions } from './data-source';
 import { DedicatedConnection } from './dedicated-connection';
+import { runStatement, type Sql, type StatementClient } from './prepared-statements';
 
 /**
  * What a repository needs to speak SQL: the pool itself or one open
@@ -10,7 +11,7 @@ import { DedicatedConnection } from './dedicated-connection';
  */
 export interface Queryable {
   /** Rows of the statement (also for INSERT/UPDATE/DELETE ... RETURNING); [] when it returns none. */
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(sql: Sql, params?: unknown[]): Promise<T[]>;
 }
 
 export interface TransactionOptions {
@@ -39,11 +40,11 @@ export class Database implements Queryable {
     return new Database(dataSource);
   }
 
-  async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
+  async query<T = Record<string, unknown>>(sql: Sql, params?: unknown[]): Promise<T[]> {
     const runner = this.dataSource.createQueryRunner();
     try {
       this.counts.statements++;
-      return await rowsOf<T>(runner, sql, params);
+      return await runStatement<T>(await clientOf(runner), sql, params);
     } finally {
       await runner.release();
     }
@@ -53,14 +54,14 @@ export class Database implements Queryable {
   async transaction<T>(fn: (q: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     try {
-      await runner.connect();
+      const client = await clientOf(runner);
       await runner.startTransaction(options.isolation);
       this.counts.transactions++;
       this.counts.statements += 2;
       const q: Queryable = {
         query: (sql, params) => {
           this.counts.statements++;
-          return rowsOf(runner, sql, params);
+          return runStatement(client, sql, params);
         },
       };
       transactions.add(q);
@@ -87,12 +88,14 @@ export class Database implements Queryable {
 }
 
 /**
- * TypeORM's unstructured result is `[rows, rowCount]` for UPDATE/DELETE and
- * `rows` otherwise; the structured one always has `records`.
+ * The pg client a query runner holds (connecting it): statements go to it
+ * straight (`runStatement`, prepared ones by name), not through TypeORM's
+ * query path, which adds nothing the runtime uses (its logging is off, no
+ * entity subscribers) and costs CPU on every statement. pg errors carry
+ * their SQLSTATE `code`, which `db-errors.ts` reads either way.
  */
-async function rowsOf<T>(runner: QueryRunner, sql: string, params?: unknown[]): Promise<T[]> {
-  const result = await runner.query(sql, params, true);
-  return (result.records ?? []) as T[];
+async function clientOf(runner: QueryRunner): Promise<StatementClient> {
+  return (await runner.connect()) as StatementClient;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { QueryRunner } from 'typeorm';
 import type { Queryable } from './database';
+import { sqlText, type Sql } from './prepared-statements';
 
 /** The pg client under a TypeORM query runner: what LISTEN needs. */
 interface NotifyingClient {
@@ -33,8 +34,8 @@ export class DedicatedConnection implements Queryable {
     return new DedicatedConnection(runner, client);
   }
 
-  async query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]> {
-    const result = await this.runner.query(sql, params, true);
+  async query<T = Record<string, unknown>>(sql: Sql, params?: unknown[]): Promise<T[]> {
+    const result = await this.runner.query(sqlText(sql), params, true);
     return (result.records ?? []) as T[];
   }
 

@@ -12,6 +12,15 @@ export const EventUniqueKey = {
 
 export type EventUniqueKeyName = (typeof EventUniqueKey)[keyof typeof EventUniqueKey];
 
+/**
+ * The terminal event types as an SQL list literal, `('execution.completed', ...)`:
+ * written into a statement, not passed as a parameter, so that its plan
+ * uses the partial index `uidx_event_terminal` (whose predicate is this list)
+ * also when the plan is generic (a prepared statement's). With `= ANY($n)`
+ * a generic plan scanned every event of the execution.
+ */
+export const TERMINAL_EVENT_TYPES_SQL = `(${TERMINAL_EXECUTION_EVENTS.map((type) => `'${type}'`).join(', ')})`;
+
 /** A WHERE clause that finds the stored event an insert collided with on one unique key. */
 export interface UniqueKeyLookup {
   key: EventUniqueKeyName;
@@ -44,8 +53,8 @@ export function uniqueKeyLookups(event: EventEnvelope): UniqueKeyLookup[] {
   if ((TERMINAL_EXECUTION_EVENTS as readonly string[]).includes(event.event_type)) {
     lookups.push({
       key: EventUniqueKey.Terminal,
-      where: 'execution_id = $1::bigint AND event_type = ANY($2::text[])',
-      params: [event.execution_id, [...TERMINAL_EXECUTION_EVENTS]],
+      where: `execution_id = $1::bigint AND event_type IN ${TERMINAL_EVENT_TYPES_SQL}`,
+      params: [event.execution_id],
     });
   }
   if (event.idempotency_key !== null) {

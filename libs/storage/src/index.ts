@@ -3,6 +3,7 @@ export * from './db-errors';
 export * from './data-source';
 export * from './migrate';
 export * from './database';
+export * from './prepared-statements';
 export * from './event-store';
 export * from './event-row';
 export * from './event-unique-keys';

@@ -14,6 +14,7 @@ import {
   InvalidEventError,
   PgEventStore,
   StreamVersionConflict,
+  sqlText,
   type AppendResult,
   type Queryable,
 } from '@noetl/storage';
@@ -417,7 +418,7 @@ describe('PgEventStore', () => {
         store.appendWithin(
           {
             query: (sql, params) =>
-              sql.includes('ORDER BY e.stream_version DESC LIMIT 1') && versionReads++ === 0 ? Promise.resolve([]) : q.query(sql, params),
+              sqlText(sql).includes('ORDER BY e.stream_version DESC LIMIT 1') && versionReads++ === 0 ? Promise.resolve([]) : q.query(sql, params),
           },
           [next],
         ),

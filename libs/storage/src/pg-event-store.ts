@@ -20,6 +20,7 @@ import {
 import { EventUniqueKey, uniqueKeyLookups } from './event-unique-keys';
 import { insertBatch } from './batch-append';
 import { insertOutboxRows } from './outbox';
+import { prepared } from './prepared-statements';
 import { StorageError } from './storage-error';
 import { lockStreams } from './stream-locks';
 
@@ -167,6 +168,11 @@ class UnresolvedCollisionError extends StorageError {
   readonly code = 'event_collision_unresolved';
 }
 
+const CURRENT_VERSIONS_SQL = prepared(`
+  SELECT s.stream_id,
+         (SELECT e.stream_version FROM noetl.event e WHERE e.stream_id = s.stream_id ORDER BY e.stream_version DESC LIMIT 1) AS version
+    FROM unnest($1::text[]) AS s(stream_id)`);
+
 /**
  * Each stream's latest version, one index probe per stream (the top of
  * `uidx_event_stream_version`): the cost of an append must not grow with the
@@ -174,12 +180,7 @@ class UnresolvedCollisionError extends StorageError {
  */
 async function currentVersions(q: Queryable, streamIds: string[]): Promise<Map<string, number>> {
   if (streamIds.length === 0) return new Map();
-  const rows = await q.query<{ stream_id: string; version: number | null }>(
-    `SELECT s.stream_id,
-            (SELECT e.stream_version FROM noetl.event e WHERE e.stream_id = s.stream_id ORDER BY e.stream_version DESC LIMIT 1) AS version
-       FROM unnest($1::text[]) AS s(stream_id)`,
-    [streamIds],
-  );
+  const rows = await q.query<{ stream_id: string; version: number | null }>(CURRENT_VERSIONS_SQL, [streamIds]);
   return new Map(rows.flatMap((row) => (row.version === null ? [] : [[row.stream_id, row.version] as const])));
 }
 

@@ -1,4 +1,7 @@
 import { isTransaction, type Queryable } from './database';
+import { prepared } from './prepared-statements';
+
+const LOCK_STREAM_SQL = prepared('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))');
 
 /**
  * The stream locks each open transaction already holds. An advisory xact
@@ -20,7 +23,7 @@ export async function lockStreams(q: Queryable, streamIds: Iterable<string>): Pr
   let locks = remember ? held.get(q) : undefined;
   for (const streamId of [...new Set(streamIds)].sort()) {
     if (locks?.has(streamId)) continue;
-    await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [streamId]);
+    await q.query(LOCK_STREAM_SQL, [streamId]);
     if (!remember) continue;
     if (!locks) held.set(q, (locks = new Set()));
     locks.add(streamId);

@@ -22,6 +22,7 @@ import type { ExecutionService } from '../executions/execution.service';
 import type { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError, notFound } from '../runtime-error';
+import type { PlannedPass } from '../scheduler/scheduler';
 import type { ExecutionStates } from '../state/execution-states';
 import type { PayloadCache } from '../state/payload-cache';
 import { claimedCommand, claimScope } from './claimed-command';
@@ -66,6 +67,12 @@ export interface LocalControlPlaneDeps {
   stageRows: StageRepository;
   workerRows: WorkerRepository;
   offers: Offers;
+  /**
+   * With the scheduler role in this process: plans the execution inside a
+   * report's transaction, so the report and the decisions it leads to (the
+   * next command, claimed for a local worker) commit as one (issue 12).
+   */
+  planWithin?: (q: Queryable, executionId: string) => Promise<PlannedPass | undefined>;
 }
 
 /**
@@ -180,10 +187,10 @@ export class LocalControlPlane implements ControlPlane {
    * execution ended), which needs no lease.
    */
   async finish(commandId: string, holder: Holder | null, outcome: CommandOutcome): Promise<void> {
-    const { db, ledger, payloadStore, inlineLimitBytes } = this.deps;
+    const { ledger, payloadStore, inlineLimitBytes } = this.deps;
     // A large result is stored first, outside the transaction: a lock holder never waits for a second connection.
     const stored = await storedResult(outcome, { store: payloadStore, scope: ledger.scope, inlineLimitBytes });
-    const executionId = await db.transaction(async (q) => {
+    const report = async (q: Queryable): Promise<string> => {
       const command = await this.locked(q, commandId);
       if (holder !== null) this.assertHolder(command, holder);
       const terminal = terminalDraft(command, outcome, stored);
@@ -191,8 +198,37 @@ export class LocalControlPlane implements ControlPlane {
       const event = appended[appended.length - 1]?.event;
       await this.deps.commandRows.end(q, commandId, outcome.status, event?.event_id ?? null);
       return command.execution_id;
-    });
+    };
+    await this.reportAndPlan(report);
     this.deps.metrics.commandsFinished.inc({ status: outcome.status });
+  }
+
+  /**
+   * Runs a report's transaction and, with the scheduler in this process,
+   * plans its execution in the same transaction; else (or when that
+   * transaction failed for any reason but a refusal of the report) the
+   * report goes alone and the scheduler is notified, as a remote one would be.
+   */
+  private async reportAndPlan(report: (q: Queryable) => Promise<string>): Promise<void> {
+    const { db, ledger, metrics, planWithin } = this.deps;
+    if (planWithin) {
+      let planned: PlannedPass | undefined;
+      let executionId: string | undefined;
+      try {
+        await db.transaction(async (q) => {
+          executionId = await report(q);
+          planned = await metrics.span('plan', () => planWithin(q, executionId!));
+        });
+      } catch (error) {
+        planned?.rolledBack();
+        if (error instanceof RuntimeError) throw error;
+        // The report must not wait on the plan: it is retried alone below, and the scheduler's own pass plans.
+        executionId = undefined;
+      }
+      if (planned) return planned.committed();
+      if (executionId !== undefined) return notifyExecution(this.deps.bus, ledger.scope, executionId);
+    }
+    const executionId = await db.transaction(report);
     notifyExecution(this.deps.bus, ledger.scope, executionId);
   }
 

@@ -1,6 +1,6 @@
 import { workOf } from '../bus/offers';
 import { EventType, type ExecutionState, type IdGenerator, type LedgerEvent } from '@noetl/event-kernel';
-import type { CommandRepository, FrameRepository, Queryable, StageRepository, TenantScope, TimerRepository } from '@noetl/storage';
+import type { CommandRepository, FrameRepository, IssuedLease, Queryable, StageRepository, TenantScope, TimerRepository } from '@noetl/storage';
 import { insertStage } from './stage-rows';
 
 /** The derived tables the scheduler keeps in step with its events. */
@@ -18,6 +18,8 @@ export interface MaterializeWorld {
   rows: DerivedRows;
   /** The tool kinds a loop step's body runs and the credentials it names (null: any, a name is a template). */
   loopBody: (step: string) => Promise<{ tools: string[]; credentials: string[] | null }>;
+  /** The lease of a command claimed as it is issued (eager dispatch): its row starts RUNNING and it is offered to nobody. */
+  leaseOf?: (commandId: string) => IssuedLease | undefined;
 }
 
 /** What a planned batch asks of the world once its transaction committed. */
@@ -59,6 +61,7 @@ export async function materialize(
   switch (event.event_type) {
     case EventType.CommandIssued: {
       const p = event.payload;
+      const lease = world.leaseOf?.(p.command_id);
       await rows.commandRows.insertIssued(q, scope, {
         command_id: p.command_id,
         execution_id: event.execution_id,
@@ -71,8 +74,8 @@ export async function materialize(
         issued_event_id: event.event_id,
         loop_id: p.loop_id ?? null,
         iteration: p.iteration ?? null,
-      });
-      effects.work.push({ command_id: p.command_id, execution_id: event.execution_id, kind: p.kind, ...workOf(p.spec) });
+      }, lease);
+      if (!lease) effects.work.push({ command_id: p.command_id, execution_id: event.execution_id, kind: p.kind, ...workOf(p.spec) });
       return;
     }
     case EventType.RetryScheduled:

@@ -15,6 +15,7 @@ import type { CatalogService } from '../catalog/catalog.service';
 import type { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
 import { refsOfEvent, refsOfState, type PayloadCache } from '../state/payload-cache';
+import { EagerClaims, type LocalSlots } from './eager-claims';
 import { materialize, noEffects, type ArmedTimer, type DerivedRows, type Effects } from './materialize';
 import { offloadCollections } from './offload-collections';
 
@@ -36,7 +37,19 @@ export interface SchedulerDeps {
   followUps: SchedulerFollowUps;
   /** The derived rows each planned event writes, and the execution row holding the cursor. */
   rows: DerivedRows & { executionRows: ExecutionRepository };
+  /** This process's worker, when it has one that reports here: commands it can run are claimed for it as they are issued. */
+  slots?: LocalSlots;
+  /** The lease of such a claim (NOETL_LEASE_SECONDS, as a worker's own claim). */
+  leaseMs: number;
   random?: () => number;
+}
+
+/** A planning pass done inside a caller's transaction: what it leaves for after that transaction. */
+export interface PlannedPass {
+  /** The transaction committed: cache the state, offer the work, hand the eager claims over, arm the timers. */
+  committed(): void;
+  /** It rolled back: the slots reserved for eager claims are given back. */
+  rolledBack(): void;
 }
 
 /** What happens outside the pass's transaction once it committed (the sweeper's business). */
@@ -101,66 +114,127 @@ export class Scheduler {
     }
   }
 
-  /**
-   * One transaction that plans EVERY pending event: its decisions land after
-   * all of them in the stream, so a pass that stopped half way would leave a
-   * cursor that no single stream position describes.
-   */
+  /** One pass in a transaction of its own. */
   private async pass(executionId: string): Promise<void> {
-    const { db, ledger } = this.deps;
+    let planned: PlannedPass | undefined;
+    try {
+      await this.deps.metrics.span('plan', () =>
+        this.deps.db.transaction(async (q) => {
+          planned = await this.planWithin(q, executionId);
+        }),
+      );
+    } catch (error) {
+      planned?.rolledBack();
+      throw error;
+    }
+    planned?.committed();
+  }
+
+  /**
+   * Plans EVERY pending event of the execution inside the caller's
+   * transaction `q`, under the execution's stream lock (taken here if the
+   * caller holds it not yet): its decisions land after all of them in the
+   * stream, so a pass that stopped half way would leave a cursor that no
+   * single stream position describes. A control-plane report on this
+   * process calls it in the report's own transaction, so the report and the
+   * decisions it leads to commit together. The caller must call
+   * `committed()` once the transaction committed (the pass's effects: offers,
+   * timers, eager claims handed to the worker) or `rolledBack()` when it did
+   * not. Undefined: the execution is unknown here.
+   */
+  async planWithin(q: Queryable, executionId: string): Promise<PlannedPass | undefined> {
+    const { ledger } = this.deps;
+    // The stream lock is the execution's lock: one pass at a time, and no event can land between our reads and our appends.
+    await ledger.lockStream(q, executionId);
+    const row = await this.deps.rows.executionRows.cursor(q, ledger.scope, executionId);
+    if (!row) return undefined;
     const effects = noEffects();
-    let terminal: ExecutionState | undefined;
-    await this.deps.metrics.span('plan', () => db.transaction(async (q) => {
-      // The stream lock is the execution's lock: one pass at a time, and no event can land between our reads and our appends.
-      await ledger.lockStream(q, executionId);
-      const row = await this.deps.rows.executionRows.cursor(q, ledger.scope, executionId);
-      if (!row) return false;
-      let { state, version } = await this.stateAt(q, executionId, row.planned_version);
-      // Decisions are folded as they are made, so the next trigger is planned against them even
-      // though, in the stream, they land after every event this pass read. Read again below, they are skipped.
-      const folded = new Set<string>();
-      // The stream version of this pass's latest decision: under the stream lock, nothing else lands after what we read.
-      let decided = 0;
-      const fold = async (event: LedgerEvent): Promise<void> => {
-        const wasRunning = state?.status === 'RUNNING';
-        state = applyEvent(state, event);
-        await materialize(q, { scope: ledger.scope, ids: ledger.ids, rows: this.deps.rows, loopBody: (step) => this.loopBody(q, state!, step) }, event, state, effects);
-        if (wasRunning && state.status !== 'RUNNING') terminal = state;
+    const eager = new EagerClaims(this.deps.slots, ledger.scope, this.deps.leaseMs, () => ledger.now());
+    try {
+      const planned = await this.planPending(q, executionId, row.planned_version, effects, eager);
+      if (!planned) {
+        eager.rolledBack();
+        return undefined;
+      }
+      const { state, version, terminal } = planned;
+      const handOver = await eager.handOver(state, this.deps, this.deps.payloadStoreWithin(q));
+      return {
+        committed: () => {
+          this.remember(executionId, state, version);
+          handOver.committed();
+          this.afterCommit(effects, terminal);
+        },
+        rolledBack: () => handOver.rolledBack(),
       };
-      for (;;) {
-        const events = await ledger.readAfter(q, executionId, version, READ_CHUNK);
-        if (events.length === 0) break;
-        for (const event of events) {
-          version = event.stream_version;
-          if (folded.has(event.event_id)) continue;
-          await fold(event);
-          for (const decision of await ledger.append(q, await this.decide(q, state!, event))) {
-            if (decision.duplicate) continue;
-            await fold(decision.event);
-            folded.add(decision.event.event_id);
-            decided = decision.event.stream_version;
-          }
-        }
-        // A short read reached the stream's end as it stood: what follows is this pass's own decisions, folded already.
-        if (events.length < READ_CHUNK) {
-          version = Math.max(version, decided);
-          break;
+    } catch (error) {
+      eager.rolledBack();
+      throw error;
+    }
+  }
+
+  /**
+   * Folds and plans every event after `plannedVersion`, appends the
+   * decisions with their derived rows and saves the new cursor. The cached
+   * state is taken out of the cache while it is folded into: it goes back
+   * only once the transaction committed (`remember`), so a rolled-back pass
+   * leaves no state behind that the ledger does not hold.
+   */
+  private async planPending(
+    q: Queryable,
+    executionId: string,
+    plannedVersion: number,
+    effects: Effects,
+    eager: EagerClaims,
+  ): Promise<{ state: ExecutionState; version: number; terminal: ExecutionState | undefined } | undefined> {
+    const { ledger } = this.deps;
+    let terminal: ExecutionState | undefined;
+    let { state, version } = await this.stateAt(q, executionId, plannedVersion);
+    // Decisions are folded as they are made, so the next trigger is planned against them even
+    // though, in the stream, they land after every event this pass read. Read again below, they are skipped.
+    const folded = new Set<string>();
+    // The stream version of this pass's latest decision: under the stream lock, nothing else lands after what we read.
+    let decided = 0;
+    const world = { scope: ledger.scope, ids: ledger.ids, rows: this.deps.rows, loopBody: (step: string) => this.loopBody(q, state!, step), leaseOf: (id: string) => eager.leaseOf(id) };
+    const fold = async (event: LedgerEvent): Promise<void> => {
+      const wasRunning = state?.status === 'RUNNING';
+      state = applyEvent(state, event);
+      await materialize(q, world, event, state, effects);
+      if (wasRunning && state.status !== 'RUNNING') terminal = state;
+    };
+    for (;;) {
+      const events = await ledger.readAfter(q, executionId, version, READ_CHUNK);
+      if (events.length === 0) break;
+      for (const event of events) {
+        version = event.stream_version;
+        if (folded.has(event.event_id)) continue;
+        await fold(event);
+        const decisions = await ledger.append(q, eager.claim(await this.decide(q, state!, event)));
+        eager.assertIssued(decisions);
+        for (const decision of decisions) {
+          if (decision.duplicate) continue;
+          await fold(decision.event);
+          folded.add(decision.event.event_id);
+          decided = decision.event.stream_version;
         }
       }
-      if (!state) return false;
-      await this.deps.rows.executionRows.saveCursor(q, {
-        executionId: state.executionId,
-        plannedVersion: version,
-        status: state.status,
-        ...(state.result !== undefined ? { result: state.result } : {}),
-        ...(state.resultRef ? { resultRef: state.resultRef } : {}),
-        ...(state.error ? { error: state.error } : {}),
-        ...(state.completedAt ? { completedAt: state.completedAt } : {}),
-        lastEventId: state.lastEventId,
-      });
-      this.remember(executionId, state, version);
-    }));
-    this.afterCommit(effects, terminal);
+      // A short read reached the stream's end as it stood: what follows is this pass's own decisions, folded already.
+      if (events.length < READ_CHUNK) {
+        version = Math.max(version, decided);
+        break;
+      }
+    }
+    if (!state) return undefined;
+    await this.deps.rows.executionRows.saveCursor(q, {
+      executionId: state.executionId,
+      plannedVersion: version,
+      status: state.status,
+      ...(state.result !== undefined ? { result: state.result } : {}),
+      ...(state.resultRef ? { resultRef: state.resultRef } : {}),
+      ...(state.error ? { error: state.error } : {}),
+      ...(state.completedAt ? { completedAt: state.completedAt } : {}),
+      lastEventId: state.lastEventId,
+    });
+    return { state, version, terminal };
   }
 
   /**
@@ -215,8 +289,10 @@ export class Scheduler {
     return { tools: workToolKinds(spec), credentials: refs.templated ? null : refs.names };
   }
 
+  /** The state at the cursor: the cached one, taken out of the cache (see `planPending`), or folded from the ledger. */
   private async stateAt(q: Queryable, executionId: string, version: number): Promise<{ state: ExecutionState | undefined; version: number }> {
     const cached = this.states.get(executionId);
+    this.states.delete(executionId);
     if (cached && cached.version === version) return { state: cached.state, version };
     let state: ExecutionState | undefined;
     let at = 0;

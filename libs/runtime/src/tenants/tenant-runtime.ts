@@ -10,6 +10,7 @@ import {
   type FrameRepository,
   type LeadershipRepository,
   type PgEventStore,
+  type Queryable,
   type ProjectionRepository,
   type ScheduleRepository,
   type StageRepository,
@@ -40,6 +41,7 @@ import { DeclaredSchedules } from '../schedules/declared-schedules';
 import { ScheduleTicker } from '../schedules/schedule-ticker';
 import { ScheduleService } from '../schedules/schedule.service';
 import { Scheduler } from '../scheduler/scheduler';
+import type { LocalSlots } from '../scheduler/eager-claims';
 import { Sweeper } from '../scheduler/sweeper';
 import { ExecutionStates } from '../state/execution-states';
 import { PayloadCache } from '../state/payload-cache';
@@ -86,6 +88,8 @@ export interface SharedParts {
   projectorMetrics?: ProjectorMetrics;
   /** Whether the scheduler role fires due schedules in its sweep (`noetl run`, a one-shot, does not). */
   firesSchedules: boolean;
+  /** This process's worker, when it reports to this process's control plane: the scheduler claims work for it as it issues it. */
+  localSlots?: LocalSlots;
 }
 
 /**
@@ -148,6 +152,33 @@ export class TenantRuntime {
       config.limits,
     );
     const credentials = new PgCredentialStore(db, shared.cipher, scope);
+    // The scheduler's follow-ups are the sweeper's, which needs the scheduler: the closures run only after both exist.
+    let sweeper: Sweeper | undefined;
+    const scheduler = roles.includes('scheduler')
+      ? new Scheduler({
+          db,
+          ledger,
+          catalog,
+          payloads,
+          payloadStoreWithin: (q) => new PgPayloadStore(q),
+          inlineLimitBytes: config.payloads.inlineLimitBytes,
+          maxLoopItems: config.limits.loopItems,
+          engine: shared.expressions,
+          bus,
+          offers,
+          metrics,
+          logger: shared.logger.child({ role: 'scheduler', tenant: scope.tenantId }),
+          rows,
+          ...(shared.localSlots ? { slots: shared.localSlots } : {}),
+          leaseMs: config.worker.leaseMs,
+          followUps: {
+            timerArmed: (timer) => (shared.lane ? void shared.lane.schedule(timer.timerId, timer.dueAt, scope) : sweeper!.timerArmed(timer)),
+            commandCancelled: (commandId) => sweeper!.commandCancelled(commandId),
+            executionEnded: (state) => sweeper!.executionEnded(state),
+          },
+        })
+      : undefined;
+    this.scheduler = scheduler;
     const controlPlane = new LocalControlPlane({
       db,
       ledger,
@@ -163,6 +194,8 @@ export class TenantRuntime {
       ...rows,
       workerRows: repos.workerRows,
       offers,
+      // A report on this process is planned in its own transaction (see Scheduler.planWithin).
+      ...(scheduler ? { planWithin: (q: Queryable, executionId: string) => scheduler.planWithin(q, executionId) } : {}),
     });
     this.ledger = ledger;
     this.payloads = payloads;
@@ -176,30 +209,8 @@ export class TenantRuntime {
     this.replay = new Replay(db, ledger, repos.projections, payloads);
     this.workers = new WorkerDirectory({ db, workerRows: repos.workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
 
-    if (roles.includes('scheduler')) {
-      const { lane } = shared;
-      // The scheduler's follow-ups are the sweeper's, which needs the scheduler: the closures run only after both exist.
-      const scheduler: Scheduler = new Scheduler({
-        db,
-        ledger,
-        catalog,
-        payloads,
-        payloadStoreWithin: (q) => new PgPayloadStore(q),
-        inlineLimitBytes: config.payloads.inlineLimitBytes,
-        maxLoopItems: config.limits.loopItems,
-        engine: shared.expressions,
-        bus,
-        offers,
-        metrics,
-        logger: shared.logger.child({ role: 'scheduler', tenant: scope.tenantId }),
-        rows,
-        followUps: {
-          timerArmed: (timer) => (lane ? void lane.schedule(timer.timerId, timer.dueAt, scope) : sweeper.timerArmed(timer)),
-          commandCancelled: (commandId) => sweeper.commandCancelled(commandId),
-          executionEnded: (state) => sweeper.executionEnded(state),
-        },
-      });
-      const sweeper: Sweeper = new Sweeper(
+    if (scheduler) {
+      sweeper = new Sweeper(
         {
           db,
           ledger,
@@ -220,7 +231,6 @@ export class TenantRuntime {
         },
         scheduler,
       );
-      this.scheduler = scheduler;
       this.sweeper = sweeper;
     }
     if (shared.projectorMetrics) {

@@ -6,6 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ClaimRequest, ClaimedCommand, ControlPlane, HeartbeatResult, Holder } from '../control-plane/control-plane';
 import type { TenantScope, WorkerReport } from '@noetl/storage';
+import { runsAll } from '../bus/offers';
+import type { SlotReservation } from '../scheduler/eager-claims';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError } from '../runtime-error';
 import { eventErrorOf } from './call-errors';
@@ -132,6 +134,41 @@ export class Worker {
       .catch((error: unknown) => this.options.logger.warn({ err: error }, 'worker report failed; the next beat retries'));
   }
 
+  /**
+   * Holds a free slot for a command this process's scheduler claims for
+   * this worker in the transaction that issues it (eager dispatch, see
+   * scheduler/eager-claims.ts): no offer, no claim round trip. Undefined
+   * when no slot is free, an offer waits in the queue (it came first), the
+   * worker is stopping or does not run `kinds`. The holder runs the claimed
+   * command in the slot once its claim committed, or cancels.
+   */
+  reserve(scope: TenantScope, kinds: readonly string[]): SlotReservation | undefined {
+    if (this.stopping || this.runningAlone || this.queue.length > 0 || this.inFlight.size >= this.options.concurrency) return undefined;
+    if (this.options.kinds && !runsAll({ tools: this.options.kinds }, kinds)) return undefined;
+    const controller = new AbortController();
+    this.inFlight.add(controller);
+    let settled = false;
+    const free = (): void => {
+      this.inFlight.delete(controller);
+      this.pump();
+    };
+    return {
+      workerId: this.workerId,
+      run: (command) => {
+        if (settled) return;
+        settled = true;
+        void this.runHeld(this.options.controlPlanes(scope), command, { kind: 'command', id: command.command_id, scope }, controller)
+          .catch((error: unknown) => this.options.logger.error({ err: error, command_id: command.command_id }, 'command run failed'))
+          .finally(free);
+      },
+      cancel: () => {
+        if (settled) return;
+        settled = true;
+        free();
+      },
+    };
+  }
+
   /** An offer from the transport; several for one stage each run (one per frame slot). */
   offer(offer: Offer): void {
     if (this.stopping) return;
@@ -201,14 +238,20 @@ export class Worker {
 
   private async execute(controlPlane: ControlPlane, offer: Offer, controller: AbortController): Promise<void> {
     const { leaseMs, metrics } = this.options;
-    const { id: commandId, alone = false } = offer;
     let command: ClaimedCommand;
     try {
-      command = await metrics.span('claim', () => controlPlane.claim(commandId, { ...this.claimRequest(), lease_ms: leaseMs }));
+      command = await metrics.span('claim', () => controlPlane.claim(offer.id, { ...this.claimRequest(), lease_ms: leaseMs }));
     } catch (error) {
       if (this.staleOffer(error)) return;
       throw error;
     }
+    await this.runHeld(controlPlane, command, offer, controller);
+  }
+
+  /** Runs a command this worker holds the lease of (claimed by it, or for it) and reports; heartbeats meanwhile. */
+  private async runHeld(controlPlane: ControlPlane, command: ClaimedCommand, offer: Offer, controller: AbortController): Promise<void> {
+    const { leaseMs, metrics } = this.options;
+    const { id: commandId, alone = false } = offer;
     const log = this.options.logger.child({ execution_id: command.execution_id, step: command.step, command_id: commandId });
     const holder: Holder = { worker_id: this.workerId, lease_token: command.lease_token };
     if (command.spec['run_alone'] === true && !alone) {

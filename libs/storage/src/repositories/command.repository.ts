@@ -1,5 +1,7 @@
-import { TERMINAL_EXECUTION_EVENTS, type CommandStatus, type JsonObject } from '@noetl/event-kernel';
+import type { CommandStatus, JsonObject } from '@noetl/event-kernel';
 import type { Queryable } from '../database';
+import { TERMINAL_EVENT_TYPES_SQL } from '../event-unique-keys';
+import { prepared } from '../prepared-statements';
 import type { TenantScope } from '../storage-error';
 import { isBigintId, type LockStream } from './lock-stream';
 import { normaliseStuck, type StuckRow } from './stuck-row';
@@ -43,6 +45,14 @@ export interface IssuedCommand {
   iteration: number | null;
 }
 
+/** A lease granted as the command is issued (eager dispatch): its row starts RUNNING, held by `workerId`. */
+export interface IssuedLease {
+  workerId: string;
+  leaseUntil: Date;
+  /** sha256 of the lease token its claimer received. */
+  tokenHash: string;
+}
+
 /** A command that waits for a worker, as an offer names it. */
 export interface CommandOffer {
   command_id: string;
@@ -64,14 +74,28 @@ function normalise(row: CommandRow): CommandRow {
   return { ...row, command_id: String(row.command_id), execution_id: String(row.execution_id), loop_id: row.loop_id === null ? null : String(row.loop_id) };
 }
 
+const INSERT_ISSUED_SQL = prepared(`
+  INSERT INTO noetl.command (command_id, execution_id, tenant_id, organization_id, step, run_id, kind, attempt, max_attempts,
+                             status, spec, issued_event_id, notified_at, loop_id, iteration,
+                             worker_id, lease_until, lease_token, claimed_at, started_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $14::text IS NULL THEN 'ISSUED' ELSE 'RUNNING' END, $10::jsonb, $11, now(), $12, $13,
+          $14, $15, $16, CASE WHEN $14::text IS NULL THEN NULL ELSE now() END, CASE WHEN $14::text IS NULL THEN NULL ELSE now() END)
+  ON CONFLICT (command_id) DO NOTHING`);
+const OWNER_SQL = prepared('SELECT execution_id FROM noetl.command WHERE command_id = $1::bigint AND tenant_id = $2 AND organization_id = $3');
+const LOCK_SQL = prepared(`
+  SELECT ${COLUMNS},
+         EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = c.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended
+    FROM noetl.command c WHERE command_id = $1::bigint FOR UPDATE OF c`);
+const END_SQL = prepared(`
+  UPDATE noetl.command SET status = $2, completed_at = now(), lease_until = NULL, lease_token = NULL, terminal_event_id = $3
+   WHERE command_id = $1::bigint AND status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'ABANDONED')`);
+
 /** Every statement against `noetl.command` (STYLE.md "One table, one repository"). */
 export class CommandRepository {
-  async insertIssued(q: Queryable, scope: TenantScope, command: IssuedCommand): Promise<void> {
+  /** The row of a `command.issued`: ISSUED, or with `lease` RUNNING already (claimed in the same transaction). */
+  async insertIssued(q: Queryable, scope: TenantScope, command: IssuedCommand, lease?: IssuedLease): Promise<void> {
     await q.query(
-      `INSERT INTO noetl.command (command_id, execution_id, tenant_id, organization_id, step, run_id, kind, attempt, max_attempts,
-                                  status, spec, issued_event_id, notified_at, loop_id, iteration)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'ISSUED', $10::jsonb, $11, now(), $12, $13)
-       ON CONFLICT (command_id) DO NOTHING`,
+      INSERT_ISSUED_SQL,
       [
         command.command_id,
         command.execution_id,
@@ -86,6 +110,9 @@ export class CommandRepository {
         command.issued_event_id,
         command.loop_id,
         command.iteration,
+        lease?.workerId ?? null,
+        lease?.leaseUntil ?? null,
+        lease?.tokenHash ?? null,
       ],
     );
   }
@@ -97,19 +124,11 @@ export class CommandRepository {
    */
   async lock(q: Queryable, scope: TenantScope, commandId: string, lockStream: LockStream): Promise<LockedCommand | undefined> {
     if (!isBigintId(commandId)) return undefined;
-    const [owner] = await q.query<{ execution_id: string }>(
-      'SELECT execution_id FROM noetl.command WHERE command_id = $1::bigint AND tenant_id = $2 AND organization_id = $3',
-      [commandId, scope.tenantId, scope.organizationId],
-    );
+    const [owner] = await q.query<{ execution_id: string }>(OWNER_SQL, [commandId, scope.tenantId, scope.organizationId]);
     if (!owner) return undefined;
     await lockStream(String(owner.execution_id));
     // Whether the execution ended rides along (read after the stream lock, so final): one round trip less per report.
-    const [row] = await q.query<LockedCommand>(
-      `SELECT ${COLUMNS},
-              EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = c.execution_id AND e.event_type = ANY($2::text[])) AS execution_ended
-         FROM noetl.command c WHERE command_id = $1::bigint FOR UPDATE OF c`,
-      [commandId, [...TERMINAL_EXECUTION_EVENTS]],
-    );
+    const [row] = await q.query<LockedCommand>(LOCK_SQL, [commandId]);
     return row ? { ...normalise(row), execution_ended: row.execution_ended } : undefined;
   }
 
@@ -125,8 +144,8 @@ export class CommandRepository {
 
   async markRunning(q: Queryable, commandId: string, lease: { workerId: string; leaseUntil: Date; tokenHash: string }): Promise<void> {
     await q.query(
-      `UPDATE noetl.command SET status = 'RUNNING', worker_id = $2, lease_until = $3, lease_token = $4, claimed_at = now(), started_at = now()
-        WHERE command_id = $1::bigint`,
+      prepared(`UPDATE noetl.command SET status = 'RUNNING', worker_id = $2, lease_until = $3, lease_token = $4, claimed_at = now(), started_at = now()
+                  WHERE command_id = $1::bigint`),
       [commandId, lease.workerId, lease.leaseUntil, lease.tokenHash],
     );
   }
@@ -147,11 +166,7 @@ export class CommandRepository {
 
   /** The command ends (or is abandoned) with the event that says so; a command already ended keeps its end. */
   async end(q: Queryable, commandId: string, status: CommandStatus, terminalEventId: string | null): Promise<void> {
-    await q.query(
-      `UPDATE noetl.command SET status = $2, completed_at = now(), lease_until = NULL, lease_token = NULL, terminal_event_id = $3
-        WHERE command_id = $1::bigint AND status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'ABANDONED')`,
-      [commandId, status, terminalEventId],
-    );
+    await q.query(END_SQL, [commandId, status, terminalEventId]);
   }
 
   /** Open commands of an execution, locked, oldest first. */

@@ -1,6 +1,7 @@
 import type { ExecutionStatus, JsonObject, PayloadRef, EventError, Json } from '@noetl/event-kernel';
 import type { Queryable } from '../database';
 import type { TenantScope } from '../storage-error';
+import { prepared } from '../prepared-statements';
 import { isBigintId } from './lock-stream';
 
 /** The row `execution.started` writes. */
@@ -57,6 +58,12 @@ export interface ExecutionListFilter {
  * The columns are NOT NULL, so this is equality.
  */
 const IN_SCOPE = '(tenant_id, organization_id) IS NOT DISTINCT FROM ($2, $3)';
+const CURSOR_SQL = prepared(`SELECT planned_version, status FROM noetl.execution WHERE execution_id = $1::bigint AND ${IN_SCOPE}`);
+const SAVE_CURSOR_SQL = prepared(`
+  UPDATE noetl.execution
+     SET planned_version = $2, status = $3, result = $4::jsonb, result_ref = $5::jsonb, error = $6::jsonb,
+         completed_at = $7, last_event_id = $8, updated_at = now()
+   WHERE execution_id = $1::bigint`);
 
 export class ExecutionRepository {
   async insert(q: Queryable, scope: TenantScope, row: StartedExecutionRow): Promise<void> {
@@ -90,19 +97,13 @@ export class ExecutionRepository {
 
   /** The scheduler's cursor and the row's status; undefined when unknown to this tenant. */
   async cursor(q: Queryable, scope: TenantScope, executionId: string): Promise<{ planned_version: number; status: ExecutionStatus } | undefined> {
-    const [row] = await q.query<{ planned_version: number; status: ExecutionStatus }>(
-      `SELECT planned_version, status FROM noetl.execution WHERE execution_id = $1::bigint AND ${IN_SCOPE}`,
-      [executionId, scope.tenantId, scope.organizationId],
-    );
+    const [row] = await q.query<{ planned_version: number; status: ExecutionStatus }>(CURSOR_SQL, [executionId, scope.tenantId, scope.organizationId]);
     return row;
   }
 
   async saveCursor(q: Queryable, cursor: ExecutionCursor): Promise<void> {
     await q.query(
-      `UPDATE noetl.execution
-          SET planned_version = $2, status = $3, result = $4::jsonb, result_ref = $5::jsonb, error = $6::jsonb,
-              completed_at = $7, last_event_id = $8, updated_at = now()
-        WHERE execution_id = $1::bigint`,
+      SAVE_CURSOR_SQL,
       [
         cursor.executionId,
         cursor.plannedVersion,

@@ -1,5 +1,7 @@
-import { TERMINAL_EXECUTION_EVENTS, type FrameStatus, type JsonObject, type PayloadRef } from '@noetl/event-kernel';
+import type { FrameStatus, JsonObject, PayloadRef } from '@noetl/event-kernel';
 import type { Queryable } from '../database';
+import { TERMINAL_EVENT_TYPES_SQL } from '../event-unique-keys';
+import { prepared } from '../prepared-statements';
 import type { TenantScope } from '../storage-error';
 import { isBigintId, type LockStream } from './lock-stream';
 import { normaliseStuck, type StuckRow } from './stuck-row';
@@ -48,6 +50,13 @@ export type LockedFrame = FrameRow & { execution_ended: boolean };
 function normalise(row: FrameRow): FrameRow {
   return { ...row, frame_id: String(row.frame_id), stage_id: String(row.stage_id), execution_id: String(row.execution_id), loop_id: String(row.loop_id) };
 }
+
+const OWNER_SQL = prepared('SELECT execution_id FROM noetl.frame WHERE frame_id = $1::bigint AND tenant_id = $2 AND organization_id = $3');
+const LOCK_SQL = prepared(`
+  SELECT ${FRAME_COLUMNS},
+         EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = f.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended
+    FROM noetl.frame f JOIN noetl.stage s ON s.stage_id = f.stage_id
+   WHERE f.frame_id = $1::bigint FOR UPDATE OF f`);
 
 /** Every statement against `noetl.frame` (STYLE.md "One table, one repository"). */
 export class FrameRepository {
@@ -110,20 +119,11 @@ export class FrameRepository {
   /** The frame row, locked, after its execution's stream lock (taken by `lockStream`, always first). */
   async lock(q: Queryable, scope: TenantScope, frameId: string, lockStream: LockStream): Promise<LockedFrame | undefined> {
     if (!isBigintId(frameId)) return undefined;
-    const [owner] = await q.query<{ execution_id: string }>(
-      'SELECT execution_id FROM noetl.frame WHERE frame_id = $1::bigint AND tenant_id = $2 AND organization_id = $3',
-      [frameId, scope.tenantId, scope.organizationId],
-    );
+    const [owner] = await q.query<{ execution_id: string }>(OWNER_SQL, [frameId, scope.tenantId, scope.organizationId]);
     if (!owner) return undefined;
     await lockStream(String(owner.execution_id));
     // Whether the execution ended rides along (read after the stream lock, so final): one round trip less per report.
-    const [row] = await q.query<LockedFrame>(
-      `SELECT ${FRAME_COLUMNS},
-              EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = f.execution_id AND e.event_type = ANY($2::text[])) AS execution_ended
-         FROM noetl.frame f JOIN noetl.stage s ON s.stage_id = f.stage_id
-        WHERE f.frame_id = $1::bigint FOR UPDATE OF f`,
-      [frameId, [...TERMINAL_EXECUTION_EVENTS]],
-    );
+    const [row] = await q.query<LockedFrame>(LOCK_SQL, [frameId]);
     return row ? { ...normalise(row), execution_ended: row.execution_ended } : undefined;
   }
 

@@ -1,5 +1,7 @@
-import { TERMINAL_EXECUTION_EVENTS, type JsonObject } from '@noetl/event-kernel';
+import type { JsonObject } from '@noetl/event-kernel';
 import type { Queryable } from '../database';
+import { TERMINAL_EVENT_TYPES_SQL } from '../event-unique-keys';
+import { prepared } from '../prepared-statements';
 import type { TenantScope } from '../storage-error';
 import { isBigintId, type LockStream } from './lock-stream';
 
@@ -49,6 +51,12 @@ export interface StageOffer {
   tools: string[];
 }
 
+const OWNER_SQL = prepared('SELECT execution_id FROM noetl.stage WHERE stage_id = $1::bigint AND tenant_id = $2 AND organization_id = $3');
+const LOCK_SQL = prepared(`
+  SELECT stage_id, execution_id, loop_id, step_name, status, mode, max_in_flight, frame_policy, frame_count, tools,
+         EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = st.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended
+    FROM noetl.stage st WHERE stage_id = $1::bigint FOR UPDATE OF st`);
+
 /** Every statement against `noetl.stage` (STYLE.md "One table, one repository"). */
 export class StageRepository {
   /** False when the stage exists already (a re-planned `stage.opened`). */
@@ -82,19 +90,11 @@ export class StageRepository {
   /** The stage row, locked, after its execution's stream lock. */
   async lock(q: Queryable, scope: TenantScope, stageId: string, lockStream: LockStream): Promise<LockedStage | undefined> {
     if (!isBigintId(stageId)) return undefined;
-    const [owner] = await q.query<{ execution_id: string }>(
-      'SELECT execution_id FROM noetl.stage WHERE stage_id = $1::bigint AND tenant_id = $2 AND organization_id = $3',
-      [stageId, scope.tenantId, scope.organizationId],
-    );
+    const [owner] = await q.query<{ execution_id: string }>(OWNER_SQL, [stageId, scope.tenantId, scope.organizationId]);
     if (!owner) return undefined;
     await lockStream(String(owner.execution_id));
     // Whether the execution ended rides along (read after the stream lock, so final): one round trip less per claim.
-    const [row] = await q.query<LockedStage>(
-      `SELECT stage_id, execution_id, loop_id, step_name, status, mode, max_in_flight, frame_policy, frame_count, tools,
-              EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = st.execution_id AND e.event_type = ANY($2::text[])) AS execution_ended
-         FROM noetl.stage st WHERE stage_id = $1::bigint FOR UPDATE OF st`,
-      [stageId, [...TERMINAL_EXECUTION_EVENTS]],
-    );
+    const [row] = await q.query<LockedStage>(LOCK_SQL, [stageId]);
     return row ? { ...row, stage_id: String(row.stage_id), execution_id: String(row.execution_id), loop_id: String(row.loop_id) } : undefined;
   }
 
