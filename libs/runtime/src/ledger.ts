@@ -11,6 +11,7 @@ import {
   type UpcasterRegistry,
 } from '@noetl/event-kernel';
 import {
+  appendedWithin,
   EVENT_SELECT_LIST,
   lockStreams,
   prepared,
@@ -95,6 +96,17 @@ export class Ledger {
   async hasEnded(q: Queryable, executionId: string): Promise<boolean> {
     const rows = await q.query(HAS_ENDED_SQL, [executionId]);
     return rows.length > 0;
+  }
+
+  /**
+   * The events `q`'s transaction appended to the execution's stream so far
+   * (it holds the stream's lock), with the stream's version before them;
+   * undefined when it appended none. Read back from nowhere: the planner of
+   * a report's transaction takes them from here.
+   */
+  appendedWithin(q: Queryable, executionId: string): { before: number; events: LedgerEvent[] } | undefined {
+    const appended = appendedWithin(q, executionStream(executionId));
+    return appended && { before: appended.before, events: appended.events.map((event) => this.upcasters.upcast(event) as LedgerEvent) };
   }
 
   /** The execution's events after `afterVersion`, in stream order, as `q` sees them (its own transaction's appends included). */

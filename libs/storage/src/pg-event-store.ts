@@ -22,7 +22,7 @@ import { insertBatch } from './batch-append';
 import { insertOutboxRows } from './outbox';
 import { prepared } from './prepared-statements';
 import { StorageError } from './storage-error';
-import { lockStreams } from './stream-locks';
+import { knownHeads, lockStreams, noteAppended, noteHeads } from './stream-locks';
 
 /** Deadlocks between batches that collide on unique keys in opposite orders are retried whole. */
 const APPEND_ATTEMPTS = 3;
@@ -66,7 +66,7 @@ export class PgEventStore implements EventStore {
     const expected = options.expectedVersion;
     const streams = [...new Set([...normalised.map((e) => e.stream_id), ...(expected ? [expected.streamId] : [])])].sort();
     await lockStreams(q, streams);
-    const versions = await currentVersions(q, streams);
+    const versions = await this.headsWithin(q, streams);
     if (expected) {
       const actual = versions.get(expected.streamId) ?? 0;
       if (actual !== expected.version) throw new StreamVersionConflict(expected.streamId, expected.version, actual);
@@ -83,6 +83,7 @@ export class PgEventStore implements EventStore {
       });
       const stored = await insertBatch(q, sealed);
       if (stored) {
+        noteAppended(q, sealed.flatMap((event) => stored.get(event.event_id) ?? []));
         const results: AppendResult[] = [];
         for (const event of sealed) {
           const kept = stored.get(event.event_id);
@@ -107,7 +108,24 @@ export class PgEventStore implements EventStore {
       }
     }
     await insertOutboxRows(q, appended);
+    noteAppended(q, appended);
     return results;
+  }
+
+  /**
+   * Each stream's head: known to the transaction when it read or wrote it
+   * already under the lock it still holds (a report and the scheduler's
+   * decisions on it, appended in one transaction, read it once), else read.
+   */
+  private async headsWithin(q: Queryable, streams: readonly string[]): Promise<Map<string, number>> {
+    const heads = knownHeads(q, streams);
+    const unknown = streams.filter((stream) => !heads.has(stream));
+    if (unknown.length === 0) return heads;
+    const read = await currentVersions(q, unknown);
+    for (const stream of unknown) read.set(stream, read.get(stream) ?? 0);
+    noteHeads(q, read);
+    for (const [stream, version] of read) heads.set(stream, version);
+    return heads;
   }
 
   async readExecution(executionId: string, options: ReadExecutionOptions = {}): Promise<LedgerEvent[]> {

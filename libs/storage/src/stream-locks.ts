@@ -1,3 +1,4 @@
+import type { LedgerEvent } from '@noetl/event-kernel';
 import { isTransaction, type Queryable } from './database';
 import { prepared } from './prepared-statements';
 
@@ -28,4 +29,62 @@ export async function lockStreams(q: Queryable, streamIds: Iterable<string>): Pr
     if (!locks) held.set(q, (locks = new Set()));
     locks.add(streamId);
   }
+}
+
+/** What one transaction appended to a stream it holds the lock of: the stream's head before, and the events since, in order. */
+export interface AppendedWithin {
+  before: number;
+  events: LedgerEvent[];
+}
+
+const heads = new WeakMap<Queryable, Map<string, number>>();
+const appended = new WeakMap<Queryable, Map<string, AppendedWithin>>();
+
+/**
+ * The version of each stream's last event as `q`'s transaction last read or
+ * wrote it, for the streams it holds the lock of (nobody else appends to
+ * them until it ends); unknown ones are left out. Saves an append the read
+ * of a head it already knows.
+ */
+export function knownHeads(q: Queryable, streamIds: readonly string[]): Map<string, number> {
+  const known = new Map<string, number>();
+  const locks = held.get(q);
+  const byStream = heads.get(q);
+  if (!locks || !byStream) return known;
+  for (const streamId of streamIds) {
+    const head = byStream.get(streamId);
+    if (head !== undefined && locks.has(streamId)) known.set(streamId, head);
+  }
+  return known;
+}
+
+/** Records the heads `q`'s transaction read under its locks (outside a transaction, nothing). */
+export function noteHeads(q: Queryable, read: ReadonlyMap<string, number>): void {
+  const locks = held.get(q);
+  if (!locks) return;
+  let byStream = heads.get(q);
+  if (!byStream) heads.set(q, (byStream = new Map()));
+  for (const [streamId, version] of read) if (locks.has(streamId)) byStream.set(streamId, version);
+}
+
+/** Records events `q`'s transaction appended, in stream order per stream: they move the heads, and `appendedWithin` lists them. */
+export function noteAppended(q: Queryable, events: readonly LedgerEvent[]): void {
+  const locks = held.get(q);
+  if (!locks) return;
+  let byStream = heads.get(q);
+  if (!byStream) heads.set(q, (byStream = new Map()));
+  let lists = appended.get(q);
+  if (!lists) appended.set(q, (lists = new Map()));
+  for (const event of events) {
+    if (!locks.has(event.stream_id)) continue;
+    const list = lists.get(event.stream_id);
+    if (list) list.events.push(event);
+    else lists.set(event.stream_id, { before: event.stream_version - 1, events: [event] });
+    byStream.set(event.stream_id, event.stream_version);
+  }
+}
+
+/** The events `q`'s transaction appended to `streamId` so far (under its lock), with the head before the first; undefined when none. */
+export function appendedWithin(q: Queryable, streamId: string): AppendedWithin | undefined {
+  return appended.get(q)?.get(streamId);
 }

@@ -2,6 +2,7 @@ import { EventType, type EventDraft, type EventTypeName } from '@noetl/event-ker
 import { credentialRefs, workToolKinds, type JsonObject } from '@noetl/dsl';
 import {
   isTerminalCommand,
+  PgPayloadStore,
   putJson,
   type CommandRepository,
   type CommandRow,
@@ -22,10 +23,12 @@ import type { ExecutionService } from '../executions/execution.service';
 import type { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError, notFound } from '../runtime-error';
-import type { PlannedPass } from '../scheduler/scheduler';
+import type { LocalSlots } from '../scheduler/eager-claims';
+import type { CommandOwners } from '../state/command-owners';
 import type { ExecutionStates } from '../state/execution-states';
 import type { PayloadCache } from '../state/payload-cache';
 import { claimedCommand, claimScope } from './claimed-command';
+import { reportAndPlan, type ReportAndPlanDeps } from './report-and-plan';
 import { callDrafts, commandWhere, storedResult, terminalDraft, type CommandOutcome } from './command-outcome';
 import { LocalFrames } from './local-frames';
 import { assertNamesCredential, holdsLease, newLeaseToken, type Holder } from './lease-token';
@@ -50,7 +53,7 @@ import {
   type StartChildRequest,
 } from './control-plane';
 
-export interface LocalControlPlaneDeps {
+export interface LocalControlPlaneDeps extends ReportAndPlanDeps {
   db: Database;
   ledger: Ledger;
   states: ExecutionStates;
@@ -67,12 +70,10 @@ export interface LocalControlPlaneDeps {
   stageRows: StageRepository;
   workerRows: WorkerRepository;
   offers: Offers;
-  /**
-   * With the scheduler role in this process: plans the execution inside a
-   * report's transaction, so the report and the decisions it leads to (the
-   * next command, claimed for a local worker) commit as one (issue 12).
-   */
-  planWithin?: (q: Queryable, executionId: string) => Promise<PlannedPass | undefined>;
+  /** The executions of commands this process issued, so a report locks its stream without looking it up. */
+  owners: CommandOwners;
+  /** This process's worker, when it reports here: a frame's commit claims the stage's next frame for it. */
+  slots?: LocalSlots;
 }
 
 /**
@@ -85,7 +86,7 @@ export class LocalControlPlane implements ControlPlane {
   private readonly frames: LocalFrames;
 
   constructor(private readonly deps: LocalControlPlaneDeps) {
-    this.frames = new LocalFrames(deps, (executionId, spec) => this.scopeOf(executionId, spec));
+    this.frames = new LocalFrames(deps, (via, executionId, spec) => this.scopeOf(executionId, spec, via));
   }
 
   claimFrame(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null> {
@@ -199,37 +200,9 @@ export class LocalControlPlane implements ControlPlane {
       await this.deps.commandRows.end(q, commandId, outcome.status, event?.event_id ?? null);
       return command.execution_id;
     };
-    await this.reportAndPlan(report);
+    await reportAndPlan(this.deps, commandId, report);
+    this.deps.owners.forget(commandId);
     this.deps.metrics.commandsFinished.inc({ status: outcome.status });
-  }
-
-  /**
-   * Runs a report's transaction and, with the scheduler in this process,
-   * plans its execution in the same transaction; else (or when that
-   * transaction failed for any reason but a refusal of the report) the
-   * report goes alone and the scheduler is notified, as a remote one would be.
-   */
-  private async reportAndPlan(report: (q: Queryable) => Promise<string>): Promise<void> {
-    const { db, ledger, metrics, planWithin } = this.deps;
-    if (planWithin) {
-      let planned: PlannedPass | undefined;
-      let executionId: string | undefined;
-      try {
-        await db.transaction(async (q) => {
-          executionId = await report(q);
-          planned = await metrics.span('plan', () => planWithin(q, executionId!));
-        });
-      } catch (error) {
-        planned?.rolledBack();
-        if (error instanceof RuntimeError) throw error;
-        // The report must not wait on the plan: it is retried alone below, and the scheduler's own pass plans.
-        executionId = undefined;
-      }
-      if (planned) return planned.committed();
-      if (executionId !== undefined) return notifyExecution(this.deps.bus, ledger.scope, executionId);
-    }
-    const executionId = await db.transaction(report);
-    notifyExecution(this.deps.bus, ledger.scope, executionId);
   }
 
   async startChild(commandId: string, request: StartChildRequest): Promise<{ execution_id: string }> {
@@ -344,10 +317,10 @@ export class LocalControlPlane implements ControlPlane {
   }
 
   /** `claimScope` of the execution's state as this process folds it now. */
-  private scopeOf(executionId: string, spec: JsonObject): Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>> {
-    return this.deps.states.read(this.deps.db, executionId, (state) => {
+  private scopeOf(executionId: string, spec: JsonObject, via: Queryable = this.deps.db): Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>> {
+    return this.deps.states.read(via, executionId, (state) => {
       if (!state) throw notFound('execution', executionId);
-      return claimScope(state, spec, this.deps);
+      return claimScope(state, spec, this.deps, via === this.deps.db ? {} : { via: new PgPayloadStore(via) });
     });
   }
 
@@ -359,7 +332,7 @@ export class LocalControlPlane implements ControlPlane {
    */
   private async locked(q: Queryable, commandId: string, options: { allowEnded?: boolean } = {}): Promise<LockedCommand> {
     const { ledger } = this.deps;
-    const command = await this.deps.commandRows.lock(q, ledger.scope, commandId, (executionId) => ledger.lockStream(q, executionId));
+    const command = await this.deps.commandRows.lock(q, ledger.scope, commandId, (executionId) => ledger.lockStream(q, executionId), this.deps.owners.ownerOf(commandId));
     if (!command) throw notFound('command', commandId);
     if (options.allowEnded) return command;
     if (isTerminalCommand(command.status)) throw alreadyTerminal(command);

@@ -1,6 +1,7 @@
 import { EventType, type EventDraft, type EventTypeName, type Json, type JsonObject, type RowOutcome } from '@noetl/event-kernel';
 import { loopBodySpec } from '@noetl/dsl';
-import { putFrameOutput, type FrameOutputRow, type FrameRow, type LockedFrame, type PendingFrame, type Queryable } from '@noetl/storage';
+import { PgPayloadStore, putFrameOutput, type FrameOutputRow, type FrameRow, type LockedFrame, type LockedStage, type PendingFrame, type Queryable } from '@noetl/storage';
+import type { HandOver } from '../scheduler/eager-claims';
 import { notifyExecution } from '../bus/bus';
 import { runsAll } from '../bus/offers';
 import { holdsLease, newLeaseToken, type Holder } from './lease-token';
@@ -18,8 +19,19 @@ import {
 } from './control-plane';
 import { frameLeaseMs } from './frame-policy';
 import { loopCollection } from './loop-collection';
+import { reportAndPlan } from './report-and-plan';
 
-type ScopeOf = (executionId: string, spec: JsonObject) => Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>>;
+type ScopeOf = (via: Queryable, executionId: string, spec: JsonObject) => Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>>;
+
+/** A frame leased in a claim's transaction, before it is assembled for its worker. */
+interface FrameClaim {
+  stage: LockedStage;
+  frame: PendingFrame;
+  leaseMs: number;
+  leaseUntil: string;
+  attempt: number;
+  token: string;
+}
 
 /**
  * The frame side of the in-process control plane (DESIGN.md "Loops are
@@ -34,32 +46,40 @@ export class LocalFrames {
   ) {}
 
   async claim(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null> {
-    const { db, ledger } = this.deps;
-    const claimed = await db.transaction(async (q) => {
-      const { frameRows, stageRows } = this.deps;
-      const stage = await stageRows.lock(q, ledger.scope, stageId, (executionId) => ledger.lockStream(q, executionId));
-      if (!stage) throw notFound('stage', stageId);
-      if (request.tools && !runsAll({ tools: request.tools }, stage.tools)) {
-        throw new RuntimeError('tool_not_allowed', `stage ${stageId} runs ${stage.tools.join(', ')}; worker ${request.worker_id} runs only ${request.tools.join(', ')}`);
-      }
-      if (stage.status !== 'OPEN' || stage.execution_ended) return null;
-      if ((await frameRows.countHeld(q, stageId)) >= stage.max_in_flight) return null;
-      const frame = (await frameRows.nextPending(q, stageId)) ?? (stage.mode === 'cursor' ? await this.mintCursorFrame(q, stage) : undefined);
-      if (!frame) return null;
-      const leaseMs = request.lease_ms ?? frameLeaseMs(stage.frame_policy, DEFAULT_FRAME_LEASE_MS);
-      const leaseUntil = new Date(ledger.now().getTime() + leaseMs).toISOString();
-      const attempt = frame.attempts + 1;
-      const token = newLeaseToken();
-      const where = { executionId: stage.execution_id, step: stage.step_name, loopId: stage.loop_id, stageId, frameId: frame.frame_id };
-      // The frame starts with its dispatch (its worker holds it from here); no `frame.started` beside it.
-      await ledger.append(q, [draft(where, EventType.FrameDispatched, { frame_id: frame.frame_id, stage_id: stageId, worker_id: request.worker_id, lease_until: leaseUntil, attempt })]);
-      await frameRows.markRunning(q, frame.frame_id, { workerId: request.worker_id, leaseUntil, attempts: attempt, tokenHash: token.hash });
-      return { stage, frame, leaseMs, leaseUntil, attempt, token: token.token };
-    });
-    if (!claimed) return null;
+    const { db } = this.deps;
+    const claimed = await db.transaction((q) => this.claimWithin(q, stageId, request));
+    return claimed && this.assemble(db, claimed);
+  }
+
+  /** The stage's next claimable frame, leased to `request.worker_id` in `q`'s transaction; null when none is claimable now. */
+  private async claimWithin(q: Queryable, stageId: string, request: ClaimRequest): Promise<FrameClaim | null> {
+    const { ledger, frameRows, stageRows } = this.deps;
+    const stage = await stageRows.lock(q, ledger.scope, stageId, (executionId) => ledger.lockStream(q, executionId));
+    if (!stage) throw notFound('stage', stageId);
+    if (request.tools && !runsAll({ tools: request.tools }, stage.tools)) {
+      throw new RuntimeError('tool_not_allowed', `stage ${stageId} runs ${stage.tools.join(', ')}; worker ${request.worker_id} runs only ${request.tools.join(', ')}`);
+    }
+    if (stage.status !== 'OPEN' || stage.execution_ended) return null;
+    if ((await frameRows.countHeld(q, stageId)) >= stage.max_in_flight) return null;
+    const frame = (await frameRows.nextPending(q, stageId)) ?? (stage.mode === 'cursor' ? await this.mintCursorFrame(q, stage) : undefined);
+    if (!frame) return null;
+    const leaseMs = request.lease_ms ?? frameLeaseMs(stage.frame_policy, DEFAULT_FRAME_LEASE_MS);
+    const leaseUntil = new Date(ledger.now().getTime() + leaseMs).toISOString();
+    const attempt = frame.attempts + 1;
+    const token = newLeaseToken();
+    const where = { executionId: stage.execution_id, step: stage.step_name, loopId: stage.loop_id, stageId, frameId: frame.frame_id };
+    // The frame starts with its dispatch (its worker holds it from here); no `frame.started` beside it.
+    await ledger.append(q, [draft(where, EventType.FrameDispatched, { frame_id: frame.frame_id, stage_id: stageId, worker_id: request.worker_id, lease_until: leaseUntil, attempt })]);
+    await frameRows.markRunning(q, frame.frame_id, { workerId: request.worker_id, leaseUntil, attempts: attempt, tokenHash: token.hash });
+    return { stage, frame, leaseMs, leaseUntil, attempt, token: token.token };
+  }
+
+  /** A claimed frame as its worker receives it: its rows, loop body and render scope, read through `via`. */
+  private async assemble(via: Queryable, claimed: FrameClaim): Promise<ClaimedFrame> {
     const { stage, frame } = claimed;
+    const stageId = stage.stage_id;
     const { states, catalog, payloads } = this.deps;
-    const { catalogId, loop } = await states.read(db, stage.execution_id, (state) => {
+    const { catalogId, loop } = await states.read(via, stage.execution_id, (state) => {
       const found = state?.loops[stage.loop_id];
       if (!state || !found) throw new Error(`stage ${stageId} has no loop ${stage.loop_id} in its execution's state`);
       // What the frame needs of the loop; the collection is only sliced below, never changed.
@@ -69,7 +89,7 @@ export class LocalFrames {
     const step = playbook.steps.find((candidate) => candidate.name === stage.step_name);
     if (!step) throw new Error(`stage ${stageId} names step ${stage.step_name}, which its playbook lacks`);
     const first = Number(frame.cursor.first ?? 0);
-    const collection = await loopCollection(loop, payloads);
+    const collection = await loopCollection(loop, payloads, new PgPayloadStore(via));
     const spec = loopBodySpec(playbook, step);
     return {
       frame_id: frame.frame_id,
@@ -86,7 +106,7 @@ export class LocalFrames {
       first_index: first,
       total: loop.size,
       spec,
-      ...(await this.scopeOf(stage.execution_id, spec)),
+      ...(await this.scopeOf(via, stage.execution_id, spec)),
     };
   }
 
@@ -104,7 +124,7 @@ export class LocalFrames {
   }
 
   async commit(frameId: string, request: CommitFrameRequest): Promise<void> {
-    const { db, ledger, payloadStore, inlineLimitBytes } = this.deps;
+    const { ledger, payloadStore, inlineLimitBytes } = this.deps;
     const rows = [...request.rows].sort((a, b) => a.index - b.index);
     // Content-addressed: a retried commit stores the same bytes once.
     const outputRef = await putFrameOutput(
@@ -114,7 +134,8 @@ export class LocalFrames {
     );
     const results: Json[] = rows.map((row) => row.result ?? null);
     const inline = Buffer.byteLength(JSON.stringify(results)) <= inlineLimitBytes;
-    const frame = await db.transaction(async (q) => {
+    let frame: LockedFrame | undefined;
+    const report = async (q: Queryable): Promise<string> => {
       const locked = await this.lockedLive(q, frameId);
       this.assertHolder(locked, request);
       const failedRows: RowOutcome[] = rows.filter((row) => row.status !== 'ok').map((row) => ({ index: row.index, status: 'error', ...(row.error ? { error: row.error } : {}) }));
@@ -132,9 +153,36 @@ export class LocalFrames {
         }),
       ]);
       await this.deps.frameRows.markCommitted(q, frameId, { outputRef, rowCount: rows.length, eventId: appended?.event.event_id ?? null });
-      return locked;
-    });
-    this.afterTerminal(frame);
+      frame = locked;
+      return locked.execution_id;
+    };
+    const handed = await reportAndPlan(this.deps, frameId, report, (q) => this.nextFrameFor(q, frame!));
+    // The stage's slot this frame held goes to its next frame: handed to this worker already, or offered.
+    if (!handed) void this.deps.offers.stage({ stageId: frame!.stage_id, executionId: frame!.execution_id, slots: 1, kinds: frame!.tools });
+  }
+
+  /**
+   * The stage's next frame, claimed in the commit's transaction for this
+   * process's worker: the slot of the run that committed `done`, when it is
+   * that worker's, else a free one (no offer, no claim round trip of its
+   * own). Undefined when this process has no worker with a slot for it, or
+   * no frame is claimable now.
+   */
+  private async nextFrameFor(q: Queryable, done: LockedFrame): Promise<HandOver | undefined> {
+    const reservation = this.deps.slots?.reserve(this.deps.ledger.scope, done.tools, done.frame_id);
+    if (!reservation) return undefined;
+    try {
+      const claimed = await this.claimWithin(q, done.stage_id, { worker_id: reservation.workerId });
+      if (!claimed) {
+        reservation.cancel();
+        return undefined;
+      }
+      const next = await this.assemble(q, claimed);
+      return { committed: () => reservation.runFrame(next), rolledBack: () => reservation.cancel() };
+    } catch (error) {
+      reservation.cancel();
+      throw error;
+    }
   }
 
   async fail(frameId: string, request: FailRequest): Promise<void> {

@@ -7,6 +7,7 @@ import { executionStream, type Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError, notFound } from '../runtime-error';
 import type { ProjectedStates } from '../projection/projected-states';
+import type { PlannedPass } from '../scheduler/scheduler';
 import type { ExecutionStates } from '../state/execution-states';
 import type { PayloadCache } from '../state/payload-cache';
 import { deepMerge } from './deep-merge';
@@ -77,6 +78,8 @@ export class ExecutionService {
     private readonly signalPayloadLimitBytes: number,
     /** How deep sub-playbooks nest and how many children one execution starts (NOETL_MAX_PLAYBOOK_DEPTH, NOETL_MAX_CHILD_EXECUTIONS). */
     private readonly limits: { playbookDepth: number; childExecutions: number },
+    /** With the scheduler role in this process: plans a new execution in the transaction that starts it (see Scheduler.planWithin). */
+    private readonly planWithin?: (q: Queryable, executionId: string) => Promise<PlannedPass | undefined>,
   ) {}
 
   /**
@@ -85,12 +88,27 @@ export class ExecutionService {
    * runs in the same transaction when the execution is new.
    */
   async start(request: StartExecutionRequest, parent?: ParentLink, within?: (q: Queryable) => Promise<void>): Promise<StartedExecution> {
-    const started = await this.db.transaction(async (q) => {
-      const result = await this.startWithin(q, request, parent ? { parent } : {});
-      if (result.created) await within?.(q);
-      return result;
-    });
-    this.announce(started);
+    let planned: PlannedPass | undefined;
+    let started: StartedWithin;
+    try {
+      started = await this.db.transaction(async (q) => {
+        const result = await this.startWithin(q, request, parent ? { parent } : {});
+        if (result.created) {
+          await within?.(q);
+          planned = await this.planWithin?.(q, result.executionId);
+        }
+        return result;
+      });
+    } catch (error) {
+      planned?.rolledBack();
+      throw error;
+    }
+    if (planned) {
+      this.counted(started);
+      planned.committed();
+    } else {
+      this.announce(started);
+    }
     return { execution_id: started.executionId, status: 'RUNNING' };
   }
 
@@ -156,11 +174,14 @@ export class ExecutionService {
 
   /** After `startWithin`'s transaction committed: counts a new execution and tells the schedulers. */
   announce(started: StartedWithin): void {
-    if (started.created) {
-      this.metrics.executionsStarted.inc();
-      this.tenantRecorded = true;
-    }
+    this.counted(started);
     notifyExecution(this.bus, this.ledger.scope, started.executionId);
+  }
+
+  private counted(started: StartedWithin): void {
+    if (!started.created) return;
+    this.metrics.executionsStarted.inc();
+    this.tenantRecorded = true;
   }
 
   /**

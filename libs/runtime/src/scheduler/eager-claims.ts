@@ -2,7 +2,7 @@ import { EventType, type EventDraft, type EventPayloads, type EventTypeName, typ
 import type { AppendResult, IssuedLease, PayloadStore, TenantScope } from '@noetl/storage';
 import { workOf } from '../bus/offers';
 import { claimedCommand, type ClaimScopeDeps } from '../control-plane/claimed-command';
-import type { ClaimedCommand } from '../control-plane/control-plane';
+import type { ClaimedCommand, ClaimedFrame } from '../control-plane/control-plane';
 import { newLeaseToken } from '../control-plane/lease-token';
 
 /** A slot of this process's worker, held while a scheduler's transaction claims a command for it. */
@@ -10,14 +10,20 @@ export interface SlotReservation {
   readonly workerId: string;
   /** Runs the command in the slot; called once its claim committed. */
   run(command: ClaimedCommand): void;
+  /** Runs a frame in the slot (a stage's next frame, claimed as the one before committed); called once its claim committed. */
+  runFrame(frame: ClaimedFrame): void;
   /** Frees the slot unused: the claim rolled back, or the command ended in the same pass. */
   cancel(): void;
 }
 
 /** This process's worker as the scheduler sees it: where a command it issues may start at once. */
 export interface LocalSlots {
-  /** A free slot for work of `scope` needing `kinds`; undefined when none is free (the command is offered instead). */
-  reserve(scope: TenantScope, kinds: readonly string[]): SlotReservation | undefined;
+  /**
+   * A slot for work of `scope` needing `kinds`: a free one, or the slot of
+   * the run whose report on `after` (a command or frame) led to the work;
+   * undefined when neither (the command is offered instead).
+   */
+  reserve(scope: TenantScope, kinds: readonly string[], after?: string): SlotReservation | undefined;
 }
 
 interface EagerClaim {
@@ -53,6 +59,8 @@ export class EagerClaims {
     private readonly scope: TenantScope,
     private readonly leaseMs: number,
     private readonly now: () => Date,
+    /** The command or frame whose report this pass plans, if any: its run's slot may take the next command. */
+    private readonly after?: string,
   ) {}
 
   /** `drafts`, each `command.issued` that a local slot takes followed by its `command.claimed`. */
@@ -66,7 +74,7 @@ export class EagerClaims {
       const work = workOf(issued.spec);
       // A command to run alone waits for its worker to empty: it goes through the offer, which knows.
       if (work.alone) continue;
-      const reservation = this.slots.reserve(this.scope, work.kinds);
+      const reservation = this.slots.reserve(this.scope, work.kinds, this.after);
       if (!reservation) continue;
       const token = newLeaseToken();
       const leaseUntil = new Date(this.now().getTime() + this.leaseMs);

@@ -113,8 +113,11 @@ export async function materialize(
     case EventType.ExecutionFailed:
     case EventType.ExecutionCancelled:
       // Nothing runs after the end: its open frames and stages go in bulk, not one event (or one statement) per frame.
-      await rows.frameRows.cancelOpenOf(q, event.execution_id, event.event_id);
-      await rows.stageRows.closeOpenOf(q, event.execution_id, event.event_id);
+      // An execution that never ran a loop has no stage or frame to close.
+      if (Object.keys(state.loops).length > 0) {
+        await rows.frameRows.cancelOpenOf(q, event.execution_id, event.event_id);
+        await rows.stageRows.closeOpenOf(q, event.execution_id, event.event_id);
+      }
       return;
     default:
       return;

@@ -14,6 +14,7 @@ import type { Offers } from '../bus/offers';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
+import type { CommandOwners } from '../state/command-owners';
 import { refsOfEvent, refsOfState, type PayloadCache } from '../state/payload-cache';
 import { EagerClaims, type LocalSlots } from './eager-claims';
 import { materialize, noEffects, type ArmedTimer, type DerivedRows, type Effects } from './materialize';
@@ -41,6 +42,8 @@ export interface SchedulerDeps {
   slots?: LocalSlots;
   /** The lease of such a claim (NOETL_LEASE_SECONDS, as a worker's own claim). */
   leaseMs: number;
+  /** Where the commands it issues are remembered with their execution (the control plane's reports look them up there). */
+  owners: CommandOwners;
   random?: () => number;
 }
 
@@ -137,21 +140,23 @@ export class Scheduler {
    * stream, so a pass that stopped half way would leave a cursor that no
    * single stream position describes. A control-plane report on this
    * process calls it in the report's own transaction, so the report and the
-   * decisions it leads to commit together. The caller must call
+   * decisions it leads to commit together; `after` names what it reported
+   * (a command or frame), whose worker's slot may take the next command. The caller must call
    * `committed()` once the transaction committed (the pass's effects: offers,
    * timers, eager claims handed to the worker) or `rolledBack()` when it did
    * not. Undefined: the execution is unknown here.
    */
-  async planWithin(q: Queryable, executionId: string): Promise<PlannedPass | undefined> {
+  async planWithin(q: Queryable, executionId: string, after?: string): Promise<PlannedPass | undefined> {
     const { ledger } = this.deps;
     // The stream lock is the execution's lock: one pass at a time, and no event can land between our reads and our appends.
     await ledger.lockStream(q, executionId);
-    const row = await this.deps.rows.executionRows.cursor(q, ledger.scope, executionId);
-    if (!row) return undefined;
+    const known = this.knownPending(q, executionId);
+    const plannedVersion = known?.version ?? (await this.deps.rows.executionRows.cursor(q, ledger.scope, executionId))?.planned_version;
+    if (plannedVersion === undefined) return undefined;
     const effects = noEffects();
-    const eager = new EagerClaims(this.deps.slots, ledger.scope, this.deps.leaseMs, () => ledger.now());
+    const eager = new EagerClaims(this.deps.slots, ledger.scope, this.deps.leaseMs, () => ledger.now(), after);
     try {
-      const planned = await this.planPending(q, executionId, row.planned_version, effects, eager);
+      const planned = await this.planPending(q, executionId, plannedVersion, effects, eager, known?.events);
       if (!planned) {
         eager.rolledBack();
         return undefined;
@@ -173,7 +178,23 @@ export class Scheduler {
   }
 
   /**
-   * Folds and plans every event after `plannedVersion`, appends the
+   * The pending events when they are exactly what this transaction appended
+   * (a report's, or an execution's start): the stream was empty before
+   * them, or the cached state stands at its head as it was before them, so
+   * the cursor does too (it never passes the head, and only a committed
+   * pass of ours left that state). Undefined otherwise: the cursor and the
+   * events after it are read.
+   */
+  private knownPending(q: Queryable, executionId: string): { version: number; events: LedgerEvent[] } | undefined {
+    const appended = this.deps.ledger.appendedWithin(q, executionId);
+    if (!appended) return undefined;
+    const at = appended.before === 0 ? 0 : this.states.get(executionId)?.version;
+    return at === appended.before ? { version: at, events: appended.events } : undefined;
+  }
+
+  /**
+   * Folds and plans every event after `plannedVersion` (`pending`, when the
+   * caller knows them), appends the
    * decisions with their derived rows and saves the new cursor. The cached
    * state is taken out of the cache while it is folded into: it goes back
    * only once the transaction committed (`remember`), so a rolled-back pass
@@ -185,6 +206,7 @@ export class Scheduler {
     plannedVersion: number,
     effects: Effects,
     eager: EagerClaims,
+    pending?: readonly LedgerEvent[],
   ): Promise<{ state: ExecutionState; version: number; terminal: ExecutionState | undefined } | undefined> {
     const { ledger } = this.deps;
     let terminal: ExecutionState | undefined;
@@ -198,11 +220,12 @@ export class Scheduler {
     const fold = async (event: LedgerEvent): Promise<void> => {
       const wasRunning = state?.status === 'RUNNING';
       state = applyEvent(state, event);
+      if (event.event_type === EventType.CommandIssued) this.deps.owners.remember(event.payload.command_id, event.execution_id);
       await materialize(q, world, event, state, effects);
       if (wasRunning && state.status !== 'RUNNING') terminal = state;
     };
     for (;;) {
-      const events = await ledger.readAfter(q, executionId, version, READ_CHUNK);
+      const events = pending ?? (await ledger.readAfter(q, executionId, version, READ_CHUNK));
       if (events.length === 0) break;
       for (const event of events) {
         version = event.stream_version;
@@ -218,7 +241,7 @@ export class Scheduler {
         }
       }
       // A short read reached the stream's end as it stood: what follows is this pass's own decisions, folded already.
-      if (events.length < READ_CHUNK) {
+      if (pending || events.length < READ_CHUNK) {
         version = Math.max(version, decided);
         break;
       }

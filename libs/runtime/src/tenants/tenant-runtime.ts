@@ -43,6 +43,7 @@ import { ScheduleService } from '../schedules/schedule.service';
 import { Scheduler } from '../scheduler/scheduler';
 import type { LocalSlots } from '../scheduler/eager-claims';
 import { Sweeper } from '../scheduler/sweeper';
+import { CommandOwners } from '../state/command-owners';
 import { ExecutionStates } from '../state/execution-states';
 import { PayloadCache } from '../state/payload-cache';
 import { WorkerDirectory } from '../workers/worker-directory';
@@ -133,25 +134,11 @@ export class TenantRuntime {
     const ledger = new Ledger(shared.store, shared.ids, scope, shared.producer, metrics, () => shared.clock.now());
     const payloads = new PayloadCache(payloadStore, scope);
     const states = new ExecutionStates(ledger);
+    const owners = new CommandOwners();
     const offers = new Offers({ db, bus, workerRows: repos.workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
     const declared = new DeclaredSchedules({ rows: repos.scheduleRows, ids: shared.ids, scope, now: () => ledger.now() });
     const catalog = new CatalogService(db, shared.ids, scope, (q, playbook) => declared.apply(q, playbook));
     const projected = new ProjectedStates(ledger, repos.projections);
-    const executions = new ExecutionService(
-      db,
-      ledger,
-      catalog,
-      states,
-      payloads,
-      bus,
-      metrics,
-      rows.executionRows,
-      projected,
-      repos.tenantRows,
-      config.payloads.inlineLimitBytes,
-      config.limits,
-    );
-    const credentials = new PgCredentialStore(db, shared.cipher, scope);
     // The scheduler's follow-ups are the sweeper's, which needs the scheduler: the closures run only after both exist.
     let sweeper: Sweeper | undefined;
     const scheduler = roles.includes('scheduler')
@@ -171,6 +158,7 @@ export class TenantRuntime {
           rows,
           ...(shared.localSlots ? { slots: shared.localSlots } : {}),
           leaseMs: config.worker.leaseMs,
+          owners,
           followUps: {
             timerArmed: (timer) => (shared.lane ? void shared.lane.schedule(timer.timerId, timer.dueAt, scope) : sweeper!.timerArmed(timer)),
             commandCancelled: (commandId) => sweeper!.commandCancelled(commandId),
@@ -179,6 +167,22 @@ export class TenantRuntime {
         })
       : undefined;
     this.scheduler = scheduler;
+    const executions = new ExecutionService(
+      db,
+      ledger,
+      catalog,
+      states,
+      payloads,
+      bus,
+      metrics,
+      rows.executionRows,
+      projected,
+      repos.tenantRows,
+      config.payloads.inlineLimitBytes,
+      config.limits,
+      scheduler && ((q, executionId) => scheduler.planWithin(q, executionId)),
+    );
+    const credentials = new PgCredentialStore(db, shared.cipher, scope);
     const controlPlane = new LocalControlPlane({
       db,
       ledger,
@@ -194,8 +198,10 @@ export class TenantRuntime {
       ...rows,
       workerRows: repos.workerRows,
       offers,
+      owners,
+      ...(shared.localSlots ? { slots: shared.localSlots } : {}),
       // A report on this process is planned in its own transaction (see Scheduler.planWithin).
-      ...(scheduler ? { planWithin: (q: Queryable, executionId: string) => scheduler.planWithin(q, executionId) } : {}),
+      ...(scheduler ? { planWithin: (q: Queryable, executionId: string, after?: string) => scheduler.planWithin(q, executionId, after) } : {}),
     });
     this.ledger = ledger;
     this.payloads = payloads;

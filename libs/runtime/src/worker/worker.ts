@@ -4,7 +4,7 @@ import type { StreamChunk, ToolRegistry } from '@noetl/tools';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { ClaimRequest, ClaimedCommand, ControlPlane, HeartbeatResult, Holder } from '../control-plane/control-plane';
+import type { ClaimRequest, ClaimedCommand, ClaimedFrame, ControlPlane, HeartbeatResult, Holder } from '../control-plane/control-plane';
 import type { TenantScope, WorkerReport } from '@noetl/storage';
 import { runsAll } from '../bus/offers';
 import type { SlotReservation } from '../scheduler/eager-claims';
@@ -78,12 +78,16 @@ export class Worker {
   private readonly queue: Offer[] = [];
   private readonly queuedCommands = new Set<string>();
   private readonly inFlight = new Set<AbortController>();
+  /** The commands and frames whose run is done and whose report is being sent, while their run's slot may still be handed on (see `reserve`). */
+  private readonly handable = new Set<string>();
   private stopping = false;
   /** Set once the grace period is over: aborted runs give their work back instead of reporting. */
   private releasing = false;
   private reportTimer?: NodeJS.Timeout;
   /** A command offered `alone` is running: nothing else starts. */
   private runningAlone = false;
+  /** Slots handed from a reporting run to the next command while offers waited, since the queue last started one. */
+  private continuations = 0;
 
   constructor(private readonly options: WorkerOptions) {
     this.workerId = options.workerId ?? newWorkerId();
@@ -135,16 +139,28 @@ export class Worker {
   }
 
   /**
-   * Holds a free slot for a command this process's scheduler claims for
-   * this worker in the transaction that issues it (eager dispatch, see
-   * scheduler/eager-claims.ts): no offer, no claim round trip. Undefined
-   * when no slot is free, an offer waits in the queue (it came first), the
-   * worker is stopping or does not run `kinds`. The holder runs the claimed
-   * command in the slot once its claim committed, or cancels.
+   * Holds a slot for a command this process's scheduler claims for this
+   * worker in the transaction that issues it (eager dispatch, see
+   * scheduler/eager-claims.ts): no offer, no claim round trip. The run of
+   * this worker whose report on `after` (a command or frame id) leads to
+   * the command hands its own slot on, once, so an execution that started
+   * goes on before more start (depth first, as a workflow engine runs a
+   * workflow), at most MAX_CONTINUATIONS times in a row while offers wait;
+   * anything else needs a free slot and an empty queue (offers came first).
+   * Undefined when neither, or the worker is stopping or does not run
+   * `kinds`. The holder runs the claimed command in the slot once its claim
+   * committed, or cancels.
    */
-  reserve(scope: TenantScope, kinds: readonly string[]): SlotReservation | undefined {
-    if (this.stopping || this.runningAlone || this.queue.length > 0 || this.inFlight.size >= this.options.concurrency) return undefined;
+  reserve(scope: TenantScope, kinds: readonly string[], after?: string): SlotReservation | undefined {
+    if (this.stopping || this.runningAlone) return undefined;
     if (this.options.kinds && !runsAll({ tools: this.options.kinds }, kinds)) return undefined;
+    if (after !== undefined && this.handable.has(after)) {
+      if (this.queue.length > 0 && this.continuations >= MAX_CONTINUATIONS) return undefined;
+      this.handable.delete(after);
+      if (this.queue.length > 0) this.continuations++;
+    } else if (this.queue.length > 0 || this.inFlight.size >= this.options.concurrency) {
+      return undefined;
+    }
     const controller = new AbortController();
     this.inFlight.add(controller);
     let settled = false;
@@ -152,15 +168,18 @@ export class Worker {
       this.inFlight.delete(controller);
       this.pump();
     };
+    const start = (what: string, id: string, run: () => Promise<void>): void => {
+      if (settled) return;
+      settled = true;
+      void run()
+        .catch((error: unknown) => this.options.logger.error({ err: error, [`${what}_id`]: id }, `${what} run failed`))
+        .finally(free);
+    };
     return {
       workerId: this.workerId,
-      run: (command) => {
-        if (settled) return;
-        settled = true;
-        void this.runHeld(this.options.controlPlanes(scope), command, { kind: 'command', id: command.command_id, scope }, controller)
-          .catch((error: unknown) => this.options.logger.error({ err: error, command_id: command.command_id }, 'command run failed'))
-          .finally(free);
-      },
+      run: (command) =>
+        start('command', command.command_id, () => this.runHeld(this.options.controlPlanes(scope), command, { kind: 'command', id: command.command_id, scope }, controller)),
+      runFrame: (frame) => start('frame', frame.frame_id, () => this.runHeldFrame(this.options.controlPlanes(scope), frame, controller)),
       cancel: () => {
         if (settled) return;
         settled = true;
@@ -187,6 +206,7 @@ export class Worker {
       // First in, first out: an offer to run alone waits for the running work to end, and what came after it waits for it.
       if (alone ? this.inFlight.size > 0 : this.inFlight.size >= this.options.concurrency) return;
       const offer = this.queue.shift()!;
+      this.continuations = 0;
       if (offer.kind === 'command') this.queuedCommands.delete(offer.id);
       const controller = new AbortController();
       this.inFlight.add(controller);
@@ -203,6 +223,20 @@ export class Worker {
     }
   }
 
+  /**
+   * Sends the report on `reported` (a command or frame) of a run whose work
+   * is done: its slot may go to the work the report leads to (see
+   * `reserve`); else what waits in the queue gets it once the run has ended.
+   */
+  private async reportRun<T>(reported: string, send: () => Promise<T>): Promise<T> {
+    this.handable.add(reported);
+    try {
+      return await send();
+    } finally {
+      this.handable.delete(reported);
+    }
+  }
+
   /** Claims a frame of the stage, interprets its rows, commits it; nothing claimable is fine (the offer was stale). */
   private async executeFrame(controlPlane: ControlPlane, stageId: string, controller: AbortController): Promise<void> {
     const { metrics } = this.options;
@@ -210,7 +244,12 @@ export class Worker {
       if (this.staleOffer(error)) return null;
       throw error;
     });
-    if (!frame) return;
+    if (frame) await this.runHeldFrame(controlPlane, frame, controller);
+  }
+
+  /** Interprets a frame this worker holds the lease of (claimed by it, or for it) and commits it; heartbeats meanwhile. */
+  private async runHeldFrame(controlPlane: ControlPlane, frame: ClaimedFrame, controller: AbortController): Promise<void> {
+    const { metrics } = this.options;
     const log = this.options.logger.child({ execution_id: frame.execution_id, step: frame.step, frame_id: frame.frame_id });
     const holder: Holder = { worker_id: this.workerId, lease_token: frame.lease_token };
     const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeatFrame(frame.frame_id, { ...holder, lease_ms: frame.lease_ms });
@@ -230,7 +269,7 @@ export class Worker {
         report.status === 'COMMITTED'
           ? controlPlane.commitFrame(frame.frame_id, { ...holder, ...report.request })
           : controlPlane.failFrame(frame.frame_id, { ...holder, ...report.request });
-      await metrics.span('report', () => this.deliver(send, frame.lease_ms, log, 'frame report'));
+      await metrics.span('report', () => this.reportRun(frame.frame_id, () => this.deliver(send, frame.lease_ms, log, 'frame report')));
     } finally {
       clearInterval(heartbeat);
     }
@@ -298,7 +337,7 @@ export class Worker {
         report.status === 'COMPLETED'
           ? controlPlane.complete(commandId, { ...holder, ...report.request })
           : controlPlane.fail(commandId, { ...holder, ...report.request });
-      await metrics.span('report', () => this.deliver(send, leaseMs, log, 'report'));
+      await metrics.span('report', () => this.reportRun(commandId, () => this.deliver(send, leaseMs, log, 'report')));
     } finally {
       clearInterval(heartbeat);
       clearTimeout(aloneFor);
@@ -411,6 +450,9 @@ export class Worker {
     }
   }
 }
+
+/** Reporting runs that may hand their slot on in a row while offers wait (see `Worker.reserve`): the queue's bound wait. */
+const MAX_CONTINUATIONS = 32;
 
 /** How long a command offered `alone` keeps its worker to itself before other work may start beside it. */
 const ALONE_MS = 10_000;

@@ -85,7 +85,8 @@ const OWNER_SQL = prepared('SELECT execution_id FROM noetl.command WHERE command
 const LOCK_SQL = prepared(`
   SELECT ${COLUMNS},
          EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = c.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended
-    FROM noetl.command c WHERE command_id = $1::bigint FOR UPDATE OF c`);
+    FROM noetl.command c
+   WHERE command_id = $1::bigint AND execution_id = $2::bigint AND tenant_id = $3 AND organization_id = $4 FOR UPDATE OF c`);
 const END_SQL = prepared(`
   UPDATE noetl.command SET status = $2, completed_at = now(), lease_until = NULL, lease_token = NULL, terminal_event_id = $3
    WHERE command_id = $1::bigint AND status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'ABANDONED')`);
@@ -120,15 +121,17 @@ export class CommandRepository {
   /**
    * The row, locked for the rest of `q`'s transaction, after its execution's
    * stream lock (`lockStream`: always first, see Ledger.lockStream);
-   * undefined when unknown to this tenant.
+   * undefined when unknown to this tenant. `knownOwner`: its execution, as
+   * the caller remembers it (one look-up less); a command not of that
+   * execution is then unknown.
    */
-  async lock(q: Queryable, scope: TenantScope, commandId: string, lockStream: LockStream): Promise<LockedCommand | undefined> {
+  async lock(q: Queryable, scope: TenantScope, commandId: string, lockStream: LockStream, knownOwner?: string): Promise<LockedCommand | undefined> {
     if (!isBigintId(commandId)) return undefined;
-    const [owner] = await q.query<{ execution_id: string }>(OWNER_SQL, [commandId, scope.tenantId, scope.organizationId]);
-    if (!owner) return undefined;
-    await lockStream(String(owner.execution_id));
+    const owner = knownOwner ?? (await q.query<{ execution_id: string }>(OWNER_SQL, [commandId, scope.tenantId, scope.organizationId]))[0]?.execution_id;
+    if (owner === undefined) return undefined;
+    await lockStream(String(owner));
     // Whether the execution ended rides along (read after the stream lock, so final): one round trip less per report.
-    const [row] = await q.query<LockedCommand>(LOCK_SQL, [commandId]);
+    const [row] = await q.query<LockedCommand>(LOCK_SQL, [commandId, owner, scope.tenantId, scope.organizationId]);
     return row ? { ...normalise(row), execution_ended: row.execution_ended } : undefined;
   }
 

@@ -1,0 +1,59 @@
+import type { Database, Queryable } from '@noetl/storage';
+import { notifyExecution, type Bus } from '../bus/bus';
+import type { Ledger } from '../ledger';
+import type { RuntimeMetrics } from '../metrics';
+import { RuntimeError } from '../runtime-error';
+import type { HandOver } from '../scheduler/eager-claims';
+import type { PlannedPass } from '../scheduler/scheduler';
+
+export interface ReportAndPlanDeps {
+  db: Database;
+  ledger: Ledger;
+  bus: Bus;
+  metrics: RuntimeMetrics;
+  /** With the scheduler role in this process: plans the execution inside the report's transaction (Scheduler.planWithin). */
+  planWithin?: (q: Queryable, executionId: string, after?: string) => Promise<PlannedPass | undefined>;
+}
+
+/**
+ * Runs a report's transaction (`report` appends it and returns its
+ * execution) and, with the scheduler in this process, plans the execution
+ * in the same transaction, then `next` (the next frame of a stage, claimed
+ * for the reporting worker); after the commit, the plan's effects and what
+ * `next` handed over. When that transaction fails for anything but a
+ * refusal of the report, the report goes again alone, and the scheduler is
+ * notified, as a remote one would be: planning or `next` never keep a
+ * report from landing. Resolves whether `next` handed something over.
+ */
+export async function reportAndPlan(
+  deps: ReportAndPlanDeps,
+  reported: string,
+  report: (q: Queryable) => Promise<string>,
+  next?: (q: Queryable, executionId: string) => Promise<HandOver | undefined>,
+): Promise<boolean> {
+  const { db, ledger, metrics, planWithin } = deps;
+  let planned: PlannedPass | undefined;
+  let handed: HandOver | undefined;
+  if (planWithin || next) {
+    try {
+      const executionId = await db.transaction(async (q) => {
+        const id = await report(q);
+        if (planWithin) planned = await metrics.span('plan', () => planWithin(q, id, reported));
+        handed = await next?.(q, id);
+        return id;
+      });
+      if (planned) planned.committed();
+      else notifyExecution(deps.bus, ledger.scope, executionId);
+      handed?.committed();
+      return handed !== undefined;
+    } catch (error) {
+      planned?.rolledBack();
+      handed?.rolledBack();
+      if (error instanceof RuntimeError) throw error;
+      // The report must not wait on the plan: it goes again alone, and the scheduler's own pass plans.
+    }
+  }
+  const executionId = await db.transaction(report);
+  notifyExecution(deps.bus, ledger.scope, executionId);
+  return false;
+}
