@@ -1,16 +1,11 @@
 import { EventType, type EventEnvelope, type LedgerEvent } from '@noetl/event-kernel';
 import type { Queryable } from './database';
-import { EVENT_COLUMNS, EVENT_SELECT_LIST, eventColumnType, eventInsertParams, toLedgerEvent, type EventRow } from './event-row';
+import { EVENT_SELECT_LIST } from './event-row';
 import { TERMINAL_EVENT_TYPES_SQL } from './event-unique-keys';
 import { eventSubject } from './outbox';
 import { prepared } from './prepared-statements';
 import { SqlState } from './db-errors';
 import { StorageError } from './storage-error';
-
-const columns = EVENT_COLUMNS.map((column) => column);
-const unnested = columns.map((column, i) => `$${i + 1}::${eventColumnType(column)}[]`).join(', ');
-const SUBJECTS = `$${columns.length + 1}::text[]`;
-const ENVELOPES = `$${columns.length + 2}::text[]`;
 
 /**
  * A batch of sealed events and their outbox rows in ONE statement. All or
@@ -29,7 +24,9 @@ const ENVELOPES = `$${columns.length + 2}::text[]`;
  */
 const BATCH_INSERT_SQL = prepared(`
 WITH b AS (
-  SELECT * FROM unnest(${unnested}, ${SUBJECTS}, ${ENVELOPES}) WITH ORDINALITY AS b(${columns.join(', ')}, subject, envelope, ord)
+  SELECT r.*, d.ord, d.doc AS envelope, ($2::text[])[d.ord] AS subject
+    FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS d(doc, ord),
+         jsonb_populate_record(NULL::noetl.event, d.doc) AS r
 ), clash AS (
   SELECT 1 FROM b x, LATERAL (SELECT 1 FROM noetl.event e WHERE e.event_id = x.event_id LIMIT 1) hit
   UNION ALL
@@ -54,13 +51,13 @@ WITH b AS (
    WHERE NOT EXISTS (SELECT 1 FROM clash)
    ORDER BY ord
   ON CONFLICT DO NOTHING
-  RETURNING ${EVENT_SELECT_LIST}
+  RETURNING event_id
 ), outbox AS (
   INSERT INTO noetl.outbox (event_id, tenant_id, organization_id, execution_id, subject, event_type, payload)
-  SELECT b.event_id, b.tenant_id, b.organization_id, b.execution_id, b.subject, b.event_type, b.envelope::jsonb
+  SELECT b.event_id, b.tenant_id, b.organization_id, b.execution_id, b.subject, b.event_type, b.envelope
     FROM b JOIN ins ON ins.event_id = b.event_id ORDER BY b.ord
 )
-SELECT * FROM ins`);
+SELECT event_id FROM ins`);
 
 /** A rival still in flight took a key of the batch and left a hole in a stream: the transaction is to be retried as is. */
 export class BatchRaceError extends StorageError {
@@ -69,24 +66,21 @@ export class BatchRaceError extends StorageError {
 
 /**
  * Inserts the sealed events (dense versions, under their streams' locks) and
- * their outbox rows in one round trip. Returns the stored events by event id,
- * or null when nothing was inserted (something collides: append one by one).
- * Throws BatchRaceError when a row was dropped before a kept row of its
- * stream (a version hole); rows dropped only at a stream's end are for the
- * caller to resolve as duplicates.
+ * their outbox rows in one round trip: the batch goes as one JSON document
+ * (each element an envelope, which is also its outbox row's payload), and
+ * only the ids of the rows that went in come back. Returns those events by
+ * event id, exactly as sealed (what the row holds: nothing is read back),
+ * or null when nothing was inserted (something collides: append one by
+ * one). Throws BatchRaceError when a row was dropped before a kept row of
+ * its stream (a version hole); rows dropped only at a stream's end are for
+ * the caller to resolve as duplicates.
  */
 export async function insertBatch(q: Queryable, sealed: readonly EventEnvelope[]): Promise<Map<string, LedgerEvent> | null> {
-  const params: unknown[] = columns.map(() => [] as unknown[]);
-  const subjects: string[] = [];
-  const envelopes: string[] = [];
-  for (const event of sealed) {
-    eventInsertParams(event).forEach((value, i) => (params[i] as unknown[]).push(value));
-    subjects.push(eventSubject(event.tenant_id, event.organization_id, event.execution_id));
-    envelopes.push(JSON.stringify(event));
-  }
-  const rows = await q.query<EventRow>(BATCH_INSERT_SQL, [...params, subjects, envelopes]);
+  const subjects = sealed.map((event) => eventSubject(event.tenant_id, event.organization_id, event.execution_id));
+  const rows = await q.query<{ event_id: string }>(BATCH_INSERT_SQL, [JSON.stringify(sealed), subjects]);
   if (rows.length === 0) return null;
-  const stored = new Map(rows.map((row) => [String(row.event_id), toLedgerEvent(row)] as const));
+  const inserted = new Set(rows.map((row) => String(row.event_id)));
+  const stored = new Map(sealed.flatMap((event) => (inserted.has(event.event_id) ? [[event.event_id, event as LedgerEvent] as const] : [])));
   if (stored.size < sealed.length) {
     const holed = new Set<string>();
     for (const event of sealed) {
