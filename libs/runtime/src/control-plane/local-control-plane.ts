@@ -310,7 +310,8 @@ export class LocalControlPlane implements ControlPlane {
   }
 
   async resolveCredential(commandId: string, request: CredentialRequest): Promise<ResolvedCredential> {
-    const command = await this.deps.db.transaction((q) => this.locked(q, commandId));
+    // Read without a lock: a look-up that changes nothing need not wait for the stream's lock.
+    const command = this.usable(commandId, await this.deps.commandRows.read(this.deps.db, this.deps.ledger.scope, commandId));
     this.assertHolder(command, request);
     assertNamesCredential(credentialRefs(command.spec ?? {}), request.name, `command ${commandId}`);
     return this.deps.credentials.resolve(request.name);
@@ -334,7 +335,12 @@ export class LocalControlPlane implements ControlPlane {
     const { ledger } = this.deps;
     const command = await this.deps.commandRows.lock(q, ledger.scope, commandId, (executionId) => ledger.lockStream(q, executionId), this.deps.owners.ownerOf(commandId));
     if (!command) throw notFound('command', commandId);
-    if (options.allowEnded) return command;
+    return options.allowEnded ? command : this.usable(commandId, command);
+  }
+
+  /** The command, unless it is unknown, ended, or its execution ended: such a command takes no more reports. */
+  private usable(commandId: string, command: LockedCommand | undefined): LockedCommand {
+    if (!command) throw notFound('command', commandId);
     if (isTerminalCommand(command.status)) throw alreadyTerminal(command);
     if (command.execution_ended) {
       throw new RuntimeError('already_terminal', `execution ${command.execution_id} of command ${commandId} already ended`);

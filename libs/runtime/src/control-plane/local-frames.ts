@@ -166,7 +166,8 @@ export class LocalFrames {
    * process's worker: the slot of the run that committed `done`, when it is
    * that worker's, else a free one (no offer, no claim round trip of its
    * own). Undefined when this process has no worker with a slot for it, or
-   * no frame is claimable now.
+   * no frame is claimable now. A frame whose assembly fails after the commit
+   * is not run: its lease runs out and the reaper gives it back.
    */
   private async nextFrameFor(q: Queryable, done: LockedFrame): Promise<HandOver | undefined> {
     const reservation = this.deps.slots?.reserve(this.deps.ledger.scope, done.tools, done.frame_id);
@@ -177,8 +178,8 @@ export class LocalFrames {
         reservation.cancel();
         return undefined;
       }
-      const next = await this.assemble(q, claimed);
-      return { committed: () => reservation.runFrame(next), rolledBack: () => reservation.cancel() };
+      // Assembled once the commit is in: the stream's lock, which every frame of the loop waits for, is not held meanwhile.
+      return { committed: () => reservation.runFrame(() => this.assemble(this.deps.db, claimed)), rolledBack: () => reservation.cancel() };
     } catch (error) {
       reservation.cancel();
       throw error;
@@ -219,13 +220,15 @@ export class LocalFrames {
     this.afterTerminal(frame);
   }
 
-  /** The frame's row; throws unless `holder` holds the frame's lease. */
+  /**
+   * The frame's row; throws unless `holder` holds the frame's lease. Read
+   * without a lock: it changes nothing, and a frame's every credential
+   * look-up waiting for the stream's lock held up the loop's commits.
+   */
   async held(frameId: string, holder: Holder): Promise<FrameRow> {
-    return this.deps.db.transaction(async (q) => {
-      const frame = await this.lockedLive(q, frameId);
-      this.assertHolder(frame, holder);
-      return frame;
-    });
+    const frame = this.live(frameId, await this.deps.frameRows.read(this.deps.db, this.deps.ledger.scope, frameId));
+    this.assertHolder(frame, holder);
+    return frame;
   }
 
   /** The scheduler plans the frame's end (or release); the stage's next frame is offered. */
@@ -249,17 +252,17 @@ export class LocalFrames {
 
   private async locked(q: Queryable, frameId: string): Promise<LockedFrame> {
     const { ledger } = this.deps;
-    const frame = await this.deps.frameRows.lock(q, ledger.scope, frameId, (executionId) => ledger.lockStream(q, executionId));
-    if (!frame) throw notFound('frame', frameId);
-    if (frame.status === 'COMMITTED' || frame.status === 'FAILED') {
-      throw new RuntimeError('already_terminal', `frame ${frameId} is already ${frame.status}`);
-    }
-    return frame;
+    return unended(frameId, await this.deps.frameRows.lock(q, ledger.scope, frameId, (executionId) => ledger.lockStream(q, executionId)));
   }
 
   /** `locked`, and the execution has not ended. */
   private async lockedLive(q: Queryable, frameId: string): Promise<LockedFrame> {
-    const frame = await this.locked(q, frameId);
+    return this.live(frameId, await this.locked(q, frameId));
+  }
+
+  /** The frame, unless it is unknown, ended, or its execution ended. */
+  private live(frameId: string, row: LockedFrame | undefined): LockedFrame {
+    const frame = unended(frameId, row);
     if (frame.execution_ended) {
       throw new RuntimeError('already_terminal', `execution ${frame.execution_id} of frame ${frameId} already ended`);
     }
@@ -276,6 +279,15 @@ export class LocalFrames {
       throw new RuntimeError('already_terminal', `frame ${frame.frame_id} is not held by worker ${holder.worker_id} with this lease (${frame.status}): its attempt is over`);
     }
   }
+}
+
+/** The frame, unless it is unknown or ended. */
+function unended(frameId: string, frame: LockedFrame | undefined): LockedFrame {
+  if (!frame) throw notFound('frame', frameId);
+  if (frame.status === 'COMMITTED' || frame.status === 'FAILED') {
+    throw new RuntimeError('already_terminal', `frame ${frameId} is already ${frame.status}`);
+  }
+  return frame;
 }
 
 interface FrameWhere {

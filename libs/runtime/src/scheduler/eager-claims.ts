@@ -10,8 +10,8 @@ export interface SlotReservation {
   readonly workerId: string;
   /** Runs the command in the slot; called once its claim committed. */
   run(command: ClaimedCommand): void;
-  /** Runs a frame in the slot (a stage's next frame, claimed as the one before committed); called once its claim committed. */
-  runFrame(frame: ClaimedFrame): void;
+  /** Runs a frame in the slot (a stage's next frame, claimed as the one before committed, assembled by `frame`); called once its claim committed. */
+  runFrame(frame: () => Promise<ClaimedFrame>): void;
   /** Frees the slot unused: the claim rolled back, or the command ended in the same pass. */
   cancel(): void;
 }

@@ -168,18 +168,20 @@ export class Worker {
       this.inFlight.delete(controller);
       this.pump();
     };
-    const start = (what: string, id: string, run: () => Promise<void>): void => {
+    const start = (failed: string, fields: Record<string, string>, run: () => Promise<void>): void => {
       if (settled) return;
       settled = true;
       void run()
-        .catch((error: unknown) => this.options.logger.error({ err: error, [`${what}_id`]: id }, `${what} run failed`))
+        .catch((error: unknown) => this.options.logger.error({ err: error, ...fields }, failed))
         .finally(free);
     };
     return {
       workerId: this.workerId,
       run: (command) =>
-        start('command', command.command_id, () => this.runHeld(this.options.controlPlanes(scope), command, { kind: 'command', id: command.command_id, scope }, controller)),
-      runFrame: (frame) => start('frame', frame.frame_id, () => this.runHeldFrame(this.options.controlPlanes(scope), frame, controller)),
+        start('command run failed', { command_id: command.command_id }, () =>
+          this.runHeld(this.options.controlPlanes(scope), command, { kind: 'command', id: command.command_id, scope }, controller),
+        ),
+      runFrame: (assemble) => start('frame run failed (a frame not assembled runs again once its lease is reaped)', {}, async () => this.runHeldFrame(this.options.controlPlanes(scope), await assemble(), controller)),
       cancel: () => {
         if (settled) return;
         settled = true;

@@ -87,6 +87,10 @@ const LOCK_SQL = prepared(`
          EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = c.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended
     FROM noetl.command c
    WHERE command_id = $1::bigint AND execution_id = $2::bigint AND tenant_id = $3 AND organization_id = $4 FOR UPDATE OF c`);
+const READ_SQL = prepared(`
+  SELECT ${COLUMNS},
+         EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = c.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended
+    FROM noetl.command c WHERE command_id = $1::bigint AND tenant_id = $2 AND organization_id = $3`);
 const END_SQL = prepared(`
   UPDATE noetl.command SET status = $2, completed_at = now(), lease_until = NULL, lease_token = NULL, terminal_event_id = $3
    WHERE command_id = $1::bigint AND status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'ABANDONED')`);
@@ -132,6 +136,13 @@ export class CommandRepository {
     await lockStream(String(owner));
     // Whether the execution ended rides along (read after the stream lock, so final): one round trip less per report.
     const [row] = await q.query<LockedCommand>(LOCK_SQL, [commandId, owner, scope.tenantId, scope.organizationId]);
+    return row ? { ...normalise(row), execution_ended: row.execution_ended } : undefined;
+  }
+
+  /** The row as it stands, unlocked (a lease check that changes nothing); undefined when unknown to this tenant. */
+  async read(q: Queryable, scope: TenantScope, commandId: string): Promise<LockedCommand | undefined> {
+    if (!isBigintId(commandId)) return undefined;
+    const [row] = await q.query<LockedCommand>(READ_SQL, [commandId, scope.tenantId, scope.organizationId]);
     return row ? { ...normalise(row), execution_ended: row.execution_ended } : undefined;
   }
 

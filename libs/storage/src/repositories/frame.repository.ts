@@ -52,6 +52,11 @@ function normalise(row: FrameRow): FrameRow {
 }
 
 const OWNER_SQL = prepared('SELECT execution_id FROM noetl.frame WHERE frame_id = $1::bigint AND tenant_id = $2 AND organization_id = $3');
+const READ_SQL = prepared(`
+  SELECT ${FRAME_COLUMNS},
+         EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = f.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended
+    FROM noetl.frame f JOIN noetl.stage s ON s.stage_id = f.stage_id
+   WHERE f.frame_id = $1::bigint AND f.tenant_id = $2 AND f.organization_id = $3`);
 const LOCK_SQL = prepared(`
   SELECT ${FRAME_COLUMNS},
          EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = f.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended
@@ -114,6 +119,17 @@ export class FrameRepository {
       [stageId],
     );
     return row ? { ...row, frame_id: String(row.frame_id) } : undefined;
+  }
+
+  /**
+   * The frame row as it stands, unlocked (a lease check that changes
+   * nothing: a frame's worker asking for a credential); undefined when
+   * unknown to this tenant.
+   */
+  async read(q: Queryable, scope: TenantScope, frameId: string): Promise<LockedFrame | undefined> {
+    if (!isBigintId(frameId)) return undefined;
+    const [row] = await q.query<LockedFrame>(READ_SQL, [frameId, scope.tenantId, scope.organizationId]);
+    return row ? { ...normalise(row), execution_ended: row.execution_ended } : undefined;
   }
 
   /** The frame row, locked, after its execution's stream lock (taken by `lockStream`, always first). */
