@@ -2,7 +2,6 @@ import { EventType, type EventDraft, type EventTypeName } from '@noetl/event-ker
 import { credentialRefs, workToolKinds, type JsonObject } from '@noetl/dsl';
 import {
   isTerminalCommand,
-  PgPayloadStore,
   putJson,
   type CommandRepository,
   type CommandRow,
@@ -86,7 +85,7 @@ export class LocalControlPlane implements ControlPlane {
   private readonly frames: LocalFrames;
 
   constructor(private readonly deps: LocalControlPlaneDeps) {
-    this.frames = new LocalFrames(deps, (via, executionId, spec) => this.scopeOf(executionId, spec, via));
+    this.frames = new LocalFrames(deps, (executionId, spec) => this.scopeOf(executionId, spec));
   }
 
   claimFrame(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null> {
@@ -318,10 +317,10 @@ export class LocalControlPlane implements ControlPlane {
   }
 
   /** `claimScope` of the execution's state as this process folds it now. */
-  private scopeOf(executionId: string, spec: JsonObject, via: Queryable = this.deps.db): Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>> {
-    return this.deps.states.read(via, executionId, (state) => {
+  private scopeOf(executionId: string, spec: JsonObject): Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>> {
+    return this.deps.states.read(this.deps.db, executionId, (state) => {
       if (!state) throw notFound('execution', executionId);
-      return claimScope(state, spec, this.deps, via === this.deps.db ? {} : { via: new PgPayloadStore(via) });
+      return claimScope(state, spec, this.deps);
     });
   }
 

@@ -1,6 +1,6 @@
 import { EventType, type EventDraft, type EventTypeName, type Json, type JsonObject, type RowOutcome } from '@noetl/event-kernel';
 import { loopBodySpec } from '@noetl/dsl';
-import { PgPayloadStore, putFrameOutput, type FrameOutputRow, type FrameRow, type LockedFrame, type LockedStage, type PendingFrame, type Queryable } from '@noetl/storage';
+import { putFrameOutput, type FrameOutputRow, type FrameRow, type LockedFrame, type LockedStage, type PendingFrame, type Queryable } from '@noetl/storage';
 import type { HandOver } from '../scheduler/eager-claims';
 import { notifyExecution } from '../bus/bus';
 import { runsAll } from '../bus/offers';
@@ -21,7 +21,7 @@ import { frameLeaseMs } from './frame-policy';
 import { loopCollection } from './loop-collection';
 import { reportAndPlan } from './report-and-plan';
 
-type ScopeOf = (via: Queryable, executionId: string, spec: JsonObject) => Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>>;
+type ScopeOf = (executionId: string, spec: JsonObject) => Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>>;
 
 /** A frame leased in a claim's transaction, before it is assembled for its worker. */
 interface FrameClaim {
@@ -48,7 +48,7 @@ export class LocalFrames {
   async claim(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null> {
     const { db } = this.deps;
     const claimed = await db.transaction((q) => this.claimWithin(q, stageId, request));
-    return claimed && this.assemble(db, claimed);
+    return claimed && this.assemble(claimed);
   }
 
   /** The stage's next claimable frame, leased to `request.worker_id` in `q`'s transaction; null when none is claimable now. */
@@ -74,12 +74,12 @@ export class LocalFrames {
     return { stage, frame, leaseMs, leaseUntil, attempt, token: token.token };
   }
 
-  /** A claimed frame as its worker receives it: its rows, loop body and render scope, read through `via`. */
-  private async assemble(via: Queryable, claimed: FrameClaim): Promise<ClaimedFrame> {
+  /** A claimed frame as its worker receives it (after its claim committed): its rows, loop body and render scope. */
+  private async assemble(claimed: FrameClaim): Promise<ClaimedFrame> {
     const { stage, frame } = claimed;
     const stageId = stage.stage_id;
-    const { states, catalog, payloads } = this.deps;
-    const { catalogId, loop } = await states.read(via, stage.execution_id, (state) => {
+    const { db, states, catalog, payloads } = this.deps;
+    const { catalogId, loop } = await states.read(db, stage.execution_id, (state) => {
       const found = state?.loops[stage.loop_id];
       if (!state || !found) throw new Error(`stage ${stageId} has no loop ${stage.loop_id} in its execution's state`);
       // What the frame needs of the loop; the collection is only sliced below, never changed.
@@ -89,7 +89,7 @@ export class LocalFrames {
     const step = playbook.steps.find((candidate) => candidate.name === stage.step_name);
     if (!step) throw new Error(`stage ${stageId} names step ${stage.step_name}, which its playbook lacks`);
     const first = Number(frame.cursor.first ?? 0);
-    const collection = await loopCollection(loop, payloads, new PgPayloadStore(via));
+    const collection = await loopCollection(loop, payloads);
     const spec = loopBodySpec(playbook, step);
     return {
       frame_id: frame.frame_id,
@@ -106,7 +106,7 @@ export class LocalFrames {
       first_index: first,
       total: loop.size,
       spec,
-      ...(await this.scopeOf(via, stage.execution_id, spec)),
+      ...(await this.scopeOf(stage.execution_id, spec)),
     };
   }
 
@@ -179,7 +179,7 @@ export class LocalFrames {
         return undefined;
       }
       // Assembled once the commit is in: the stream's lock, which every frame of the loop waits for, is not held meanwhile.
-      return { committed: () => reservation.runFrame(() => this.assemble(this.deps.db, claimed)), rolledBack: () => reservation.cancel() };
+      return { committed: () => reservation.runFrame(() => this.assemble(claimed)), rolledBack: () => reservation.cancel() };
     } catch (error) {
       reservation.cancel();
       throw error;

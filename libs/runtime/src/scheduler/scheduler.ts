@@ -141,10 +141,10 @@ export class Scheduler {
    * single stream position describes. A control-plane report on this
    * process calls it in the report's own transaction, so the report and the
    * decisions it leads to commit together; `after` names what it reported
-   * (a command or frame), whose worker's slot may take the next command. The caller must call
-   * `committed()` once the transaction committed (the pass's effects: offers,
-   * timers, eager claims handed to the worker) or `rolledBack()` when it did
-   * not. Undefined: the execution is unknown here.
+   * (a command or frame), whose worker's slot may take the next command.
+   * The caller must call `committed()` once the transaction committed (the
+   * pass's effects: offers, timers, eager claims handed to the worker) or
+   * `rolledBack()` when it did not. Undefined: the execution is unknown here.
    */
   async planWithin(q: Queryable, executionId: string, after?: string): Promise<PlannedPass | undefined> {
     const { ledger } = this.deps;
@@ -194,8 +194,8 @@ export class Scheduler {
 
   /**
    * Folds and plans every event after `plannedVersion` (`pending`, when the
-   * caller knows them), appends the
-   * decisions with their derived rows and saves the new cursor. The cached
+   * caller knows them), appends the decisions with their derived rows and
+   * saves the new cursor. The cached
    * state is taken out of the cache while it is folded into: it goes back
    * only once the transaction committed (`remember`), so a rolled-back pass
    * leaves no state behind that the ledger does not hold.
