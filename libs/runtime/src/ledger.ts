@@ -71,9 +71,10 @@ export class Ledger {
     );
   }
 
-  async append(q: Queryable, drafts: readonly EventDraft<EventTypeName>[]): Promise<AppendResult[]> {
+  /** `defer`: see AppendOptions (the events go in with the transaction's next append, or before it commits). */
+  async append(q: Queryable, drafts: readonly EventDraft<EventTypeName>[], options: { defer?: boolean } = {}): Promise<AppendResult[]> {
     if (drafts.length === 0) return [];
-    const results = await this.metrics.span('append', () => this.store.appendWithin(q, this.seal(drafts)));
+    const results = await this.metrics.span('append', () => this.store.appendWithin(q, this.seal(drafts), options));
     for (const result of results) if (!result.duplicate) this.metrics.eventsAppended.inc({ type: result.event.event_type });
     return results;
   }
@@ -94,6 +95,7 @@ export class Ledger {
    * appends after the end (DESIGN.md s5: nothing follows a terminal event).
    */
   async hasEnded(q: Queryable, executionId: string): Promise<boolean> {
+    await this.store.flushWithin(q);
     const rows = await q.query(HAS_ENDED_SQL, [executionId]);
     return rows.length > 0;
   }
@@ -111,6 +113,8 @@ export class Ledger {
 
   /** The execution's events after `afterVersion`, in stream order, as `q` sees them (its own transaction's appends included). */
   async readAfter(q: Queryable, executionId: string, afterVersion: number, limit = 1000): Promise<LedgerEvent[]> {
+    // What this transaction deferred is part of what it sees.
+    await this.store.flushWithin(q);
     const rows = await q.query<EventRow>(
       READ_AFTER_SQL,
       [executionStream(executionId), afterVersion, this.scope.tenantId, this.scope.organizationId, limit],

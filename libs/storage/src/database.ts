@@ -20,6 +20,16 @@ export interface TransactionOptions {
 
 /** The Queryables `Database.transaction` made: each is one transaction's, and ends with it. */
 const transactions = new WeakSet<Queryable>();
+/** Work a transaction must do before it commits (writes deferred until then), in the order it was asked for. */
+const beforeCommit = new WeakMap<Queryable, (() => Promise<void>)[]>();
+
+/** Runs `hook` just before `q`'s transaction commits (not if it rolls back); `q` must be one of Database.transaction's. */
+export function onBeforeCommit(q: Queryable, hook: () => Promise<void>): void {
+  if (!transactions.has(q)) throw new Error('onBeforeCommit needs a transaction of Database.transaction');
+  const hooks = beforeCommit.get(q);
+  if (hooks) hooks.push(hook);
+  else beforeCommit.set(q, [hook]);
+}
 
 /** Whether `q` is one transaction's own (what it holds, e.g. an xact lock, lasts as long as `q`). */
 export function isTransaction(q: Queryable): boolean {
@@ -66,6 +76,7 @@ export class Database implements Queryable {
       };
       transactions.add(q);
       const result = await fn(q);
+      for (const hook of beforeCommit.get(q) ?? []) await hook();
       await runner.commitTransaction();
       return result;
     } catch (error) {

@@ -12,6 +12,16 @@ export interface AppendResult {
 export interface AppendOptions {
   /** Optimistic concurrency: the stream must be at exactly this version before the batch (0 = empty). */
   expectedVersion?: { streamId: string; version: number };
+  /**
+   * Inside a transaction: seal the events now (ids, versions, and what
+   * `appendWithin` returns are final) and insert them with the
+   * transaction's next append, or just before it commits: one statement
+   * for a report and the decisions it leads to. Only for events that carry
+   * no unique key but their id and stream position (no idempotency key, no
+   * `command.issued`, `loop.done` or terminal event), which cannot collide
+   * under the stream's lock; others are inserted at once as ever.
+   */
+  defer?: boolean;
 }
 
 export interface ReadExecutionOptions {

@@ -358,6 +358,42 @@ describe('PgEventStore', () => {
       );
     });
 
+    it('inserts deferred events with the next append of their transaction, and before its commit when nothing follows', async () => {
+      const executionId = ids.next();
+      const seen = async (q: Queryable): Promise<number> =>
+        Number((await q.query<{ n: string }>('SELECT count(*) AS n FROM noetl.event WHERE execution_id = $1', [executionId]))[0]!.n);
+
+      const appended = await db.transaction(async (q) => {
+        const [report] = await store.appendWithin(q, [ctxUpdated(executionId, 1)], { defer: true });
+        // Sealed (its version is final) but not yet in the table, even as this transaction sees it.
+        expect(await seen(q)).toBe(0);
+        const [decision] = await store.appendWithin(q, [ctxUpdated(executionId, 2)]);
+        expect(await seen(q)).toBe(2);
+        return [report!, decision!];
+      });
+      expect(appended.map((result) => result.event.stream_version)).toEqual([1, 2]);
+      expect(await outboxOf(executionId)).toBe(2);
+
+      await db.transaction((q) => store.appendWithin(q, [ctxUpdated(executionId, 3)], { defer: true }));
+      expect((await store.readStream(`execution/${executionId}`)).map((event) => event.stream_version)).toEqual([1, 2, 3]);
+
+      await expect(
+        db.transaction(async (q) => {
+          await store.appendWithin(q, [ctxUpdated(executionId, 4)], { defer: true });
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      expect(await eventsOf(executionId)).toBe(3);
+    });
+
+    it('inserts at once what carries a unique key, asked to defer or not', async () => {
+      const executionId = ids.next();
+      await db.transaction(async (q) => {
+        await store.appendWithin(q, [commandIssued(executionId, ids.next()), ctxUpdated(executionId, 1, { idempotencyKey: `now-${executionId}` })], { defer: true });
+        expect(Number((await q.query<{ n: string }>('SELECT count(*) AS n FROM noetl.event WHERE execution_id = $1', [executionId]))[0]!.n)).toBe(2);
+      });
+    });
+
     it('joins the caller transaction and rolls back with it', async () => {
       const executionId = ids.next();
       const rollback = new Error('caller changed its mind');

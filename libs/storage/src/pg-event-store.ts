@@ -1,6 +1,6 @@
 import { EventType, TERMINAL_EXECUTION_EVENTS, sealEvent, type AnyNewEvent, type EventEnvelope, type LedgerEvent } from '@noetl/event-kernel';
 import { isRetryableTransactionError } from './db-errors';
-import type { Database, Queryable } from './database';
+import { isTransaction, onBeforeCommit, type Database, type Queryable } from './database';
 import {
   EVENT_SELECT_LIST,
   INSERT_EVENT_SQL,
@@ -73,16 +73,28 @@ export class PgEventStore implements EventStore {
     }
 
     const ingestTime = this.clock();
-    if (!sharesAKey(normalised)) {
-      // One round trip for the batch and its outbox rows; null: something collides, so one by one below.
+    const sealInOrder = (): EventEnvelope[] => {
       const next = new Map(versions);
-      const sealed = normalised.map((event) => {
+      return normalised.map((event) => {
         const version = (next.get(event.stream_id) ?? 0) + 1;
         next.set(event.stream_id, version);
         return sealEvent(event, version, ingestTime);
       });
-      const stored = await insertBatch(q, sealed);
+    };
+    if (options.defer && isTransaction(q) && !expected && normalised.every(hasNoUniqueKey)) {
+      const sealed = sealInOrder();
+      defer(q, sealed);
+      noteAppended(q, sealed as LedgerEvent[]);
+      return sealed.map((event) => ({ event: event as LedgerEvent, duplicate: false }));
+    }
+    // What earlier appends of this transaction deferred goes in first, in the same statement when it can.
+    const deferred = takeDeferred(q);
+    if (!sharesAKey(normalised)) {
+      // One round trip for the batch and its outbox rows; null: something collides, so one by one below.
+      const sealed = sealInOrder();
+      const stored = await insertBatch(q, [...deferred, ...sealed]);
       if (stored) {
+        assertAllStored(deferred, stored);
         noteAppended(q, sealed.flatMap((event) => stored.get(event.event_id) ?? []));
         const results: AppendResult[] = [];
         for (const event of sealed) {
@@ -92,6 +104,7 @@ export class PgEventStore implements EventStore {
         return results;
       }
     }
+    await insertDeferred(q, deferred);
     const results: AppendResult[] = [];
     const appended: LedgerEvent[] = [];
     for (const event of normalised) {
@@ -128,6 +141,11 @@ export class PgEventStore implements EventStore {
     return heads;
   }
 
+  /** Inserts what `q`'s transaction deferred so far (`AppendOptions.defer`): its reads of the ledger must see it. */
+  async flushWithin(q: Queryable): Promise<void> {
+    await insertDeferred(q, takeDeferred(q));
+  }
+
   async readExecution(executionId: string, options: ReadExecutionOptions = {}): Promise<LedgerEvent[]> {
     const rows = await this.db.query<EventRow>(
       `SELECT ${EVENT_SELECT_LIST} FROM noetl.event
@@ -162,6 +180,50 @@ export class PgEventStore implements EventStore {
   async streamVersion(streamId: string): Promise<number> {
     return (await currentVersions(this.db, [streamId])).get(streamId) ?? 0;
   }
+}
+
+/** Events a transaction sealed but has not inserted yet (`AppendOptions.defer`), in order. */
+const deferredOf = new WeakMap<Queryable, EventEnvelope[]>();
+
+function defer(q: Queryable, sealed: readonly EventEnvelope[]): void {
+  const pending = deferredOf.get(q);
+  if (pending) {
+    pending.push(...sealed);
+    return;
+  }
+  deferredOf.set(q, [...sealed]);
+  // Nothing deferred outlives the transaction: what no later append took goes in before the commit.
+  onBeforeCommit(q, () => insertDeferred(q, takeDeferred(q)));
+}
+
+/** The transaction's deferred events, taken (the caller inserts them). */
+function takeDeferred(q: Queryable): EventEnvelope[] {
+  const pending = deferredOf.get(q) ?? [];
+  if (pending.length > 0) deferredOf.set(q, []);
+  return pending;
+}
+
+/** Inserts deferred events (and their outbox rows) in one statement; any that does not go in is an error, not a duplicate. */
+async function insertDeferred(q: Queryable, deferred: readonly EventEnvelope[]): Promise<void> {
+  if (deferred.length === 0) return;
+  const stored = await insertBatch(q, deferred);
+  if (!stored) throw new UnresolvedCollisionError(`${deferred.length} deferred events collided with stored ones; they carry no key but their id and position`);
+  assertAllStored(deferred, stored);
+}
+
+function assertAllStored(deferred: readonly EventEnvelope[], stored: ReadonlyMap<string, LedgerEvent>): void {
+  const missing = deferred.find((event) => !stored.has(event.event_id));
+  if (missing) throw new UnresolvedCollisionError(`deferred ${missing.event_type} ${missing.event_id} was not inserted; it carries no key but its id and position`);
+}
+
+/** Whether an event carries no unique key but its id and stream position (what may be deferred). */
+function hasNoUniqueKey(event: AnyNewEvent): boolean {
+  return (
+    event.idempotency_key === null &&
+    event.event_type !== EventType.CommandIssued &&
+    event.event_type !== EventType.LoopDone &&
+    !(TERMINAL_EXECUTION_EVENTS as readonly string[]).includes(event.event_type)
+  );
 }
 
 /**

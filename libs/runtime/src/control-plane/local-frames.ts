@@ -139,19 +139,19 @@ export class LocalFrames {
       const locked = await this.lockedLive(q, frameId);
       this.assertHolder(locked, request);
       const failedRows: RowOutcome[] = rows.filter((row) => row.status !== 'ok').map((row) => ({ index: row.index, status: 'error', ...(row.error ? { error: row.error } : {}) }));
-      const [appended] = await ledger.append(q, [
-        draft(where(locked), EventType.FrameCommitted, {
-          frame_id: frameId,
-          stage_id: locked.stage_id,
-          frame_index: locked.frame_index,
-          row_count: rows.length,
-          first_index: rows[0]?.index ?? 0,
-          failed_rows: failedRows,
-          ...(inline ? { results } : {}),
-          output_ref: outputRef,
-          ...(request.ctx && Object.keys(request.ctx).length > 0 ? { ctx: request.ctx } : {}),
-        }),
-      ]);
+      const committed = draft(where(locked), EventType.FrameCommitted, {
+        frame_id: frameId,
+        stage_id: locked.stage_id,
+        frame_index: locked.frame_index,
+        row_count: rows.length,
+        first_index: rows[0]?.index ?? 0,
+        failed_rows: failedRows,
+        ...(inline ? { results } : {}),
+        output_ref: outputRef,
+        ...(request.ctx && Object.keys(request.ctx).length > 0 ? { ctx: request.ctx } : {}),
+      });
+      // Deferred: it goes in with the next frame's dispatch or the scheduler's decisions, in one statement.
+      const [appended] = await ledger.append(q, [committed], { defer: true });
       await this.deps.frameRows.markCommitted(q, frameId, { outputRef, rowCount: rows.length, eventId: appended?.event.event_id ?? null });
       frame = locked;
       return locked.execution_id;
