@@ -31,6 +31,20 @@ export async function lockStreams(q: Queryable, streamIds: Iterable<string>): Pr
   }
 }
 
+/**
+ * A select-list item that reads the head of the stream `$n` names, for a
+ * statement run under that stream's lock: its value goes to `noteHeads`,
+ * and the append that follows reads the head no more.
+ */
+export function streamHeadColumn(param: number): string {
+  return `(SELECT e.stream_version FROM noetl.event e WHERE e.stream_id = $${param} ORDER BY e.stream_version DESC LIMIT 1) AS stream_head`;
+}
+
+/** Records the head of `streamId` a statement read under its lock (`streamHeadColumn`; null: an empty stream). */
+export function noteHead(q: Queryable, streamId: string, head: number | null): void {
+  noteHeads(q, new Map([[streamId, head ?? 0]]));
+}
+
 /** What one transaction appended to a stream it holds the lock of: the stream's head before, and the events since, in order. */
 export interface AppendedWithin {
   before: number;
@@ -58,13 +72,17 @@ export function knownHeads(q: Queryable, streamIds: readonly string[]): Map<stri
   return known;
 }
 
-/** Records the heads `q`'s transaction read under its locks (outside a transaction, nothing). */
+/**
+ * Records the heads `q`'s transaction read under its locks (outside a
+ * transaction, nothing). A head lower than one it knows already is kept
+ * higher: the read could not see the events the transaction deferred.
+ */
 export function noteHeads(q: Queryable, read: ReadonlyMap<string, number>): void {
   const locks = held.get(q);
   if (!locks) return;
   let byStream = heads.get(q);
   if (!byStream) heads.set(q, (byStream = new Map()));
-  for (const [streamId, version] of read) if (locks.has(streamId)) byStream.set(streamId, version);
+  for (const [streamId, version] of read) if (locks.has(streamId)) byStream.set(streamId, Math.max(version, byStream.get(streamId) ?? 0));
 }
 
 /** Records events `q`'s transaction appended, in stream order per stream: they move the heads, and `appendedWithin` lists them. */

@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '@noetl/storage';
+import type { Logger } from 'pino';
 import { notifyExecution, type Bus } from '../bus/bus';
 import type { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
@@ -13,6 +14,8 @@ export interface ReportAndPlanDeps {
   metrics: RuntimeMetrics;
   /** With the scheduler role in this process: plans the execution inside the report's transaction (Scheduler.planWithin). */
   planWithin?: (q: Queryable, executionId: string, after?: string) => Promise<PlannedPass | undefined>;
+  /** Where a report that had to go alone says why. */
+  logger: Logger;
 }
 
 /**
@@ -51,6 +54,7 @@ export async function reportAndPlan(
       handed?.rolledBack();
       if (error instanceof RuntimeError) throw error;
       // The report must not wait on the plan: it goes again alone, and the scheduler's own pass plans.
+      deps.logger.warn({ err: error, reported }, 'a report and its planning failed together; the report goes again alone');
     }
   }
   const executionId = await db.transaction(report);

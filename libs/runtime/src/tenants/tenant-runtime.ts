@@ -199,6 +199,7 @@ export class TenantRuntime {
       workerRows: repos.workerRows,
       offers,
       owners,
+      logger: shared.logger.child({ role: 'control-plane', tenant: scope.tenantId }),
       ...(shared.localSlots ? { slots: shared.localSlots } : {}),
       // A report on this process is planned in its own transaction (see Scheduler.planWithin).
       ...(scheduler ? { planWithin: (q: Queryable, executionId: string, after?: string) => scheduler.planWithin(q, executionId, after) } : {}),

@@ -1,7 +1,8 @@
-import type { CommandStatus, JsonObject } from '@noetl/event-kernel';
+import { streamIdOf, type CommandStatus, type JsonObject } from '@noetl/event-kernel';
 import type { Queryable } from '../database';
 import { TERMINAL_EVENT_TYPES_SQL } from '../event-unique-keys';
 import { prepared } from '../prepared-statements';
+import { noteHead, streamHeadColumn } from '../stream-locks';
 import type { TenantScope } from '../storage-error';
 import { isBigintId, type LockStream } from './lock-stream';
 import { normaliseStuck, type StuckRow } from './stuck-row';
@@ -84,7 +85,8 @@ const INSERT_ISSUED_SQL = prepared(`
 const OWNER_SQL = prepared('SELECT execution_id FROM noetl.command WHERE command_id = $1::bigint AND tenant_id = $2 AND organization_id = $3');
 const LOCK_SQL = prepared(`
   SELECT ${COLUMNS},
-         EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = c.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended
+         EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = c.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended,
+         ${streamHeadColumn(5)}
     FROM noetl.command c
    WHERE command_id = $1::bigint AND execution_id = $2::bigint AND tenant_id = $3 AND organization_id = $4 FOR UPDATE OF c`);
 const READ_SQL = prepared(`
@@ -135,8 +137,13 @@ export class CommandRepository {
     if (owner === undefined) return undefined;
     await lockStream(String(owner));
     // Whether the execution ended rides along (read after the stream lock, so final): one round trip less per report.
-    const [row] = await q.query<LockedCommand>(LOCK_SQL, [commandId, owner, scope.tenantId, scope.organizationId]);
-    return row ? { ...normalise(row), execution_ended: row.execution_ended } : undefined;
+    // The stream's head rides along too (read under its lock): the report's append need not read it.
+    const stream = streamIdOf({ type: 'execution', id: String(owner) });
+    const [row] = await q.query<LockedCommand & { stream_head: number | null }>(LOCK_SQL, [commandId, owner, scope.tenantId, scope.organizationId, stream]);
+    if (!row) return undefined;
+    const { stream_head: head, ...locked } = row;
+    noteHead(q, stream, head);
+    return { ...normalise(locked), execution_ended: locked.execution_ended };
   }
 
   /** The row as it stands, unlocked (a lease check that changes nothing); undefined when unknown to this tenant. */

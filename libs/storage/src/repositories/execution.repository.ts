@@ -1,7 +1,8 @@
-import type { ExecutionStatus, JsonObject, PayloadRef, EventError, Json } from '@noetl/event-kernel';
+import { streamIdOf, type ExecutionStatus, type JsonObject, type PayloadRef, type EventError, type Json } from '@noetl/event-kernel';
 import type { Queryable } from '../database';
 import type { TenantScope } from '../storage-error';
 import { prepared } from '../prepared-statements';
+import { noteHead, streamHeadColumn } from '../stream-locks';
 import { isBigintId } from './lock-stream';
 
 /** The row `execution.started` writes. */
@@ -58,7 +59,7 @@ export interface ExecutionListFilter {
  * The columns are NOT NULL, so this is equality.
  */
 const IN_SCOPE = '(tenant_id, organization_id) IS NOT DISTINCT FROM ($2, $3)';
-const CURSOR_SQL = prepared(`SELECT planned_version, status FROM noetl.execution WHERE execution_id = $1::bigint AND ${IN_SCOPE}`);
+const CURSOR_SQL = prepared(`SELECT planned_version, status, ${streamHeadColumn(4)} FROM noetl.execution WHERE execution_id = $1::bigint AND ${IN_SCOPE}`);
 const SAVE_CURSOR_SQL = prepared(`
   UPDATE noetl.execution
      SET planned_version = $2, status = $3, result = $4::jsonb, result_ref = $5::jsonb, error = $6::jsonb,
@@ -95,10 +96,22 @@ export class ExecutionRepository {
     return rows.length > 0;
   }
 
-  /** The scheduler's cursor and the row's status; undefined when unknown to this tenant. */
+  /**
+   * The scheduler's cursor and the row's status; undefined when unknown to
+   * this tenant. Read under the execution stream's lock, it notes the
+   * stream's head too (the pass's first append then need not read it).
+   */
   async cursor(q: Queryable, scope: TenantScope, executionId: string): Promise<{ planned_version: number; status: ExecutionStatus } | undefined> {
-    const [row] = await q.query<{ planned_version: number; status: ExecutionStatus }>(CURSOR_SQL, [executionId, scope.tenantId, scope.organizationId]);
-    return row;
+    const stream = streamIdOf({ type: 'execution', id: executionId });
+    const [row] = await q.query<{ planned_version: number; status: ExecutionStatus; stream_head: number | null }>(CURSOR_SQL, [
+      executionId,
+      scope.tenantId,
+      scope.organizationId,
+      stream,
+    ]);
+    if (!row) return undefined;
+    noteHead(q, stream, row.stream_head);
+    return { planned_version: row.planned_version, status: row.status };
   }
 
   async saveCursor(q: Queryable, cursor: ExecutionCursor): Promise<void> {

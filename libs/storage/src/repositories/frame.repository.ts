@@ -1,7 +1,8 @@
-import type { FrameStatus, JsonObject, PayloadRef } from '@noetl/event-kernel';
+import { streamIdOf, type FrameStatus, type JsonObject, type PayloadRef } from '@noetl/event-kernel';
 import type { Queryable } from '../database';
 import { TERMINAL_EVENT_TYPES_SQL } from '../event-unique-keys';
 import { prepared } from '../prepared-statements';
+import { noteHead, streamHeadColumn } from '../stream-locks';
 import type { TenantScope } from '../storage-error';
 import { isBigintId, type LockStream } from './lock-stream';
 import { normaliseStuck, type StuckRow } from './stuck-row';
@@ -59,7 +60,8 @@ const READ_SQL = prepared(`
    WHERE f.frame_id = $1::bigint AND f.tenant_id = $2 AND f.organization_id = $3`);
 const LOCK_SQL = prepared(`
   SELECT ${FRAME_COLUMNS},
-         EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = f.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended
+         EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = f.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended,
+         ${streamHeadColumn(2)}
     FROM noetl.frame f JOIN noetl.stage s ON s.stage_id = f.stage_id
    WHERE f.frame_id = $1::bigint FOR UPDATE OF f`);
 
@@ -138,9 +140,13 @@ export class FrameRepository {
     const [owner] = await q.query<{ execution_id: string }>(OWNER_SQL, [frameId, scope.tenantId, scope.organizationId]);
     if (!owner) return undefined;
     await lockStream(String(owner.execution_id));
-    // Whether the execution ended rides along (read after the stream lock, so final): one round trip less per report.
-    const [row] = await q.query<LockedFrame>(LOCK_SQL, [frameId]);
-    return row ? { ...normalise(row), execution_ended: row.execution_ended } : undefined;
+    // Whether the execution ended rides along (read after the stream lock, so final), and the stream's head: round trips less per report.
+    const stream = streamIdOf({ type: 'execution', id: String(owner.execution_id) });
+    const [row] = await q.query<LockedFrame & { stream_head: number | null }>(LOCK_SQL, [frameId, stream]);
+    if (!row) return undefined;
+    const { stream_head: head, ...locked } = row;
+    noteHead(q, stream, head);
+    return { ...normalise(locked), execution_ended: locked.execution_ended };
   }
 
   async markRunning(q: Queryable, frameId: string, lease: { workerId: string; leaseUntil: string; attempts: number; tokenHash: string }): Promise<void> {

@@ -1,7 +1,8 @@
-import type { JsonObject } from '@noetl/event-kernel';
+import { streamIdOf, type JsonObject } from '@noetl/event-kernel';
 import type { Queryable } from '../database';
 import { TERMINAL_EVENT_TYPES_SQL } from '../event-unique-keys';
 import { prepared } from '../prepared-statements';
+import { noteHead, streamHeadColumn } from '../stream-locks';
 import type { TenantScope } from '../storage-error';
 import { isBigintId, type LockStream } from './lock-stream';
 
@@ -54,7 +55,8 @@ export interface StageOffer {
 const OWNER_SQL = prepared('SELECT execution_id FROM noetl.stage WHERE stage_id = $1::bigint AND tenant_id = $2 AND organization_id = $3');
 const LOCK_SQL = prepared(`
   SELECT stage_id, execution_id, loop_id, step_name, status, mode, max_in_flight, frame_policy, frame_count, tools,
-         EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = st.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended
+         EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = st.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended,
+         ${streamHeadColumn(2)}
     FROM noetl.stage st WHERE stage_id = $1::bigint FOR UPDATE OF st`);
 
 /** Every statement against `noetl.stage` (STYLE.md "One table, one repository"). */
@@ -93,9 +95,13 @@ export class StageRepository {
     const [owner] = await q.query<{ execution_id: string }>(OWNER_SQL, [stageId, scope.tenantId, scope.organizationId]);
     if (!owner) return undefined;
     await lockStream(String(owner.execution_id));
-    // Whether the execution ended rides along (read after the stream lock, so final): one round trip less per claim.
-    const [row] = await q.query<LockedStage>(LOCK_SQL, [stageId]);
-    return row ? { ...row, stage_id: String(row.stage_id), execution_id: String(row.execution_id), loop_id: String(row.loop_id) } : undefined;
+    // Whether the execution ended rides along (read after the stream lock, so final), and the stream's head: round trips less per claim.
+    const stream = streamIdOf({ type: 'execution', id: String(owner.execution_id) });
+    const [row] = await q.query<LockedStage & { stream_head: number | null }>(LOCK_SQL, [stageId, stream]);
+    if (!row) return undefined;
+    const { stream_head: head, ...locked } = row;
+    noteHead(q, stream, head);
+    return { ...locked, stage_id: String(locked.stage_id), execution_id: String(locked.execution_id), loop_id: String(locked.loop_id) };
   }
 
   /** Every open stage of the execution, closed by its end (the execution's terminal event), in one statement. */
