@@ -1,9 +1,15 @@
-import { freePort, startRoleApp, type CliServerProcess } from '../support/cli-server-process';
+import { freePort, startCliServer, startRoleApp, type CliServerProcess } from '../support/cli-server-process';
 import { NoetlHttpClient } from '../support/noetl-http-client';
 import { TEST_ENCRYPTION_KEY } from '../support/test-engine';
 import type { ChaosServices } from './services';
 
-type Role = 'api' | 'scheduler' | 'worker' | 'projector';
+/**
+ * A role process of the deployment; `server` is one `noetl server` running
+ * the api, a scheduler and a worker together (its worker reports to its own
+ * control plane: commands are claimed as they are issued and reports are
+ * planned in their own transaction), beside the split roles.
+ */
+type Role = 'api' | 'scheduler' | 'worker' | 'projector' | 'server';
 
 /** One role process and whether it runs as the baseline deployment does (no fault injected into it). */
 interface RoleProcess {
@@ -96,7 +102,10 @@ export class ChaosCluster {
     if (role === 'worker') {
       Object.assign(roleEnv, { NOETL_SERVER_URL: `http://127.0.0.1:${this.apiPort}`, NOETL_API_KEY: this.workerKey, NOETL_WORKER_CONCURRENCY: String(this.options.workerConcurrency) }, env);
     }
-    const started: RoleProcess = { role, process: await startRoleApp(role, roleEnv), baseline: Object.keys(env).length === 0, state: 'running' };
+    if (role === 'server') Object.assign(roleEnv, { NOETL_ROLES: 'api,scheduler,worker', PORT: String(await freePort()), NOETL_WORKER_CONCURRENCY: String(this.options.workerConcurrency) }, env);
+    const process = role === 'server' ? await startCliServer(roleEnv) : await startRoleApp(role, roleEnv);
+    // A `server` is no part of the baseline deployment: a scenario adds it, and `heal({restore})` stops it.
+    const started: RoleProcess = { role, process, baseline: role !== 'server' && Object.keys(env).length === 0, state: 'running' };
     this.roles.push(started);
     return started;
   }

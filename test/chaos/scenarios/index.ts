@@ -3,6 +3,7 @@ import { allRolesSigterm } from './all-roles-sigterm';
 import { concurrentFrameCommits } from './concurrent-frame-commits';
 import { controlPlaneClockSkew } from './control-plane-clock-skew';
 import { duplicateDelivery } from './duplicate-delivery';
+import { embeddedSigkill } from './embedded-sigkill';
 import { mixedSoak } from './mixed-soak';
 import { natsDown } from './nats-down';
 import { paginationHistory } from './pagination-history';
@@ -18,10 +19,11 @@ import { workerClockSkew } from './worker-clock-skew';
 import { workerSigkill } from './worker-sigkill';
 import { workerSigstop } from './worker-sigstop';
 
-/** Every scenario, in the order the harness runs them (the 13, with 2 and 5 split by fault). */
+/** Every scenario, in the order the harness runs them (the 13, with 2 and 5 split by fault, and the one-process server). */
 export const SCENARIOS: Scenario[] = [
   workerSigkill,
   schedulerSigkill,
+  embeddedSigkill,
   allRolesSigterm,
   workerSigstop,
   duplicateDelivery,
