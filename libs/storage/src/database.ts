@@ -60,28 +60,44 @@ export class Database implements Queryable {
     }
   }
 
-  /** Runs `fn` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws. */
+  /**
+   * Runs `fn` in one transaction on one connection: COMMIT when it resolves,
+   * ROLLBACK when it throws. BEGIN goes with the transaction's first
+   * statement when that one takes no parameters (a stream's lock, see
+   * stream-locks.ts), as one simple-protocol message: each statement still
+   * gets its own snapshot, and a transaction costs one round trip less.
+   */
   async transaction<T>(fn: (q: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
+    const begin = options.isolation ? `BEGIN ISOLATION LEVEL ${options.isolation}` : 'BEGIN';
+    let client: TransactionClient | undefined;
+    let begun = false;
     try {
-      const client = await clientOf(runner);
-      await runner.startTransaction(options.isolation);
+      const connected = (client = (await clientOf(runner)) as TransactionClient);
       this.counts.transactions++;
-      this.counts.statements += 2;
+      this.counts.statements++;
       const q: Queryable = {
-        query: (sql, params) => {
+        query: async (sql, params) => {
           this.counts.statements++;
-          return runStatement(client, sql, params);
+          if (begun) return runStatement(connected, sql, params);
+          begun = true;
+          if (typeof sql === 'string' && (params === undefined || params.length === 0) && !sql.includes(';')) {
+            const results = await connected.query(`${begin}; ${sql}`);
+            return (Array.isArray(results) ? (results.at(-1)?.rows ?? []) : results.rows) as never[];
+          }
+          this.counts.statements++;
+          await connected.query(begin);
+          return runStatement(connected, sql, params);
         },
       };
       transactions.add(q);
       const result = await fn(q);
       for (const hook of beforeCommit.get(q) ?? []) await hook();
-      await runner.commitTransaction();
+      if (begun) await connected.query('COMMIT');
       return result;
     } catch (error) {
       // A failed rollback (a broken connection) must not hide why we rolled back.
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      if (begun) await client?.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
       await runner.release();
@@ -96,6 +112,12 @@ export class Database implements Queryable {
   async close(): Promise<void> {
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
   }
+}
+
+/** The pg client a transaction runs on: its statements, and BEGIN / COMMIT / ROLLBACK as simple queries. */
+interface TransactionClient extends StatementClient {
+  query(text: string): Promise<{ rows: unknown[] } | { rows: unknown[] }[]>;
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 /**

@@ -1,8 +1,6 @@
 import type { LedgerEvent } from '@noetl/event-kernel';
 import { isTransaction, type Queryable } from './database';
-import { prepared } from './prepared-statements';
-
-const LOCK_STREAM_SQL = prepared('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))');
+import { escapeLiteral } from 'pg';
 
 /**
  * The stream locks each open transaction already holds. An advisory xact
@@ -24,7 +22,8 @@ export async function lockStreams(q: Queryable, streamIds: Iterable<string>): Pr
   let locks = remember ? held.get(q) : undefined;
   for (const streamId of [...new Set(streamIds)].sort()) {
     if (locks?.has(streamId)) continue;
-    await q.query(LOCK_STREAM_SQL, [streamId]);
+    // Its id written into the text (no parameter): a transaction's first statement then carries its BEGIN (Database.transaction).
+    await q.query(`SELECT pg_advisory_xact_lock(hashtextextended(${escapeLiteral(streamId)}, 0))`);
     if (!remember) continue;
     if (!locks) held.set(q, (locks = new Set()));
     locks.add(streamId);
