@@ -2,6 +2,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 import { createDataSource, type DataSourceOptions } from './data-source';
 import { DedicatedConnection } from './dedicated-connection';
+import { PipelinedTransaction, type PipelineClient } from './pipelined-transaction';
 import { runStatement, type Sql, type StatementClient } from './prepared-statements';
 
 /**
@@ -20,6 +21,20 @@ export interface TransactionOptions {
 
 /** The Queryables `Database.transaction` made: each is one transaction's, and ends with it. */
 const transactions = new WeakSet<Queryable>();
+/** Each transaction's statement pipeline, by its Queryable. */
+const pipelines = new WeakMap<Queryable, PipelinedTransaction>();
+
+/**
+ * A write whose result the caller does not read (a lock, a row update): in
+ * one of Database.transaction's, it goes with the transaction's next
+ * statement or its COMMIT, in order (see PipelinedTransaction); elsewhere at once.
+ */
+export async function enqueueWrite(q: Queryable, sql: Sql, params: unknown[] = []): Promise<void> {
+  const pipeline = pipelines.get(q);
+  if (pipeline) await pipeline.enqueue(sql, params);
+  else await q.query(sql, params);
+}
+
 /** Work a transaction must do before it commits (writes deferred until then), in the order it was asked for. */
 const beforeCommit = new WeakMap<Queryable, (() => Promise<void>)[]>();
 
@@ -62,42 +77,29 @@ export class Database implements Queryable {
 
   /**
    * Runs `fn` in one transaction on one connection: COMMIT when it resolves,
-   * ROLLBACK when it throws. BEGIN goes with the transaction's first
-   * statement when that one takes no parameters (a stream's lock, see
-   * stream-locks.ts), as one simple-protocol message: each statement still
-   * gets its own snapshot, and a transaction costs one round trip less.
+   * ROLLBACK when it throws. Its statements go through a
+   * PipelinedTransaction: BEGIN and the writes queued with `enqueueWrite`
+   * travel with the next statement, so a transaction costs the round trips
+   * of the statements whose rows it reads, plus its COMMIT.
    */
   async transaction<T>(fn: (q: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
-    const begin = options.isolation ? `BEGIN ISOLATION LEVEL ${options.isolation}` : 'BEGIN';
-    let client: TransactionClient | undefined;
-    let begun = false;
+    let tx: PipelinedTransaction | undefined;
     try {
-      const connected = (client = (await clientOf(runner)) as TransactionClient);
+      const client = (await runner.connect()) as PipelineClient;
+      tx = new PipelinedTransaction(client, options.isolation ? `BEGIN ISOLATION LEVEL ${options.isolation}` : 'BEGIN', () => this.counts.statements++);
       this.counts.transactions++;
-      this.counts.statements++;
-      const q: Queryable = {
-        query: async (sql, params) => {
-          this.counts.statements++;
-          if (begun) return runStatement(connected, sql, params);
-          begun = true;
-          if (typeof sql === 'string' && (params === undefined || params.length === 0) && !sql.includes(';')) {
-            const results = await connected.query(`${begin}; ${sql}`);
-            return (Array.isArray(results) ? (results.at(-1)?.rows ?? []) : results.rows) as never[];
-          }
-          this.counts.statements++;
-          await connected.query(begin);
-          return runStatement(connected, sql, params);
-        },
-      };
+      const pipeline = tx;
+      const q: Queryable = { query: (sql, params) => pipeline.query(sql, params) };
       transactions.add(q);
+      pipelines.set(q, pipeline);
       const result = await fn(q);
       for (const hook of beforeCommit.get(q) ?? []) await hook();
-      if (begun) await connected.query('COMMIT');
+      await pipeline.commit();
       return result;
     } catch (error) {
       // A failed rollback (a broken connection) must not hide why we rolled back.
-      if (begun) await client?.query('ROLLBACK').catch(() => undefined);
+      if (tx?.started) await tx.rollback().catch(() => undefined);
       throw error;
     } finally {
       await runner.release();
@@ -112,12 +114,6 @@ export class Database implements Queryable {
   async close(): Promise<void> {
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
   }
-}
-
-/** The pg client a transaction runs on: its statements, and BEGIN / COMMIT / ROLLBACK as simple queries. */
-interface TransactionClient extends StatementClient {
-  query(text: string): Promise<{ rows: unknown[] } | { rows: unknown[] }[]>;
-  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 /**

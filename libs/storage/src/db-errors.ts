@@ -12,6 +12,7 @@ export const SqlState = {
   InvalidCatalogName: '3D000',
   DuplicateDatabase: '42P04',
   InsufficientPrivilege: '42501',
+  DuplicatePreparedStatement: '42P05',
 } as const;
 
 export type SqlStateCode = (typeof SqlState)[keyof typeof SqlState];

@@ -19,8 +19,18 @@ export interface PreparedSql {
 /** SQL a Queryable runs: plain text, planned at every call, or a prepared statement. */
 export type Sql = string | PreparedSql;
 
+/** Every statement `prepared` made, so a spec can prepare each on a migrated schema. */
+const made = new Map<string, PreparedSql>();
+
 export function prepared(text: string): PreparedSql {
-  return Object.freeze({ name: `noetl_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text });
+  const statement = Object.freeze({ name: `noetl_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text });
+  made.set(statement.name, statement);
+  return statement;
+}
+
+/** The statements `prepared` made in the modules loaded so far. */
+export function preparedStatements(): PreparedSql[] {
+  return [...made.values()];
 }
 
 export function sqlText(sql: Sql): string {

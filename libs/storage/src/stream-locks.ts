@@ -1,5 +1,5 @@
 import type { LedgerEvent } from '@noetl/event-kernel';
-import { isTransaction, type Queryable } from './database';
+import { enqueueWrite, isTransaction, type Queryable } from './database';
 import { escapeLiteral } from 'pg';
 
 /**
@@ -22,8 +22,8 @@ export async function lockStreams(q: Queryable, streamIds: Iterable<string>): Pr
   let locks = remember ? held.get(q) : undefined;
   for (const streamId of [...new Set(streamIds)].sort()) {
     if (locks?.has(streamId)) continue;
-    // Its id written into the text (no parameter): a transaction's first statement then carries its BEGIN (Database.transaction).
-    await q.query(`SELECT pg_advisory_xact_lock(hashtextextended(${escapeLiteral(streamId)}, 0))`);
+    // Written into the text (no parameter) and queued: it goes with the transaction's BEGIN and its next statement.
+    await enqueueWrite(q, `SELECT pg_advisory_xact_lock(hashtextextended(${escapeLiteral(streamId)}, 0))`);
     if (!remember) continue;
     if (!locks) held.set(q, (locks = new Set()));
     locks.add(streamId);

@@ -1,5 +1,5 @@
 import { streamIdOf, type CommandStatus, type JsonObject } from '@noetl/event-kernel';
-import type { Queryable } from '../database';
+import { enqueueWrite, type Queryable } from '../database';
 import { TERMINAL_EVENT_TYPES_SQL } from '../event-unique-keys';
 import { prepared } from '../prepared-statements';
 import { noteHead, streamHeadColumn } from '../stream-locks';
@@ -93,6 +93,10 @@ const READ_SQL = prepared(`
   SELECT ${COLUMNS},
          EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = c.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended
     FROM noetl.command c WHERE command_id = $1::bigint AND tenant_id = $2 AND organization_id = $3`);
+const MARK_RUNNING_SQL = prepared(`
+  UPDATE noetl.command SET status = 'RUNNING', worker_id = $2, lease_until = $3, lease_token = $4, claimed_at = now(), started_at = now()
+   WHERE command_id = $1::bigint`);
+const SET_LEASE_SQL = prepared('UPDATE noetl.command SET lease_until = $2 WHERE command_id = $1::bigint');
 const END_SQL = prepared(`
   UPDATE noetl.command SET status = $2, completed_at = now(), lease_until = NULL, lease_token = NULL, terminal_event_id = $3
    WHERE command_id = $1::bigint AND status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'ABANDONED')`);
@@ -101,7 +105,8 @@ const END_SQL = prepared(`
 export class CommandRepository {
   /** The row of a `command.issued`: ISSUED, or with `lease` RUNNING already (claimed in the same transaction). */
   async insertIssued(q: Queryable, scope: TenantScope, command: IssuedCommand, lease?: IssuedLease): Promise<void> {
-    await q.query(
+    await enqueueWrite(
+      q,
       INSERT_ISSUED_SQL,
       [
         command.command_id,
@@ -164,16 +169,16 @@ export class CommandRepository {
   }
 
   async markRunning(q: Queryable, commandId: string, lease: { workerId: string; leaseUntil: Date; tokenHash: string }): Promise<void> {
-    await q.query(
-      prepared(`UPDATE noetl.command SET status = 'RUNNING', worker_id = $2, lease_until = $3, lease_token = $4, claimed_at = now(), started_at = now()
-                  WHERE command_id = $1::bigint`),
+    await enqueueWrite(
+      q,
+      MARK_RUNNING_SQL,
       [commandId, lease.workerId, lease.leaseUntil, lease.tokenHash],
     );
   }
 
   /** A new lease end; null gives the lease up (a `playbook` command waits for its child with no worker). */
   async setLease(q: Queryable, commandId: string, leaseUntil: Date | string | null): Promise<void> {
-    await q.query('UPDATE noetl.command SET lease_until = $2 WHERE command_id = $1::bigint', [commandId, leaseUntil]);
+    await enqueueWrite(q, SET_LEASE_SQL, [commandId, leaseUntil]);
   }
 
   /** Back to ISSUED, unleased: its worker gave it back unrun (`command.released`). */
@@ -187,7 +192,7 @@ export class CommandRepository {
 
   /** The command ends (or is abandoned) with the event that says so; a command already ended keeps its end. */
   async end(q: Queryable, commandId: string, status: CommandStatus, terminalEventId: string | null): Promise<void> {
-    await q.query(END_SQL, [commandId, status, terminalEventId]);
+    await enqueueWrite(q, END_SQL, [commandId, status, terminalEventId]);
   }
 
   /** Open commands of an execution, locked, oldest first. */

@@ -1,5 +1,5 @@
 import { streamIdOf, type ExecutionStatus, type JsonObject, type PayloadRef, type EventError, type Json } from '@noetl/event-kernel';
-import type { Queryable } from '../database';
+import { enqueueWrite, type Queryable } from '../database';
 import type { TenantScope } from '../storage-error';
 import { prepared } from '../prepared-statements';
 import { noteHead, streamHeadColumn } from '../stream-locks';
@@ -115,7 +115,8 @@ export class ExecutionRepository {
   }
 
   async saveCursor(q: Queryable, cursor: ExecutionCursor): Promise<void> {
-    await q.query(
+    await enqueueWrite(
+      q,
       SAVE_CURSOR_SQL,
       [
         cursor.executionId,

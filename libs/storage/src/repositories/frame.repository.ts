@@ -1,5 +1,5 @@
 import { streamIdOf, type FrameStatus, type JsonObject, type PayloadRef } from '@noetl/event-kernel';
-import type { Queryable } from '../database';
+import { enqueueWrite, type Queryable } from '../database';
 import { TERMINAL_EVENT_TYPES_SQL } from '../event-unique-keys';
 import { prepared } from '../prepared-statements';
 import { noteHead, streamHeadColumn } from '../stream-locks';
@@ -64,6 +64,17 @@ const LOCK_SQL = prepared(`
          ${streamHeadColumn(2)}
     FROM noetl.frame f JOIN noetl.stage s ON s.stage_id = f.stage_id
    WHERE f.frame_id = $1::bigint FOR UPDATE OF f`);
+
+const MARK_RUNNING_SQL = prepared(
+  `UPDATE noetl.frame SET status = 'RUNNING', owner_worker = $2, lease_until = $3, attempts = $4, lease_token = $5 WHERE frame_id = $1::bigint`,
+);
+const SET_LEASE_SQL = prepared('UPDATE noetl.frame SET lease_until = $2 WHERE frame_id = $1::bigint');
+const MARK_COMMITTED_SQL = prepared(`
+  UPDATE noetl.frame SET status = 'COMMITTED', lease_until = NULL, lease_token = NULL, output_ref = $2::jsonb, row_count = $3, completed_at = now(),
+         terminal_event_id = $4 WHERE frame_id = $1::bigint`);
+const MARK_FAILED_SQL = prepared(
+  `UPDATE noetl.frame SET status = 'FAILED', lease_until = NULL, lease_token = NULL, completed_at = now(), terminal_event_id = $2 WHERE frame_id = $1::bigint`,
+);
 
 /** Every statement against `noetl.frame` (STYLE.md "One table, one repository"). */
 export class FrameRepository {
@@ -150,22 +161,15 @@ export class FrameRepository {
   }
 
   async markRunning(q: Queryable, frameId: string, lease: { workerId: string; leaseUntil: string; attempts: number; tokenHash: string }): Promise<void> {
-    await q.query(
-      `UPDATE noetl.frame SET status = 'RUNNING', owner_worker = $2, lease_until = $3, attempts = $4, lease_token = $5 WHERE frame_id = $1::bigint`,
-      [frameId, lease.workerId, lease.leaseUntil, lease.attempts, lease.tokenHash],
-    );
+    await enqueueWrite(q, MARK_RUNNING_SQL, [frameId, lease.workerId, lease.leaseUntil, lease.attempts, lease.tokenHash]);
   }
 
   async setLease(q: Queryable, frameId: string, leaseUntil: string): Promise<void> {
-    await q.query('UPDATE noetl.frame SET lease_until = $2 WHERE frame_id = $1::bigint', [frameId, leaseUntil]);
+    await enqueueWrite(q, SET_LEASE_SQL, [frameId, leaseUntil]);
   }
 
   async markCommitted(q: Queryable, frameId: string, commit: { outputRef: PayloadRef; rowCount: number; eventId: string | null }): Promise<void> {
-    await q.query(
-      `UPDATE noetl.frame SET status = 'COMMITTED', lease_until = NULL, lease_token = NULL, output_ref = $2::jsonb, row_count = $3, completed_at = now(),
-              terminal_event_id = $4 WHERE frame_id = $1::bigint`,
-      [frameId, JSON.stringify(commit.outputRef), commit.rowCount, commit.eventId],
-    );
+    await enqueueWrite(q, MARK_COMMITTED_SQL, [frameId, JSON.stringify(commit.outputRef), commit.rowCount, commit.eventId]);
   }
 
   /** Every open frame of the execution (pending or held) is CANCELLED by its end, in one statement; returns how many. */
@@ -180,10 +184,7 @@ export class FrameRepository {
   }
 
   async markFailed(q: Queryable, frameId: string, eventId: string | null): Promise<void> {
-    await q.query(
-      `UPDATE noetl.frame SET status = 'FAILED', lease_until = NULL, lease_token = NULL, completed_at = now(), terminal_event_id = $2 WHERE frame_id = $1::bigint`,
-      [frameId, eventId],
-    );
+    await enqueueWrite(q, MARK_FAILED_SQL, [frameId, eventId]);
   }
 
   /**
