@@ -1,5 +1,5 @@
 import { EventType, type EventEnvelope, type LedgerEvent } from '@noetl/event-kernel';
-import type { Queryable } from './database';
+import { enqueueWrite, type Queryable } from './database';
 import { EVENT_SELECT_LIST } from './event-row';
 import { TERMINAL_EVENT_TYPES_SQL } from './event-unique-keys';
 import { eventSubject } from './outbox';
@@ -58,6 +58,32 @@ WITH b AS (
     FROM b JOIN ins ON ins.event_id = b.event_id ORDER BY b.ord
 )
 SELECT event_id FROM ins`);
+
+/**
+ * Events that carry no unique key but their id and stream position (what
+ * may be deferred, see AppendOptions.defer) and their outbox rows, with no
+ * ON CONFLICT: under their streams' locks nothing can collide with them, so
+ * a collision is an error that fails the transaction rather than a row
+ * quietly dropped. Its result is not read: it is queued (enqueueWrite) and
+ * goes with the transaction's next statement or its COMMIT.
+ */
+const STRICT_INSERT_SQL = prepared(`
+WITH b AS (
+  SELECT r.*, d.ord, d.doc AS envelope, ($2::text[])[d.ord] AS subject
+    FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS d(doc, ord),
+         jsonb_populate_record(NULL::noetl.event, d.doc) AS r
+), ins AS (
+  INSERT INTO noetl.event (${EVENT_SELECT_LIST}) SELECT ${EVENT_SELECT_LIST} FROM b ORDER BY ord RETURNING event_id
+)
+INSERT INTO noetl.outbox (event_id, tenant_id, organization_id, execution_id, subject, event_type, payload)
+SELECT b.event_id, b.tenant_id, b.organization_id, b.execution_id, b.subject, b.event_type, b.envelope
+  FROM b JOIN ins ON ins.event_id = b.event_id ORDER BY b.ord`);
+
+/** Queues the strict insert of `sealed` (see STRICT_INSERT_SQL). */
+export async function enqueueStrictInsert(q: Queryable, sealed: readonly EventEnvelope[]): Promise<void> {
+  if (sealed.length === 0) return;
+  await enqueueWrite(q, STRICT_INSERT_SQL, [JSON.stringify(sealed), sealed.map((event) => eventSubject(event.tenant_id, event.organization_id, event.execution_id))]);
+}
 
 /** A rival still in flight took a key of the batch and left a hole in a stream: the transaction is to be retried as is. */
 export class BatchRaceError extends StorageError {

@@ -18,7 +18,7 @@ import {
   type ReadExecutionOptions,
 } from './event-store';
 import { EventUniqueKey, uniqueKeyLookups } from './event-unique-keys';
-import { insertBatch } from './batch-append';
+import { enqueueStrictInsert, insertBatch } from './batch-append';
 import { insertOutboxRows } from './outbox';
 import { prepared } from './prepared-statements';
 import { StorageError } from './storage-error';
@@ -94,7 +94,8 @@ export class PgEventStore implements EventStore {
       const sealed = sealInOrder();
       const stored = await insertBatch(q, [...deferred, ...sealed]);
       if (stored) {
-        assertAllStored(deferred, stored);
+        const missing = deferred.find((event) => !stored.has(event.event_id));
+        if (missing) throw new UnresolvedCollisionError(`deferred ${missing.event_type} ${missing.event_id} was not inserted; it carries no key but its id and position`);
         noteAppended(q, sealed.flatMap((event) => stored.get(event.event_id) ?? []));
         const results: AppendResult[] = [];
         for (const event of sealed) {
@@ -104,7 +105,7 @@ export class PgEventStore implements EventStore {
         return results;
       }
     }
-    await insertDeferred(q, deferred);
+    await enqueueStrictInsert(q, deferred);
     const results: AppendResult[] = [];
     const appended: LedgerEvent[] = [];
     for (const event of normalised) {
@@ -141,9 +142,9 @@ export class PgEventStore implements EventStore {
     return heads;
   }
 
-  /** Inserts what `q`'s transaction deferred so far (`AppendOptions.defer`): its reads of the ledger must see it. */
+  /** Queues the insert of what `q`'s transaction deferred so far (`AppendOptions.defer`): the read of the ledger that follows carries it, and sees it. */
   async flushWithin(q: Queryable): Promise<void> {
-    await insertDeferred(q, takeDeferred(q));
+    await enqueueStrictInsert(q, takeDeferred(q));
   }
 
   async readExecution(executionId: string, options: ReadExecutionOptions = {}): Promise<LedgerEvent[]> {
@@ -193,7 +194,7 @@ function defer(q: Queryable, sealed: readonly EventEnvelope[]): void {
   }
   deferredOf.set(q, [...sealed]);
   // Nothing deferred outlives the transaction: what no later append took goes in before the commit.
-  onBeforeCommit(q, () => insertDeferred(q, takeDeferred(q)));
+  onBeforeCommit(q, () => enqueueStrictInsert(q, takeDeferred(q)));
 }
 
 /** The transaction's deferred events, taken (the caller inserts them). */
@@ -201,19 +202,6 @@ function takeDeferred(q: Queryable): EventEnvelope[] {
   const pending = deferredOf.get(q) ?? [];
   if (pending.length > 0) deferredOf.set(q, []);
   return pending;
-}
-
-/** Inserts deferred events (and their outbox rows) in one statement; any that does not go in is an error, not a duplicate. */
-async function insertDeferred(q: Queryable, deferred: readonly EventEnvelope[]): Promise<void> {
-  if (deferred.length === 0) return;
-  const stored = await insertBatch(q, deferred);
-  if (!stored) throw new UnresolvedCollisionError(`${deferred.length} deferred events collided with stored ones; they carry no key but their id and position`);
-  assertAllStored(deferred, stored);
-}
-
-function assertAllStored(deferred: readonly EventEnvelope[], stored: ReadonlyMap<string, LedgerEvent>): void {
-  const missing = deferred.find((event) => !stored.has(event.event_id));
-  if (missing) throw new UnresolvedCollisionError(`deferred ${missing.event_type} ${missing.event_id} was not inserted; it carries no key but its id and position`);
 }
 
 /** Whether an event carries no unique key but its id and stream position (what may be deferred). */

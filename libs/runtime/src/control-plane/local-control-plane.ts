@@ -2,6 +2,7 @@ import { EventType, type EventDraft, type EventTypeName } from '@noetl/event-ker
 import { credentialRefs, workToolKinds, type JsonObject } from '@noetl/dsl';
 import {
   isTerminalCommand,
+  PgPayloadStore,
   putJson,
   type CommandRepository,
   type CommandRow,
@@ -23,6 +24,7 @@ import type { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError, notFound } from '../runtime-error';
 import type { LocalSlots } from '../scheduler/eager-claims';
+import type { PlannedPass } from '../scheduler/scheduler';
 import type { CommandOwners } from '../state/command-owners';
 import type { ExecutionStates } from '../state/execution-states';
 import type { PayloadCache } from '../state/payload-cache';
@@ -110,10 +112,19 @@ export class LocalControlPlane implements ControlPlane {
     return this.deps.credentials.resolve(request.name);
   }
 
+  /**
+   * Leases the command to the worker; with the scheduler in this process,
+   * the claim is planned in its own transaction (the scheduler's state then
+   * stands at the claim, and the claimed command's scope is built from it
+   * there, with nothing read back).
+   */
   async claim(commandId: string, request: ClaimRequest): Promise<ClaimedCommand> {
-    const { db, ledger } = this.deps;
+    const { ledger } = this.deps;
     const leaseMs = request.lease_ms ?? DEFAULT_LEASE_MS;
-    const claimed = await db.transaction(async (q) => {
+    let claimed: { command: LockedCommand; leaseUntil: Date; token: string } | undefined;
+    let assembled: ClaimedCommand | undefined;
+    const claimIn = async (q: Queryable): Promise<string> => {
+      assembled = undefined;
       const command = await this.locked(q, commandId);
       const kinds = workToolKinds(command.spec ?? {});
       if (request.tools && !runsAll({ tools: request.tools }, kinds)) {
@@ -122,22 +133,35 @@ export class LocalControlPlane implements ControlPlane {
       if (command.status !== 'ISSUED') {
         // A repeated claim gets its lease back only with the token the first one returned: a worker id is public.
         if ((command.status === 'RUNNING' || command.status === 'CLAIMED') && request.lease_token !== undefined && holdsLease(command, request as Holder)) {
-          return { command, leaseUntil: command.lease_until ?? ledger.now(), token: request.lease_token };
+          claimed = { command, leaseUntil: command.lease_until ?? ledger.now(), token: request.lease_token };
+          return command.execution_id;
         }
         throw new RuntimeError('already_claimed', `command ${commandId} is ${command.status} (worker ${command.worker_id ?? '-'})`);
       }
       const leaseUntil = new Date(ledger.now().getTime() + leaseMs);
       const token = newLeaseToken();
       const lease = { worker_id: request.worker_id, lease_until: leaseUntil.toISOString() };
-      await ledger.append(q, [this.draft(command, EventType.CommandClaimed, { ...lease, attempt: command.attempt, started: true })]);
+      await ledger.append(q, [this.draft(command, EventType.CommandClaimed, { ...lease, attempt: command.attempt, started: true })], { defer: true });
       await this.deps.commandRows.markRunning(q, commandId, { workerId: request.worker_id, leaseUntil, tokenHash: token.hash });
       this.deps.metrics.claimLatency.observe((ledger.now().getTime() - command.created_at.getTime()) / 1000);
-      return { command, leaseUntil, token: token.token };
-    });
-    return this.deps.states.read(db, claimed.command.execution_id, (state) => {
-      if (!state) throw notFound('execution', claimed.command.execution_id);
-      return claimedCommand(claimed.command, claimed, state, this.deps);
-    });
+      claimed = { command, leaseUntil, token: token.token };
+      return command.execution_id;
+    };
+    const fromPlan = async (q: Queryable, _executionId: string, planned: PlannedPass | undefined): Promise<undefined> => {
+      assembled = planned && claimed ? await claimedCommand(claimed.command, claimed, planned.state, this.deps, new PgPayloadStore(q)) : undefined;
+      return undefined;
+    };
+    // Without the scheduler here a claim is not planned (nor announced): the report that follows it is.
+    if (this.deps.planWithin) await reportAndPlan(this.deps, undefined, claimIn, fromPlan);
+    else await this.deps.db.transaction(claimIn);
+    const lease = claimed!;
+    return (
+      assembled ??
+      this.deps.states.read(this.deps.db, lease.command.execution_id, (state) => {
+        if (!state) throw notFound('execution', lease.command.execution_id);
+        return claimedCommand(lease.command, lease, state, this.deps);
+      })
+    );
   }
 
   async heartbeat(commandId: string, request: LeaseRequest): Promise<HeartbeatResult> {

@@ -51,17 +51,22 @@ export class LocalFrames {
     return claimed && this.assemble(claimed);
   }
 
-  /** The stage's next claimable frame, leased to `request.worker_id` in `q`'s transaction; null when none is claimable now. */
-  private async claimWithin(q: Queryable, stageId: string, request: ClaimRequest): Promise<FrameClaim | null> {
+  /**
+   * The stage's next claimable frame, leased to `request.worker_id` in `q`'s
+   * transaction; null when none is claimable now. `executionId`: the
+   * stage's execution, when the caller knows it.
+   */
+  private async claimWithin(q: Queryable, stageId: string, request: ClaimRequest, executionId?: string): Promise<FrameClaim | null> {
     const { ledger, frameRows, stageRows } = this.deps;
-    const stage = await stageRows.lock(q, ledger.scope, stageId, (executionId) => ledger.lockStream(q, executionId));
+    const stage = await stageRows.lock(q, ledger.scope, stageId, (execution) => ledger.lockStream(q, execution), executionId);
     if (!stage) throw notFound('stage', stageId);
     if (request.tools && !runsAll({ tools: request.tools }, stage.tools)) {
       throw new RuntimeError('tool_not_allowed', `stage ${stageId} runs ${stage.tools.join(', ')}; worker ${request.worker_id} runs only ${request.tools.join(', ')}`);
     }
     if (stage.status !== 'OPEN' || stage.execution_ended) return null;
-    if ((await frameRows.countHeld(q, stageId)) >= stage.max_in_flight) return null;
-    const frame = (await frameRows.nextPending(q, stageId)) ?? (stage.mode === 'cursor' ? await this.mintCursorFrame(q, stage) : undefined);
+    const { held, next } = await frameRows.claimable(q, stageId);
+    if (held >= stage.max_in_flight) return null;
+    const frame = next ?? (stage.mode === 'cursor' ? await this.mintCursorFrame(q, stage) : undefined);
     if (!frame) return null;
     const leaseMs = request.lease_ms ?? frameLeaseMs(stage.frame_policy, DEFAULT_FRAME_LEASE_MS);
     const leaseUntil = new Date(ledger.now().getTime() + leaseMs).toISOString();
@@ -173,7 +178,7 @@ export class LocalFrames {
     const reservation = this.deps.slots?.reserve(this.deps.ledger.scope, done.tools, done.frame_id);
     if (!reservation) return undefined;
     try {
-      const claimed = await this.claimWithin(q, done.stage_id, { worker_id: reservation.workerId });
+      const claimed = await this.claimWithin(q, done.stage_id, { worker_id: reservation.workerId }, done.execution_id);
       if (!claimed) {
         reservation.cancel();
         return undefined;

@@ -19,20 +19,22 @@ export interface ReportAndPlanDeps {
 }
 
 /**
- * Runs a report's transaction (`report` appends it and returns its
- * execution) and, with the scheduler in this process, plans the execution
- * in the same transaction, then `next` (the next frame of a stage, claimed
- * for the reporting worker); after the commit, the plan's effects and what
- * `next` handed over. When that transaction fails for anything but a
- * refusal of the report, the report goes again alone, and the scheduler is
- * notified, as a remote one would be: planning or `next` never keep a
- * report from landing. Resolves whether `next` handed something over.
+ * Runs a control-plane write's transaction (`report` appends a report or a
+ * claim and returns its execution) and, with the scheduler in this process,
+ * plans the execution in the same transaction, then `next` (the next frame
+ * of a stage, claimed for the reporting worker; a claim's assembly from the
+ * planned state); after the commit, the plan's effects and what `next`
+ * handed over. When that transaction fails for anything but a refusal of
+ * the write, the write goes again alone, and the scheduler is notified, as
+ * a remote one would be: planning or `next` never keep a report from
+ * landing. `reported`: the command or frame whose run reports (its slot may
+ * take the next command). Resolves whether `next` handed something over.
  */
 export async function reportAndPlan(
   deps: ReportAndPlanDeps,
-  reported: string,
+  reported: string | undefined,
   report: (q: Queryable) => Promise<string>,
-  next?: (q: Queryable, executionId: string) => Promise<HandOver | undefined>,
+  next?: (q: Queryable, executionId: string, planned: PlannedPass | undefined) => Promise<HandOver | undefined>,
 ): Promise<boolean> {
   const { db, ledger, metrics, planWithin } = deps;
   let planned: PlannedPass | undefined;
@@ -42,7 +44,7 @@ export async function reportAndPlan(
       const executionId = await db.transaction(async (q) => {
         const id = await report(q);
         if (planWithin) planned = await metrics.span('plan', () => planWithin(q, id, reported));
-        handed = await next?.(q, id);
+        handed = await next?.(q, id, planned);
         return id;
       });
       if (planned) planned.committed();

@@ -49,6 +49,8 @@ export interface SchedulerDeps {
 
 /** A planning pass done inside a caller's transaction: what it leaves for after that transaction. */
 export interface PlannedPass {
+  /** The execution's state after the pass; the caller may read it (not change it) until it calls `committed()`. */
+  readonly state: ExecutionState;
   /** The transaction committed: cache the state, offer the work, hand the eager claims over, arm the timers. */
   committed(): void;
   /** It rolled back: the slots reserved for eager claims are given back. */
@@ -164,6 +166,7 @@ export class Scheduler {
       const { state, version, terminal } = planned;
       const handOver = await eager.handOver(state, this.deps, this.deps.payloadStoreWithin(q));
       return {
+        state,
         committed: () => {
           this.remember(executionId, state, version);
           handOver.committed();

@@ -76,6 +76,13 @@ const MARK_FAILED_SQL = prepared(
   `UPDATE noetl.frame SET status = 'FAILED', lease_until = NULL, lease_token = NULL, completed_at = now(), terminal_event_id = $2 WHERE frame_id = $1::bigint`,
 );
 
+const CLAIMABLE_SQL = prepared(`
+  SELECT (SELECT count(*)::int FROM noetl.frame WHERE stage_id = $1::bigint AND status IN ('CLAIMED', 'RUNNING')) AS held,
+         p.frame_id, p.frame_index, p.cursor, p.row_count, p.attempts
+    FROM (SELECT 1) AS one
+    LEFT JOIN LATERAL (SELECT frame_id, frame_index, cursor, row_count, attempts FROM noetl.frame
+                        WHERE stage_id = $1::bigint AND status = 'PENDING' ORDER BY frame_index LIMIT 1) p ON true`);
+
 /** Every statement against `noetl.frame` (STYLE.md "One table, one repository"). */
 export class FrameRepository {
   /**
@@ -117,21 +124,16 @@ export class FrameRepository {
     return { drained: row?.drained === true, next: row?.next ?? 0 };
   }
 
-  async countHeld(q: Queryable, stageId: string): Promise<number> {
-    const [row] = await q.query<{ count: number }>(
-      `SELECT count(*)::int AS count FROM noetl.frame WHERE stage_id = $1::bigint AND status IN ('CLAIMED', 'RUNNING')`,
-      [stageId],
-    );
-    return row?.count ?? 0;
-  }
-
-  async nextPending(q: Queryable, stageId: string): Promise<PendingFrame | undefined> {
-    const [row] = await q.query<PendingFrame>(
-      `SELECT frame_id, frame_index, cursor, row_count, attempts FROM noetl.frame
-        WHERE stage_id = $1::bigint AND status = 'PENDING' ORDER BY frame_index LIMIT 1`,
-      [stageId],
-    );
-    return row ? { ...row, frame_id: String(row.frame_id) } : undefined;
+  /**
+   * How many frames of the stage are held (claimed or running), and its
+   * lowest pending frame (undefined when none): what a claim needs, in one
+   * round trip.
+   */
+  async claimable(q: Queryable, stageId: string): Promise<{ held: number; next: PendingFrame | undefined }> {
+    const [row] = await q.query<{ held: number } & { [K in keyof PendingFrame]: PendingFrame[K] | null }>(CLAIMABLE_SQL, [stageId]);
+    if (!row) return { held: 0, next: undefined };
+    const { held, frame_id, frame_index, cursor, row_count, attempts } = row;
+    return { held, next: frame_id === null ? undefined : { frame_id: String(frame_id), frame_index: frame_index!, cursor: cursor!, row_count: row_count!, attempts: attempts! } };
   }
 
   /**

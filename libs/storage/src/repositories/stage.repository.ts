@@ -57,7 +57,8 @@ const LOCK_SQL = prepared(`
   SELECT stage_id, execution_id, loop_id, step_name, status, mode, max_in_flight, frame_policy, frame_count, tools,
          EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = st.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended,
          ${streamHeadColumn(2)}
-    FROM noetl.stage st WHERE stage_id = $1::bigint FOR UPDATE OF st`);
+    FROM noetl.stage st
+   WHERE stage_id = $1::bigint AND execution_id = $3::bigint AND tenant_id = $4 AND organization_id = $5 FOR UPDATE OF st`);
 
 /** Every statement against `noetl.stage` (STYLE.md "One table, one repository"). */
 export class StageRepository {
@@ -89,15 +90,15 @@ export class StageRepository {
     return inserted.length > 0;
   }
 
-  /** The stage row, locked, after its execution's stream lock. */
-  async lock(q: Queryable, scope: TenantScope, stageId: string, lockStream: LockStream): Promise<LockedStage | undefined> {
+  /** The stage row, locked, after its execution's stream lock; `knownOwner`: its execution, as the caller knows it (one look-up less). */
+  async lock(q: Queryable, scope: TenantScope, stageId: string, lockStream: LockStream, knownOwner?: string): Promise<LockedStage | undefined> {
     if (!isBigintId(stageId)) return undefined;
-    const [owner] = await q.query<{ execution_id: string }>(OWNER_SQL, [stageId, scope.tenantId, scope.organizationId]);
-    if (!owner) return undefined;
-    await lockStream(String(owner.execution_id));
+    const owner = knownOwner ?? (await q.query<{ execution_id: string }>(OWNER_SQL, [stageId, scope.tenantId, scope.organizationId]))[0]?.execution_id;
+    if (owner === undefined) return undefined;
+    await lockStream(String(owner));
     // Whether the execution ended rides along (read after the stream lock, so final), and the stream's head: round trips less per claim.
-    const stream = streamIdOf({ type: 'execution', id: String(owner.execution_id) });
-    const [row] = await q.query<LockedStage & { stream_head: number | null }>(LOCK_SQL, [stageId, stream]);
+    const stream = streamIdOf({ type: 'execution', id: String(owner) });
+    const [row] = await q.query<LockedStage & { stream_head: number | null }>(LOCK_SQL, [stageId, stream, owner, scope.tenantId, scope.organizationId]);
     if (!row) return undefined;
     const { stream_head: head, ...locked } = row;
     noteHead(q, stream, head);
