@@ -8,6 +8,8 @@ export interface PipelineClient extends StatementClient {
   query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
+/** Parameters up to this many characters as literals go inline; a statement with more goes alone, as parameters. */
+const MAX_INLINE_CHARS = 16_384;
 /** Statements one connection keeps prepared by SQL `PREPARE`; past it, statements go unprepared. */
 const MAX_SQL_PREPARED = 256;
 const sqlPrepared = new WeakMap<StatementClient, Set<string>>();
@@ -121,7 +123,10 @@ export class PipelinedTransaction {
       });
       prepared.add(name);
     }
-    return [`EXECUTE ${name}${params.length > 0 ? `(${params.map(literal).join(', ')})` : ''}`];
+    const literals = params.map(literal);
+    // A large value travels better as a parameter: as a literal it is copied into one big string, garbage the size of the value.
+    if (literals.reduce((size, text) => size + text.length, 0) > MAX_INLINE_CHARS) return undefined;
+    return [`EXECUTE ${name}${literals.length > 0 ? `(${literals.join(', ')})` : ''}`];
   }
 }
 
