@@ -2,7 +2,9 @@
  * PFT-lite (issue 5 item 5): the same PFT-like workload (facilities x
  * patients x five paged domains from a loopback mock API, every page saved
  * to Postgres) run three ways on one fresh database: a plain Node script
- * (undici + pg), then the in-process engine with frames of 1 row and of 50.
+ * (undici + pg), then the in-process engine with frames of 1 row and of 50,
+ * each in a child process of its own (with its own mock API), so that a
+ * variant's peak RSS is its own.
  * Writes bench/results/pft-lite.{json,md}; exits 1 when a variant did not
  * save exactly the expected rows.
  *
@@ -11,6 +13,7 @@
  * DATABASE_URL names the server (BENCH_DATABASE is recreated on it); without
  * it, the embedded PostgreSQL under NOETL_HOME is used.
  */
+import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -32,6 +35,9 @@ const CREDENTIAL = 'pft_bench';
 const RSS_SAMPLE_MS = 100;
 const EXECUTION_TIMEOUT_MS = 4 * 60 * 60_000;
 const POLL_MS = 100;
+const PLAYBOOK_FILE = join(process.cwd(), 'bench', 'pft', 'pft.yaml');
+/** argv[2] of a child running one variant; argv[3] is its VariantTask as JSON. */
+const CHILD_FLAG = '--variant-task';
 
 interface Options {
   facilities: number;
@@ -172,42 +178,46 @@ async function bootEngine(baseConfig: NoetlConfig, url: string, concurrency: num
   return booted;
 }
 
-async function main(): Promise<number> {
-  const options = parseOptions(process.argv.slice(2));
+/** One variant, run by a child process of its own: the engine's variants do not inherit the heap an earlier variant grew. */
+interface VariantTask {
+  options: Options;
+  databaseUrl: string;
+  /** Rows per frame; null for the plain script. */
+  maxRows: number | null;
+}
+
+/**
+ * Runs `task` in this process (a child the parent forked): the mock API, the
+ * harness's connections and, for an engine variant, the engine, so the peak
+ * RSS measured is this variant's alone. Sends its VariantResult to the parent.
+ */
+async function runChild(task: VariantTask): Promise<void> {
+  const { options, databaseUrl, maxRows } = task;
   const baseConfig = loadConfig({ ...process.env, LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn' });
-  const expected = {
-    http_requests: options.facilities * options.patients * PAGES_PER_PATIENT,
-    rows: options.facilities * options.patients * PAGES_PER_PATIENT * options.rowsPerPage,
-  };
-  const playbook = readPftPlaybook(join(process.cwd(), 'bench', 'pft', 'pft.yaml'));
-  const benchDatabase = await openBenchDatabase(baseConfig);
+  const playbook = readPftPlaybook(PLAYBOOK_FILE);
+  const expectedRows = expectedOf(options).rows;
   const api = await startMockApi({ rowsPerPage: options.rowsPerPage, ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) });
-  const harnessDb = await Database.connect(benchDatabase.url, { poolSize: 2, applicationName: 'bench-pft' });
+  const harnessDb = await Database.connect(databaseUrl, { poolSize: 2, applicationName: 'bench-pft' });
   let engine: BenchEngine | undefined;
   try {
-    const results: VariantResult[] = [];
-    const record = async (variant: Variant): Promise<void> => {
-      const result = await runVariant(variant, playbook.setupSql, harnessDb, api, expected.rows);
-      process.stderr.write(`${result.variant}: ${round(result.wall_ms / 1000, 1)} s, ${result.http_requests} requests, ${result.rows_saved} rows${result.failure ? `, FAILED: ${result.failure}` : ''}\n`);
-      results.push(result);
-    };
-    await record({
-      name: 'plain node',
-      maxRows: null,
-      run: async () => {
-        const { setupSql, pageInsertSql } = playbook;
-        await runPlain({ ...options, apiUrl: api.url, databaseUrl: benchDatabase.url, setupSql, pageInsertSql });
-        return { executionId: null };
-      },
-    });
-    // Booted after the plain run, so that run shares its process with nothing but the mock API.
-    engine = await bootEngine(baseConfig, benchDatabase.url, options.concurrency);
-    const payload = { api_url: api.url, facilities: options.facilities, patients: options.patients, concurrency: options.concurrency };
-    for (const maxRows of FRAME_SIZES) {
+    let variant: Variant;
+    if (maxRows === null) {
+      variant = {
+        name: 'plain node',
+        maxRows: null,
+        run: async () => {
+          const { setupSql, pageInsertSql } = playbook;
+          await runPlain({ ...options, apiUrl: api.url, databaseUrl, setupSql, pageInsertSql });
+          return { executionId: null };
+        },
+      };
+    } else {
+      engine = await bootEngine(baseConfig, databaseUrl, options.concurrency);
       const { engine: running } = engine;
       const path = `bench/pft-lite-rows-${maxRows}`;
       await running.catalog.register(playbook.variant(path, maxRows));
-      await record({
+      const payload = { api_url: api.url, facilities: options.facilities, patients: options.patients, concurrency: options.concurrency };
+      variant = {
         name: `engine max_rows ${maxRows}`,
         maxRows,
         engine: { metrics: running.metrics, database: engine.database },
@@ -217,7 +227,47 @@ async function main(): Promise<number> {
           if (failure !== undefined) await running.executions.cancel(execution_id, { reason: 'bench:pft stopped waiting', by: 'bench:pft' }).catch(() => undefined);
           return { executionId: execution_id, ...(failure !== undefined ? { failure } : {}) };
         },
-      });
+      };
+    }
+    const result = await runVariant(variant, playbook.setupSql, harnessDb, api, expectedRows);
+    await new Promise<void>((resolve, reject) => process.send!(result, (error: Error | null) => (error ? reject(error) : resolve())));
+  } finally {
+    await engine?.close();
+    await harnessDb.close();
+    await api.close();
+  }
+}
+
+/** Forks this script to run `task`; its VariantResult. */
+function inChild(task: VariantTask): Promise<VariantResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(__filename, [CHILD_FLAG, JSON.stringify(task)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let result: VariantResult | undefined;
+    child.on('message', (message) => (result = message as VariantResult));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (code === 0 && result) resolve(result);
+      else reject(new Error(`the variant with max_rows ${task.maxRows ?? 'none (plain node)'} exited ${code ?? signal}${result ? '' : ' without a result'}`));
+    });
+  });
+}
+
+function expectedOf(options: Options): PftReport['expected'] {
+  const requests = options.facilities * options.patients * PAGES_PER_PATIENT;
+  return { http_requests: requests, rows: requests * options.rowsPerPage };
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  const baseConfig = loadConfig({ ...process.env, LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn' });
+  const benchDatabase = await openBenchDatabase(baseConfig);
+  try {
+    const results: VariantResult[] = [];
+    // One database for every variant: each recreates the bench table, the ledger only grows by the engines' executions.
+    for (const maxRows of [null, ...FRAME_SIZES]) {
+      const result = await inChild({ options, databaseUrl: benchDatabase.url, maxRows });
+      process.stderr.write(`${result.variant}: ${round(result.wall_ms / 1000, 1)} s, ${result.http_requests} requests, ${result.rows_saved} rows${result.failure ? `, FAILED: ${result.failure}` : ''}\n`);
+      results.push(result);
     }
     const report: PftReport = {
       benchmark: 'pft-lite',
@@ -225,24 +275,24 @@ async function main(): Promise<number> {
       database: baseConfig.database.url ? 'DATABASE_URL' : 'embedded',
       node: process.version,
       scale: { facilities: options.facilities, patients: options.patients, concurrency: options.concurrency, rows_per_page: options.rowsPerPage, rate_limit: options.rateLimit ?? null },
-      expected,
+      expected: expectedOf(options),
       variants: results,
       ratios: ratiosOf(results),
     };
     process.stdout.write(`${await writeReport(join(process.cwd(), 'bench', 'results'), 'pft-lite', report)}\n`);
     return results.some((result) => result.failure) ? 1 : 0;
   } finally {
-    await engine?.close();
-    await harnessDb.close();
-    await api.close();
     await benchDatabase.close();
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(`bench:pft: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+const fail = (error: unknown): void => {
+  process.stderr.write(`bench:pft: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+};
+
+if (process.argv[2] === CHILD_FLAG) {
+  runChild(JSON.parse(process.argv[3]!) as VariantTask).then(() => process.exit(0), fail);
+} else {
+  main().then((code) => process.exit(code), fail);
+}
