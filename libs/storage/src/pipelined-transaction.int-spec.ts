@@ -56,6 +56,17 @@ describe('a pipelined transaction', () => {
     expect(row).toEqual({ t: values[0], b: '9007199254740993', at, list: ['a,b', 'q"uote', 'back\\', null], bytes: Buffer.from([0, 1, 254, 255]), doc: { k: "v'\\" }, yes: true, none: null });
   });
 
+  it('sends a statement whose parameters are larger than an inline literal should be as parameters, after the writes queued before it', async () => {
+    await db.query('INSERT INTO pipelined VALUES (4, 0)');
+    const doc = { text: "it's \\ ".repeat(10_000) };
+    const { value } = await roundTripsOf(async (q) => {
+      await enqueueWrite(q, BUMP, [4, 1]);
+      const [row] = await q.query<Record<string, unknown>>(prepared('SELECT $1::jsonb AS doc, (SELECT n FROM pipelined WHERE id = $2) AS n'), [doc, 4]);
+      return row;
+    });
+    expect(value).toEqual({ doc, n: 1 });
+  });
+
   it('fails the transaction at the statement a failing queued write went with, and rolls all of it back', async () => {
     await db.query('INSERT INTO pipelined VALUES (2, 0)');
     await expect(

@@ -1,4 +1,3 @@
-import { escapeLiteral } from 'pg';
 import { SqlState, sqlStateOf } from './db-errors';
 import { runStatement, sqlText, type PreparedSql, type Sql, type StatementClient } from './prepared-statements';
 
@@ -123,26 +122,39 @@ export class PipelinedTransaction {
       });
       prepared.add(name);
     }
-    const literals = params.map(literal);
-    // A large value travels better as a parameter: as a literal it is copied into one big string, garbage the size of the value.
-    if (literals.reduce((size, text) => size + text.length, 0) > MAX_INLINE_CHARS) return undefined;
+    const texts = params.map(textOf);
+    // A large value travels better as a parameter: as a literal it is copied into one more string the size of the value.
+    if (texts.reduce((size, text) => size + (text?.length ?? 0), 0) > MAX_INLINE_CHARS) return undefined;
+    const literals = texts.map((text) => (text === null ? 'NULL' : quoted(text)));
     return [`EXECUTE ${name}${literals.length > 0 ? `(${literals.join(', ')})` : ''}`];
   }
 }
 
 /**
- * A parameter written as an SQL literal, in the text form pg sends it in
- * (the statement's casts and the prepared statement's parameter types
- * apply to it as to a parameter): NULL, bytea as hex, a timestamp in ISO
- * form, an array as an array literal, an object as JSON, anything else as text.
+ * A parameter in the text form pg sends it in (the statement's casts and the
+ * prepared statement's parameter types apply to its literal as to a
+ * parameter), null for NULL: bytea as hex, a timestamp in ISO form, an array
+ * as an array literal, an object as JSON, anything else as text.
  */
-export function literal(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (Buffer.isBuffer(value)) return escapeLiteral(`\\x${value.toString('hex')}`);
-  if (value instanceof Date) return escapeLiteral(value.toISOString());
-  if (Array.isArray(value)) return escapeLiteral(`{${value.map(arrayElement).join(',')}}`);
-  if (typeof value === 'object') return escapeLiteral(JSON.stringify(value));
-  return escapeLiteral(String(value));
+function textOf(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (Buffer.isBuffer(value)) return `\\x${value.toString('hex')}`;
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return `{${value.map(arrayElement).join(',')}}`;
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/**
+ * `text` as an SQL string literal, as pg's escapeLiteral writes it (quotes
+ * doubled; with a backslash, an E'' literal with backslashes doubled): by
+ * whole-string replaces, where escapeLiteral appends character by character
+ * and leaves a rope of one string per character, megabytes of it for a
+ * large document, until it is flattened.
+ */
+function quoted(text: string): string {
+  const body = text.replace(/'/g, "''");
+  return text.includes('\\') ? ` E'${body.replace(/\\/g, '\\\\')}'` : `'${body}'`;
 }
 
 function arrayElement(value: unknown): string {
