@@ -7,6 +7,13 @@ import { prepared } from './prepared-statements';
 import { SqlState } from './db-errors';
 import { StorageError } from './storage-error';
 
+/** The batch's rows: $1 the sealed envelopes as one JSON array (each an event row), $2 their outbox subjects. */
+const BATCH_ROWS = `WITH b AS (
+  SELECT r.*, d.ord, d.doc AS envelope, ($2::text[])[d.ord] AS subject
+    FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS d(doc, ord),
+         jsonb_populate_record(NULL::noetl.event, d.doc) AS r
+)`;
+
 /**
  * A batch of sealed events and their outbox rows in ONE statement. All or
  * nothing against what is committed: when any event collides with a stored
@@ -23,11 +30,7 @@ import { StorageError } from './storage-error';
  * statistics had the planner scan whole partial indexes with a join filter.
  */
 const BATCH_INSERT_SQL = prepared(`
-WITH b AS (
-  SELECT r.*, d.ord, d.doc AS envelope, ($2::text[])[d.ord] AS subject
-    FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS d(doc, ord),
-         jsonb_populate_record(NULL::noetl.event, d.doc) AS r
-), clash AS (
+${BATCH_ROWS}, clash AS (
   SELECT 1 FROM b x, LATERAL (SELECT 1 FROM noetl.event e WHERE e.event_id = x.event_id LIMIT 1) hit
   UNION ALL
   SELECT 1 FROM b x, LATERAL (SELECT 1 FROM noetl.event e WHERE e.stream_id = x.stream_id AND e.stream_version = x.stream_version LIMIT 1) hit
@@ -68,11 +71,7 @@ SELECT event_id FROM ins`);
  * goes with the transaction's next statement or its COMMIT.
  */
 const STRICT_INSERT_SQL = prepared(`
-WITH b AS (
-  SELECT r.*, d.ord, d.doc AS envelope, ($2::text[])[d.ord] AS subject
-    FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS d(doc, ord),
-         jsonb_populate_record(NULL::noetl.event, d.doc) AS r
-), ins AS (
+${BATCH_ROWS}, ins AS (
   INSERT INTO noetl.event (${EVENT_SELECT_LIST}) SELECT ${EVENT_SELECT_LIST} FROM b ORDER BY ord RETURNING event_id
 )
 INSERT INTO noetl.outbox (event_id, tenant_id, organization_id, execution_id, subject, event_type, payload)
