@@ -125,7 +125,7 @@ export class PipelinedTransaction {
     const texts = params.map(textOf);
     // A large value travels better as a parameter: as a literal it is copied into one more string the size of the value.
     if (texts.reduce((size, text) => size + (text?.length ?? 0), 0) > MAX_INLINE_CHARS) return undefined;
-    const literals = texts.map((text) => (text === null ? 'NULL' : quoted(text)));
+    const literals = texts.map((text) => (text === null ? 'NULL' : sqlLiteral(text)));
     return [`EXECUTE ${name}${literals.length > 0 ? `(${literals.join(', ')})` : ''}`];
   }
 }
@@ -152,13 +152,12 @@ function textOf(value: unknown): string | null {
  * and leaves a rope of one string per character, megabytes of it for a
  * large document, until it is flattened.
  */
-function quoted(text: string): string {
+export function sqlLiteral(text: string): string {
   const body = text.replace(/'/g, "''");
   return text.includes('\\') ? ` E'${body.replace(/\\/g, '\\\\')}'` : `'${body}'`;
 }
 
 function arrayElement(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
-  const text = value instanceof Date ? value.toISOString() : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  const text = textOf(value);
+  return text === null ? 'NULL' : `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }

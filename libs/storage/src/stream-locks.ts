@@ -1,6 +1,6 @@
 import type { LedgerEvent } from '@noetl/event-kernel';
 import { enqueueWrite, isTransaction, type Queryable } from './database';
-import { escapeLiteral } from 'pg';
+import { sqlLiteral } from './pipelined-transaction';
 
 /**
  * The stream locks each open transaction already holds. An advisory xact
@@ -23,7 +23,7 @@ export async function lockStreams(q: Queryable, streamIds: Iterable<string>): Pr
   for (const streamId of [...new Set(streamIds)].sort()) {
     if (locks?.has(streamId)) continue;
     // Written into the text (no parameter) and queued: it goes with the transaction's BEGIN and its next statement.
-    await enqueueWrite(q, `SELECT pg_advisory_xact_lock(hashtextextended(${escapeLiteral(streamId)}, 0))`);
+    await enqueueWrite(q, `SELECT pg_advisory_xact_lock(hashtextextended(${sqlLiteral(streamId)}, 0))`);
     if (!remember) continue;
     if (!locks) held.set(q, (locks = new Set()));
     locks.add(streamId);
@@ -39,9 +39,15 @@ export function streamHeadColumn(param: number): string {
   return `(SELECT e.stream_version FROM noetl.event e WHERE e.stream_id = $${param} ORDER BY e.stream_version DESC LIMIT 1) AS stream_head`;
 }
 
-/** Records the head of `streamId` a statement read under its lock (`streamHeadColumn`; null: an empty stream). */
-export function noteHead(q: Queryable, streamId: string, head: number | null): void {
+/**
+ * `row` without the `stream_head` its statement read under the lock of
+ * `streamId` (`streamHeadColumn`; null: an empty stream), which is noted as
+ * that stream's head.
+ */
+export function takeStreamHead<T extends { stream_head: number | null }>(q: Queryable, streamId: string, row: T): Omit<T, 'stream_head'> {
+  const { stream_head: head, ...rest } = row;
   noteHeads(q, new Map([[streamId, head ?? 0]]));
+  return rest;
 }
 
 /** What one transaction appended to a stream it holds the lock of: the stream's head before, and the events since, in order. */

@@ -2,7 +2,7 @@ import { streamIdOf, type CommandStatus, type JsonObject } from '@noetl/event-ke
 import { enqueueWrite, type Queryable } from '../database';
 import { TERMINAL_EVENT_TYPES_SQL } from '../event-unique-keys';
 import { prepared } from '../prepared-statements';
-import { noteHead, streamHeadColumn } from '../stream-locks';
+import { streamHeadColumn, takeStreamHead } from '../stream-locks';
 import type { TenantScope } from '../storage-error';
 import { isBigintId, type LockStream } from './lock-stream';
 import { normaliseStuck, type StuckRow } from './stuck-row';
@@ -146,8 +146,7 @@ export class CommandRepository {
     const stream = streamIdOf({ type: 'execution', id: String(owner) });
     const [row] = await q.query<LockedCommand & { stream_head: number | null }>(LOCK_SQL, [commandId, owner, scope.tenantId, scope.organizationId, stream]);
     if (!row) return undefined;
-    const { stream_head: head, ...locked } = row;
-    noteHead(q, stream, head);
+    const locked = takeStreamHead(q, stream, row);
     return { ...normalise(locked), execution_ended: locked.execution_ended };
   }
 

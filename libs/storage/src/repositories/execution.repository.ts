@@ -2,7 +2,7 @@ import { streamIdOf, type ExecutionStatus, type JsonObject, type PayloadRef, typ
 import { enqueueWrite, type Queryable } from '../database';
 import type { TenantScope } from '../storage-error';
 import { prepared } from '../prepared-statements';
-import { noteHead, streamHeadColumn } from '../stream-locks';
+import { streamHeadColumn, takeStreamHead } from '../stream-locks';
 import { isBigintId } from './lock-stream';
 
 /** The row `execution.started` writes. */
@@ -109,9 +109,7 @@ export class ExecutionRepository {
       scope.organizationId,
       stream,
     ]);
-    if (!row) return undefined;
-    noteHead(q, stream, row.stream_head);
-    return { planned_version: row.planned_version, status: row.status };
+    return row && takeStreamHead(q, stream, row);
   }
 
   async saveCursor(q: Queryable, cursor: ExecutionCursor): Promise<void> {

@@ -2,7 +2,7 @@ import { streamIdOf, type FrameStatus, type JsonObject, type PayloadRef } from '
 import { enqueueWrite, type Queryable } from '../database';
 import { TERMINAL_EVENT_TYPES_SQL } from '../event-unique-keys';
 import { prepared } from '../prepared-statements';
-import { noteHead, streamHeadColumn } from '../stream-locks';
+import { streamHeadColumn, takeStreamHead } from '../stream-locks';
 import type { TenantScope } from '../storage-error';
 import { isBigintId, type LockStream } from './lock-stream';
 import { normaliseStuck, type StuckRow } from './stuck-row';
@@ -157,8 +157,7 @@ export class FrameRepository {
     const stream = streamIdOf({ type: 'execution', id: String(owner.execution_id) });
     const [row] = await q.query<LockedFrame & { stream_head: number | null }>(LOCK_SQL, [frameId, stream]);
     if (!row) return undefined;
-    const { stream_head: head, ...locked } = row;
-    noteHead(q, stream, head);
+    const locked = takeStreamHead(q, stream, row);
     return { ...normalise(locked), execution_ended: locked.execution_ended };
   }
 

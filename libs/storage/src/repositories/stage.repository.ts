@@ -2,7 +2,7 @@ import { streamIdOf, type JsonObject } from '@noetl/event-kernel';
 import type { Queryable } from '../database';
 import { TERMINAL_EVENT_TYPES_SQL } from '../event-unique-keys';
 import { prepared } from '../prepared-statements';
-import { noteHead, streamHeadColumn } from '../stream-locks';
+import { streamHeadColumn, takeStreamHead } from '../stream-locks';
 import type { TenantScope } from '../storage-error';
 import { isBigintId, type LockStream } from './lock-stream';
 
@@ -100,8 +100,7 @@ export class StageRepository {
     const stream = streamIdOf({ type: 'execution', id: String(owner) });
     const [row] = await q.query<LockedStage & { stream_head: number | null }>(LOCK_SQL, [stageId, stream, owner, scope.tenantId, scope.organizationId]);
     if (!row) return undefined;
-    const { stream_head: head, ...locked } = row;
-    noteHead(q, stream, head);
+    const locked = takeStreamHead(q, stream, row);
     return { ...locked, stage_id: String(locked.stage_id), execution_id: String(locked.execution_id), loop_id: String(locked.loop_id) };
   }
 
