@@ -1,6 +1,6 @@
 import { buildEvent, EventType, sealEvent, SnowflakeIds, type AnyNewEvent } from '@noetl/event-kernel';
 import { normaliseNewEvent } from './event-row';
-import { EventUniqueKey, uniqueKeyLookups } from './event-unique-keys';
+import { distinctiveKeys, EventUniqueKey, uniqueKeyLookups } from './event-unique-keys';
 
 const ids = new SnowflakeIds(4, () => Date.UTC(2026, 0, 1));
 const context = { ids, now: () => new Date('2026-01-01T00:00:00Z'), producer: 'spec', tenantId: 't', organizationId: 'o' };
@@ -56,5 +56,30 @@ describe('uniqueKeyLookups', () => {
     const event = buildEvent({ type: EventType.CtxUpdated, executionId: '1', idempotencyKey: 'k', payload: { set: {} } }, context);
     const lookup = uniqueKeyLookups(seal(event)).find((l) => l.key === EventUniqueKey.IdempotencyKey);
     expect(lookup?.params).toEqual(['t', 'k']);
+  });
+});
+
+describe('distinctiveKeys', () => {
+  const issued = (commandId: string) =>
+    normaliseNewEvent(
+      buildEvent(
+        {
+          type: EventType.CommandIssued,
+          executionId: '1',
+          commandId,
+          payload: { command_id: commandId, step: 's', run_id: 'r', kind: 'http', attempt: 1, max_attempts: 1, spec: {} },
+        },
+        context,
+      ),
+    );
+
+  it('gives an event with no key but its id and position none (it may be deferred)', () => {
+    expect(distinctiveKeys(normaliseNewEvent(buildEvent({ type: EventType.CtxUpdated, executionId: '1', payload: { set: {} } }, context)))).toEqual([]);
+  });
+
+  it('names the key and its value, so two events of one command issue share it and two of different commands do not', () => {
+    expect(distinctiveKeys(issued('9'))).toEqual(distinctiveKeys(issued('9')));
+    expect(distinctiveKeys(issued('9'))).not.toEqual(distinctiveKeys(issued('8')));
+    expect(distinctiveKeys(normaliseNewEvent(buildEvent({ type: EventType.CtxUpdated, executionId: '1', idempotencyKey: 'k', payload: { set: {} } }, context)))).toEqual(['key:t:k']);
   });
 });

@@ -1,4 +1,4 @@
-import { EventType, TERMINAL_EXECUTION_EVENTS, type EventEnvelope } from '@noetl/event-kernel';
+import { EventType, TERMINAL_EXECUTION_EVENTS, type AnyNewEvent, type EventEnvelope } from '@noetl/event-kernel';
 
 /** The unique indexes of `noetl.event` (see the initial migration), by the key they protect. */
 export const EventUniqueKey = {
@@ -20,6 +20,21 @@ export type EventUniqueKeyName = (typeof EventUniqueKey)[keyof typeof EventUniqu
  * a generic plan scanned every event of the execution.
  */
 export const TERMINAL_EVENT_TYPES_SQL = `(${TERMINAL_EXECUTION_EVENTS.map((type) => `'${type}'`).join(', ')})`;
+
+/**
+ * The unique keys an event holds besides its id and stream position, each
+ * as a text naming the key and its value (two events with one in common
+ * collide): its idempotency key, a command's issue, a loop's end, an
+ * execution's end.
+ */
+export function distinctiveKeys(event: AnyNewEvent): string[] {
+  const keys: string[] = [];
+  if (event.idempotency_key !== null) keys.push(`key:${event.tenant_id}:${event.idempotency_key}`);
+  if (event.event_type === EventType.CommandIssued) keys.push(`issued:${event.execution_id}:${event.command_id ?? ''}`);
+  if (event.event_type === EventType.LoopDone) keys.push(`done:${event.execution_id}:${event.loop_id ?? ''}`);
+  if ((TERMINAL_EXECUTION_EVENTS as readonly string[]).includes(event.event_type)) keys.push(`end:${event.execution_id}`);
+  return keys;
+}
 
 /** A WHERE clause that finds the stored event an insert collided with on one unique key. */
 export interface UniqueKeyLookup {

@@ -1,4 +1,4 @@
-import { EventType, TERMINAL_EXECUTION_EVENTS, sealEvent, type AnyNewEvent, type EventEnvelope, type LedgerEvent } from '@noetl/event-kernel';
+import { sealEvent, type AnyNewEvent, type EventEnvelope, type LedgerEvent } from '@noetl/event-kernel';
 import { isRetryableTransactionError } from './db-errors';
 import { isTransaction, onBeforeCommit, type Database, type Queryable } from './database';
 import {
@@ -17,7 +17,7 @@ import {
   type EventStore,
   type ReadExecutionOptions,
 } from './event-store';
-import { EventUniqueKey, uniqueKeyLookups } from './event-unique-keys';
+import { EventUniqueKey, distinctiveKeys, uniqueKeyLookups } from './event-unique-keys';
 import { enqueueStrictInsert, insertBatch } from './batch-append';
 import { insertOutboxRows } from './outbox';
 import { prepared } from './prepared-statements';
@@ -206,12 +206,7 @@ function takeDeferred(q: Queryable): EventEnvelope[] {
 
 /** Whether an event carries no unique key but its id and stream position (what may be deferred). */
 function hasNoUniqueKey(event: AnyNewEvent): boolean {
-  return (
-    event.idempotency_key === null &&
-    event.event_type !== EventType.CommandIssued &&
-    event.event_type !== EventType.LoopDone &&
-    !(TERMINAL_EXECUTION_EVENTS as readonly string[]).includes(event.event_type)
-  );
+  return distinctiveKeys(event).length === 0;
 }
 
 /**
@@ -222,14 +217,7 @@ function hasNoUniqueKey(event: AnyNewEvent): boolean {
 function sharesAKey(events: readonly AnyNewEvent[]): boolean {
   const seen = new Set<string>();
   const taken = (key: string): boolean => seen.size === seen.add(key).size;
-  for (const event of events) {
-    if (taken(`id:${event.event_id}`)) return true;
-    if (event.idempotency_key && taken(`key:${event.tenant_id}:${event.idempotency_key}`)) return true;
-    if (event.event_type === EventType.CommandIssued && taken(`issued:${event.execution_id}:${event.command_id ?? ''}`)) return true;
-    if (event.event_type === EventType.LoopDone && taken(`done:${event.execution_id}:${event.loop_id ?? ''}`)) return true;
-    if ((TERMINAL_EXECUTION_EVENTS as readonly string[]).includes(event.event_type) && taken(`end:${event.execution_id}`)) return true;
-  }
-  return false;
+  return events.some((event) => [`id:${event.event_id}`, ...distinctiveKeys(event)].some(taken));
 }
 
 class UnresolvedCollisionError extends StorageError {
