@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { NOETL_CONFIG, type NoetlConfig } from '@noetl/platform';
 import { ApiKeys, Authenticator, TokenVerifier } from '@noetl/runtime';
 import { ApiKeyRepository, Database } from '@noetl/storage';
@@ -23,6 +23,7 @@ import { RedisHealthIndicator } from './health/redis.health';
 import { MetricsController } from './metrics/metrics.controller';
 import { ReplayController } from './replay/replay.controller';
 import { isPublicApi } from './public-api';
+import { HttpThrottlerGuard } from './rate-limit/http-throttler.guard';
 import { throttleKeyOf } from './rate-limit/throttle-key';
 import { SchedulesController } from './schedules/schedules.controller';
 import { WorkersController } from './workers/workers.controller';
@@ -43,8 +44,8 @@ export class ApiModule {
             getTracker: (_request, context) => throttleKeyOf(context.switchToHttp().getRequest<Request>()),
             // One budget per client across the public API (the library's default is one per route).
             generateKey: (_context, tracker, throttler) => `${throttler}:${tracker}`,
-            // Global guards see the NATS handlers too (offers to workers): only HTTP requests to the public API are limited.
-            skipIf: (context) => rateLimit.requests === 0 || context.getType() !== 'http' || !isPublicApi(context.switchToHttp().getRequest<Request>()),
+            // Only requests to the public API are limited (HttpThrottlerGuard lets the NATS handlers through).
+            skipIf: (context) => rateLimit.requests === 0 || !isPublicApi(context.switchToHttp().getRequest<Request>()),
           }),
         }),
       ],
@@ -77,7 +78,7 @@ export class ApiModule {
         // Every route of the app, as declared by its @Access (issue 11).
         { provide: APP_GUARD, useClass: AuthGuard },
         // After the AuthGuard: a request spends its caller's budget (throttleKeyOf).
-        { provide: APP_GUARD, useClass: ThrottlerGuard },
+        { provide: APP_GUARD, useClass: HttpThrottlerGuard },
       ],
     };
   }

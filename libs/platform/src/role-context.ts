@@ -46,10 +46,15 @@ export async function bootRole(name: string, config: NoetlConfig, root: DynamicM
 
 /**
  * An HTTP app that also runs the scheduler or the worker, between services:
- * its `@OnNotification` handlers listen on NATS too. Call before `listen`.
+ * its `@OnNotification` handlers listen on NATS too. The app is initialised
+ * first (a hybrid app's microservice counts as initialised at once, so a
+ * notification could otherwise reach a guard or handler whose module has not
+ * run its init hook), and the HTTP app's global pipes and filters stay with
+ * HTTP: a notification has no response to write an error body to.
  */
 export async function listenForNotifications(app: INestApplication, config: NoetlConfig, name: string): Promise<void> {
   if (!config.nats || !config.roles.some((role) => role === 'scheduler' || role === 'worker')) return;
-  app.connectMicroservice({ strategy: new QueueGroupNatsServer({ servers: [config.nats.url], name: `noetl-${name}`, ...NATS_RECONNECT_FOREVER }) }, { inheritAppConfig: true });
+  await app.init();
+  app.connectMicroservice({ strategy: new QueueGroupNatsServer({ servers: [config.nats.url], name: `noetl-${name}`, ...NATS_RECONNECT_FOREVER }) }, { inheritAppConfig: false });
   await app.startAllMicroservices();
 }
