@@ -4,6 +4,7 @@ import type { ToolRegistry } from '@noetl/tools';
 import type { Logger } from 'pino';
 import type { Bus } from './bus/bus';
 import type { ControlPlane } from './control-plane/control-plane';
+import type { ProjectorTuning } from './projection/projector';
 
 export interface EngineOptions {
   config: NoetlConfig;
@@ -36,4 +37,10 @@ export interface EngineOptions {
   sweepEvery?: 'engine' | 'caller';
   /** Whether the scheduler role fires due schedules in its sweep (default true; `noetl run`, a one-shot, does not). */
   schedules?: boolean;
+  /**
+   * The projector role's tuning for the replay gate: a recorder of the state
+   * after every event folded, and a snapshot cadence (default
+   * PROJECTION_SNAPSHOT_EVERY). Unset in production.
+   */
+  projectorTuning?: ProjectorTuning;
 }

@@ -219,7 +219,10 @@ export class Engine {
         logger: logger.child({ role: 'retry-lane' }),
       });
     }
-    if (roles.includes('projector')) shared.projectorMetrics = new ProjectorMetrics(metrics.registry);
+    if (roles.includes('projector')) {
+      shared.projectorMetrics = new ProjectorMetrics(metrics.registry);
+      if (options.projectorTuning) shared.projectorTuning = options.projectorTuning;
+    }
     if (roles.includes('worker')) {
       const plane = options.controlPlane ?? remote;
       if (remote) parts.remote = remote;
@@ -280,12 +283,22 @@ export class Engine {
     return engine;
   }
 
-  /** Folds delivered events into their tenants' projections (the projector role's feed calls it). */
   /** Writes the projection rows the tenants' projectors deferred (those due, or `all`). */
   async flushProjections(options: { all?: boolean } = {}): Promise<void> {
     for (const tenant of this.tenants.values()) await tenant.projector?.flush(options);
   }
 
+  /**
+   * Events the projector role of this process has yet to fold: the outbox
+   * rows not projected yet without NATS, the pending messages of this
+   * shard's consumers with it (what the relay has not published is not
+   * counted). Undefined without the projector role.
+   */
+  async projectionLag(): Promise<number | undefined> {
+    return this.parts.feed?.lag();
+  }
+
+  /** Folds delivered events into their tenants' projections (the projector role's feed calls it). */
   async project(events: readonly LedgerEvent[], elided?: ReadonlySet<string>): Promise<void> {
     const byScope = new Map<string, { scope: TenantScope; events: LedgerEvent[] }>();
     for (const event of events) {

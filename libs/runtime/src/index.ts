@@ -27,6 +27,7 @@ export * from './projection/replay';
 export * from './event-stream/event-stream';
 export * from './projection/rebuild';
 export * from './projection/outbox-projector';
+export { projectorDurable } from './projection/stream-projector';
 export * from './auth/principal';
 export * from './auth/api-keys';
 export * from './auth/token-verifier';

@@ -1,8 +1,9 @@
 import { loadConfig } from '@noetl/config';
 import type { EventView } from '@noetl/runtime';
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { type CliOutput, processOutput } from '../shared/cli-output';
 import { addServerOption, type ServerClient, serverClient } from '../shared/server-client';
+import { wholeNumberOption } from '../shared/whole-number-option';
 
 export interface EventsOptions {
   /** Only these event types. */
@@ -37,17 +38,11 @@ export function formatEvent(event: EventView): string {
   return [event.created_at, event.event_id, event.event_type, ...facts].join(' ');
 }
 
-function parseLimit(text: string): number {
-  const limit = Number(text);
-  if (!Number.isInteger(limit) || limit < 1) throw new InvalidArgumentError(`expected a whole number >= 1, got "${text}"`);
-  return limit;
-}
-
 export function registerEventsCommand(program: Command): void {
   addServerOption(program.command('events').description("list an execution's events in ledger order"))
     .argument('<id>', 'execution id')
     .option('--type <type>', 'only this event type (repeatable)', (type: string, types: string[] = []) => [...types, type])
-    .option('--limit <n>', 'events per page (default 100)', parseLimit)
+    .option('--limit <n>', 'events per page (default 100)', wholeNumberOption)
     .option('--all', 'every page, not just the first')
     .option('--json', 'one JSON document per event')
     .action(async (id: string, opts: EventsOptions & { server?: string }) => {

@@ -46,6 +46,11 @@ export class OutboxProjector {
     await this.outbox.purgePublished(this.timing.retentionMs, PURGE_BATCH);
   }
 
+  /** Rows not projected yet. */
+  async lag(): Promise<number> {
+    return (await this.outbox.backlog()).rows;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);

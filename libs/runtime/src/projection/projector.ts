@@ -18,6 +18,9 @@ export interface ProjectorOptions {
   observe?: (event: LedgerEvent, state: ExecutionState) => void;
 }
 
+/** What a projector role may be tuned with (EngineOptions.projectorTuning). */
+export type ProjectorTuning = Partial<Pick<ProjectorOptions, 'observe' | 'snapshotEvery'>>;
+
 /** What one projection pass did for one execution. */
 export interface Projected {
   executionId: string;

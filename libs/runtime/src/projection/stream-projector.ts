@@ -31,6 +31,11 @@ export interface StreamProjectorOptions {
   shardCount: number;
 }
 
+/** The durable consumer of a projector shard: one per tenant's organization and shard of a shard count. */
+export function projectorDurable(scope: TenantScope, shardIndex: number, shardCount: number): string {
+  return `projector-${durableToken(scope.tenantId)}-${durableToken(scope.organizationId)}-${shardIndex}-of-${shardCount}`;
+}
+
 /** How often the shard looks for tenants it has no consumer for yet. */
 const SCOPES_EVERY_MS = 2_000;
 
@@ -56,10 +61,8 @@ export class StreamProjector {
     this.shard = String(options.shardIndex);
   }
 
-  /** The durable consumer's name: one per tenant's organization and shard of a shard count. */
   durableOf(scope: TenantScope): string {
-    const { shardIndex, shardCount } = this.options;
-    return `projector-${durableToken(scope.tenantId)}-${durableToken(scope.organizationId)}-${shardIndex}-of-${shardCount}`;
+    return projectorDurable(scope, this.options.shardIndex, this.options.shardCount);
   }
 
   start(): void {
@@ -72,6 +75,23 @@ export class StreamProjector {
     await this.running;
     await Promise.all(this.consuming.values());
     await this.options.flush({ all: true });
+  }
+
+  /**
+   * Messages of the shard's consumers not folded yet (delivered and unacked
+   * too), read from JetStream now; a tenant whose consumer is not created
+   * yet counts as 1 (it has not begun).
+   */
+  async lag(): Promise<number> {
+    const scopes = await this.options.scopes();
+    const js = this.options.nats.jetstream();
+    let lag = 0;
+    for (const scope of scopes) {
+      const durable = this.durableOf(scope);
+      const info = this.consuming.has(durable) ? await (await js.consumers.get(EVENTS_STREAM, durable)).info(true).catch(() => undefined) : undefined;
+      lag += info ? info.num_pending + info.num_ack_pending : 1;
+    }
+    return lag;
   }
 
   /** Starts a consumer for each tenant that has none, now and every few seconds. */

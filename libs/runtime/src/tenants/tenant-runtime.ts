@@ -32,7 +32,7 @@ import { ExecutionService } from '../executions/execution.service';
 import { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
 import { ProjectedStates } from '../projection/projected-states';
-import { Projector } from '../projection/projector';
+import { Projector, type ProjectorTuning } from '../projection/projector';
 import type { ProjectorMetrics } from '../projection/projector-metrics';
 import { PROJECTION_SNAPSHOT_EVERY } from '../projection/rebuild';
 import { Replay } from '../projection/replay';
@@ -87,6 +87,8 @@ export interface SharedParts {
   lane?: RetryLane;
   /** With the projector role. */
   projectorMetrics?: ProjectorMetrics;
+  /** EngineOptions.projectorTuning. */
+  projectorTuning?: ProjectorTuning;
   /** Whether the scheduler role fires due schedules in its sweep (`noetl run`, a one-shot, does not). */
   firesSchedules: boolean;
   /** This process's worker, when it reports to this process's control plane: the scheduler claims work for it as it issues it. */
@@ -248,6 +250,7 @@ export class TenantRuntime {
         metrics: shared.projectorMetrics,
         shard: String(config.projector.shardIndex),
         snapshotEvery: PROJECTION_SNAPSHOT_EVERY,
+        ...shared.projectorTuning,
       });
     }
   }
