@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { apiReadinessTimeoutMs } from '../deploy/support/deploy-files';
 import { startCliServer, type CliServerProcess } from '../support/cli-server-process';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { TEST_ENCRYPTION_KEY } from '../support/test-engine';
@@ -145,7 +146,11 @@ function probeReadiness(base: string): { stop(): Promise<{ longestMs: number; fa
  * the statuses it may get) goes to a running `noetl server`, one by one:
  * no answer is a 5xx, a refusal is the one error body and writes nothing,
  * a trivial execution completes after every request, and a readiness probe
- * polled every 100 ms throughout never waits 1 s.
+ * polled every 100 ms throughout never waits as long as the api's readiness
+ * probe in k8s/ gives it (a probe past that fails and counts toward taking
+ * the pod out of service). The longest wait is printed: it is a figure of
+ * the machine's load as much as of the server, so the bound is the one the
+ * deployment acts on, not a tighter one that a busy 2-core runner breaks.
  */
 describe('hostile input against noetl server', () => {
   let database: TestDatabase;
@@ -208,7 +213,7 @@ describe('hostile input against noetl server', () => {
           `${byClass(200)} 2xx, ${byClass(400)} 4xx, ${byClass(500)} 5xx; ${readiness.probes} readiness probes, longest ${readiness.longestMs} ms, ${readiness.failures.length} not ready\n`,
       );
       expect(readiness.failures).toEqual([]);
-      expect(readiness.longestMs).toBeLessThan(1_000);
+      expect(readiness.longestMs).toBeLessThan(apiReadinessTimeoutMs());
     }
     expect(outcomes.filter((o) => o.status >= 500)).toEqual([]);
     expect(outcomes.filter((o) => !o.expected.includes(o.status))).toEqual([]);

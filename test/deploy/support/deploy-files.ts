@@ -131,6 +131,18 @@ export function loadWorkloads(manifests: Manifest[]): Workload[] {
 }
 
 /**
+ * The api's readiness probe timeout in the shipped manifests, in ms: a
+ * readiness wait past it fails the probe and counts toward taking the pod
+ * out of service (the bound the e2e specs that poll /health/ready hold).
+ */
+export function apiReadinessTimeoutMs(): number {
+  const api = loadWorkloads(loadManifests()).find((workload) => workload.manifest.name === 'noetl-api');
+  const seconds = api?.pod.containers[0]?.readinessProbe?.timeoutSeconds;
+  if (seconds === undefined) throw new Error('k8s/ has no noetl-api Deployment with a readiness probe timeout');
+  return seconds * 1000;
+}
+
+/**
  * The environment a container starts with, as the kubelet builds it: every
  * `envFrom` source in order, then `env` (which wins). `metadata.name` field
  * references resolve to `podName`; any other `valueFrom` is refused, so a
