@@ -13,6 +13,7 @@ import { FrameCancelled1795900000002 } from './1795900000002-FrameCancelled';
 import { SweepIndexes1796100000000 } from './1796100000000-SweepIndexes';
 import { RunningChildren1796100000001 } from './1796100000001-RunningChildren';
 import { DropExecutionTenantPath1796100000002 } from './1796100000002-DropExecutionTenantPath';
+import { LedgerTail1796200000000 } from './1796200000000-LedgerTail';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
@@ -33,4 +34,5 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   SweepIndexes1796100000000,
   RunningChildren1796100000001,
   DropExecutionTenantPath1796100000002,
+  LedgerTail1796200000000,
 ];

@@ -36,7 +36,7 @@ async function report(result: GateResult, root: string): Promise<void> {
   const lines = [
     '# Replay parity gate',
     '',
-    `Path: ${result.path === 'jetstream' ? 'outbox relay -> JetStream -> projector shards (NATS_URL set)' : 'the projector role draining the outbox in process (no NATS_URL)'}.`,
+    `Path: ${result.path === 'jetstream' ? 'event relay -> JetStream -> projector shards (NATS_URL set)' : 'the projector role following the ledger in process (no NATS_URL)'}.`,
     '',
     '| executions | events replayed | positions checked | rebuild mismatches | mismatches |',
     '| --- | --- | --- | --- | --- |',

@@ -38,7 +38,7 @@ describe('the replay parity gate', () => {
     expect({ mismatches: result.parities.flatMap((p) => p.mismatches.map((m) => `${p.executionId}: ${m}`)), rebuilt: result.rebuilt }).toEqual({ mismatches: [], rebuilt: [] });
   });
 
-  it('finds the same without NATS, where the projector role drains the outbox in process', async () => {
+  it('finds the same without NATS, where the projector role follows the ledger in process', async () => {
     const result = await gate(undefined);
     expect(result.path).toBe('in-process');
     expect(result.summary.executions).toBeGreaterThanOrEqual(12 + FIXTURES);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { loadConfig, type NoetlConfig } from '@noetl/config';
 import { EVENTS_STREAM, Engine, projectorDurable, standaloneProjector } from '@noetl/runtime';
-import { Database, OutboxRepository } from '@noetl/storage';
+import { Database } from '@noetl/storage';
 import { connect } from 'nats';
 import { runCorpus as runFixtures } from '../../tools/fixtures/src/main';
 import { openBenchDatabase } from '../bench-database';
@@ -30,7 +30,7 @@ export interface GateOptions {
 }
 
 export interface GateResult {
-  /** `jetstream`: relay -> JetStream -> projector shards (NATS_URL set); `in-process`: the projector role drains the outbox. */
+  /** `jetstream`: relay -> JetStream -> projector shards (NATS_URL set); `in-process`: the projector role follows the ledger itself. */
   path: 'jetstream' | 'in-process';
   runs: CorpusRun[];
   parities: Parity[];
@@ -42,8 +42,8 @@ export interface GateResult {
 /**
  * The replay parity gate (issue 10 item 5, issue 30) on the deployment users
  * run: projector processes (with NATS, one per shard, consuming what the
- * outbox relay publishes to JetStream; without it, one that drains the
- * outbox) record the checksum they held after every event while the corpus
+ * event relay publishes to JetStream; without it, one that follows the
+ * ledger) record the checksum they held after every event while the corpus
  * runs in processes of its own (the examples, a loop of frames with retries,
  * a cancelled run, a resumed run, the NoETL fixtures asked for). Once every
  * event is published and every shard's lag is zero, each execution is
@@ -115,16 +115,15 @@ export async function runReplayGate(options: GateOptions): Promise<GateResult> {
 /**
  * Waits until every event is folded: with NATS, the corpus's processes have
  * stopped, so a scheduler of the deployment relays what they left unpublished
- * while the shards' consumers drain; without it, the projector drains the
- * outbox itself.
+ * while the shards' consumers drain; without it, the projector follows the
+ * ledger itself.
  */
 async function caughtUp(config: NoetlConfig, database: Database, projectors: readonly Engine[]): Promise<void> {
   const relaying = config.nats ? await Engine.start({ config, database, roles: ['scheduler'], schedules: false }) : undefined;
-  const outbox = new OutboxRepository(database);
   const deadline = Date.now() + CATCH_UP_MS;
   try {
     for (;;) {
-      const unpublished = (await outbox.backlog()).rows;
+      const unpublished = (await relaying?.relayBacklog()) ?? 0;
       const lags = await Promise.all(projectors.map(async (projector) => (await projector.projectionLag()) ?? 0));
       if (unpublished === 0 && lags.every((lag) => lag === 0)) return;
       if (Date.now() > deadline) throw new Error(`the projectors did not catch up within ${CATCH_UP_MS} ms: ${unpublished} events unpublished, lag per shard ${lags.join(', ')}`);

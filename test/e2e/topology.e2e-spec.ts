@@ -68,7 +68,7 @@ const PLAYBOOKS = {
 
 /**
  * The deployable topology (issues 9 and 10): the api, the scheduler (with
- * the outbox relay), two workers and two projector shards as separate OS
+ * the event relay), two workers and two projector shards as separate OS
  * processes from the built apps, as the image runs them, over one database
  * and NATS. One worker runs only `javascript` (NOETL_WORKER_TOOLS).
  * Everything goes through the REST API; who ran what is read from the ledger.

@@ -139,11 +139,10 @@ describe('loadConfig', () => {
     expect(loadConfig({}).relay).toEqual({
       batch: 500,
       pollMs: 5000,
-      retentionMs: 3_600_000,
       stream: { maxAgeMs: 7 * 86_400_000, maxBytes: 1024 ** 3, duplicateWindowMs: 120_000 },
     });
-    const config = loadConfig({ NOETL_RELAY_BATCH: '50', NOETL_OUTBOX_RETENTION_SECONDS: '0', NOETL_EVENTS_DUPLICATE_WINDOW_SECONDS: '600' });
-    expect(config.relay).toMatchObject({ batch: 50, retentionMs: 0, stream: { duplicateWindowMs: 600_000 } });
+    const config = loadConfig({ NOETL_RELAY_BATCH: '50', NOETL_EVENTS_DUPLICATE_WINDOW_SECONDS: '600' });
+    expect(config.relay).toMatchObject({ batch: 50, stream: { duplicateWindowMs: 600_000 } });
     expect(() => loadConfig({ NOETL_RELAY_BATCH: '0' })).toThrow('NOETL_RELAY_BATCH must be between 1 and 10000, got 0');
   });
 

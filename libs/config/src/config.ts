@@ -105,14 +105,12 @@ export interface NoetlConfig {
    * the number of shards; the index must be below the count.
    */
   projector: { shardIndex: number; shardCount: number };
-  /** The outbox relay to JetStream (runs with the scheduler role when NATS_URL is set) and the events stream's limits. */
+  /** The event relay to JetStream (runs with the scheduler role when NATS_URL is set) and the events stream's limits. */
   relay: {
-    /** Outbox rows published per round trip. */
+    /** Events published per round trip. */
     batch: number;
-    /** The safety-net poll; commits wake the relay at once (LISTEN/NOTIFY). */
+    /** The safety-net poll of the ledger's readers (the relay, the projector's feed without NATS); commits wake them at once (LISTEN/NOTIFY). */
     pollMs: number;
-    /** How long published outbox rows are kept before they are deleted. */
-    retentionMs: number;
     stream: { maxAgeMs: number; maxBytes: number; duplicateWindowMs: number };
   };
   /** How long SIGTERM lets in-flight work finish before the process stops anyway. */
@@ -262,7 +260,6 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_SHARD_COUNT',
   'NOETL_RELAY_BATCH',
   'NOETL_RELAY_POLL_MS',
-  'NOETL_OUTBOX_RETENTION_SECONDS',
   'NOETL_EVENTS_MAX_AGE_SECONDS',
   'NOETL_EVENTS_MAX_BYTES',
   'NOETL_EVENTS_DUPLICATE_WINDOW_SECONDS',
@@ -357,7 +354,6 @@ export function loadConfig(env: Env): NoetlConfig {
     relay: {
       batch: integer(env, 'NOETL_RELAY_BATCH', 500, 1, 10_000),
       pollMs: integer(env, 'NOETL_RELAY_POLL_MS', 5000, 10, 600_000),
-      retentionMs: integer(env, 'NOETL_OUTBOX_RETENTION_SECONDS', 3600, 0, 30 * 86_400) * 1000,
       stream: {
         maxAgeMs: integer(env, 'NOETL_EVENTS_MAX_AGE_SECONDS', 7 * 86_400, 60, 365 * 86_400) * 1000,
         maxBytes: integer(env, 'NOETL_EVENTS_MAX_BYTES', 1024 ** 3, 1024 ** 2, Number.MAX_SAFE_INTEGER),

@@ -17,7 +17,7 @@ interface FrameCommittedV1 {
 
 /**
  * Version 1 -> 2 of `frame.committed`: a frame of 1,000 rows listed 1,000
- * `{index, status: ok}` entries in the ledger, the outbox and the stream;
+ * `{index, status: ok}` entries in the ledger and the stream;
  * version 2 keeps the first index and the failed rows only. Both fold to
  * the same state (the reducer lists every row again).
  */

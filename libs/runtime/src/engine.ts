@@ -8,7 +8,7 @@ import {
   ExecutionRepository,
   FrameRepository,
   LeadershipRepository,
-  OutboxRepository,
+  LedgerCursorRepository,
   PgEventStore,
   PgPayloadStore,
   ProjectionRepository,
@@ -17,6 +17,9 @@ import {
   TenantRepository,
   TimerRepository,
   WorkerRepository,
+  tailBacklog,
+  TAIL_START,
+  type Queryable,
   type TenantScope,
 } from '@noetl/storage';
 import { defaultTools, type ToolRegistry } from '@noetl/tools';
@@ -34,13 +37,13 @@ import type { EngineOptions } from './engine-types';
 import type { ExecutionDetail } from './executions/execution-types';
 import type { ExecutionService } from './executions/execution.service';
 import { RuntimeMetrics } from './metrics';
-import { OutboxProjector } from './projection/outbox-projector';
+import { LedgerFeed } from './projection/ledger-feed';
 import type { Projector } from './projection/projector';
 import { ProjectorMetrics } from './projection/projector-metrics';
 import type { Replay } from './projection/replay';
-import { OutboxRelay } from './relay/outbox-relay';
-import { RelayMetrics } from './relay/relay-metrics';
-import { StreamProjector } from './projection/stream-projector';
+import { EventRelay, relayName } from './relay/event-relay';
+import { RelayMetrics, type RelayBacklog } from './relay/relay-metrics';
+import { StreamProjector, type FlushProjections, type ProjectEvents } from './projection/stream-projector';
 import { RuntimeError } from './runtime-error';
 import { RetryLane } from './scheduler/retry-lane';
 import type { ScheduleService } from './schedules/schedule.service';
@@ -51,8 +54,6 @@ import type { WorkerDirectory } from './workers/worker-directory';
 import { workerToolOptions } from './worker/tool-options';
 import { Worker, type Offer } from './worker/worker';
 
-/** Without NATS, how often the projector looks for outbox rows (it drains everything there on each look). */
-const PROJECTOR_POLL_MS = 100;
 /** waitForTerminal's re-read when no `finished` message came: the safety net for a lost one. */
 const TERMINAL_RECHECK_MS = 5000;
 
@@ -61,7 +62,7 @@ const idNode = (): number => randomInt(0, 1024);
 
 /**
  * The composition of the runtime, in plain TypeScript: what a process
- * shares (database, bus, metrics, tools, the worker, the outbox relay, the
+ * shares (database, bus, metrics, tools, the worker, the event relay, the
  * projector's feed, the retry lane) and, per tenant it serves, a
  * `TenantRuntime` built on first use (`tenant(scope)`): catalog,
  * executions, control plane, credentials, admin, replay, the worker
@@ -97,10 +98,12 @@ export class Engine {
       tools: ToolRegistry;
       remote?: { close(): Promise<void> };
       listen: boolean;
-      /** The projector role's feed: JetStream with NATS, the outbox without. */
-      feed?: OutboxProjector | StreamProjector;
-      /** The scheduler role's outbox relay, with NATS: one for every tenant. */
-      relay?: OutboxRelay;
+      /** The projector role's feed: JetStream with NATS, the ledger's tail without. */
+      feed?: LedgerFeed | StreamProjector;
+      /** The scheduler role's event relay, with NATS: one for every tenant. */
+      relay?: EventRelay;
+      /** What the relay has not published yet. */
+      relayBacklog?: RelayBacklog;
       /** The connection of the relay and the projector's stream consumer (JetStream), with NATS. */
       nats?: NatsConnection;
     },
@@ -187,6 +190,7 @@ export class Engine {
       tenantRows: new TenantRepository(),
       scheduleRows: new ScheduleRepository(),
       leadership: new LeadershipRepository(),
+      ledgerCursors: new LedgerCursorRepository(),
     };
     metrics.trackBacklog({ commands: () => repositories.commandRows.backlog(database), frames: () => repositories.frameRows.backlog(database) });
     // A worker on a remote control plane asks the API for credentials; it never decrypts one itself.
@@ -247,34 +251,42 @@ export class Engine {
     }
     if (roles.includes('scheduler') && config.nats) {
       parts.nats = await connect({ servers: config.nats.url, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
-      const outbox = new OutboxRepository(database);
-      parts.relay = new OutboxRelay({
+      const { ledgerCursors: cursors } = repositories;
+      parts.relayBacklog = async () => tailBacklog(database, (await cursors.get(database, relayName())) ?? TAIL_START);
+      parts.relay = new EventRelay({
         db: database,
-        outbox,
+        cursors,
         leadership: repositories.leadership,
         js: parts.nats.jetstream(),
         jsm: await parts.nats.jetstreamManager(),
         shardCount: config.projector.shardCount,
         batch: config.relay.batch,
         pollMs: config.relay.pollMs,
-        retentionMs: config.relay.retentionMs,
         limits: config.relay.stream,
         logger: logger.child({ role: 'relay' }),
-        metrics: new RelayMetrics(metrics.registry, outbox),
+        metrics: new RelayMetrics(metrics.registry, parts.relayBacklog),
       });
     }
     if (shared.projectorMetrics) {
       const { shardIndex, shardCount } = config.projector;
       const projectorLogger = logger.child({ role: 'projector', shard: shardIndex });
-      const project = (events: readonly LedgerEvent[], elided?: ReadonlySet<string>) => engine.project(events, elided);
-      const flush = (options?: { all?: boolean }) => engine.flushProjections(options);
+      const project: ProjectEvents = (events, elided, q) => engine.project(events, elided, q);
+      const flush: FlushProjections = (options, q) => engine.flushProjections(options, q);
       if (config.nats) {
         parts.nats ??= await connect({ servers: config.nats.url, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
         // One consumer per tenant the deployment has: each shard folds only its tenants' events, never another deployment's on the same NATS.
         const scopes = () => repositories.tenantRows.list(database);
         parts.feed = new StreamProjector({ nats: parts.nats, project, flush, scopes, metrics: shared.projectorMetrics, logger: projectorLogger, shardIndex, shardCount });
       } else {
-        parts.feed = new OutboxProjector(new OutboxRepository(database), project, flush, projectorLogger, { pollMs: PROJECTOR_POLL_MS, retentionMs: config.relay.retentionMs });
+        parts.feed = new LedgerFeed({
+          db: database,
+          cursors: repositories.ledgerCursors,
+          leadership: repositories.leadership,
+          project,
+          flush,
+          logger: projectorLogger,
+          pollMs: config.relay.pollMs,
+        });
       }
     }
     await shared.clock.sync(database);
@@ -284,22 +296,27 @@ export class Engine {
   }
 
   /** Writes the projection rows the tenants' projectors deferred (those due, or `all`). */
-  async flushProjections(options: { all?: boolean } = {}): Promise<void> {
-    for (const tenant of this.tenants.values()) await tenant.projector?.flush(options);
+  async flushProjections(options: { all?: boolean } = {}, q?: Queryable): Promise<void> {
+    for (const tenant of this.tenants.values()) await tenant.projector?.flush(options, q);
   }
 
   /**
-   * Events the projector role of this process has yet to fold: the outbox
-   * rows not projected yet without NATS, the pending messages of this
-   * shard's consumers with it (what the relay has not published is not
+   * Events the projector role of this process has yet to fold: those
+   * committed after the feed's cursor without NATS, the pending messages of
+   * this shard's consumers with it (what the relay has not published is not
    * counted). Undefined without the projector role.
    */
   async projectionLag(): Promise<number | undefined> {
     return this.parts.feed?.lag();
   }
 
+  /** Events committed that the deployment's relay has not published yet, in a process that runs one (the scheduler role, with NATS). */
+  async relayBacklog(): Promise<number | undefined> {
+    return (await this.parts.relayBacklog?.())?.events;
+  }
+
   /** Folds delivered events into their tenants' projections (the projector role's feed calls it). */
-  async project(events: readonly LedgerEvent[], elided?: ReadonlySet<string>): Promise<void> {
+  async project(events: readonly LedgerEvent[], elided?: ReadonlySet<string>, q?: Queryable): Promise<void> {
     const byScope = new Map<string, { scope: TenantScope; events: LedgerEvent[] }>();
     for (const event of events) {
       const scope = { tenantId: event.tenant_id, organizationId: event.organization_id };
@@ -310,7 +327,7 @@ export class Engine {
     for (const { scope, events: delivered } of byScope.values()) {
       const projector = this.tenant(scope).projector;
       if (!projector) throw new Error('this process has no projector role');
-      await projector.deliver(delivered, elided);
+      await projector.deliver(delivered, elided, q);
     }
   }
 

@@ -2,20 +2,19 @@ import { EventType, type EventEnvelope, type LedgerEvent } from '@noetl/event-ke
 import { enqueueWrite, type Queryable } from './database';
 import { EVENT_SELECT_LIST } from './event-row';
 import { TERMINAL_EVENT_TYPES_SQL } from './event-unique-keys';
-import { eventSubject } from './outbox';
 import { prepared } from './prepared-statements';
 import { SqlState } from './db-errors';
 import { StorageError } from './storage-error';
 
-/** The batch's rows: $1 the sealed envelopes as one JSON array (each an event row), $2 their outbox subjects. */
+/** The batch's rows: $1 the sealed envelopes as one JSON array (each an event row). */
 const BATCH_ROWS = `WITH b AS (
-  SELECT r.*, d.ord, d.doc AS envelope, ($2::text[])[d.ord] AS subject
+  SELECT r.*, d.ord
     FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS d(doc, ord),
          jsonb_populate_record(NULL::noetl.event, d.doc) AS r
 )`;
 
 /**
- * A batch of sealed events and their outbox rows in ONE statement. All or
+ * A batch of sealed events in ONE statement. All or
  * nothing against what is committed: when any event collides with a stored
  * one on a unique index (the same keys as `uniqueKeyLookups`), nothing is
  * inserted and the caller appends one by one. Only a rival still in flight
@@ -55,33 +54,24 @@ ${BATCH_ROWS}, clash AS (
    ORDER BY ord
   ON CONFLICT DO NOTHING
   RETURNING event_id
-), outbox AS (
-  INSERT INTO noetl.outbox (event_id, tenant_id, organization_id, execution_id, subject, event_type, payload)
-  SELECT b.event_id, b.tenant_id, b.organization_id, b.execution_id, b.subject, b.event_type, b.envelope
-    FROM b JOIN ins ON ins.event_id = b.event_id ORDER BY b.ord
 )
 SELECT event_id FROM ins`);
 
 /**
  * Events that carry no unique key but their id and stream position (what
- * may be deferred, see AppendOptions.defer) and their outbox rows, with no
- * ON CONFLICT: under their streams' locks nothing can collide with them, so
+ * may be deferred, see AppendOptions.defer), with no ON CONFLICT: under their streams' locks nothing can collide with them, so
  * a collision is an error that fails the transaction rather than a row
  * quietly dropped. Its result is not read: it is queued (enqueueWrite) and
  * goes with the transaction's next statement or its COMMIT.
  */
 const STRICT_INSERT_SQL = prepared(`
-${BATCH_ROWS}, ins AS (
-  INSERT INTO noetl.event (${EVENT_SELECT_LIST}) SELECT ${EVENT_SELECT_LIST} FROM b ORDER BY ord RETURNING event_id
-)
-INSERT INTO noetl.outbox (event_id, tenant_id, organization_id, execution_id, subject, event_type, payload)
-SELECT b.event_id, b.tenant_id, b.organization_id, b.execution_id, b.subject, b.event_type, b.envelope
-  FROM b JOIN ins ON ins.event_id = b.event_id ORDER BY b.ord`);
+${BATCH_ROWS}
+INSERT INTO noetl.event (${EVENT_SELECT_LIST}) SELECT ${EVENT_SELECT_LIST} FROM b ORDER BY ord`);
 
 /** Queues the strict insert of `sealed` (see STRICT_INSERT_SQL). */
 export async function enqueueStrictInsert(q: Queryable, sealed: readonly EventEnvelope[]): Promise<void> {
   if (sealed.length === 0) return;
-  await enqueueWrite(q, STRICT_INSERT_SQL, [JSON.stringify(sealed), sealed.map((event) => eventSubject(event.tenant_id, event.organization_id, event.execution_id))]);
+  await enqueueWrite(q, STRICT_INSERT_SQL, [JSON.stringify(sealed)]);
 }
 
 /** A rival still in flight took a key of the batch and left a hole in a stream: the transaction is to be retried as is. */
@@ -90,9 +80,8 @@ export class BatchRaceError extends StorageError {
 }
 
 /**
- * Inserts the sealed events (dense versions, under their streams' locks) and
- * their outbox rows in one round trip: the batch goes as one JSON document
- * (each element an envelope, which is also its outbox row's payload), and
+ * Inserts the sealed events (dense versions, under their streams' locks) in
+ * one round trip: the batch goes as one JSON document (each element an envelope), and
  * only the ids of the rows that went in come back. Returns those events by
  * event id, exactly as sealed (what the row holds: nothing is read back),
  * or null when nothing was inserted (something collides: append one by
@@ -101,8 +90,7 @@ export class BatchRaceError extends StorageError {
  * the caller to resolve as duplicates.
  */
 export async function insertBatch(q: Queryable, sealed: readonly EventEnvelope[]): Promise<Map<string, LedgerEvent> | null> {
-  const subjects = sealed.map((event) => eventSubject(event.tenant_id, event.organization_id, event.execution_id));
-  const rows = await q.query<{ event_id: string }>(BATCH_INSERT_SQL, [JSON.stringify(sealed), subjects]);
+  const rows = await q.query<{ event_id: string }>(BATCH_INSERT_SQL, [JSON.stringify(sealed)]);
   if (rows.length === 0) return null;
   const inserted = new Set(rows.map((row) => String(row.event_id)));
   const stored = new Map(sealed.flatMap((event) => (inserted.has(event.event_id) ? [[event.event_id, event as LedgerEvent] as const] : [])));

@@ -106,9 +106,9 @@ export class Database implements Queryable {
     }
   }
 
-  /** A connection of the pool held until released (session locks, LISTEN). */
-  dedicated(): Promise<DedicatedConnection> {
-    return DedicatedConnection.open(this.dataSource.createQueryRunner());
+  /** A connection of the pool held until released (session locks, LISTEN), named `name` in pg_stat_activity meanwhile. */
+  dedicated(name: string): Promise<DedicatedConnection> {
+    return DedicatedConnection.open(this.dataSource.createQueryRunner(), name);
   }
 
   async close(): Promise<void> {

@@ -10,7 +10,7 @@ interface NotifyingClient {
 }
 
 /**
- * One connection of the pool held for a long-lived role (the outbox relay):
+ * One connection of the pool held for a long-lived role (a reader of the ledger's tail):
  * its session advisory locks and LISTENs live as long as it does, and end
  * with it, so a dead holder frees them. `lost` resolves when the connection
  * fails or ends.
@@ -29,9 +29,12 @@ export class DedicatedConnection implements Queryable {
     });
   }
 
-  static async open(runner: QueryRunner): Promise<DedicatedConnection> {
+  /** A connection of `runner`'s pool, named `name` in pg_stat_activity while held (operators see which session is the relay). */
+  static async open(runner: QueryRunner, name: string): Promise<DedicatedConnection> {
     const client = (await runner.connect()) as NotifyingClient;
-    return new DedicatedConnection(runner, client);
+    const connection = new DedicatedConnection(runner, client);
+    await connection.query(`SELECT set_config('application_name', $1, false)`, [name]);
+    return connection;
   }
 
   async query<T = Record<string, unknown>>(sql: Sql, params?: unknown[]): Promise<T[]> {
@@ -54,6 +57,7 @@ export class DedicatedConnection implements Queryable {
     this.client.removeAllListeners('notification');
     await this.query('UNLISTEN *').catch(() => undefined);
     await this.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
+    await this.query('RESET application_name').catch(() => undefined);
     await this.runner.release();
   }
 }

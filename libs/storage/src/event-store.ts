@@ -36,10 +36,10 @@ export interface ReadExecutionOptions {
 /** The ledger (DESIGN.md invariant 1): append-only, deduplicated at the database. */
 export interface EventStore {
   /**
-   * Appends in one transaction with their outbox rows; a duplicate (any unique
-   * index: same event_id, command.issued per command, loop.done per loop, one
-   * terminal per execution, idempotency key) returns the existing event with
-   * duplicate=true instead of failing; no outbox row for duplicates.
+   * Appends in one transaction; a duplicate (any unique index: same
+   * event_id, command.issued per command, loop.done per loop, one terminal
+   * per execution, idempotency key) returns the existing event with
+   * duplicate=true instead of failing.
    */
   append(events: AnyNewEvent[], options?: AppendOptions): Promise<AppendResult[]>;
   /** Ledger order (event_id ascending). */

@@ -9,7 +9,7 @@ export * from './event-row';
 export * from './event-unique-keys';
 export * from './pg-event-store';
 export * from './stream-locks';
-export * from './outbox';
+export * from './ledger-tail';
 export * from './payload-store';
 export * from './pg-payload-store';
 export * from './fs-payload-store';

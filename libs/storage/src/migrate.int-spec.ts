@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { createEmptyDatabase, type TestDatabase } from '../../../test/support/test-database';
-import { MIGRATIONS_TABLE, migrate } from '@noetl/storage';
+import { buildEvent, EventType, SnowflakeIds } from '@noetl/event-kernel';
+import { Database, LedgerCursorRepository, MIGRATIONS_TABLE, migrate, PgEventStore, readTail } from '@noetl/storage';
 import { MIGRATIONS } from '../../../migrations';
 
 const ALL_MIGRATIONS = MIGRATIONS.map((Migration) => new Migration().name);
@@ -33,8 +34,7 @@ const NAMED_INDEXES = [
   'uidx_frame_stage_index',
   'frame_open_idx',
   'idx_timer_due',
-  'idx_outbox_unpublished',
-  'idx_outbox_published',
+  'idx_event_tail',
 ];
 
 const TABLES = [
@@ -50,7 +50,7 @@ const TABLES = [
   'stage',
   'frame',
   'timer',
-  'outbox',
+  'ledger_cursor',
   'payload',
   'projection',
   'projection_snapshot',
@@ -127,5 +127,39 @@ describe('migrate', () => {
     expect(byName.uidx_event_terminal).toMatch(/UNIQUE .*\(execution_id\) WHERE .*execution.completed.*execution.failed.*execution.cancelled/);
     expect(byName.uidx_event_idempotency_key).toMatch(/UNIQUE .*\(tenant_id, idempotency_key\) WHERE \(idempotency_key IS NOT NULL\)/);
     expect(byName.uidx_event_stream_version).toMatch(/UNIQUE .*\(stream_id, stream_version\)/);
+  });
+
+  it('upgrades a ledger whose outbox held unpublished events: the relay and the projector feed start at the oldest of them', async () => {
+    const fresh = await createEmptyDatabase();
+    const db = await Database.connect(fresh.url, { poolSize: 2 });
+    try {
+      await migrate(fresh.url, 'up');
+      expect(await migrate(fresh.url, 'down')).toEqual([ALL_MIGRATIONS.at(-1)]);
+      // A ledger as the outbox kept it: four events, the first two published.
+      const ids = new SnowflakeIds(17, () => Date.now());
+      const context = { ids, now: () => new Date(), producer: 'migrate.int-spec', tenantId: 't', organizationId: 'o' };
+      const executionId = ids.next();
+      const store = new PgEventStore(db);
+      const before = await store.append(Array.from({ length: 4 }, (_, i) => buildEvent({ type: EventType.CtxUpdated, executionId, payload: { set: { i } } }, context)));
+      for (const [i, { event }] of before.entries()) {
+        await db.query(
+          `INSERT INTO noetl.outbox (event_id, tenant_id, organization_id, execution_id, subject, event_type, payload, published_at)
+           VALUES ($1, 't', 'o', $2, 's', $3, '{}', ${i < 2 ? 'now()' : 'NULL'})`,
+          [event.event_id, executionId, event.event_type],
+        );
+      }
+      expect(await migrate(fresh.url, 'up')).toEqual([ALL_MIGRATIONS.at(-1)]);
+
+      const [after] = await store.append([buildEvent({ type: EventType.CtxUpdated, executionId, payload: { set: { i: 4 } } }, context)]);
+      const cursors = new LedgerCursorRepository();
+      for (const reader of ['relay:*', 'projector:*']) {
+        const cursor = await cursors.get(db, reader);
+        const tail = await readTail(db, cursor!, 100);
+        expect({ reader, events: tail.events.map(({ event }) => event.event_id) }).toEqual({ reader, events: [before[2]!, before[3]!, after!].map((r) => r.event.event_id) });
+      }
+    } finally {
+      await db.close();
+      await fresh.drop();
+    }
   });
 });

@@ -13,8 +13,10 @@ import {
   EventKeyTakenError,
   InvalidEventError,
   PgEventStore,
+  readTail,
   StreamVersionConflict,
   sqlText,
+  TAIL_START,
   type AppendResult,
   type Queryable,
 } from '@noetl/storage';
@@ -90,7 +92,6 @@ describe('PgEventStore', () => {
     type
       ? count('noetl.event WHERE execution_id = $1 AND event_type = $2', [executionId, type])
       : count('noetl.event WHERE execution_id = $1', [executionId]);
-  const outboxOf = (executionId: string): Promise<number> => count('noetl.outbox WHERE execution_id = $1', [executionId]);
 
   function expectOneWinner(results: AppendResult[]): void {
     expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
@@ -108,7 +109,6 @@ describe('PgEventStore', () => {
       expectOneWinner(results);
       expect(results[0]!.event.event_id).toBe(issued.event_id);
       expect(await eventsOf(executionId, EventType.CommandIssued)).toBe(1);
-      expect(await outboxOf(executionId)).toBe(1);
     });
 
     it('keeps one command.issued when 20 writers race with their own event ids on their own streams', async () => {
@@ -119,7 +119,6 @@ describe('PgEventStore', () => {
 
       expectOneWinner(results);
       expect(await eventsOf(executionId, EventType.CommandIssued)).toBe(1);
-      expect(await outboxOf(executionId)).toBe(1);
       // The losers' streams stay empty: a duplicate consumes no version.
       const versions = await Promise.all(results.map((_, i) => store.streamVersion(`command/${commandId}-${i}`)));
       expect(versions.filter((v) => v === 1)).toHaveLength(1);
@@ -136,7 +135,6 @@ describe('PgEventStore', () => {
 
       expectOneWinner(results);
       expect(await eventsOf(executionId, EventType.LoopDone)).toBe(1);
-      expect(await outboxOf(executionId)).toBe(1);
     });
 
     it('keeps one terminal event when 20 writers race with different outcomes', async () => {
@@ -146,7 +144,6 @@ describe('PgEventStore', () => {
 
       expectOneWinner(results);
       expect(await eventsOf(executionId)).toBe(1);
-      expect(await outboxOf(executionId)).toBe(1);
       expect(await store.streamVersion(`execution/${executionId}`)).toBe(1);
     });
 
@@ -166,7 +163,6 @@ describe('PgEventStore', () => {
         expect(error).toMatchObject({ code: 'stream_version_conflict', streamId, expected: 0, actual: 1 });
       }
       expect(await eventsOf(executionId)).toBe(1);
-      expect(await outboxOf(executionId)).toBe(1);
     });
 
     it('assigns dense stream versions when 20 writers race on one stream', async () => {
@@ -258,7 +254,6 @@ describe('PgEventStore', () => {
         expect(own!.duplicate).toBe(false);
         expect(own!.event.stream_version).toBe(keyed!.duplicate ? 1 : 2);
         expect(await eventsOf(executions[i]!)).toBe(keyed!.duplicate ? 1 : 2);
-        expect(await outboxOf(executions[i]!)).toBe(keyed!.duplicate ? 1 : 2);
       }
     });
 
@@ -274,7 +269,6 @@ describe('PgEventStore', () => {
         [true, 1],
         [false, 3],
       ]);
-      expect(await outboxOf(executionId)).toBe(3);
     });
 
     it('returns the existing event for a repeated idempotency key and accepts the key in another tenant', async () => {
@@ -320,7 +314,6 @@ describe('PgEventStore', () => {
       await expect(attempt).rejects.toBeInstanceOf(StreamVersionConflict);
       await expect(attempt).rejects.toMatchObject({ streamId, expected: 0, actual: 1 });
       expect(await eventsOf(executionId)).toBe(1);
-      expect(await outboxOf(executionId)).toBe(1);
       expect(await count('noetl.event WHERE event_id = ANY($1::bigint[])', [batch.map((e) => e.event_id)])).toBe(0);
     });
 
@@ -334,7 +327,7 @@ describe('PgEventStore', () => {
       expect(results.map((r) => r.event.stream_version)).toEqual([2, 3]);
     });
 
-    it('writes one outbox row per new event, carrying the envelope, and none for duplicates', async () => {
+    it('puts each new event on the ledger tail once, in commit order, with the transaction that wrote it, and no duplicate', async () => {
       const executionId = ids.next();
       const a = ctxUpdated(executionId, 1);
       const b = commandIssued(executionId, ids.next());
@@ -342,20 +335,13 @@ describe('PgEventStore', () => {
       const first = await store.append([a, b]);
       await store.append([a]);
       await store.append([b, a]);
+      const later = await store.append([ctxUpdated(executionId, 2)]);
 
-      const rows = await db.query<{ event_id: string; subject: string; event_type: string; payload: unknown; published_at: Date | null }>(
-        'SELECT event_id, subject, event_type, payload, published_at FROM noetl.outbox WHERE execution_id = $1 ORDER BY outbox_id',
-        [executionId],
-      );
-      expect(rows).toEqual(
-        first.map((r) => ({
-          event_id: r.event.event_id,
-          subject: `noetl.events.${TENANT.tenantId}.${TENANT.organizationId}.${executionId}`,
-          event_type: r.event.event_type,
-          payload: r.event,
-          published_at: null,
-        })),
-      );
+      const tail = (await readTail(db, TAIL_START, 10_000, TENANT)).events.filter(({ event }) => event.execution_id === executionId);
+      expect(tail.map(({ event }) => event)).toEqual([...first, ...later].map((r) => r.event));
+      const [ofFirst, ofB, ofLater] = tail.map(({ position }) => BigInt(position.tx));
+      expect(ofFirst).toBe(ofB);
+      expect(ofLater! > ofFirst!).toBe(true);
     });
 
     it('inserts deferred events with the next append of their transaction, and before its commit when nothing follows', async () => {
@@ -372,7 +358,7 @@ describe('PgEventStore', () => {
         return [report!, decision!];
       });
       expect(appended.map((result) => result.event.stream_version)).toEqual([1, 2]);
-      expect(await outboxOf(executionId)).toBe(2);
+      expect(await eventsOf(executionId)).toBe(2);
 
       await db.transaction((q) => store.appendWithin(q, [ctxUpdated(executionId, 3)], { defer: true }));
       expect((await store.readStream(`execution/${executionId}`)).map((event) => event.stream_version)).toEqual([1, 2, 3]);
@@ -406,7 +392,6 @@ describe('PgEventStore', () => {
       ).rejects.toBe(rollback);
 
       expect(await eventsOf(executionId)).toBe(0);
-      expect(await outboxOf(executionId)).toBe(0);
     });
 
     it('reads a few rows per appended event, however many events the ledger holds', async () => {

@@ -19,7 +19,6 @@ import {
 } from './event-store';
 import { EventUniqueKey, distinctiveKeys, uniqueKeyLookups } from './event-unique-keys';
 import { enqueueStrictInsert, insertBatch } from './batch-append';
-import { insertOutboxRows } from './outbox';
 import { prepared } from './prepared-statements';
 import { StorageError } from './storage-error';
 import { knownHeads, lockStreams, noteAppended, noteHeads } from './stream-locks';
@@ -90,7 +89,7 @@ export class PgEventStore implements EventStore {
     // What earlier appends of this transaction deferred goes in first, in the same statement when it can.
     const deferred = takeDeferred(q);
     if (!sharesAKey(normalised)) {
-      // One round trip for the batch and its outbox rows; null: something collides, so one by one below.
+      // One round trip for the batch; null: something collides, so one by one below.
       const sealed = sealInOrder();
       const stored = await insertBatch(q, [...deferred, ...sealed]);
       if (stored) {
@@ -121,7 +120,6 @@ export class PgEventStore implements EventStore {
         results.push({ event: await findCollision(q, sealed), duplicate: true });
       }
     }
-    await insertOutboxRows(q, appended);
     noteAppended(q, appended);
     return results;
   }

@@ -1,7 +1,7 @@
 import { nanos, StorageType, type JetStreamManager } from 'nats';
-import { EVENTS_SUBJECT_PREFIX } from '@noetl/storage';
+import { EVENTS_SUBJECT_PREFIX } from './event-subjects';
 
-/** The JetStream stream the outbox relay publishes every event to, and the projector shards consume (issue 10). */
+/** The JetStream stream the event relay publishes every event to, and the projector shards consume (issue 10). */
 export const EVENTS_STREAM = 'NOETL_EVENTS';
 
 /**

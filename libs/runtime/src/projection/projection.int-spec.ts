@@ -33,8 +33,8 @@ interface ProjectionStored {
 }
 
 /**
- * The projector (issue 10) in one process without NATS: it drains the
- * outbox into projection rows with the one reducer, reads come from them,
+ * The projector (issue 10) in one process without NATS: it follows the
+ * ledger into projection rows with the one reducer, reads come from them,
  * and replay at any event equals what the projection held after it.
  */
 describe('projections and replay', () => {

@@ -20,7 +20,7 @@ export class ProjectorMetrics {
     });
     this.errors = new Counter({ name: 'noetl_projector_errors_total', help: 'Deliveries the projector failed to fold (redelivered)', labelNames: ['shard'], registers });
     this.lagMs = new Gauge({ name: 'noetl_projector_lag_ms', help: 'Age of the last folded event when it was folded', labelNames: ['shard'], registers });
-    this.lagEvents = new Gauge({ name: 'noetl_projector_lag_events', help: 'Events waiting for this shard (stream consumer pending, or outbox backlog)', labelNames: ['shard'], registers });
+    this.lagEvents = new Gauge({ name: 'noetl_projector_lag_events', help: "Events waiting for this shard (its JetStream consumers' pending)", labelNames: ['shard'], registers });
     this.lastEventId = new Gauge({ name: 'noetl_projector_last_event_id', help: 'Id of the last event folded', labelNames: ['shard'], registers });
   }
 }

@@ -1,6 +1,6 @@
 import { applyEvent, EventType, REDUCER_VERSION, stateChecksum, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
 import { AdminActions } from '../admin/admin-types';
-import type { Database, ProjectionRepository, ProjectionRow } from '@noetl/storage';
+import type { Database, ProjectionRepository, ProjectionRow, Queryable } from '@noetl/storage';
 import type { Ledger } from '../ledger';
 import { foldLedger, type Folded, type FoldPoint } from './fold-ledger';
 import type { ProjectorMetrics } from './projector-metrics';
@@ -83,10 +83,12 @@ export class Projector {
 
   /**
    * Projects a batch of delivered events (in stream order per execution, as
-   * the outbox and the stream deliver them). An execution with a fresh event
-   * in `elided` (delivered without its payload) is folded from the ledger.
+   * the ledger's tail and the stream deliver them). An execution with a
+   * fresh event in `elided` (delivered without its payload) is folded from
+   * the ledger. Reads and writes go through `q` (a feed's own connection),
+   * else the pool.
    */
-  async deliver(events: readonly LedgerEvent[], elided: ReadonlySet<string> = new Set()): Promise<Projected[]> {
+  async deliver(events: readonly LedgerEvent[], elided: ReadonlySet<string> = new Set(), q: Queryable = this.options.db): Promise<Projected[]> {
     const byExecution = new Map<string, LedgerEvent[]>();
     for (const event of events) {
       // A purge rewrote the execution's history (and dropped its row): what this projector holds of it is no longer its fold.
@@ -98,7 +100,7 @@ export class Projector {
       if (list) list.push(event);
       else byExecution.set(event.execution_id, [event]);
     }
-    const bases = await this.bases([...byExecution.keys()]);
+    const bases = await this.bases([...byExecution.keys()], q);
     const passes: Pass[] = [];
     let stale = 0;
     try {
@@ -107,28 +109,29 @@ export class Projector {
         const fresh = delivered.filter((event) => event.stream_version > base.version).sort((a, b) => a.stream_version - b.stream_version);
         stale += delivered.length - fresh.length;
         const whole = fresh.some((event) => elided.has(event.event_id));
-        passes.push({ executionId, base: { ...base }, folded: await this.fold(executionId, base, whole ? undefined : fresh) });
+        passes.push({ executionId, base: { ...base }, folded: await this.fold(q, executionId, base, whole ? undefined : fresh) });
       }
     } catch (error) {
       for (const executionId of byExecution.keys()) this.forget(executionId);
       throw error;
     }
     if (stale > 0) this.options.metrics.stale.inc({ shard: this.options.shard }, stale);
-    return this.write(passes);
+    return this.write(q, passes);
   }
 
   /** Brings the projection of `executionId` up to its last committed event. */
   async project(executionId: string): Promise<Projected> {
-    const base = (await this.bases([executionId])).get(executionId)!;
+    const { db } = this.options;
+    const base = (await this.bases([executionId], db)).get(executionId)!;
     const from = { ...base };
     let folded: Folded;
     try {
-      folded = await this.fold(executionId, base, undefined);
+      folded = await this.fold(db, executionId, base, undefined);
     } catch (error) {
       this.forget(executionId);
       throw error;
     }
-    const [projected] = await this.write([{ executionId, base: from, folded }], { deferring: false });
+    const [projected] = await this.write(db, [{ executionId, base: from, folded }], { deferring: false });
     return projected!;
   }
 
@@ -150,10 +153,10 @@ export class Projector {
    * (or with nothing delivered) every ledger event after it. Mutates the
    * base's state: the caller drops it from the cache if the pass fails.
    */
-  private async fold(executionId: string, base: FoldPoint, delivered: readonly LedgerEvent[] | undefined): Promise<Folded> {
-    const { db, ledger, observe } = this.options;
+  private async fold(q: Queryable, executionId: string, base: FoldPoint, delivered: readonly LedgerEvent[] | undefined): Promise<Folded> {
+    const { ledger, observe } = this.options;
     const follows = delivered !== undefined && delivered.every((event, i) => event.stream_version === base.version + i + 1);
-    if (!follows) return foldLedger(db, ledger, executionId, base, observe ? { observe } : {});
+    if (!follows) return foldLedger(q, ledger, executionId, base, observe ? { observe } : {});
     let state = base.state;
     for (const event of delivered) {
       // Delivered events are as they were written: lift them as the ledger's reads do.
@@ -167,9 +170,9 @@ export class Projector {
   /**
    * Writes the rows of the deferred executions whose time has come (see
    * DEFER_WRITES_FROM_EVENTS). The feeds call it on every round, whether
-   * anything was delivered or not, and `stop` with `all`.
+   * anything was delivered or not, and `stop` with `all`; through `q` as `deliver`.
    */
-  async flush({ all = false } = {}): Promise<void> {
+  async flush({ all = false } = {}, q: Queryable = this.options.db): Promise<void> {
     const due: Pass[] = [];
     for (const executionId of this.deferred) {
       const point = this.states.get(executionId);
@@ -178,7 +181,7 @@ export class Projector {
       const version = this.writes.get(executionId)?.version ?? 0;
       due.push({ executionId, base: { state: undefined, version }, folded: { state: point.state, version: point.version, folded: point.version - version } });
     }
-    if (due.length > 0) await this.write(due, { deferring: false });
+    if (due.length > 0) await this.write(q, due, { deferring: false });
   }
 
   /**
@@ -186,8 +189,8 @@ export class Projector {
    * those whose write is due; the others wait in the cache), keeps
    * snapshots, and caches the states.
    */
-  private async write(passes: readonly Pass[], { deferring = true } = {}): Promise<Projected[]> {
-    const { db, ledger, projections, metrics, shard, snapshotEvery } = this.options;
+  private async write(q: Queryable, passes: readonly Pass[], { deferring = true } = {}): Promise<Projected[]> {
+    const { ledger, projections, metrics, shard, snapshotEvery } = this.options;
     const moved = passes.filter((pass) => pass.folded.folded > 0 && pass.folded.state !== undefined);
     const now = deferring ? moved.filter((pass) => this.writeDue(pass.executionId, pass.folded.state)) : moved;
     const rows: ProjectionRow<ExecutionState>[] = now.map(({ executionId, folded }) => ({
@@ -198,7 +201,7 @@ export class Projector {
     }));
     let written: Set<string>;
     try {
-      written = await projections.upsertMany(db, ledger.scope, rows);
+      written = await projections.upsertMany(q, ledger.scope, rows);
     } catch (error) {
       for (const pass of passes) this.forget(pass.executionId);
       throw error;
@@ -212,7 +215,7 @@ export class Projector {
       }
       this.writes.set(row.executionId, { at: this.clock(), version: row.version });
       if (Math.floor(row.version / snapshotEvery) > Math.floor(before / snapshotEvery)) {
-        await projections.saveSnapshot(db, ledger.scope, { ...row, ...this.folding });
+        await projections.saveSnapshot(q, ledger.scope, { ...row, ...this.folding });
       }
     }
     for (const pass of moved) if (!now.includes(pass)) this.deferred.add(pass.executionId);
@@ -253,10 +256,10 @@ export class Projector {
   }
 
   /** The state each execution was projected to: cached, else its row (one read for all), else nothing yet. */
-  private async bases(executionIds: readonly string[]): Promise<Map<string, FoldPoint>> {
+  private async bases(executionIds: readonly string[], q: Queryable): Promise<Map<string, FoldPoint>> {
     const bases = new Map<string, FoldPoint>();
     const missing = executionIds.filter((id) => !this.states.has(id));
-    const rows = missing.length ? await this.options.projections.getMany<ExecutionState>(this.options.db, this.options.ledger.scope, missing) : new Map();
+    const rows = missing.length ? await this.options.projections.getMany<ExecutionState>(q, this.options.ledger.scope, missing) : new Map();
     for (const id of executionIds) {
       const cached = this.states.get(id);
       const row = rows.get(id);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@noetl/config';
 import { buildEvent, EventType, SnowflakeIds } from '@noetl/event-kernel';
-import { Database, eventSubject, PgEventStore, shardOf, shardSubject } from '@noetl/storage';
+import { Database, PgEventStore } from '@noetl/storage';
 import { connect, JSONCodec, type NatsConnection } from 'nats';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -13,6 +13,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../test/support/
 import { waitFor } from '../../../../test/support/wait-for';
 import { NATS_RECONNECT_FOREVER } from '../bus/nats-reconnect';
 import { ensureEventStream } from '../event-stream/event-stream';
+import { eventSubject, shardOf, shardSubject } from '../event-stream/event-subjects';
 import { ProjectorMetrics } from './projector-metrics';
 import { standaloneProjector } from './rebuild';
 import { StreamProjector } from './stream-projector';

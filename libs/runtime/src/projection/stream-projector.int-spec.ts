@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@noetl/config';
 import { buildEvent, EventType, foldEvents, SnowflakeIds, stateChecksum, type EventDraft, type EventTypeName, type LedgerEvent } from '@noetl/event-kernel';
-import { Database, LeadershipRepository, OutboxRepository, PgEventStore, shardOf } from '@noetl/storage';
+import { Database, LeadershipRepository, LedgerCursorRepository, PgEventStore, tailBacklog, TAIL_START } from '@noetl/storage';
 import { connect, type NatsConnection } from 'nats';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -9,7 +9,9 @@ import { requireNats } from '../../../../test/support/services';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
 import { waitFor } from '../../../../test/support/wait-for';
 import { EVENTS_STREAM } from '../event-stream/event-stream';
-import { OutboxRelay } from '../relay/outbox-relay';
+import { shardOf } from '../event-stream/event-subjects';
+import { executionStream } from '../ledger';
+import { EventRelay, relayName } from '../relay/event-relay';
 import { RelayMetrics } from '../relay/relay-metrics';
 import { ProjectorMetrics } from './projector-metrics';
 import { standaloneProjector } from './rebuild';
@@ -29,7 +31,7 @@ describe('StreamProjector shards', () => {
   let testDb: TestDatabase;
   let db: Database;
   let relayNats: NatsConnection;
-  let relay: OutboxRelay;
+  let relay: EventRelay;
   let relayMetrics: RelayMetrics;
   const tenant = `t${randomBytes(4).toString('hex')}`;
   const config = loadConfig({ NOETL_TENANT_ID: tenant, NOETL_ORGANIZATION_ID: 'o', LOG_LEVEL: 'silent' });
@@ -39,11 +41,11 @@ describe('StreamProjector shards', () => {
     testDb = await createTestDatabase();
     db = await Database.connect(testDb.url, { poolSize: 8 });
     relayNats = await connect({ servers: await requireNats() });
-    const outbox = new OutboxRepository(db, config.tenancy);
-    relayMetrics = new RelayMetrics(new Registry(), outbox);
-    relay = new OutboxRelay({
+    const cursors = new LedgerCursorRepository();
+    relayMetrics = new RelayMetrics(new Registry(), async () => tailBacklog(db, (await cursors.get(db, relayName(config.tenancy))) ?? TAIL_START, config.tenancy));
+    relay = new EventRelay({
       db,
-      outbox,
+      cursors,
       leadership: new LeadershipRepository(),
       js: relayNats.jetstream(),
       jsm: await relayNats.jetstreamManager(),
@@ -51,7 +53,6 @@ describe('StreamProjector shards', () => {
       shardCount: SHARDS,
       batch: 100,
       pollMs: 500,
-      retentionMs: 3_600_000,
       limits: { maxAgeMs: 3_600_000, maxBytes: 1024 ** 3, duplicateWindowMs: 120_000 },
       logger: pino({ level: 'silent' }),
       metrics: relayMetrics,
@@ -102,8 +103,7 @@ describe('StreamProjector shards', () => {
   }
 
   async function ledgerOf(executionId: string): Promise<LedgerEvent[]> {
-    const rows = await db.query<{ payload: LedgerEvent }>(`SELECT payload FROM noetl.outbox WHERE execution_id = $1 ORDER BY outbox_id`, [executionId]);
-    return rows.map((row) => row.payload);
+    return store().readStream(executionStream(executionId));
   }
 
   async function projected(executionId: string): Promise<{ version: number; checksum: string } | undefined> {

@@ -1,8 +1,9 @@
-import { durableToken, shardFilter, type TenantScope } from '@noetl/storage';
+import type { Queryable, TenantScope } from '@noetl/storage';
 import type { LedgerEvent } from '@noetl/event-kernel';
 import { AckPolicy, DeliverPolicy, nanos, type Consumer, type JsMsg, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { EVENTS_STREAM, PAYLOAD_ELIDED_HEADER } from '../event-stream/event-stream';
+import { durableToken, shardFilter } from '../event-stream/event-subjects';
 import type { ProjectorMetrics } from './projector-metrics';
 
 const BATCH = 500;
@@ -12,12 +13,13 @@ const RETRY_MS = 2_000;
  * Folds a batch of delivered events into their projections (the tenants'
  * projectors); resolves when they are written. `elided`: the ids of events
  * delivered without their payload (too large for a NATS message), which
- * must be read from the ledger.
+ * must be read from the ledger. `q`: the connection to fold through (a
+ * feed's own), else the pool.
  */
-export type ProjectEvents = (events: readonly LedgerEvent[], elided?: ReadonlySet<string>) => Promise<unknown>;
+export type ProjectEvents = (events: readonly LedgerEvent[], elided?: ReadonlySet<string>, q?: Queryable) => Promise<unknown>;
 
-/** Writes the projection rows the projectors deferred (see Projector.flush): those whose time has come, or `all` of them. */
-export type FlushProjections = (options?: { all?: boolean }) => Promise<void>;
+/** Writes the projection rows the projectors deferred (see Projector.flush): those whose time has come, or `all` of them; through `q` as ProjectEvents. */
+export type FlushProjections = (options?: { all?: boolean }, q?: Queryable) => Promise<void>;
 
 export interface StreamProjectorOptions {
   nats: NatsConnection;

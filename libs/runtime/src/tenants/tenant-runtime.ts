@@ -9,6 +9,7 @@ import {
   type ExecutionRepository,
   type FrameRepository,
   type LeadershipRepository,
+  type LedgerCursorRepository,
   type PgEventStore,
   type Queryable,
   type ProjectionRepository,
@@ -63,6 +64,7 @@ export interface Repositories {
   tenantRows: TenantRepository;
   scheduleRows: ScheduleRepository;
   leadership: LeadershipRepository;
+  ledgerCursors: LedgerCursorRepository;
 }
 
 /** What a process builds once and every tenant's runtime uses. */

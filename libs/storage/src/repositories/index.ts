@@ -11,3 +11,4 @@ export * from './api-key.repository';
 export * from './tenant.repository';
 export * from './schedule.repository';
 export * from './leadership.repository';
+export * from './ledger-cursor.repository';

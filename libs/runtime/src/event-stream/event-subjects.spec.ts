@@ -1,4 +1,4 @@
-import { eventSubject, shardFilter, shardOf, shardSubject } from './outbox';
+import { eventSubject, shardFilter, shardOf, shardSubject } from './event-subjects';
 
 describe('event subjects', () => {
   it('names an execution under noetl.events.<tenant>.<org>.<execution>', () => {

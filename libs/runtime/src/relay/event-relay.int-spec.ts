@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { buildEvent, EventType, SnowflakeIds, type LedgerEvent } from '@noetl/event-kernel';
-import { Database, eventSubject, LeadershipRepository, OutboxRepository, PgEventStore, shardOf, shardSubject } from '@noetl/storage';
+import { Database, LeadershipRepository, LedgerCursorRepository, PgEventStore, tailBacklog, TAIL_START, type TenantScope } from '@noetl/storage';
 import { AckPolicy, connect, DeliverPolicy, JSONCodec, type NatsConnection } from 'nats';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -8,7 +8,8 @@ import { requireNats } from '../../../../test/support/services';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
 import { waitFor } from '../../../../test/support/wait-for';
 import { EVENTS_STREAM } from '../event-stream/event-stream';
-import { OutboxRelay } from './outbox-relay';
+import { eventSubject, shardOf, shardSubject } from '../event-stream/event-subjects';
+import { EventRelay, relayName } from './event-relay';
 import { RelayMetrics } from './relay-metrics';
 
 jest.setTimeout(60_000);
@@ -19,16 +20,18 @@ const LIMITS = { maxAgeMs: 3_600_000, maxBytes: 1024 ** 3, duplicateWindowMs: 12
 const codec = JSONCodec<LedgerEvent>();
 
 /**
- * The outbox relay against real PostgreSQL and NATS JetStream (issue 10
- * item 1). The stream is the one every relay shares; each test writes under
- * a tenant of its own and reads back only that tenant's subjects.
+ * The event relay against real PostgreSQL and NATS JetStream (issue 10
+ * item 1, issue 23 item 1): it follows the ledger's tail in commit order.
+ * The stream is the one every relay shares; each test writes under a tenant
+ * of its own and reads back only that tenant's subjects.
  */
-describe('OutboxRelay', () => {
+describe('EventRelay', () => {
   let testDb: TestDatabase;
   let db: Database;
   let nats: NatsConnection;
   let store: PgEventStore;
-  const relays: OutboxRelay[] = [];
+  const relays: EventRelay[] = [];
+  const cursors = new LedgerCursorRepository();
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
@@ -47,27 +50,32 @@ describe('OutboxRelay', () => {
     await testDb?.drop();
   });
 
-  async function relayFor(tenantId: string, options: { batch?: number } = {}): Promise<{ relay: OutboxRelay; metrics: RelayMetrics; outbox: OutboxRepository }> {
-    const outbox = new OutboxRepository(db, { tenantId, organizationId: 'o' });
-    const metrics = new RelayMetrics(new Registry(), outbox);
-    const relay = new OutboxRelay({
+  /** Events of the tenant committed that its relay has not published. */
+  const backlogOf = async (scope: TenantScope) => tailBacklog(db, (await cursors.get(db, relayName(scope))) ?? TAIL_START, scope);
+
+  async function relayFor(tenantId: string, options: { batch?: number } = {}): Promise<{ relay: EventRelay; metrics: RelayMetrics; unpublished: () => Promise<number> }> {
+    const scope = { tenantId, organizationId: 'o' };
+    const metrics = new RelayMetrics(new Registry(), () => backlogOf(scope));
+    const relay = new EventRelay({
       db,
-      outbox,
+      cursors,
       leadership: new LeadershipRepository(),
       js: nats.jetstream(),
       jsm: await nats.jetstreamManager(),
-      scope: { tenantId, organizationId: 'o' },
+      scope,
       shardCount: SHARDS,
       batch: options.batch ?? 500,
       pollMs: 60_000,
-      retentionMs: 3_600_000,
       limits: LIMITS,
       logger: pino({ level: 'silent' }),
       metrics,
     });
     relays.push(relay);
-    return { relay, metrics, outbox };
+    return { relay, metrics, unpublished: async () => (await backlogOf(scope)).events };
   }
+
+  const ctxEvent = (tenantId: string) =>
+    buildEvent({ type: EventType.CtxUpdated, executionId: ids.next(), payload: { set: { held: true } } }, { ids, now: () => new Date(), producer: 'relay.int-spec', tenantId, organizationId: 'o' });
 
   /** Appends `perExecution` ctx.updated events to each of `executions` new executions of `tenantId`. */
   async function append(tenantId: string, executions: number, perExecution: number): Promise<LedgerEvent[]> {
@@ -101,9 +109,9 @@ describe('OutboxRelay', () => {
     return out;
   }
 
-  it('publishes each committed event once, on its shard subject, in stream order, and marks it', async () => {
+  it('publishes each committed event once, on its shard subject, in stream order, and moves its cursor past it', async () => {
     const tenant = `t${randomBytes(4).toString('hex')}`;
-    const { relay, metrics, outbox } = await relayFor(tenant);
+    const { relay, metrics, unpublished } = await relayFor(tenant);
     relay.start();
     const events = await append(tenant, 3, 5);
     const got = await waitFor(async () => {
@@ -119,22 +127,22 @@ describe('OutboxRelay', () => {
       const versions = got.filter((m) => m.event.execution_id === executionId).map((m) => m.event.stream_version);
       expect(versions).toEqual([1, 2, 3, 4, 5]);
     }
-    await waitFor(async () => (await outbox.backlog()).rows === 0);
+    await waitFor(async () => (await unpublished()) === 0);
     expect((await metrics.published.get()).values[0]?.value).toBe(events.length);
   });
 
-  it('republishes what a relay that died between publish and mark left unmarked, and the stream still holds each event once', async () => {
+  it('republishes what a relay that died between publish and moving its cursor left, and the stream still holds each event once', async () => {
     const tenant = `t${randomBytes(4).toString('hex')}`;
     const events = await append(tenant, 2, 10);
-    // What the dead relay did: published the first 15 events, then died before marking them.
+    // What the dead relay did: published the first 15 events, then died before its cursor moved.
     const js = nats.jetstream();
     for (const event of events.slice(0, 15)) {
       const subject = shardSubject(eventSubject(tenant, 'o', event.execution_id), shardOf(event.execution_id, SHARDS));
       await js.publish(subject, codec.encode(event), { msgID: event.event_id });
     }
-    const { relay, outbox } = await relayFor(tenant);
+    const { relay, unpublished } = await relayFor(tenant);
     relay.start();
-    await waitFor(async () => (await outbox.backlog()).rows === 0);
+    await waitFor(async () => (await unpublished()) === 0);
     const got = await streamed(tenant);
     expect(got.map((m) => m.msgId).sort()).toEqual(events.map((e) => e.event_id).sort());
   });
@@ -147,13 +155,13 @@ describe('OutboxRelay', () => {
     await waitFor(async () => (await first.metrics.leader.get()).values[0]?.value === 1);
     second.relay.start();
     const before = await append(tenant, 1, 5);
-    await waitFor(async () => (await first.outbox.backlog()).rows === 0);
+    await waitFor(async () => (await first.unpublished()) === 0);
     expect((await second.metrics.leader.get()).values[0]?.value ?? 0).toBe(0);
 
     await first.relay.stop();
     await waitFor(async () => (await second.metrics.leader.get()).values[0]?.value === 1, { timeoutMs: 10_000, description: 'the second relay to take over' });
     const after = await append(tenant, 1, 5);
-    await waitFor(async () => (await second.outbox.backlog()).rows === 0);
+    await waitFor(async () => (await second.unpublished()) === 0);
     const got = await streamed(tenant);
     expect(got.map((m) => m.msgId).sort()).toEqual([...before, ...after].map((e) => e.event_id).sort());
   });
@@ -165,14 +173,15 @@ describe('OutboxRelay', () => {
     const leaders = async () => (await Promise.all(relaysOfTenant.map(async ({ metrics }) => (await metrics.leader.get()).values[0]?.value ?? 0))).reduce((a, b) => a + b, 0);
     await waitFor(async () => (await leaders()) === 1);
     const before = await append(tenant, 1, 5);
-    await waitFor(async () => (await relaysOfTenant[0]!.outbox.backlog()).rows === 0);
-    // The leader's session dies (a network cut, a restarted pgbouncer): only the leader listens.
+    await waitFor(async () => (await relaysOfTenant[0]!.unpublished()) === 0);
+    // The leader's session dies (a network cut, a restarted pgbouncer): only the leader holds one, named for its role.
     const killed = await db.query<{ killed: boolean }>(
-      `SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN noetl_outbox'`,
+      `SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1`,
+      [`noetl ${relayName({ tenantId: tenant, organizationId: 'o' })}`],
     );
     expect(killed).toEqual([{ killed: true }]);
     const after = await append(tenant, 1, 5);
-    await waitFor(async () => (await relaysOfTenant[0]!.outbox.backlog()).rows === 0, { timeoutMs: 15_000, description: 'a relay to publish again' });
+    await waitFor(async () => (await relaysOfTenant[0]!.unpublished()) === 0, { timeoutMs: 15_000, description: 'a relay to publish again' });
     await waitFor(async () => (await leaders()) === 1);
     const got = await streamed(tenant);
     expect(got.map((m) => m.msgId).sort()).toEqual([...before, ...after].map((e) => e.event_id).sort());
@@ -182,14 +191,14 @@ describe('OutboxRelay', () => {
     const tenant = `t${randomBytes(4).toString('hex')}`;
     // What a stopped relay leaves: a lease it no longer renews.
     await db.query(`INSERT INTO noetl.leadership (role, holder, lease_until) VALUES ($1, 'stopped-relay', now() + interval '3 seconds')`, [`relay:${tenant}:o`]);
-    const { relay, metrics, outbox } = await relayFor(tenant);
+    const { relay, metrics, unpublished } = await relayFor(tenant);
     relay.start();
     const events = await append(tenant, 1, 5);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect((await metrics.leader.get()).values[0]?.value ?? 0).toBe(0);
-    expect((await outbox.backlog()).rows).toBe(events.length);
+    expect(await unpublished()).toBe(events.length);
 
-    await waitFor(async () => (await outbox.backlog()).rows === 0, { timeoutMs: 15_000, description: 'the relay to take over once the lease ran out' });
+    await waitFor(async () => (await unpublished()) === 0, { timeoutMs: 15_000, description: 'the relay to take over once the lease ran out' });
     const got = await streamed(tenant);
     expect(got.map((m) => m.msgId).sort()).toEqual(events.map((e) => e.event_id).sort());
     const [lease] = await db.query<{ holder: string }>('SELECT holder FROM noetl.leadership WHERE role = $1', [`relay:${tenant}:o`]);
@@ -199,28 +208,66 @@ describe('OutboxRelay', () => {
   it('catches up a backlog of 10,000 events', async () => {
     const tenant = `t${randomBytes(4).toString('hex')}`;
     const events = await append(tenant, 100, 100);
-    const { relay, outbox } = await relayFor(tenant);
+    const { relay, unpublished } = await relayFor(tenant);
     const began = Date.now();
     relay.start();
-    await waitFor(async () => (await outbox.backlog()).rows === 0, { timeoutMs: 50_000, description: 'the backlog to drain' });
+    await waitFor(async () => (await unpublished()) === 0, { timeoutMs: 50_000, description: 'the backlog to drain' });
     console.info(`relay: 10,000 backlogged events published in ${Date.now() - began} ms`);
     const got = await streamed(tenant);
     expect(got).toHaveLength(events.length);
     expect(new Set(got.map((m) => m.msgId)).size).toBe(events.length);
   });
 
-  it('deletes published rows after the retention, and never an unpublished one', async () => {
+  it('holds back events committed behind a transaction that began first and is still running, and publishes both once it commits', async () => {
     const tenant = `t${randomBytes(4).toString('hex')}`;
-    const outbox = new OutboxRepository(db, { tenantId: tenant, organizationId: 'o' });
-    const old = await append(tenant, 1, 3);
-    const recent = await append(tenant, 1, 2);
-    const pending = await append(tenant, 1, 4);
-    const idsOf = (events: LedgerEvent[]) => events.map((e) => e.event_id);
-    await db.query(`UPDATE noetl.outbox SET published_at = now() - interval '2 hours' WHERE event_id = ANY($1::bigint[])`, [idsOf(old)]);
-    await db.query(`UPDATE noetl.outbox SET published_at = now() WHERE event_id = ANY($1::bigint[])`, [idsOf(recent)]);
-    expect(await outbox.purgePublished(3_600_000, 100)).toBe(3);
-    const left = await db.query<{ event_id: string }>(`SELECT event_id FROM noetl.outbox WHERE tenant_id = $1 ORDER BY outbox_id`, [tenant]);
-    expect(left.map((row) => row.event_id)).toEqual([...idsOf(recent), ...idsOf(pending)]);
-    expect(await outbox.backlog()).toEqual({ rows: 4, oldestAgeSeconds: expect.any(Number) });
+    const { relay, unpublished } = await relayFor(tenant);
+    relay.start();
+    // The earlier transaction writes its event first (its id is the older), then waits before it commits.
+    let commitEarlier!: () => void;
+    const earlierMayCommit = new Promise<void>((resolve) => (commitEarlier = resolve));
+    let earlierWrote!: () => void;
+    const earlierHasWritten = new Promise<void>((resolve) => (earlierWrote = resolve));
+    const earlier = db.transaction(async (q) => {
+      const [result] = await store.appendWithin(q, [ctxEvent(tenant)]);
+      earlierWrote();
+      await earlierMayCommit;
+      return result!.event;
+    });
+    await earlierHasWritten;
+    const later = await append(tenant, 1, 1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await streamed(tenant)).toEqual([]);
+    expect(await unpublished()).toBe(1);
+
+    commitEarlier();
+    const first = await earlier;
+    await waitFor(async () => (await unpublished()) === 0, { timeoutMs: 10_000, description: 'both events published' });
+    const got = await streamed(tenant);
+    expect(got.map((m) => m.msgId)).toEqual([first.event_id, later[0]!.event_id]);
+  });
+
+  it('publishes a held-back event when the transaction holding it back ends without writing an event (no notification wakes the relay)', async () => {
+    const tenant = `t${randomBytes(4).toString('hex')}`;
+    const { relay, unpublished } = await relayFor(tenant);
+    relay.start();
+    let end!: () => void;
+    const mayEnd = new Promise<void>((resolve) => (end = resolve));
+    let wrote!: () => void;
+    const hasWritten = new Promise<void>((resolve) => (wrote = resolve));
+    // A transaction with an id of its own (it wrote a row) that writes no event.
+    const holding = db.transaction(async (q) => {
+      await q.query(`INSERT INTO noetl.leadership (role, holder, lease_until) VALUES ($1, 'holding', now())`, [`held:${tenant}`]);
+      wrote();
+      await mayEnd;
+    });
+    await hasWritten;
+    const events = await append(tenant, 1, 2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await unpublished()).toBe(2);
+    end();
+    await holding;
+    // The relay's safety-net poll is a minute here: only its short re-read of a held-back tail publishes them this soon.
+    await waitFor(async () => (await unpublished()) === 0, { timeoutMs: 5_000, description: 'the held-back events published' });
+    expect((await streamed(tenant)).map((m) => m.msgId)).toEqual(events.map((e) => e.event_id));
   });
 });

@@ -1,0 +1,74 @@
+import type { LedgerEvent } from '@noetl/event-kernel';
+import type { Queryable } from './database';
+import { EVENT_SELECT_LIST, toLedgerEvent, type EventRow } from './event-row';
+import { prepared } from './prepared-statements';
+import type { TenantScope } from './storage-error';
+
+/**
+ * A place in the ledger's commit order: the id of the transaction that wrote
+ * the event (`noetl.event.tx`, an xid8, as decimal text) and the event id.
+ * Events written before the ledger had `tx` have tx 0 and follow event ids.
+ */
+export interface TailPosition {
+  tx: string;
+  eventId: string;
+}
+
+/** Before the first event. */
+export const TAIL_START: TailPosition = Object.freeze({ tx: '0', eventId: '0' });
+
+export interface TailEvent {
+  event: LedgerEvent;
+  position: TailPosition;
+}
+
+export interface TailRead {
+  /** The events after the position, in commit order, up to the limit. */
+  events: TailEvent[];
+  /**
+   * A short read that left events behind: committed, but written by a
+   * transaction that began after one still running, which may yet commit
+   * events before them. Read again shortly (that one may write no event,
+   * and so wake nobody when it ends).
+   */
+  heldBack: boolean;
+}
+
+/**
+ * Ended transactions only: every transaction below the oldest one still
+ * running has committed or rolled back, so nothing can commit before an
+ * event read here once it is read. The snapshot's xmin is an init plan,
+ * evaluated once, so `idx_event_tail` serves both bounds.
+ */
+const WATERMARK = `(SELECT pg_snapshot_xmin(pg_current_snapshot()))`;
+const TAIL_COLUMNS = `${EVENT_SELECT_LIST}, tx::text AS tx`;
+const READ_TAIL_SQL = prepared(`
+  SELECT ${TAIL_COLUMNS} FROM noetl.event
+   WHERE (tx, event_id) > ($1::xid8, $2::bigint) AND tx < ${WATERMARK}
+   ORDER BY tx, event_id LIMIT $3`);
+const READ_SCOPED_TAIL_SQL = prepared(`
+  SELECT ${TAIL_COLUMNS} FROM noetl.event
+   WHERE (tx, event_id) > ($1::xid8, $2::bigint) AND tx < ${WATERMARK} AND tenant_id = $4 AND organization_id = $5
+   ORDER BY tx, event_id LIMIT $3`);
+const HELD_BACK_SQL = prepared(`SELECT 1 FROM noetl.event WHERE tx >= ${WATERMARK} LIMIT 1`);
+
+/** The events committed after `after`, oldest first (`TailRead`); of one tenant's organization when `scope` is given. */
+export async function readTail(q: Queryable, after: TailPosition, limit: number, scope?: TenantScope): Promise<TailRead> {
+  const rows = await q.query<EventRow & { tx: string }>(
+    scope ? READ_SCOPED_TAIL_SQL : READ_TAIL_SQL,
+    [after.tx, after.eventId, limit, ...(scope ? [scope.tenantId, scope.organizationId] : [])],
+  );
+  const events = rows.map((row) => ({ event: toLedgerEvent(row), position: { tx: row.tx, eventId: String(row.event_id) } }));
+  const heldBack = events.length < limit && (await q.query(HELD_BACK_SQL)).length > 0;
+  return { events, heldBack };
+}
+
+/** Events committed after `after` (held back ones too), and the age in seconds of the oldest (0 when none). */
+export async function tailBacklog(q: Queryable, after: TailPosition, scope?: TenantScope): Promise<{ events: number; oldestAgeSeconds: number }> {
+  const [row] = await q.query<{ events: number; age: number | null }>(
+    `SELECT count(*)::int AS events, EXTRACT(EPOCH FROM now() - min(ingest_time))::float8 AS age FROM noetl.event
+      WHERE (tx, event_id) > ($1::xid8, $2::bigint) AND ($3::text IS NULL OR (tenant_id = $3 AND organization_id = $4))`,
+    [after.tx, after.eventId, scope?.tenantId ?? null, scope?.organizationId ?? null],
+  );
+  return { events: row?.events ?? 0, oldestAgeSeconds: Math.max(0, row?.age ?? 0) };
+}
