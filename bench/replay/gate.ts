@@ -8,7 +8,7 @@
  * DATABASE_URL names the server (a database of its own is recreated on it);
  * without it, the embedded PostgreSQL under NOETL_HOME is used.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { wholeNumberOption } from '../../apps/cli/src/shared/whole-number-option';
@@ -31,27 +31,48 @@ async function main(): Promise<number> {
   return result.summary.mismatches === 0 ? 0 : 1;
 }
 
+const PATHS: Record<GateResult['path'], string> = {
+  jetstream: 'event relay -> JetStream -> projector shards (NATS_URL set)',
+  'in-process': 'the projector role following the ledger in process (no NATS_URL)',
+};
+
+/** What one run of the gate found on its path; the results file keeps the latest run of each path. */
+interface PathReport {
+  date: string;
+  summary: GateResult['summary'];
+  runs: GateResult['runs'];
+  mismatches: string[];
+}
+
 async function report(result: GateResult, root: string): Promise<void> {
-  const { summary } = result;
-  const lines = [
-    '# Replay parity gate',
-    '',
-    `Path: ${result.path === 'jetstream' ? 'event relay -> JetStream -> projector shards (NATS_URL set)' : 'the projector role following the ledger in process (no NATS_URL)'}.`,
-    '',
-    '| executions | events replayed | positions checked | rebuild mismatches | mismatches |',
-    '| --- | --- | --- | --- | --- |',
-    `| ${summary.executions} | ${summary.events_replayed} | ${summary.positions_checked} | ${summary.rebuild_mismatches} | ${summary.mismatches} |`,
-    '',
-    'Named runs of the gate corpus:',
-    '',
-    ...result.runs.map((run) => `- ${run.name}: ${run.executionId} ${run.status}`),
-    ...result.parities.filter((p) => p.mismatches.length > 0).flatMap((p) => [``, `execution ${p.executionId}:`, ...p.mismatches.map((m) => `- ${m}`)]),
-    ...result.rebuilt.map((id) => `- execution ${id}: the rebuilt projection differs from the one the run left`),
-  ];
   const dir = join(root, 'bench/results');
+  const file = join(dir, 'replay-gate.json');
+  const previous = (await readFile(file, 'utf8').then((text) => JSON.parse(text) as { paths?: Partial<Record<GateResult['path'], PathReport>> }).catch(() => undefined))?.paths ?? {};
+  const mismatches = [
+    ...result.parities.flatMap((p) => p.mismatches.map((m) => `execution ${p.executionId}: ${m}`)),
+    ...result.rebuilt.map((id) => `execution ${id}: the rebuilt projection differs from the one the run left`),
+  ];
+  const paths = { ...previous, [result.path]: { date: new Date().toISOString(), summary: result.summary, runs: result.runs, mismatches } };
+  const lines = ['# Replay parity gate', '', 'The latest run on each path.', ''];
+  for (const [path, run] of Object.entries(paths) as [GateResult['path'], PathReport][]) {
+    const { summary } = run;
+    lines.push(
+      `## ${PATHS[path]}, ${run.date}`,
+      '',
+      '| executions | events replayed | positions checked | rebuild mismatches | mismatches |',
+      '| --- | --- | --- | --- | --- |',
+      `| ${summary.executions} | ${summary.events_replayed} | ${summary.positions_checked} | ${summary.rebuild_mismatches} | ${summary.mismatches} |`,
+      '',
+      'Named runs of the gate corpus:',
+      '',
+      ...run.runs.map((named) => `- ${named.name}: ${named.executionId} ${named.status}`),
+      ...run.mismatches.map((m) => `- ${m}`),
+      '',
+    );
+  }
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'replay-gate.json'), `${JSON.stringify({ path: result.path, summary, runs: result.runs, parities: result.parities }, null, 2)}\n`);
-  await writeFile(join(dir, 'replay-gate.md'), `${lines.join('\n')}\n`);
+  await writeFile(file, `${JSON.stringify({ paths }, null, 2)}\n`);
+  await writeFile(join(dir, 'replay-gate.md'), `${lines.join('\n')}`);
   console.log(lines.join('\n'));
 }
 
