@@ -1,7 +1,8 @@
 import { EventType, type EventDraft, type EventTypeName, type Json, type JsonObject, type RowOutcome } from '@noetl/event-kernel';
 import { loopBodySpec } from '@noetl/dsl';
 import { putFrameOutput, type FrameOutputRow, type FrameRow, type LockedFrame, type LockedStage, type PendingFrame, type Queryable } from '@noetl/storage';
-import type { HandOver } from '../scheduler/eager-claims';
+import type { PayloadRef } from '@noetl/event-kernel';
+import type { HandOver, SlotReservation } from '../scheduler/eager-claims';
 import { notifyExecution } from '../bus/bus';
 import { runsAll } from '../bus/offers';
 import { holdsLease, newLeaseToken, type Holder } from './lease-token';
@@ -14,9 +15,11 @@ import {
   type ClaimedCommand,
   type CommitFrameRequest,
   type FailRequest,
+  type FrameRowReport,
   type HeartbeatResult,
   type LeaseRequest,
 } from './control-plane';
+import { FrameExecutions } from './frame-executions';
 import { frameLeaseMs } from './frame-policy';
 import { loopCollection } from './loop-collection';
 import { reportAndPlan } from './report-and-plan';
@@ -31,7 +34,22 @@ interface FrameClaim {
   leaseUntil: string;
   attempt: number;
   token: string;
+  tokenHash: string;
+  workerId: string;
 }
+
+/** A frame's commit, its output stored, waiting in its execution's queue (see LocalFrames.commit). */
+interface QueuedCommit {
+  frameId: string;
+  request: CommitFrameRequest;
+  rows: FrameRowReport[];
+  /** The rows' results inline in the event when they fit, else the rows as Arrow in the payload store. */
+  output: { results: Json[] } | { outputRef: PayloadRef };
+  settle: { resolve(): void; reject(error: unknown): void };
+}
+
+/** Commits of one execution taken into one transaction at most. */
+const MAX_COMMIT_BATCH = 64;
 
 /**
  * The frame side of the in-process control plane (DESIGN.md "Loops are
@@ -40,6 +58,10 @@ interface FrameClaim {
  * report; nothing is appended after the execution's end.
  */
 export class LocalFrames {
+  private readonly executions = new FrameExecutions();
+  /** Commits waiting for their execution's batch in flight, by execution (see `commit`). */
+  private readonly waitingCommits = new Map<string, QueuedCommit[]>();
+
   constructor(
     private readonly deps: LocalControlPlaneDeps,
     private readonly scopeOf: ScopeOf,
@@ -47,36 +69,56 @@ export class LocalFrames {
 
   async claim(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null> {
     const { db } = this.deps;
-    const claimed = await db.transaction((q) => this.claimWithin(q, stageId, request));
-    return claimed && this.assemble(claimed);
+    const [claimed] = await db.transaction((q) => this.claimWithin(q, stageId, [request]));
+    return claimed ? this.assemble(claimed) : null;
   }
 
   /**
-   * The stage's next claimable frame, leased to `request.worker_id` in `q`'s
-   * transaction; null when none is claimable now. `executionId`: the
-   * stage's execution, when the caller knows it.
+   * The stage's next claimable frames, one leased to each of `requests`'
+   * workers in order, in `q`'s transaction, as many as the stage has
+   * pending and its `max_in_flight` allows (a cursor stage mints one at a
+   * time); none when none is claimable now. `executionId`: the stage's
+   * execution, when the caller knows it.
    */
-  private async claimWithin(q: Queryable, stageId: string, request: ClaimRequest, executionId?: string): Promise<FrameClaim | null> {
+  private async claimWithin(q: Queryable, stageId: string, requests: readonly ClaimRequest[], executionId?: string): Promise<FrameClaim[]> {
     const { ledger, frameRows, stageRows } = this.deps;
     const stage = await stageRows.lock(q, ledger.scope, stageId, (execution) => ledger.lockStream(q, execution), executionId);
     if (!stage) throw notFound('stage', stageId);
-    if (request.tools && !runsAll({ tools: request.tools }, stage.tools)) {
-      throw new RuntimeError('tool_not_allowed', `stage ${stageId} runs ${stage.tools.join(', ')}; worker ${request.worker_id} runs only ${request.tools.join(', ')}`);
+    for (const request of requests) {
+      if (request.tools && !runsAll({ tools: request.tools }, stage.tools)) {
+        throw new RuntimeError('tool_not_allowed', `stage ${stageId} runs ${stage.tools.join(', ')}; worker ${request.worker_id} runs only ${request.tools.join(', ')}`);
+      }
     }
-    if (stage.status !== 'OPEN' || stage.execution_ended) return null;
-    const { held, next } = await frameRows.claimable(q, stageId);
-    if (held >= stage.max_in_flight) return null;
-    const frame = next ?? (stage.mode === 'cursor' ? await this.mintCursorFrame(q, stage) : undefined);
-    if (!frame) return null;
-    const leaseMs = request.lease_ms ?? frameLeaseMs(stage.frame_policy, DEFAULT_FRAME_LEASE_MS);
-    const leaseUntil = new Date(ledger.now().getTime() + leaseMs).toISOString();
-    const attempt = frame.attempts + 1;
-    const token = newLeaseToken();
-    const where = { executionId: stage.execution_id, step: stage.step_name, loopId: stage.loop_id, stageId, frameId: frame.frame_id };
-    // The frame starts with its dispatch (its worker holds it from here); no `frame.started` beside it.
-    await ledger.append(q, [draft(where, EventType.FrameDispatched, { frame_id: frame.frame_id, stage_id: stageId, worker_id: request.worker_id, lease_until: leaseUntil, attempt })]);
-    await frameRows.markRunning(q, frame.frame_id, { workerId: request.worker_id, leaseUntil, attempts: attempt, tokenHash: token.hash });
-    return { stage, frame, leaseMs, leaseUntil, attempt, token: token.token };
+    if (stage.status !== 'OPEN' || stage.execution_ended) return [];
+    const { held, next } = await frameRows.claimable(q, stageId, requests.length);
+    const free = Math.max(0, stage.max_in_flight - held);
+    const minted = next.length === 0 && stage.mode === 'cursor' && free > 0 ? await this.mintCursorFrame(q, stage) : undefined;
+    const claims = (minted ? [minted] : next.slice(0, free)).map((frame, i): FrameClaim => {
+      const request = requests[i]!;
+      const leaseMs = request.lease_ms ?? frameLeaseMs(stage.frame_policy, DEFAULT_FRAME_LEASE_MS);
+      const token = newLeaseToken();
+      const leaseUntil = new Date(ledger.now().getTime() + leaseMs).toISOString();
+      return { stage, frame, leaseMs, leaseUntil, attempt: frame.attempts + 1, token: token.token, tokenHash: token.hash, workerId: request.worker_id };
+    });
+    if (claims.length === 0) return [];
+    // A frame starts with its dispatch (its worker holds it from here); no `frame.started` beside it.
+    await ledger.append(
+      q,
+      claims.map(({ frame, leaseUntil, attempt, workerId }) =>
+        draft({ executionId: stage.execution_id, step: stage.step_name, loopId: stage.loop_id, stageId, frameId: frame.frame_id }, EventType.FrameDispatched, {
+          frame_id: frame.frame_id,
+          stage_id: stageId,
+          worker_id: workerId,
+          lease_until: leaseUntil,
+          attempt,
+        }),
+      ),
+    );
+    for (const { frame, leaseUntil, attempt, tokenHash, workerId } of claims) {
+      await frameRows.markRunning(q, frame.frame_id, { workerId, leaseUntil, attempts: attempt, tokenHash });
+      this.executions.remember(frame.frame_id, stage.execution_id);
+    }
+    return claims;
   }
 
   /** A claimed frame as its worker receives it (after its claim committed): its rows, loop body and render scope. */
@@ -128,65 +170,150 @@ export class LocalFrames {
     });
   }
 
+  /**
+   * Commits a frame: its rows' results go inline in `frame.committed` when
+   * they fit, else as Arrow in the payload store first, outside any lock
+   * (the event then carries the ref). Commits of
+   * one execution wait in a queue while one of its batches runs, and go
+   * together in the next: one transaction takes the execution's stream lock
+   * once for them all, appends their `frame.committed` events in one
+   * statement, plans once and claims the stage's next frames for the
+   * committing workers' slots. Under the frames of a busy loop, whose
+   * commits all wait for that lock, a batch grows with the wait instead of
+   * each commit waiting its turn. A commit its frame refuses (a lease lost,
+   * the execution ended) fails alone; the others land.
+   */
   async commit(frameId: string, request: CommitFrameRequest): Promise<void> {
-    const { ledger, payloadStore, inlineLimitBytes } = this.deps;
+    const { ledger, payloadStore, inlineLimitBytes, frameRows, db } = this.deps;
     const rows = [...request.rows].sort((a, b) => a.index - b.index);
-    // Content-addressed: a retried commit stores the same bytes once.
-    const outputRef = await putFrameOutput(
-      payloadStore,
-      rows.map(({ error, ...row }): FrameOutputRow => ({ ...row, ...(error ? { error: { ...error } as Json } : {}) })),
-      ledger.scope,
-    );
     const results: Json[] = rows.map((row) => row.result ?? null);
-    const inline = Buffer.byteLength(JSON.stringify(results)) <= inlineLimitBytes;
-    let frame: LockedFrame | undefined;
+    // Inline, the event holds every row's outcome (failed rows with their error); a copy in the store would add nothing.
+    const output: QueuedCommit['output'] =
+      Buffer.byteLength(JSON.stringify(results)) <= inlineLimitBytes
+        ? { results }
+        : // Content-addressed: a retried commit stores the same bytes once.
+          { outputRef: await putFrameOutput(payloadStore, rows.map(({ error, ...row }): FrameOutputRow => ({ ...row, ...(error ? { error: { ...error } as Json } : {}) })), ledger.scope) };
+    const executionId = this.executions.of(frameId) ?? (await frameRows.executionOf(db, ledger.scope, frameId));
+    if (executionId === undefined) throw notFound('frame', frameId);
+    await new Promise<void>((resolve, reject) => {
+      const commit: QueuedCommit = { frameId, request, rows, output, settle: { resolve, reject } };
+      const waiting = this.waitingCommits.get(executionId);
+      if (waiting) {
+        waiting.push(commit);
+        return;
+      }
+      this.waitingCommits.set(executionId, [commit]);
+      void this.commitQueued(executionId);
+    });
+  }
+
+  /** Commits the execution's queue, batch after batch, until it is empty. */
+  private async commitQueued(executionId: string): Promise<void> {
+    const waiting = this.waitingCommits.get(executionId)!;
+    while (waiting.length > 0) await this.commitBatch(executionId, waiting.splice(0, MAX_COMMIT_BATCH));
+    this.waitingCommits.delete(executionId);
+  }
+
+  /** One transaction for `batch` (see `commit`); settles each commit, never throws. */
+  private async commitBatch(executionId: string, batch: readonly QueuedCommit[]): Promise<void> {
+    const { ledger, frameRows } = this.deps;
+    const refused = new Map<QueuedCommit, unknown>();
+    let committed: LockedFrame[] = [];
     const report = async (q: Queryable): Promise<string> => {
-      const locked = await this.lockedLive(q, frameId);
-      this.assertHolder(locked, request);
-      const failedRows: RowOutcome[] = rows.filter((row) => row.status !== 'ok').map((row) => ({ index: row.index, status: 'error', ...(row.error ? { error: row.error } : {}) }));
-      const committed = draft(where(locked), EventType.FrameCommitted, {
-        frame_id: frameId,
-        stage_id: locked.stage_id,
-        frame_index: locked.frame_index,
-        row_count: rows.length,
-        first_index: rows[0]?.index ?? 0,
-        failed_rows: failedRows,
-        ...(inline ? { results } : {}),
-        output_ref: outputRef,
-        ...(request.ctx && Object.keys(request.ctx).length > 0 ? { ctx: request.ctx } : {}),
-      });
-      // Deferred: it goes in with the next frame's dispatch or the scheduler's decisions, in one statement.
-      const [appended] = await ledger.append(q, [committed], { defer: true });
-      await this.deps.frameRows.markCommitted(q, frameId, { outputRef, rowCount: rows.length, eventId: appended?.event.event_id ?? null });
-      frame = locked;
-      return locked.execution_id;
+      refused.clear();
+      const locked = await frameRows.lockOfExecution(q, ledger.scope, executionId, batch.map((commit) => commit.frameId), (execution) => ledger.lockStream(q, execution));
+      const landing: { commit: QueuedCommit; frame: LockedFrame }[] = [];
+      for (const commit of batch) {
+        try {
+          const frame = this.live(commit.frameId, locked.get(commit.frameId));
+          this.assertHolder(frame, commit.request);
+          landing.push({ commit, frame });
+        } catch (error) {
+          refused.set(commit, error);
+        }
+      }
+      // Deferred: they go in with the next frames' dispatch or the scheduler's decisions, in one statement.
+      const appended = await ledger.append(q, landing.map(({ commit, frame }) => committedDraft(commit, frame)), { defer: true });
+      for (const [i, { commit, frame }] of landing.entries()) {
+        const outputRef = 'outputRef' in commit.output ? commit.output.outputRef : null;
+        await frameRows.markCommitted(q, frame.frame_id, { outputRef, rowCount: commit.rows.length, eventId: appended[i]?.event.event_id ?? null });
+      }
+      committed = landing.map(({ frame }) => frame);
+      return executionId;
     };
-    const handed = await reportAndPlan(this.deps, frameId, report, (q) => this.nextFrameFor(q, frame!));
-    // The stage's slot this frame held goes to its next frame: handed to this worker already, or offered.
-    if (!handed) void this.deps.offers.stage({ stageId: frame!.stage_id, executionId: frame!.execution_id, slots: 1, kinds: frame!.tools });
+    const handedOn = new Set<string>();
+    try {
+      await reportAndPlan(this.deps, batch.at(-1)!.frameId, report, (q) => this.nextFramesFor(q, executionId, committed, handedOn));
+    } catch (error) {
+      for (const commit of batch) commit.settle.reject(error);
+      return;
+    }
+    for (const commit of batch) {
+      const refusal = refused.get(commit);
+      if (refusal === undefined) commit.settle.resolve();
+      else commit.settle.reject(refusal);
+    }
+    // The stage slot each committed frame held goes to its stage's next frame: handed to its worker already, or offered.
+    const offered = new Map<string, { frame: LockedFrame; slots: number }>();
+    for (const frame of committed) {
+      this.executions.forget(frame.frame_id);
+      if (handedOn.has(frame.frame_id)) continue;
+      const slot = offered.get(frame.stage_id);
+      if (slot) slot.slots++;
+      else offered.set(frame.stage_id, { frame, slots: 1 });
+    }
+    for (const { frame, slots } of offered.values()) void this.deps.offers.stage({ stageId: frame.stage_id, executionId: frame.execution_id, slots, kinds: frame.tools });
   }
 
   /**
-   * The stage's next frame, claimed in the commit's transaction for this
-   * process's worker: the slot of the run that committed `done`, when it is
-   * that worker's, else a free one (no offer, no claim round trip of its
-   * own). Undefined when this process has no worker with a slot for it, or
-   * no frame is claimable now. A frame whose assembly fails after the commit
-   * is not run: its lease runs out and the reaper gives it back.
+   * The next frames of the committed frames' stages, claimed in the commit's
+   * transaction for this process's worker: the slots of the runs that
+   * committed them when those are that worker's, else free ones (no offer,
+   * no claim round trip of their own). `handedOn` gets the committed
+   * frames whose slot took one. Undefined when this process has no worker
+   * with a slot for them, or no frame is claimable now. A frame whose
+   * assembly fails after the commit is not run: its lease runs out and the
+   * reaper gives it back.
    */
-  private async nextFrameFor(q: Queryable, done: LockedFrame): Promise<HandOver | undefined> {
-    const reservation = this.deps.slots?.reserve(this.deps.ledger.scope, done.tools, done.frame_id);
-    if (!reservation) return undefined;
+  private async nextFramesFor(q: Queryable, executionId: string, done: readonly LockedFrame[], handedOn: Set<string>): Promise<HandOver | undefined> {
+    const byStage = new Map<string, { frame: LockedFrame; reservation: SlotReservation }[]>();
+    const reservations: SlotReservation[] = [];
+    const giveBack = (): void => {
+      handedOn.clear();
+      for (const reservation of reservations) reservation.cancel();
+    };
     try {
-      const claimed = await this.claimWithin(q, done.stage_id, { worker_id: reservation.workerId }, done.execution_id);
-      if (!claimed) {
-        reservation.cancel();
-        return undefined;
+      for (const frame of done) {
+        const reservation = this.deps.slots?.reserve(this.deps.ledger.scope, frame.tools, frame.frame_id);
+        if (!reservation) continue;
+        reservations.push(reservation);
+        const stage = byStage.get(frame.stage_id);
+        if (stage) stage.push({ frame, reservation });
+        else byStage.set(frame.stage_id, [{ frame, reservation }]);
       }
-      // Assembled once the commit is in: the stream's lock, which every frame of the loop waits for, is not held meanwhile.
-      return { committed: () => reservation.runFrame(() => this.assemble(claimed)), rolledBack: () => reservation.cancel() };
+      const runs: (() => void)[] = [];
+      for (const [stageId, slots] of byStage) {
+        const claims = await this.claimWithin(q, stageId, slots.map(({ reservation }) => ({ worker_id: reservation.workerId })), executionId);
+        for (const [i, { frame, reservation }] of slots.entries()) {
+          const claimed = claims[i];
+          if (!claimed) {
+            reservation.cancel();
+            continue;
+          }
+          handedOn.add(frame.frame_id);
+          // Assembled once the commit is in: the stream's lock, which every frame of the loop waits for, is not held meanwhile.
+          runs.push(() => reservation.runFrame(() => this.assemble(claimed)));
+        }
+      }
+      if (runs.length === 0) return undefined;
+      return {
+        committed: () => {
+          for (const run of runs) run();
+        },
+        rolledBack: giveBack,
+      };
     } catch (error) {
-      reservation.cancel();
+      giveBack();
       throw error;
     }
   }
@@ -208,6 +335,7 @@ export class LocalFrames {
       await this.deps.frameRows.markFailed(q, frameId, failed?.event.event_id ?? null);
       return locked;
     });
+    this.executions.forget(frameId);
     this.afterTerminal(frame);
   }
 
@@ -222,6 +350,7 @@ export class LocalFrames {
       await this.deps.frameRows.release(q, frameId, { refundAttempt: true });
       return locked;
     });
+    this.executions.forget(frameId);
     this.afterTerminal(frame);
   }
 
@@ -305,6 +434,22 @@ interface FrameWhere {
 
 function where(frame: FrameRow): FrameWhere {
   return { executionId: frame.execution_id, step: frame.step_name, loopId: frame.loop_id, stageId: frame.stage_id, frameId: frame.frame_id };
+}
+
+/** The `frame.committed` of a queued commit whose frame is locked. */
+function committedDraft(commit: QueuedCommit, frame: LockedFrame): EventDraft<EventTypeName> {
+  const { request, rows, output } = commit;
+  const failedRows: RowOutcome[] = rows.filter((row) => row.status !== 'ok').map((row) => ({ index: row.index, status: 'error', ...(row.error ? { error: row.error } : {}) }));
+  return draft(where(frame), EventType.FrameCommitted, {
+    frame_id: frame.frame_id,
+    stage_id: frame.stage_id,
+    frame_index: frame.frame_index,
+    row_count: rows.length,
+    first_index: rows[0]?.index ?? 0,
+    failed_rows: failedRows,
+    ...('results' in output ? { results: output.results } : { output_ref: output.outputRef }),
+    ...(request.ctx && Object.keys(request.ctx).length > 0 ? { ctx: request.ctx } : {}),
+  });
 }
 
 function draft<T extends EventTypeName>(at: FrameWhere, type: T, payload: EventDraft<T>['payload']): EventDraft<EventTypeName> {

@@ -1,4 +1,6 @@
 import { EventType } from '@noetl/event-kernel';
+import type { ClaimedFrame } from '@noetl/runtime';
+import { Client } from 'pg';
 import { startTestEngine, type TestEngine } from '../../../../test/support/test-engine';
 import { waitFor } from '../../../../test/support/wait-for';
 
@@ -76,7 +78,34 @@ workflow:
     expect(started?.payload).not.toHaveProperty('collection');
     const committed = (await t.engine.executions.events(execution_id, { type: [EventType.FrameCommitted] })).events;
     expect(committed).toHaveLength(6);
-    expect(committed[0]?.payload).toMatchObject({ output_ref: { media_type: 'application/vnd.apache.arrow.stream', rows: 500 } });
+    // 500 small results fit inline: the event holds every row's outcome, and no copy goes to the payload store.
+    for (const event of committed) {
+      expect((event.payload as { results?: unknown[] }).results).toHaveLength(500);
+      expect(event.payload).not.toHaveProperty('output_ref');
+    }
+  }, 60_000);
+
+  it("stores a frame's rows as Arrow in the payload store when their results do not fit inline, and still returns every result", async () => {
+    await t.engine.catalog.register(`
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: wide, path: tests/loop-wide-results}
+workflow:
+  - step: each
+    loop: {in: "{{ range(40) | list }}", iterator: item, spec: {mode: parallel, max_in_flight: 2, frame: {max_rows: 20}}}
+    tool: {kind: javascript, code: "return {i: input.i, pad: 'x'.repeat(4000)}", input: {i: "{{ item }}"}}
+    next: [{step: end}]
+  - step: end
+    tool: {kind: javascript, code: "return {n: input.r.length, ordered: input.r.every((v, i) => v.i === i)}", input: {r: "{{ each.results }}"}}
+`);
+    const { execution_id } = await t.engine.executions.start({ path: 'tests/loop-wide-results' });
+    expect(await t.engine.waitForTerminal(execution_id, { timeoutMs: 60_000 })).toMatchObject({ status: 'COMPLETED', result: { n: 40, ordered: true } });
+    const committed = (await t.engine.executions.events(execution_id, { type: [EventType.FrameCommitted] })).events;
+    expect(committed).toHaveLength(2);
+    for (const event of committed) {
+      expect(event.payload).toMatchObject({ output_ref: { media_type: 'application/vnd.apache.arrow.stream', rows: 20 } });
+      expect(event.payload).not.toHaveProperty('results');
+    }
   }, 60_000);
 
   it('commits 20 frames concurrently and closes the loop exactly once', async () => {
@@ -253,5 +282,33 @@ describe('frame leases', () => {
     expect(commits.filter((event) => event.frame_id === lost!.frame_id)).toHaveLength(1);
     const done = await waitFor(async () => (await p.engine.executions.events(execution_id, { type: [EventType.LoopDone] })).events[0] ?? undefined);
     expect(done.payload).toMatchObject({ total: 7, succeeded: 7, failed: 0 });
+  });
+
+  it("commits the frames that wait for their execution's lock together, in one transaction, and refuses only the commit whose lease is lost", async () => {
+    await p.engine.catalog.register(LOOP('tests/loop-batched', 'parallel', 1).replace('max_in_flight: 3', 'max_in_flight: 7'));
+    const { execution_id } = await p.engine.executions.start({ path: 'tests/loop-batched' });
+    const stageId = await stageOf(execution_id);
+    const frames: ClaimedFrame[] = [];
+    for (let i = 0; i < 7; i++) frames.push((await p.engine.controlPlane.claimFrame(stageId, { worker_id: `w${i}` }))!);
+    const commit = (frame: ClaimedFrame, i: number, token = frame.lease_token) =>
+      p.engine.controlPlane.commitFrame(frame.frame_id, { worker_id: `w${i}`, lease_token: token, rows: [{ index: frame.first_index, status: 'ok', result: { sq: frame.first_index } }] });
+
+    // Another transaction holds the execution's lock while the seven commits arrive: the first waits for it, the rest queue behind.
+    const holder = new Client({ connectionString: p.testDatabase.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`execution/${execution_id}`]);
+      const outcomes = frames.map((frame, i) => commit(frame, i, i === 6 ? 'not-the-token' : frame.lease_token).then(() => 'committed', (error: { code?: string }) => error.code));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await holder.query('COMMIT');
+      expect(await Promise.all(outcomes)).toEqual([...Array(6).fill('committed'), 'already_terminal']);
+    } finally {
+      await holder.end();
+    }
+    const committed = (await p.engine.executions.events(execution_id, { type: [EventType.FrameCommitted] })).events;
+    expect(committed).toHaveLength(6);
+    const transactions = await p.database.query<{ tx: string }>(`SELECT DISTINCT tx::text FROM noetl.event WHERE event_id = ANY($1::bigint[])`, [committed.map((event) => event.event_id)]);
+    expect(transactions).toHaveLength(2);
   });
 });

@@ -65,6 +65,14 @@ const LOCK_SQL = prepared(`
     FROM noetl.frame f JOIN noetl.stage s ON s.stage_id = f.stage_id
    WHERE f.frame_id = $1::bigint FOR UPDATE OF f`);
 
+const LOCK_OF_EXECUTION_SQL = prepared(`
+  SELECT ${FRAME_COLUMNS},
+         EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = f.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended,
+         ${streamHeadColumn(2)}
+    FROM noetl.frame f JOIN noetl.stage s ON s.stage_id = f.stage_id
+   WHERE f.frame_id = ANY($1::bigint[]) AND f.execution_id = $3::bigint AND f.tenant_id = $4 AND f.organization_id = $5
+   ORDER BY f.frame_id FOR UPDATE OF f`);
+
 const MARK_RUNNING_SQL = prepared(
   `UPDATE noetl.frame SET status = 'RUNNING', owner_worker = $2, lease_until = $3, attempts = $4, lease_token = $5 WHERE frame_id = $1::bigint`,
 );
@@ -81,7 +89,8 @@ const CLAIMABLE_SQL = prepared(`
          p.frame_id, p.frame_index, p.cursor, p.row_count, p.attempts
     FROM (SELECT 1) AS one
     LEFT JOIN LATERAL (SELECT frame_id, frame_index, cursor, row_count, attempts FROM noetl.frame
-                        WHERE stage_id = $1::bigint AND status = 'PENDING' ORDER BY frame_index LIMIT 1) p ON true`);
+                        WHERE stage_id = $1::bigint AND status = 'PENDING' ORDER BY frame_index LIMIT $2) p ON true
+   ORDER BY p.frame_index`);
 
 /** Every statement against `noetl.frame` (STYLE.md "One table, one repository"). */
 export class FrameRepository {
@@ -126,14 +135,16 @@ export class FrameRepository {
 
   /**
    * How many frames of the stage are held (claimed or running), and its
-   * lowest pending frame (undefined when none): what a claim needs, in one
-   * round trip.
+   * `limit` lowest pending frames (none when none are): what claims need,
+   * in one round trip.
    */
-  async claimable(q: Queryable, stageId: string): Promise<{ held: number; next: PendingFrame | undefined }> {
-    const [row] = await q.query<{ held: number } & { [K in keyof PendingFrame]: PendingFrame[K] | null }>(CLAIMABLE_SQL, [stageId]);
-    if (!row) return { held: 0, next: undefined };
-    const { held, frame_id, frame_index, cursor, row_count, attempts } = row;
-    return { held, next: frame_id === null ? undefined : { frame_id: String(frame_id), frame_index: frame_index!, cursor: cursor!, row_count: row_count!, attempts: attempts! } };
+  async claimable(q: Queryable, stageId: string, limit = 1): Promise<{ held: number; next: PendingFrame[] }> {
+    const rows = await q.query<{ held: number } & { [K in keyof PendingFrame]: PendingFrame[K] | null }>(CLAIMABLE_SQL, [stageId, limit]);
+    const next: PendingFrame[] = [];
+    for (const { frame_id, frame_index, cursor, row_count, attempts } of rows) {
+      if (frame_id !== null) next.push({ frame_id: String(frame_id), frame_index: frame_index!, cursor: cursor!, row_count: row_count!, attempts: attempts! });
+    }
+    return { held: rows[0]?.held ?? 0, next };
   }
 
   /**
@@ -147,18 +158,43 @@ export class FrameRepository {
     return row ? { ...normalise(row), execution_ended: row.execution_ended } : undefined;
   }
 
-  /** The frame row, locked, after its execution's stream lock (taken by `lockStream`, always first). */
-  async lock(q: Queryable, scope: TenantScope, frameId: string, lockStream: LockStream): Promise<LockedFrame | undefined> {
+  /** The frame's execution; undefined when the frame is unknown to this tenant. */
+  async executionOf(q: Queryable, scope: TenantScope, frameId: string): Promise<string | undefined> {
     if (!isBigintId(frameId)) return undefined;
     const [owner] = await q.query<{ execution_id: string }>(OWNER_SQL, [frameId, scope.tenantId, scope.organizationId]);
-    if (!owner) return undefined;
-    await lockStream(String(owner.execution_id));
+    return owner && String(owner.execution_id);
+  }
+
+  /** The frame row, locked, after its execution's stream lock (taken by `lockStream`, always first). */
+  async lock(q: Queryable, scope: TenantScope, frameId: string, lockStream: LockStream): Promise<LockedFrame | undefined> {
+    const executionId = await this.executionOf(q, scope, frameId);
+    if (executionId === undefined) return undefined;
+    await lockStream(executionId);
     // Whether the execution ended rides along (read after the stream lock, so final), and the stream's head: round trips less per report.
-    const stream = streamIdOf({ type: 'execution', id: String(owner.execution_id) });
+    const stream = streamIdOf({ type: 'execution', id: executionId });
     const [row] = await q.query<LockedFrame & { stream_head: number | null }>(LOCK_SQL, [frameId, stream]);
     if (!row) return undefined;
     const locked = takeStreamHead(q, stream, row);
     return { ...normalise(locked), execution_ended: locked.execution_ended };
+  }
+
+  /**
+   * Frames of one execution, locked in id order after the execution's
+   * stream lock (taken by `lockStream`, first): a batch of reports. A frame
+   * of another execution or tenant, or unknown, is left out.
+   */
+  async lockOfExecution(q: Queryable, scope: TenantScope, executionId: string, frameIds: readonly string[], lockStream: LockStream): Promise<Map<string, LockedFrame>> {
+    const ids = frameIds.filter(isBigintId);
+    if (ids.length === 0 || !isBigintId(executionId)) return new Map();
+    await lockStream(executionId);
+    const stream = streamIdOf({ type: 'execution', id: executionId });
+    const rows = await q.query<LockedFrame & { stream_head: number | null }>(LOCK_OF_EXECUTION_SQL, [ids, stream, executionId, scope.tenantId, scope.organizationId]);
+    const locked = new Map<string, LockedFrame>();
+    for (const row of rows) {
+      const frame = takeStreamHead(q, stream, row);
+      locked.set(String(frame.frame_id), { ...normalise(frame), execution_ended: frame.execution_ended });
+    }
+    return locked;
   }
 
   async markRunning(q: Queryable, frameId: string, lease: { workerId: string; leaseUntil: string; attempts: number; tokenHash: string }): Promise<void> {
@@ -169,8 +205,9 @@ export class FrameRepository {
     await enqueueWrite(q, SET_LEASE_SQL, [frameId, leaseUntil]);
   }
 
-  async markCommitted(q: Queryable, frameId: string, commit: { outputRef: PayloadRef; rowCount: number; eventId: string | null }): Promise<void> {
-    await enqueueWrite(q, MARK_COMMITTED_SQL, [frameId, JSON.stringify(commit.outputRef), commit.rowCount, commit.eventId]);
+  /** `outputRef`: the rows as Arrow in the payload store, when their results did not fit inline in the event. */
+  async markCommitted(q: Queryable, frameId: string, commit: { outputRef: PayloadRef | null; rowCount: number; eventId: string | null }): Promise<void> {
+    await enqueueWrite(q, MARK_COMMITTED_SQL, [frameId, commit.outputRef && JSON.stringify(commit.outputRef), commit.rowCount, commit.eventId]);
   }
 
   /** Every open frame of the execution (pending or held) is CANCELLED by its end, in one statement; returns how many. */
