@@ -67,7 +67,7 @@ function peakRss(pid: number): number {
  * A postgres step with `stream: {chunk_rows}` (issue 13 item 3, seed 001
  * P5.2): its worker, a process of its own on the HTTP control plane (the only
  * worker that runs postgres), reads a 10,000-row table through a cursor and
- * reports ten `call.partial` events before `call.done`; an arc on
+ * reports ten `call.partial` events before its `command.completed`; an arc on
  * `call.partial` runs the downstream step once per chunk, in order, on the
  * api's own worker. The streaming worker's peak RSS is measured, and it then
  * streams five times as many rows (100 MiB) with an old space of 96 MiB:
@@ -114,7 +114,7 @@ describe('streaming a postgres result in chunks', () => {
     await source?.drop();
   });
 
-  it('reports 10 chunks before call.done, runs the downstream step once per chunk in order, and keeps the worker memory bounded whatever the total', async () => {
+  it('reports 10 chunks before the command completes, runs the downstream step once per chunk in order, and keeps the worker memory bounded whatever the total', async () => {
     // The worker registered and idles: what it holds before the stream.
     const registered = async (): Promise<boolean> => {
       const { workers } = (await (await fetch(`${apiUrl}/api/workers`)).json()) as { workers: { tools: string[] | null }[] };
@@ -142,7 +142,7 @@ describe('streaming a postgres result in chunks', () => {
     );
     const readCommand = partials[0]!.command_id;
     const position = (where: (e: EventView) => boolean): number => events.findIndex(where);
-    const done = position((e) => e.event_type === EventType.CallDone && e.command_id === readCommand);
+    const done = position((e) => e.event_type === EventType.CommandCompleted && e.command_id === readCommand);
     expect(done).toBeGreaterThan(position((e) => e === partials[9]));
     expect(position((e) => e.event_type === EventType.StepExit && e.step === 'read')).toBeGreaterThan(done);
 

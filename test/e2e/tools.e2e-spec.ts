@@ -1,7 +1,7 @@
 import { EventType } from '@noetl/event-kernel';
 import { startTestServer, type TestServer } from '../../tools/test-server/src/server';
 import { e2ePlaybook, startE2eApp, type E2eApp } from '../support/e2e-app';
-import { enteredSteps, ofType, terminalEvents } from '../support/ledger-checks';
+import { callsOf, enteredSteps, ofType, terminalEvents } from '../support/ledger-checks';
 import { startScriptedHttpServer, type ScriptedHttpServer } from '../support/scripted-http-server';
 import { createEmptyDatabase, type TestDatabase } from '../support/test-database';
 
@@ -32,7 +32,7 @@ describe('each tool kind over the REST API', () => {
       data: { method: 'POST', header: 'from-playbook', body: { count: 5, has_more: false } },
     });
     const events = await app.client.events(detail.execution_id);
-    expect(ofType(events, EventType.CallDone).map((e) => e.step)).toEqual(['list_users', 'post_count']);
+    expect(callsOf(events).map((call) => call.step)).toEqual(['list_users', 'post_count']);
     const listed = ofType(events, EventType.StepExit).find((e) => e.step === 'list_users');
     expect(listed?.payload).toMatchObject({ status: 'COMPLETED', result: { status_code: 200, data: { offset: 30, limit: 10, total: 35 } } });
   });

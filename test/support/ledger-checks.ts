@@ -6,6 +6,13 @@ export function ofType(events: EventView[], type: string): EventView[] {
   return events.filter((e) => e.event_type === type);
 }
 
+/** The tool calls the commands' terminal events list (`calls` of command.completed / command.failed), in ledger order, with their step. */
+export function callsOf(events: EventView[]): { step: string | null; task: string; status: string }[] {
+  return events
+    .filter((e) => e.event_type === EventType.CommandCompleted || e.event_type === EventType.CommandFailed)
+    .flatMap((e) => ((e.payload as { calls?: { task: string; status: string }[] }).calls ?? []).map((call) => ({ step: e.step, task: call.task, status: call.status })));
+}
+
 /** The terminal execution events (a healthy ledger has exactly one, and it is the last). */
 export function terminalEvents(events: EventView[]): EventView[] {
   return events.filter((e) => (TERMINAL_EXECUTION_EVENTS as readonly string[]).includes(e.event_type));

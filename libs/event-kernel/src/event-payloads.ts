@@ -20,6 +20,15 @@ export interface ValueOrRef {
   ref?: PayloadRef;
 }
 
+/** One task run of a command (a pipeline has several), as its terminal event lists it. */
+export interface EventCall {
+  task: string;
+  attempts: number;
+  duration_ms: number;
+  status: 'ok' | 'error';
+  error?: EventError;
+}
+
 /** The classified error of a call, a step or an execution (mirrors DSL CallErrorInfo). */
 export interface EventError {
   kind: string;
@@ -106,8 +115,13 @@ export interface EventPayloads {
   [EventType.CommandStarted]: { worker_id: string };
   /** `alone: false`: a command issued to run alone now runs beside other work on its worker. */
   [EventType.CommandHeartbeat]: { worker_id: string; lease_until: string; alone?: boolean };
-  [EventType.CommandCompleted]: { result?: Json; result_ref?: PayloadRef; ctx?: JsonObject; duration_ms?: number };
-  [EventType.CommandFailed]: { error: EventError; ctx?: JsonObject; duration_ms?: number };
+  /**
+   * `calls`: the tool calls the command ran (a pipeline's tasks, a call's
+   * pages folded), in its own event. Ledgers written before list them as
+   * `call.done` / `call.error` events ahead of it; neither changes the fold.
+   */
+  [EventType.CommandCompleted]: { result?: Json; result_ref?: PayloadRef; ctx?: JsonObject; duration_ms?: number; calls?: EventCall[] };
+  [EventType.CommandFailed]: { error: EventError; ctx?: JsonObject; duration_ms?: number; calls?: EventCall[] };
   /**
    * `worker_lost`: the reaper found the lease run out while the command ran,
    * with no report: its worker died (a crash, an OOM kill, a step that took

@@ -17,7 +17,7 @@ export function commandWhere(command: CommandRow): { executionId: string; step: 
   };
 }
 
-/** `call.done` / `call.error` per call, in order. */
+/** `call.done` / `call.error` per call, in order: calls a worker reports ahead of its command's end (a terminal report lists its calls in its own event). */
 export function callDrafts(command: CommandRow, calls: readonly CallReport[]): EventDraft<EventTypeName>[] {
   return calls.map((call) =>
     call.status === 'ok'
@@ -59,6 +59,7 @@ export function terminalDraft(command: CommandRow, outcome: CommandOutcome, stor
   const common = {
     ...(outcome.ctx && Object.keys(outcome.ctx).length > 0 ? { ctx: outcome.ctx } : {}),
     ...(outcome.durationMs !== undefined ? { duration_ms: outcome.durationMs } : {}),
+    ...(outcome.calls && outcome.calls.length > 0 ? { calls: [...outcome.calls] } : {}),
   };
   if (outcome.status === 'FAILED') {
     return { ...base, type: EventType.CommandFailed, status: 'FAILED', payload: { error: outcome.error, ...common } };

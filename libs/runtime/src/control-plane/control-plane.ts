@@ -1,5 +1,5 @@
 import type { ResultViews } from '@noetl/dsl';
-import type { EventError, Json, JsonObject } from '@noetl/event-kernel';
+import type { EventCall, EventError, Json, JsonObject } from '@noetl/event-kernel';
 import type { WorkerReport } from '@noetl/storage';
 import type { Holder } from './lease-token';
 
@@ -212,13 +212,7 @@ export interface HeartbeatResult {
 }
 
 /** One task run of the command (a pipeline has several). */
-export interface CallReport {
-  task: string;
-  attempts: number;
-  duration_ms: number;
-  status: 'ok' | 'error';
-  error?: EventError;
-}
+export type CallReport = EventCall;
 
 export interface CompleteRequest extends Holder {
   result?: Json;

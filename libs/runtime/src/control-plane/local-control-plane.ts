@@ -219,7 +219,7 @@ export class LocalControlPlane implements ControlPlane {
       if (holder !== null) this.assertHolder(command, holder);
       const terminal = terminalDraft(command, outcome, stored);
       // Deferred: they go in with the decisions the scheduler appends in this transaction, in one statement.
-      const appended = await ledger.append(q, [...callDrafts(command, outcome.calls ?? []), terminal], { defer: true });
+      const appended = await ledger.append(q, [terminal], { defer: true });
       const event = appended[appended.length - 1]?.event;
       await this.deps.commandRows.end(q, commandId, outcome.status, event?.event_id ?? null);
       return command.execution_id;
