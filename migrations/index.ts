@@ -14,6 +14,7 @@ import { SweepIndexes1796100000000 } from './1796100000000-SweepIndexes';
 import { RunningChildren1796100000001 } from './1796100000001-RunningChildren';
 import { DropExecutionTenantPath1796100000002 } from './1796100000002-DropExecutionTenantPath';
 import { LedgerTail1796200000000 } from './1796200000000-LedgerTail';
+import { LeanEventIndexes1796200000001 } from './1796200000001-LeanEventIndexes';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
@@ -35,4 +36,5 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   RunningChildren1796100000001,
   DropExecutionTenantPath1796100000002,
   LedgerTail1796200000000,
+  LeanEventIndexes1796200000001,
 ];

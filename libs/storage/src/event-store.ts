@@ -24,15 +24,6 @@ export interface AppendOptions {
   defer?: boolean;
 }
 
-export interface ReadExecutionOptions {
-  /** Only events after this one (exclusive), for paging. */
-  afterEventId?: string;
-  limit?: number;
-  types?: readonly string[];
-  /** When given, events of another tenant or organization are never returned. */
-  scope?: TenantScope;
-}
-
 /** The ledger (DESIGN.md invariant 1): append-only, deduplicated at the database. */
 export interface EventStore {
   /**
@@ -42,8 +33,6 @@ export interface EventStore {
    * duplicate=true instead of failing.
    */
   append(events: AnyNewEvent[], options?: AppendOptions): Promise<AppendResult[]>;
-  /** Ledger order (event_id ascending). */
-  readExecution(executionId: string, options?: ReadExecutionOptions): Promise<LedgerEvent[]>;
   /** Stream order (stream_version ascending), from `fromVersion` inclusive (default 1). */
   readStream(streamId: string, fromVersion?: number): Promise<LedgerEvent[]>;
   /** The stream's last version; 0 when empty. */

@@ -15,7 +15,6 @@ import {
   type AppendOptions,
   type AppendResult,
   type EventStore,
-  type ReadExecutionOptions,
 } from './event-store';
 import { EventUniqueKey, distinctiveKeys, uniqueKeyLookups } from './event-unique-keys';
 import { enqueueStrictInsert, insertBatch } from './batch-append';
@@ -143,27 +142,6 @@ export class PgEventStore implements EventStore {
   /** Queues the insert of what `q`'s transaction deferred so far (`AppendOptions.defer`): the read of the ledger that follows carries it, and sees it. */
   async flushWithin(q: Queryable): Promise<void> {
     await enqueueStrictInsert(q, takeDeferred(q));
-  }
-
-  async readExecution(executionId: string, options: ReadExecutionOptions = {}): Promise<LedgerEvent[]> {
-    const rows = await this.db.query<EventRow>(
-      `SELECT ${EVENT_SELECT_LIST} FROM noetl.event
-        WHERE execution_id = $1::bigint
-          AND ($2::bigint IS NULL OR event_id > $2::bigint)
-          AND ($3::text[] IS NULL OR event_type = ANY($3::text[]))
-          AND ($4::text IS NULL OR (tenant_id = $4 AND organization_id = $5))
-        ORDER BY event_id
-        LIMIT $6`,
-      [
-        executionId,
-        options.afterEventId ?? null,
-        options.types ? [...options.types] : null,
-        options.scope?.tenantId ?? null,
-        options.scope?.organizationId ?? null,
-        options.limit ?? null,
-      ],
-    );
-    return rows.map(toLedgerEvent);
   }
 
   async readStream(streamId: string, fromVersion = 1): Promise<LedgerEvent[]> {

@@ -1,4 +1,3 @@
-import { EventType } from '@noetl/event-kernel';
 import type { CommandRepository, FrameRepository, Queryable, StuckRow, TenantScope } from '@noetl/storage';
 import { frameMaxAttempts } from '../control-plane/frame-policy';
 import type { StuckWork } from './admin-types';
@@ -8,7 +7,7 @@ export const UNCLAIMED_AFTER_MS = 60_000;
 
 /** Open commands that are stuck, oldest first. */
 export async function stuckCommands(q: Queryable, commandRows: CommandRepository, scope: TenantScope, limit: number): Promise<StuckWork[]> {
-  const rows = await commandRows.stuck(q, scope, { limit, unclaimedAfterMs: UNCLAIMED_AFTER_MS, heartbeatType: EventType.CommandHeartbeat });
+  const rows = await commandRows.stuck(q, scope, { limit, unclaimedAfterMs: UNCLAIMED_AFTER_MS });
   return rows.map((row) => toStuckWork('command', row));
 }
 
@@ -17,7 +16,6 @@ export async function stuckFrames(q: Queryable, frameRows: FrameRepository, scop
   const rows = await frameRows.stuck(q, scope, {
     limit,
     unclaimedAfterMs: UNCLAIMED_AFTER_MS,
-    signalTypes: [EventType.FrameDispatched, EventType.FrameStarted, EventType.FrameHeartbeat],
     defaultMaxAttempts: frameMaxAttempts({}),
   });
   return rows.map((row) => toStuckWork('frame', row));

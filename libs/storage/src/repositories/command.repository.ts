@@ -96,7 +96,7 @@ const READ_SQL = prepared(`
 const MARK_RUNNING_SQL = prepared(`
   UPDATE noetl.command SET status = 'RUNNING', worker_id = $2, lease_until = $3, lease_token = $4, claimed_at = now(), started_at = now()
    WHERE command_id = $1::bigint`);
-const SET_LEASE_SQL = prepared('UPDATE noetl.command SET lease_until = $2 WHERE command_id = $1::bigint');
+const SET_LEASE_SQL = prepared('UPDATE noetl.command SET lease_until = $2, heartbeat_at = now() WHERE command_id = $1::bigint');
 const END_SQL = prepared(`
   UPDATE noetl.command SET status = $2, completed_at = now(), lease_until = NULL, lease_token = NULL, terminal_event_id = $3
    WHERE command_id = $1::bigint AND status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED', 'ABANDONED')`);
@@ -236,7 +236,7 @@ export class CommandRepository {
   }
 
   /** Open commands that are stuck (see stuck-row.ts), oldest first; unclaimed means ISSUED for `unclaimedAfterMs`. */
-  async stuck(q: Queryable, scope: TenantScope, query: { limit: number; unclaimedAfterMs: number; heartbeatType: string }): Promise<StuckRow[]> {
+  async stuck(q: Queryable, scope: TenantScope, query: { limit: number; unclaimedAfterMs: number }): Promise<StuckRow[]> {
     const rows = await q.query<StuckRow>(
       `SELECT * FROM (
        SELECT c.command_id AS id, c.execution_id, c.step, c.status, c.attempt, c.max_attempts, c.worker_id, c.lease_until,
@@ -247,15 +247,11 @@ export class CommandRepository {
               END AS reason
          FROM noetl.command c
          JOIN noetl.execution e ON e.execution_id = c.execution_id AND e.status = 'RUNNING'
-         CROSS JOIN LATERAL (
-           SELECT GREATEST(c.claimed_at, c.started_at,
-                           (SELECT max(ev.event_time) FROM noetl.event ev
-                             WHERE ev.execution_id = c.execution_id AND ev.event_type = $5 AND ev.command_id = c.command_id)) AS at
-         ) signal
+         CROSS JOIN LATERAL (SELECT GREATEST(c.claimed_at, c.started_at, c.heartbeat_at) AS at) signal
         WHERE c.status IN ('ISSUED', 'CLAIMED', 'RUNNING') AND c.tenant_id = $1 AND c.organization_id = $2
      ) stuck
      WHERE reason IS NOT NULL ORDER BY id LIMIT $3`,
-      [scope.tenantId, scope.organizationId, query.limit, query.unclaimedAfterMs, query.heartbeatType],
+      [scope.tenantId, scope.organizationId, query.limit, query.unclaimedAfterMs],
     );
     return rows.map(normaliseStuck);
   }

@@ -74,9 +74,9 @@ const LOCK_OF_EXECUTION_SQL = prepared(`
    ORDER BY f.frame_id FOR UPDATE OF f`);
 
 const MARK_RUNNING_SQL = prepared(
-  `UPDATE noetl.frame SET status = 'RUNNING', owner_worker = $2, lease_until = $3, attempts = $4, lease_token = $5 WHERE frame_id = $1::bigint`,
+  `UPDATE noetl.frame SET status = 'RUNNING', owner_worker = $2, lease_until = $3, attempts = $4, lease_token = $5, heartbeat_at = now() WHERE frame_id = $1::bigint`,
 );
-const SET_LEASE_SQL = prepared('UPDATE noetl.frame SET lease_until = $2 WHERE frame_id = $1::bigint');
+const SET_LEASE_SQL = prepared('UPDATE noetl.frame SET lease_until = $2, heartbeat_at = now() WHERE frame_id = $1::bigint');
 const MARK_COMMITTED_SQL = prepared(`
   UPDATE noetl.frame SET status = 'COMMITTED', lease_until = NULL, lease_token = NULL, output_ref = $2::jsonb, row_count = $3, completed_at = now(),
          terminal_event_id = $4 WHERE frame_id = $1::bigint`);
@@ -231,7 +231,7 @@ export class FrameRepository {
    */
   async release(q: Queryable, frameId: string, options: { refundAttempt?: boolean } = {}): Promise<void> {
     await q.query(
-      `UPDATE noetl.frame SET status = 'PENDING', owner_worker = NULL, lease_until = NULL, lease_token = NULL,
+      `UPDATE noetl.frame SET status = 'PENDING', owner_worker = NULL, lease_until = NULL, lease_token = NULL, heartbeat_at = NULL,
               attempts = CASE WHEN $2 THEN GREATEST(attempts - 1, 0) ELSE attempts END
         WHERE frame_id = $1::bigint`,
       [frameId, options.refundAttempt === true],
@@ -260,12 +260,12 @@ export class FrameRepository {
   /**
    * Open frames that are stuck (see stuck-row.ts), oldest first. A frame's
    * attempts are its claims; its budget is its stage's `max_attempts`, else
-   * `defaultMaxAttempts`; its signs of life are the `signalTypes` events.
+   * `defaultMaxAttempts`; its sign of life is its last dispatch or heartbeat (`heartbeat_at`).
    */
   async stuck(
     q: Queryable,
     scope: TenantScope,
-    query: { limit: number; unclaimedAfterMs: number; signalTypes: string[]; defaultMaxAttempts: number },
+    query: { limit: number; unclaimedAfterMs: number; defaultMaxAttempts: number },
   ): Promise<StuckRow[]> {
     const rows = await q.query<StuckRow>(
       `SELECT * FROM (
@@ -285,17 +285,13 @@ export class FrameRepository {
            SELECT CASE WHEN jsonb_typeof(s.frame_policy -> 'max_attempts') = 'number'
                         AND (s.frame_policy ->> 'max_attempts')::numeric >= 1
                         AND (s.frame_policy ->> 'max_attempts')::numeric % 1 = 0
-                       THEN (s.frame_policy ->> 'max_attempts')::numeric::int ELSE $6::int END AS max_attempts
+                       THEN (s.frame_policy ->> 'max_attempts')::numeric::int ELSE $5::int END AS max_attempts
          ) policy
-         CROSS JOIN LATERAL (
-           SELECT COALESCE((SELECT max(ev.event_time) FROM noetl.event ev
-                             WHERE ev.execution_id = f.execution_id AND ev.frame_id = f.frame_id AND ev.event_type = ANY($5::text[])),
-                           f.created_at) AS at
-         ) signal
+         CROSS JOIN LATERAL (SELECT COALESCE(f.heartbeat_at, f.created_at) AS at) signal
         WHERE f.status IN ('PENDING', 'CLAIMED', 'RUNNING') AND f.tenant_id = $1 AND f.organization_id = $2
      ) stuck
      WHERE reason IS NOT NULL ORDER BY id LIMIT $3`,
-      [scope.tenantId, scope.organizationId, query.limit, query.unclaimedAfterMs, query.signalTypes, query.defaultMaxAttempts],
+      [scope.tenantId, scope.organizationId, query.limit, query.unclaimedAfterMs, query.defaultMaxAttempts],
     );
     return rows.map(normaliseStuck);
   }
