@@ -1,5 +1,5 @@
 import type { AnyNewEvent, LedgerEvent } from '@noetl/event-kernel';
-import { StorageError, type TenantScope } from './storage-error';
+import { StorageError } from './storage-error';
 
 export const EVENT_STORE = Symbol('EventStore');
 
