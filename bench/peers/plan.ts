@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Workload } from './protocol';
-import { THIS, type WorkloadResult } from './report';
+import { THIS, THIS_REST, type WorkloadResult } from './report';
 
 export type Scale = 'full' | 'quick';
 
@@ -70,6 +70,8 @@ const ITEM_LIMITS: Record<string, { above: number; limit: 'skip' | 'once'; reaso
 export function entrantsOf(workload: Workload, noetlScript: string, peersDir: string): Entrant[] {
   const entrants: Entrant[] = [
     { name: THIS, id: 'this', script: noetlScript },
+    // How users start work: POST /api/execute against a running `noetl server`.
+    ...(workload.kind === 'executions' ? [{ name: THIS_REST, id: 'this-rest', script: noetlScript, variant: 'rest' }] : []),
     { name: 'DBOS Transact', id: 'dbos', script: join(peersDir, 'dbos.mjs') },
     { name: 'graphile-worker', id: 'graphile-worker', script: join(peersDir, 'graphile-worker.mjs') },
     ...(workload.kind === 'items'
@@ -87,7 +89,7 @@ export function entrantsOf(workload: Workload, noetlScript: string, peersDir: st
 export const NOT_COMPARABLE = [
   "DBOS Transact's steps are functions of the workflow's own process: a step is a checkpoint row written after an in-process call. " +
     "This runtime's steps are commands that a separate worker could claim and run (here the worker shares the scheduler's process), " +
-    'each with its event ledger entries (about 7 a step, the events replay needs: `npm run bench`), its command row and the rows derived from the events.',
+    'each with its event ledger entries (5 a step, the events replay needs: `npm run bench`), its command row and the rows derived from the events.',
   "graphile-worker and pg-boss are job queues: a 'step' is a job whose handler enqueues the next one, with no workflow state, " +
     'no history of results, no routing and no replay; a job row is updated in place and deleted (graphile-worker) or archived later (pg-boss).',
   "This runtime's loop keeps every item's result in the loop's result (`{{ step.results }}`) and commits a frame of items per claim; " +
@@ -96,5 +98,6 @@ export const NOT_COMPARABLE = [
   'Each figure includes submitting the work (starting executions, inserting jobs) and waiting for the last unit, not the start or stop of the system; ' +
     "the pg_stat_database deltas are the run child's less an idle child's (the same system started and stopped with no work), so neither the schema install nor the start and stop are in them; " +
     "a system's background polling while the work runs is.",
-  'Peak RSS is the maxRSS of the child process running the system, the Node runtime and the system\'s libraries included.',
+  'Peak RSS is the maxRSS of the child process running the system, the Node runtime and the system\'s libraries included; over REST, that of the `noetl server` process.',
+  "Over REST the figure includes each execution's POST /api/execute (64 in flight, from a client in another process) and the server's HTTP stack; the peers are started in their own process, as their libraries are used.",
 ];

@@ -6,6 +6,8 @@ import type { Workload } from './protocol';
 
 /** The system the peers are compared with: this runtime. */
 export const THIS = 'this runtime';
+/** This runtime with its work started over REST (`noetl server`, POST /api/execute), compared with the peers in a row of its own. */
+export const THIS_REST = 'this runtime (REST)';
 
 /** One system's run of one workload in one repetition. */
 export interface RunResult {
@@ -121,19 +123,25 @@ function workloadTable(result: WorkloadResult): string[] {
 function summaryTable(workloads: readonly WorkloadResult[]): string[] {
   // In the order of the workload with the most systems, so a system's variants sit together.
   const widest = [...workloads].sort((a, b) => b.entrants.length - a.entrants.length);
-  const names = [...new Set(widest.flatMap((result) => result.entrants.map((entrant) => entrant.entrant)))];
+  const names = [...new Set(widest.flatMap((result) => result.entrants.map((entrant) => entrant.entrant)))].filter((name) => name !== THIS_REST);
+  /** A row with `ours` in this runtime's column and every peer's figure with ours / theirs. */
+  const row = (result: WorkloadResult, ours: string, label: string): string => {
+    const our = result.entrants.find((entrant) => entrant.entrant === ours)?.figure ?? null;
+    const cells = names.map((name) => {
+      const entrant = result.entrants.find((candidate) => candidate.entrant === (name === THIS ? ours : name));
+      if (!entrant || entrant.figure === null) return '-';
+      const figure = cell(entrant.figure, result.lower_is_better ? 2 : 0);
+      return name === THIS ? figure : `${figure} (${cell(our === null ? null : our / entrant.figure, 2)})`;
+    });
+    return `| ${result.title}${label}, ${result.figure} | ${cells.join(' | ')} |`;
+  };
   return [
     `| workload (medians) | ${names.join(' | ')} |`,
     `| --- | ${names.map(() => '---').join(' | ')} |`,
-    ...workloads.map((result) => {
-      const cells = names.map((name) => {
-        const entrant = result.entrants.find((candidate) => candidate.entrant === name);
-        if (!entrant || entrant.figure === null) return '-';
-        const figure = cell(entrant.figure, result.lower_is_better ? 2 : 0);
-        return name === THIS ? figure : `${figure} (${cell(entrant.ratio, 2)})`;
-      });
-      return `| ${result.title}, ${result.figure} | ${cells.join(' | ')} |`;
-    }),
+    ...workloads.flatMap((result) => [
+      row(result, THIS, ''),
+      ...(result.entrants.some((entrant) => entrant.entrant === THIS_REST && entrant.figure !== null) ? [row(result, THIS_REST, ' over REST')] : []),
+    ]),
     '',
     'In parentheses: this runtime / peer. For ms per step <= 1, for a rate >= 1 is this runtime at least as fast.',
     '',
