@@ -11,30 +11,56 @@ export function canonicalJson(value: unknown): string {
   return out === undefined ? 'null' : out;
 }
 
+/** JSON-encoded object keys: a ledger's keys repeat, and encoding one is most of writing it. */
+const encodedKeys = new Map<string, string>();
+const MAX_ENCODED_KEYS = 10_000;
+
+function encodedKey(key: string): string {
+  let encoded = encodedKeys.get(key);
+  if (encoded === undefined) {
+    encoded = JSON.stringify(key);
+    if (encodedKeys.size < MAX_ENCODED_KEYS) encodedKeys.set(key, encoded);
+  }
+  return encoded;
+}
+
+// Written by string concatenation (no intermediate arrays): every event is sealed with it, every projection checksummed.
 function canonicalise(value: unknown): string | undefined {
-  if (value === undefined || typeof value === 'function' || typeof value === 'symbol') return undefined;
-  if (value === null) return 'null';
-  if (value instanceof Date) return JSON.stringify(value.toISOString());
   switch (typeof value) {
-    case 'bigint':
-      return JSON.stringify(value.toString());
+    case 'string':
+      return JSON.stringify(value);
     case 'number':
       if (!Number.isFinite(value)) throw new TypeError(`canonical JSON cannot encode ${value}`);
       return JSON.stringify(value);
-    case 'string':
     case 'boolean':
-      return JSON.stringify(value);
+      return value ? 'true' : 'false';
+    case 'bigint':
+      return JSON.stringify(value.toString());
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined;
   }
+  if (value === null) return 'null';
+  if (value instanceof Date) return JSON.stringify(value.toISOString());
   if (Array.isArray(value)) {
-    return `[${value.map((item) => canonicalise(item) ?? 'null').join(',')}]`;
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ',';
+      out += canonicalise(value[i]) ?? 'null';
+    }
+    return `${out}]`;
   }
   const record = value as Record<string, unknown>;
-  const members: string[] = [];
+  let out = '{';
+  let first = true;
   for (const key of Object.keys(record).sort()) {
     const encoded = canonicalise(record[key]);
-    if (encoded !== undefined) members.push(`${JSON.stringify(key)}:${encoded}`);
+    if (encoded === undefined) continue;
+    out += first ? `${encodedKey(key)}:${encoded}` : `,${encodedKey(key)}:${encoded}`;
+    first = false;
   }
-  return `{${members.join(',')}}`;
+  return `${out}}`;
 }
 
 export function sha256Hex(data: string | Uint8Array): string {
