@@ -4,25 +4,30 @@ import { toPlainJson } from '../scope';
 import { defineOwn, isRecord, keySegments, withPath } from './write-path';
 
 /**
- * Scopes known to hold only data properties, as a spread copies them: a
- * frame copies its scope several times per row, and copying descriptor by
+ * Marks scopes known to hold only data properties, as a spread copies them:
+ * a frame copies its scope several times per row, and copying descriptor by
  * descriptor (and defining each property) cost a third of a 100,000-row
  * loop's CPU. A scope gets accessors only where it is made (`buildScope`'s
- * lazy step results), never once it is copied.
+ * lazy step results), never once it is copied. The mark is an own symbol
+ * property, which a spread carries to the copy and no template, key listing
+ * or JSON sees (a WeakSet of every copy cost more than the copies: a
+ * weak-table insert per copy, three copies a row).
  */
-const dataOnly = new WeakSet<object>();
+const DATA_ONLY: unique symbol = Symbol('noetl.scope.dataOnly');
+/** Scopes made elsewhere (not copies) found to hold only data. */
+const foundDataOnly = new WeakSet<object>();
 
-function holdsOnlyData(scope: Record<string, unknown>): boolean {
-  if (dataOnly.has(scope)) return true;
+function holdsOnlyData(scope: Record<string | symbol, unknown>): boolean {
+  if (scope[DATA_ONLY] === true || foundDataOnly.has(scope)) return true;
   for (const key of Object.keys(scope)) if (!('value' in Object.getOwnPropertyDescriptor(scope, key)!)) return false;
-  dataOnly.add(scope);
+  foundDataOnly.add(scope);
   return true;
 }
 
 /** Writes an own data property of a scope this module copied (`put` keeps a known data-only scope fast). */
-function put(target: Record<string, unknown>, key: string, value: unknown): void {
+function put(target: Record<string | symbol, unknown>, key: string, value: unknown): void {
   // `__proto__` would set the prototype, and an accessor (a lazy step result) must become data: both are defined.
-  if (key !== '__proto__' && dataOnly.has(target)) target[key] = value;
+  if (key !== '__proto__' && target[DATA_ONLY] === true) target[key] = value;
   else defineOwn(target, key, value);
 }
 
@@ -32,10 +37,9 @@ function put(target: Record<string, unknown>, key: string, value: unknown): void
  * scope) is not read until a template reads it.
  */
 export function extendScope(scope: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
-  let out: Record<string, unknown>;
+  let out: Record<string | symbol, unknown>;
   if (holdsOnlyData(scope)) {
-    out = { ...scope };
-    dataOnly.add(out);
+    out = { ...scope, [DATA_ONLY]: true };
   } else {
     out = {};
     for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(scope))) {
