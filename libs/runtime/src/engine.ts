@@ -211,7 +211,7 @@ export class Engine {
       payloadStore: new PgPayloadStore(database),
       cipher: await openCredentialCipher(database, config.encryptionKey, { decrypts }),
       repositories,
-      expressions: new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() }),
+      expressions: new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() }, { limits: { maxRangeSize: config.limits.rangeItems } }),
       logger,
       firesSchedules: options.schedules !== false,
     };

@@ -41,6 +41,17 @@ workflow:
     tool: {kind: noop}
 `;
 
+const RANGE_LOOP = `
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: range_loop, path: tests/range_loop}
+workload: {n: 10}
+workflow:
+  - step: each
+    loop: {in: "{{ range(0, n) }}", iterator: i, spec: {mode: parallel, max_in_flight: 4, frame: {max_rows: 100}}}
+    tool: {kind: noop}
+`;
+
 jest.setTimeout(120_000);
 
 /**
@@ -54,8 +65,8 @@ describe('limits on the work one playbook sets off', () => {
   let t: TestEngine;
 
   beforeAll(async () => {
-    t = await startTestEngine({ env: { NOETL_MAX_PLAYBOOK_DEPTH: '4', NOETL_MAX_CHILD_EXECUTIONS: '3', NOETL_MAX_LOOP_ITEMS: '150000' } });
-    for (const playbook of [SELF, PIPELINE_OF_CHILDREN, LEAF, BIG_LOOP]) await t.engine.catalog.register(playbook);
+    t = await startTestEngine({ env: { NOETL_MAX_PLAYBOOK_DEPTH: '4', NOETL_MAX_CHILD_EXECUTIONS: '3', NOETL_MAX_LOOP_ITEMS: '150000', NOETL_MAX_RANGE_ITEMS: '500' } });
+    for (const playbook of [SELF, PIPELINE_OF_CHILDREN, LEAF, BIG_LOOP, RANGE_LOOP]) await t.engine.catalog.register(playbook);
   });
   afterAll(async () => t?.close());
 
@@ -93,6 +104,16 @@ describe('limits on the work one playbook sets off', () => {
     const detail = await t.engine.waitForTerminal(id, { timeoutMs: 30_000 });
     expect(detail).toMatchObject({ status: 'FAILED', error: { step: 'each', kind: 'limit', message: 'the loop of step each has 150001 items; the limit is 150000 (NOETL_MAX_LOOP_ITEMS)' } });
     expect(await countRows('SELECT count(*) AS n FROM noetl.frame WHERE execution_id = $1::bigint', [id])).toBe(0);
+  });
+
+  it('caps range() at NOETL_MAX_RANGE_ITEMS: a loop over a longer range fails its step with a template error that says so', async () => {
+    const within = (await t.engine.executions.start({ path: 'tests/range_loop', payload: { n: 500 } })).execution_id;
+    expect(await t.engine.waitForTerminal(within, { timeoutMs: 30_000 })).toMatchObject({ status: 'COMPLETED' });
+    const beyond = (await t.engine.executions.start({ path: 'tests/range_loop', payload: { n: 501 } })).execution_id;
+    expect(await t.engine.waitForTerminal(beyond, { timeoutMs: 30_000 })).toMatchObject({
+      status: 'FAILED',
+      error: { step: 'each', message: expect.stringContaining('range() of 501 items is too large') },
+    });
   });
 
   it('closes the stage and cancels every open frame of a cancelled 100,000-item loop at once', async () => {
