@@ -1,0 +1,114 @@
+/**
+ * `npm run bench:loop-memory -- [--sizes 10000,1000000] [--rows 500]`
+ * (issue 23 item 6): one no-op loop of each size over `range(0, n)`, in
+ * 500-row frames, max_in_flight 10, scheduler and worker in one process
+ * (`noetl server`'s shape), each size in a child process of its own on a
+ * fresh database, so each peak RSS is that size's alone. Prints and writes
+ * bench/results/loop-memory.{md,json}: items/s, peak RSS, and each size's
+ * peak over the smallest's.
+ *
+ * DATABASE_URL names the server (the database noetl_bench_loop_memory is
+ * recreated on it); without it, the embedded PostgreSQL under NOETL_HOME.
+ */
+import { fork } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '@noetl/config';
+import { repoRoot } from '../tools/fixtures/src/main';
+import { openBenchDatabase } from './bench-database';
+import { startBenchEngine } from './bench-engine';
+
+const CHILD_FLAG = '--loop-size';
+const DATABASE = 'noetl_bench_loop_memory';
+const MAX_IN_FLIGHT = 10;
+const WORKER_SLOTS = 10;
+const TIMEOUT_MS = 60 * 60_000;
+const RSS_SAMPLE_MS = 100;
+
+interface SizeResult {
+  items: number;
+  seconds: number;
+  items_per_s: number;
+  peak_rss_mb: number;
+}
+
+const playbook = (rows: number): string => `apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: bench_loop_memory, path: bench/loop-memory}
+workload: {count: 0}
+workflow:
+  - step: each
+    loop: {in: "{{ range(0, count) }}", iterator: item, spec: {mode: parallel, max_in_flight: ${MAX_IN_FLIGHT}, frame: {max_rows: ${rows}}}}
+    tool: {kind: noop}
+`;
+
+/** One size in this (child) process: its loop, timed, and the process's peak RSS. */
+async function runSize(items: number, rows: number): Promise<SizeResult> {
+  const env = { ...process.env, LOG_LEVEL: 'warn', NOETL_MAX_RANGE_ITEMS: String(items), NOETL_MAX_LOOP_ITEMS: String(Math.max(items, 1_000_000)) };
+  const benchDb = await openBenchDatabase(loadConfig(env), DATABASE);
+  const bench = await startBenchEngine(loadConfig({ ...env, DATABASE_URL: benchDb.url }), benchDb.url, WORKER_SLOTS);
+  let peak = process.memoryUsage().rss;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), RSS_SAMPLE_MS);
+  try {
+    await bench.engine.catalog.register(playbook(rows));
+    const began = performance.now();
+    const { execution_id } = await bench.engine.executions.start({ path: 'bench/loop-memory', payload: { count: items } });
+    const detail = await bench.engine.waitForTerminal(execution_id, { timeoutMs: TIMEOUT_MS });
+    if (detail.status !== 'COMPLETED') throw new Error(`the ${items}-item loop ended ${detail.status}: ${JSON.stringify(detail.error)}`);
+    const seconds = (performance.now() - began) / 1000;
+    return { items, seconds: Math.round(seconds * 10) / 10, items_per_s: Math.round(items / seconds), peak_rss_mb: Math.round(Math.max(peak, process.resourceUsage().maxRSS * 1024) / 2 ** 20) };
+  } finally {
+    clearInterval(sampler);
+    await bench.close();
+    await benchDb.close();
+  }
+}
+
+function inChild(items: number, rows: number): Promise<SizeResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(__filename, [CHILD_FLAG, String(items), String(rows)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let result: SizeResult | undefined;
+    child.on('message', (message) => (result = message as SizeResult));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 && result ? resolve(result) : reject(new Error(`the ${items}-item loop exited ${code} without a result`))));
+  });
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ args: process.argv.slice(2), options: { sizes: { type: 'string', default: '10000,1000000' }, rows: { type: 'string', default: '500' } } });
+  const sizes = values.sizes.split(',').map(Number);
+  const rows = Number(values.rows);
+  const results: SizeResult[] = [];
+  for (const items of sizes) {
+    results.push(await inChild(items, rows));
+    process.stdout.write(`${items} items: ${JSON.stringify(results.at(-1))}\n`);
+  }
+  const base = results[0]!.peak_rss_mb;
+  const table = [
+    `Loop memory: no-op loops over range(0, n), ${rows}-row frames, max_in_flight ${MAX_IN_FLIGHT}, scheduler and worker in one process (node ${process.version}, ${new Date().toISOString()})`,
+    '',
+    '| items | s | items/s | peak RSS MB | peak / smallest |',
+    '| --- | --- | --- | --- | --- |',
+    ...results.map((r) => `| ${r.items.toLocaleString('en-US')} | ${r.seconds} | ${r.items_per_s.toLocaleString('en-US')} | ${r.peak_rss_mb} | ${(r.peak_rss_mb / base).toFixed(2)} |`),
+  ].join('\n');
+  const dir = join(repoRoot(), 'bench', 'results');
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'loop-memory.json'), `${JSON.stringify({ benchmark: 'loop-memory', date: new Date().toISOString(), frame_rows: rows, results }, null, 2)}\n`);
+  await writeFile(join(dir, 'loop-memory.md'), `${table}\n`);
+  process.stdout.write(`${table}\n`);
+}
+
+const fail = (error: unknown): void => {
+  process.stderr.write(`bench:loop-memory: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+};
+
+if (process.argv[2] === CHILD_FLAG) {
+  runSize(Number(process.argv[3]), Number(process.argv[4])).then(
+    (result) => process.send!(result, undefined, {}, () => process.exit(0)),
+    fail,
+  );
+} else {
+  main().then(() => process.exit(0), fail);
+}
