@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readAdminKeyFile } from '../../libs/runtime/src/auth/admin-key-file';
+import { freePort } from '../../libs/storage/src/free-port';
 import { waitFor } from './wait-for';
 
 const appMain = (app: string): string => join(__dirname, '..', '..', 'dist', 'apps', app, 'src', 'main.js');
@@ -150,15 +150,4 @@ function homeOf(databaseUrl: string): string {
   return home;
 }
 
-/** A port free on loopback now (the OS picks it; a process started next binds it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };

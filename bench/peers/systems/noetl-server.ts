@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@noetl/storage';
 
 const READY_MS = 60_000;
 
@@ -47,15 +47,4 @@ export async function startNoetlServer(databaseUrl: string, env: Record<string, 
 async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   await exited;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }

@@ -2,12 +2,12 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { SqlState, sqlStateOf } from './db-errors';
 import { StorageError } from './storage-error';
+import { freePort } from './free-port';
 
 /**
  * An embedded PostgreSQL for `noetl run` on a machine with only Node.js
@@ -398,18 +398,6 @@ function captureOutput(child: ChildProcess, log: (message: string) => void): () 
   child.stdout?.on('data', take);
   child.stderr?.on('data', take);
   return () => tail.trim();
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => (port ? resolve(port) : reject(new EmbeddedPostgresError('no free port'))));
-    });
-  });
 }
 
 async function exists(path: string): Promise<boolean> {

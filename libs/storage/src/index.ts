@@ -14,6 +14,7 @@ export * from './payload-store';
 export * from './pg-payload-store';
 export * from './fs-payload-store';
 export * from './embedded-postgres';
+export * from './free-port';
 export * from './frame-output';
 export * from './repositories';
 export * from './dedicated-connection';
