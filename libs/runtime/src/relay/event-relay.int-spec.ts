@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { buildEvent, EventType, SnowflakeIds, type LedgerEvent } from '@noetl/event-kernel';
-import { Database, LeadershipRepository, LedgerCursorRepository, PgEventStore, tailBacklog, TAIL_START, type TenantScope } from '@noetl/storage';
+import { Database, LeadershipRepository, LedgerCursorRepository, PgEventStore, tailBacklog, TAIL_START, type Queryable, type TenantScope } from '@noetl/storage';
 import { AckPolicy, connect, DeliverPolicy, JSONCodec, type NatsConnection } from 'nats';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -76,6 +76,27 @@ describe('EventRelay', () => {
 
   const ctxEvent = (tenantId: string) =>
     buildEvent({ type: EventType.CtxUpdated, executionId: ids.next(), payload: { set: { held: true } } }, { ids, now: () => new Date(), producer: 'relay.int-spec', tenantId, organizationId: 'o' });
+
+  /** A transaction that does `write` and stays open until `commit()` (which resolves with what `write` gave once it committed). */
+  function openTransaction<T>(write: (q: Queryable) => Promise<T>): { written: Promise<void>; commit(): Promise<T> } {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let wrote!: () => void;
+    const written = new Promise<void>((resolve) => (wrote = resolve));
+    const done = db.transaction(async (q) => {
+      const value = await write(q);
+      wrote();
+      await released;
+      return value;
+    });
+    return {
+      written,
+      commit: () => {
+        release();
+        return done;
+      },
+    };
+  }
 
   /** Appends `perExecution` ctx.updated events to each of `executions` new executions of `tenantId`. */
   async function append(tenantId: string, executions: number, perExecution: number): Promise<LedgerEvent[]> {
@@ -223,24 +244,14 @@ describe('EventRelay', () => {
     const { relay, unpublished } = await relayFor(tenant);
     relay.start();
     // The earlier transaction writes its event first (its id is the older), then waits before it commits.
-    let commitEarlier!: () => void;
-    const earlierMayCommit = new Promise<void>((resolve) => (commitEarlier = resolve));
-    let earlierWrote!: () => void;
-    const earlierHasWritten = new Promise<void>((resolve) => (earlierWrote = resolve));
-    const earlier = db.transaction(async (q) => {
-      const [result] = await store.appendWithin(q, [ctxEvent(tenant)]);
-      earlierWrote();
-      await earlierMayCommit;
-      return result!.event;
-    });
-    await earlierHasWritten;
+    const earlier = openTransaction(async (q) => (await store.appendWithin(q, [ctxEvent(tenant)]))[0]!.event);
+    await earlier.written;
     const later = await append(tenant, 1, 1);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await streamed(tenant)).toEqual([]);
     expect(await unpublished()).toBe(1);
 
-    commitEarlier();
-    const first = await earlier;
+    const first = await earlier.commit();
     await waitFor(async () => (await unpublished()) === 0, { timeoutMs: 10_000, description: 'both events published' });
     const got = await streamed(tenant);
     expect(got.map((m) => m.msgId)).toEqual([first.event_id, later[0]!.event_id]);
@@ -250,22 +261,13 @@ describe('EventRelay', () => {
     const tenant = `t${randomBytes(4).toString('hex')}`;
     const { relay, unpublished } = await relayFor(tenant);
     relay.start();
-    let end!: () => void;
-    const mayEnd = new Promise<void>((resolve) => (end = resolve));
-    let wrote!: () => void;
-    const hasWritten = new Promise<void>((resolve) => (wrote = resolve));
     // A transaction with an id of its own (it wrote a row) that writes no event.
-    const holding = db.transaction(async (q) => {
-      await q.query(`INSERT INTO noetl.leadership (role, holder, lease_until) VALUES ($1, 'holding', now())`, [`held:${tenant}`]);
-      wrote();
-      await mayEnd;
-    });
-    await hasWritten;
+    const holding = openTransaction((q) => q.query(`INSERT INTO noetl.leadership (role, holder, lease_until) VALUES ($1, 'holding', now())`, [`held:${tenant}`]));
+    await holding.written;
     const events = await append(tenant, 1, 2);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await unpublished()).toBe(2);
-    end();
-    await holding;
+    await holding.commit();
     // The relay's safety-net poll is a minute here: only its short re-read of a held-back tail publishes them this soon.
     await waitFor(async () => (await unpublished()) === 0, { timeoutMs: 5_000, description: 'the held-back events published' });
     expect((await streamed(tenant)).map((m) => m.msgId)).toEqual(events.map((e) => e.event_id));
