@@ -5,14 +5,16 @@ import { parse as parseYaml } from 'yaml';
 import { RuntimeError } from '../runtime-error';
 import type { CatalogEntry, PlaybookRef, RegisteredPlaybook } from './catalog-types';
 
+/** A catalog row without its content: what a lookup reads (a start parses nothing when the model is cached). */
 interface CatalogRow {
   catalog_id: string;
   path: string;
   version: number;
-  content: string;
-  playbook: { metadata?: { name?: string } } | null;
+  name: string | null;
   created_at: Date;
 }
+
+const ENTRY_COLUMNS = `catalog_id, path, version, playbook->'metadata'->>'name' AS name, created_at`;
 
 /** A registered playbook: its catalog row and the parsed model. */
 export interface ResolvedPlaybook {
@@ -79,7 +81,7 @@ export class CatalogService {
   /** The latest version of every path. */
   async list(): Promise<CatalogEntry[]> {
     const rows = await this.db.query<CatalogRow>(
-      `SELECT DISTINCT ON (path) catalog_id, path, version, playbook, created_at FROM noetl.catalog
+      `SELECT DISTINCT ON (path) ${ENTRY_COLUMNS} FROM noetl.catalog
         WHERE tenant_id = $1 AND organization_id = $2 ORDER BY path, version DESC`,
       [this.scope.tenantId, this.scope.organizationId],
     );
@@ -89,7 +91,7 @@ export class CatalogService {
   /** Every version of a path, newest first. */
   async versions(path: string): Promise<CatalogEntry[]> {
     const rows = await this.db.query<CatalogRow>(
-      `SELECT catalog_id, path, version, playbook, created_at FROM noetl.catalog
+      `SELECT ${ENTRY_COLUMNS} FROM noetl.catalog
         WHERE tenant_id = $1 AND organization_id = $2 AND path = $3 ORDER BY version DESC`,
       [this.scope.tenantId, this.scope.organizationId, path],
     );
@@ -100,7 +102,7 @@ export class CatalogService {
   async resolve(ref: PlaybookRef, via?: Queryable): Promise<ResolvedPlaybook> {
     const row = await this.findRow(ref, via);
     if (!row) throw new RuntimeError('not_found', `playbook ${describeRef(ref)} is not registered`);
-    return { entry: toEntry(row), playbook: this.model(row) };
+    return { entry: toEntry(row), playbook: await this.model(row, via) };
   }
 
   /**
@@ -112,11 +114,11 @@ export class CatalogService {
     if (cached) return cached;
     const row = await this.findRow({ catalog_id: catalogId }, via);
     if (!row) throw new RuntimeError('not_found', `playbook with catalog id ${catalogId} is not registered`);
-    return this.model(row);
+    return this.model(row, via);
   }
 
   private async findRow(ref: PlaybookRef, q: Queryable = this.db): Promise<CatalogRow | undefined> {
-    const select = `SELECT catalog_id, path, version, content, playbook, created_at FROM noetl.catalog WHERE tenant_id = $1 AND organization_id = $2`;
+    const select = `SELECT ${ENTRY_COLUMNS} FROM noetl.catalog WHERE tenant_id = $1 AND organization_id = $2`;
     const scope = [this.scope.tenantId, this.scope.organizationId];
     if (ref.catalog_id !== undefined) {
       if (!/^\d{1,19}$/.test(ref.catalog_id)) return undefined;
@@ -131,10 +133,13 @@ export class CatalogService {
     return row;
   }
 
-  private model(row: CatalogRow): Playbook {
+  /** The parsed model of a row: cached, or its content read (once per process) and parsed. */
+  private async model(row: CatalogRow, q: Queryable = this.db): Promise<Playbook> {
     const cached = this.parsed.get(row.catalog_id);
     if (cached) return cached;
-    const { playbook } = parsePlaybook(row.content);
+    const [stored] = await q.query<{ content: string }>('SELECT content FROM noetl.catalog WHERE catalog_id = $1::bigint', [row.catalog_id]);
+    if (!stored) throw new Error(`catalog ${row.catalog_id} (${row.path} v${row.version}) has no row`);
+    const { playbook } = parsePlaybook(stored.content);
     // Stored content was valid when registered; a parser change that rejects it now is a bug to surface.
     if (!playbook) throw new Error(`catalog ${row.catalog_id} (${row.path} v${row.version}) no longer parses`);
     this.parsed.set(row.catalog_id, playbook);
@@ -151,7 +156,7 @@ function toEntry(row: CatalogRow): CatalogEntry {
     catalog_id: String(row.catalog_id),
     path: row.path,
     version: row.version,
-    name: row.playbook?.metadata?.name ?? row.path,
+    name: row.name ?? row.path,
     created_at: row.created_at.toISOString(),
   };
 }
