@@ -15,6 +15,7 @@ import { RunningChildren1796100000001 } from './1796100000001-RunningChildren';
 import { DropExecutionTenantPath1796100000002 } from './1796100000002-DropExecutionTenantPath';
 import { LedgerTail1796200000000 } from './1796200000000-LedgerTail';
 import { LeanEventIndexes1796200000001 } from './1796200000001-LeanEventIndexes';
+import { ProjectionReducerVersion1796200000002 } from './1796200000002-ProjectionReducerVersion';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
@@ -37,4 +38,5 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   DropExecutionTenantPath1796100000002,
   LedgerTail1796200000000,
   LeanEventIndexes1796200000001,
+  ProjectionReducerVersion1796200000002,
 ];

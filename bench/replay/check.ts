@@ -1,3 +1,4 @@
+import { REDUCER_VERSION } from '@noetl/event-kernel';
 import type { Engine } from '@noetl/runtime';
 import { ProjectionRepository, type Database } from '@noetl/storage';
 import type { ProjectionRecorder } from './recorder';
@@ -20,7 +21,7 @@ export async function checkParity(engine: Engine, database: Database, recorder: 
   const mismatches: string[] = [];
   const latest = await engine.replay.stateAt({ executionId });
   const events = latest.position.stream_version;
-  const live = await new ProjectionRepository().get(database, engine.config.tenancy, executionId);
+  const live = await new ProjectionRepository(REDUCER_VERSION).get(database, engine.config.tenancy, executionId);
   if (!live) mismatches.push('no projection row');
   else if (live.version !== events || live.checksum !== latest.checksums.all) {
     mismatches.push(`live projection v${live.version} ${live.checksum.slice(0, 12)} != replay v${events} ${latest.checksums.all.slice(0, 12)}`);

@@ -2,7 +2,7 @@ import type { NoetlConfig, Role } from '@noetl/config';
 import { NATS_RECONNECT_FOREVER } from './bus/nats-reconnect';
 import { DATABASE_CLOCK_SYNC_MS, DatabaseClock } from './database-clock';
 import { ExpressionEngine } from '@noetl/dsl';
-import { SnowflakeIds, type ExecutionStatus, type LedgerEvent } from '@noetl/event-kernel';
+import { REDUCER_VERSION, SnowflakeIds, type ExecutionStatus, type LedgerEvent } from '@noetl/event-kernel';
 import {
   CommandRepository,
   ExecutionRepository,
@@ -186,7 +186,7 @@ export class Engine {
       timerRows: new TimerRepository(),
       executionRows: new ExecutionRepository(),
       workerRows: new WorkerRepository(),
-      projections: new ProjectionRepository(),
+      projections: new ProjectionRepository(REDUCER_VERSION),
       tenantRows: new TenantRepository(),
       scheduleRows: new ScheduleRepository(),
       leadership: new LeadershipRepository(),

@@ -1,5 +1,5 @@
 import { loadConfig } from '@noetl/config';
-import { checksumsOf, foldEvents, stateChecksum, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
+import { checksumsOf, foldEvents, REDUCER_VERSION, stateChecksum, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
 import { Database, EVENT_SELECT_LIST, ProjectionRepository, toLedgerEvent, type EventRow } from '@noetl/storage';
 import { startTestEngine, type TestEngine } from '../../../../test/support/test-engine';
 import { waitFor } from '../../../../test/support/wait-for';
@@ -39,7 +39,7 @@ interface ProjectionStored {
  */
 describe('projections and replay', () => {
   let t: TestEngine;
-  const projections = new ProjectionRepository();
+  const projections = new ProjectionRepository(REDUCER_VERSION);
 
   beforeAll(async () => {
     t = await startTestEngine({ roles: ['scheduler', 'worker', 'projector'], env: { LOG_LEVEL: process.env.DEBUG_LOG ?? 'silent' } });
@@ -146,6 +146,24 @@ describe('projections and replay', () => {
     const fresh = standaloneProjector(t.database, t.config);
     expect(await fresh.deliver([events.at(-1)!])).toEqual([expect.objectContaining({ executionId, from: 0, version: events.length, folded: events.length, written: true })]);
     expect((await stored(executionId))!.text).toBe(before.text);
+  });
+
+  it("reads a row another reducer folded as absent, and the projector writes it over at the same version", async () => {
+    const { executionId, lastVersion } = await completedAndProjected();
+    const before = (await stored(executionId))!;
+    // As an upgrade finds a row of the previous reducer: another shape, at the last version.
+    await t.database.query(`UPDATE noetl.projection SET reducer_version = 'previous', state = jsonb_set(state, '{path}', '"tests/old-shape"') WHERE projection_key = $1`, [
+      executionId,
+    ]);
+    expect((await t.engine.executions.get(executionId)).path).toBe('tests/projection');
+    expect(await projections.get(t.database, t.config.tenancy, executionId)).toBeUndefined();
+
+    expect(await standaloneProjector(t.database, t.config).project(executionId)).toMatchObject({ version: lastVersion, written: true });
+    const [row] = await t.database.query<{ reducer_version: string; text: string }>(
+      `SELECT reducer_version, state::text AS text FROM noetl.projection WHERE projection_key = $1`,
+      [executionId],
+    );
+    expect(row).toEqual({ reducer_version: REDUCER_VERSION, text: before.text });
   });
 
   it("refuses a replay of another tenant's execution", async () => {

@@ -1,5 +1,5 @@
 import type { NoetlConfig } from '@noetl/config';
-import { SnowflakeIds } from '@noetl/event-kernel';
+import { REDUCER_VERSION, SnowflakeIds } from '@noetl/event-kernel';
 import { PgEventStore, ProjectionRepository, type Database, type TenantScope } from '@noetl/storage';
 import { Ledger } from '../ledger';
 import { RuntimeMetrics } from '../metrics';
@@ -21,7 +21,7 @@ export function standaloneProjector(
   return new Projector({
     db: database,
     ledger,
-    projections: new ProjectionRepository(),
+    projections: new ProjectionRepository(REDUCER_VERSION),
     metrics: new ProjectorMetrics(metrics.registry),
     shard: options.shard ?? 'standalone',
     snapshotEvery: options.snapshotEvery ?? PROJECTION_SNAPSHOT_EVERY,

@@ -30,11 +30,14 @@ interface StoredRow<S> {
  * row moves only forward, so a duplicate or stale delivery changes nothing.
  */
 export class ProjectionRepository {
+  /** `reducerVersion`: the fold this process runs (REDUCER_VERSION); a row folded by another reads as absent, and is written over. */
+  constructor(private readonly reducerVersion: string) {}
+
   async get<S>(q: Queryable, scope: TenantScope, executionId: string): Promise<ProjectionRow<S> | undefined> {
     const [row] = await q.query<StoredRow<S>>(
       `SELECT projection_key, version, state, checksum FROM noetl.projection
-        WHERE tenant_id = $1 AND organization_id = $2 AND projection_type = '${EXECUTION}' AND projection_key = $3`,
-      [scope.tenantId, scope.organizationId, executionId],
+        WHERE tenant_id = $1 AND organization_id = $2 AND projection_type = '${EXECUTION}' AND projection_key = $3 AND reducer_version = $4`,
+      [scope.tenantId, scope.organizationId, executionId, this.reducerVersion],
     );
     return row && toRow(row);
   }
@@ -43,26 +46,28 @@ export class ProjectionRepository {
   async getMany<S>(q: Queryable, scope: TenantScope, executionIds: readonly string[]): Promise<Map<string, ProjectionRow<S>>> {
     const rows = await q.query<StoredRow<S>>(
       `SELECT projection_key, version, state, checksum FROM noetl.projection
-        WHERE tenant_id = $1 AND organization_id = $2 AND projection_type = '${EXECUTION}' AND projection_key = ANY($3::text[])`,
-      [scope.tenantId, scope.organizationId, [...executionIds]],
+        WHERE tenant_id = $1 AND organization_id = $2 AND projection_type = '${EXECUTION}' AND projection_key = ANY($3::text[]) AND reducer_version = $4`,
+      [scope.tenantId, scope.organizationId, [...executionIds], this.reducerVersion],
     );
     return new Map(rows.map((row) => [row.projection_key, toRow(row)]));
   }
 
   /**
    * Writes each row unless a row at the same or a later version is there
-   * (a row moves only forward), in one statement; returns the executions
-   * whose row was written (the others were stale).
+   * (a row moves only forward; another reducer's row at the same version is
+   * written over), in one statement; returns the executions whose row was
+   * written (the others were stale).
    */
   async upsertMany<S>(q: Queryable, scope: TenantScope, rows: readonly ProjectionRow<S>[]): Promise<Set<string>> {
     if (rows.length === 0) return new Set();
     const written = await q.query<{ projection_key: string }>(
-      `INSERT INTO noetl.projection (tenant_id, organization_id, projection_type, projection_key, execution_id, version, state, checksum)
-       SELECT $1, $2, '${EXECUTION}', r.key, r.key::bigint, r.version, r.state::jsonb, r.checksum
+      `INSERT INTO noetl.projection (tenant_id, organization_id, projection_type, projection_key, execution_id, version, state, checksum, reducer_version)
+       SELECT $1, $2, '${EXECUTION}', r.key, r.key::bigint, r.version, r.state::jsonb, r.checksum, $7
          FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[]) AS r(key, version, state, checksum)
        ON CONFLICT (tenant_id, organization_id, projection_type, projection_key) DO UPDATE
-          SET version = EXCLUDED.version, state = EXCLUDED.state, checksum = EXCLUDED.checksum, updated_at = now()
+          SET version = EXCLUDED.version, state = EXCLUDED.state, checksum = EXCLUDED.checksum, reducer_version = EXCLUDED.reducer_version, updated_at = now()
         WHERE noetl.projection.version < EXCLUDED.version
+           OR (noetl.projection.version = EXCLUDED.version AND noetl.projection.reducer_version <> EXCLUDED.reducer_version)
        RETURNING projection_key`,
       [
         scope.tenantId,
@@ -71,6 +76,7 @@ export class ProjectionRepository {
         rows.map((row) => row.version),
         rows.map((row) => JSON.stringify(row.state)),
         rows.map((row) => row.checksum),
+        this.reducerVersion,
       ],
     );
     return new Set(written.map((row) => row.projection_key));
