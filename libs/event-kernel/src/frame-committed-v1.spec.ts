@@ -63,10 +63,7 @@ describe('frame.committed version 1 -> 2', () => {
     const mixed = [...ledger('v1').slice(0, 4), ledger('v2')[4]!].map((event) => upcasters.upcast(event) as LedgerEvent);
     const state = foldEvents(v2)!;
     expect(state.loops.L).toMatchObject({ succeededRows: 4, failedRows: 1 });
-    expect(state.loops.L!.frames[1]!.rows).toEqual([
-      { index: 3, status: 'error', error: { kind: 'code', message: 'bad row' } },
-      { index: 4, status: 'ok' },
-    ]);
+    expect(state.loops.L!.frames[1]).toMatchObject({ rowCount: 2, failedRows: [{ index: 3, status: 'error', error: { kind: 'code', message: 'bad row' } }] });
     expect(stateChecksum(foldEvents(v1)!)).toBe(stateChecksum(state));
     expect(stateChecksum(foldEvents(mixed)!)).toBe(stateChecksum(state));
   });

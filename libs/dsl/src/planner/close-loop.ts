@@ -27,7 +27,7 @@ export function isLoopFinished(loop: LoopState): boolean {
   if (loop.shards) return loop.succeededRows + loop.failedRows >= (loop.size ?? 0);
   const frames = Object.values(loop.frames);
   if (loop.frameCount !== null) return frames.length >= loop.frameCount;
-  return Object.keys(loop.inFlight).length === 0 && frames.some((f) => f.status === 'COMMITTED' && f.rows.length === 0);
+  return Object.keys(loop.inFlight).length === 0 && frames.some((f) => f.status === 'COMMITTED' && f.rowCount === 0);
 }
 
 /**
@@ -94,16 +94,11 @@ function aggregateFrames(ctx: PlanContext, loop: LoopState, maxRows: number): Ag
     }
     aggregate.committedFrames += 1;
     const results = frameResults(ctx, loop, frame.results, frame.outputRef, index);
-    const count = Math.max(frame.rows.length, results.length);
+    const count = Math.max(frame.rowCount, results.length);
     for (let row = 0; row < count; row += 1) aggregate.results.push(results[row] ?? null);
-    for (const [position, row] of frame.rows.entries()) {
-      if (row.status === 'ok') {
-        aggregate.succeeded += 1;
-        continue;
-      }
-      aggregate.failed += 1;
-      aggregate.errors.push({ index: first + position, error: row.error ?? { kind: 'internal', message: 'iteration failed' } });
-    }
+    aggregate.succeeded += frame.rowCount - frame.failedRows.length;
+    aggregate.failed += frame.failedRows.length;
+    for (const row of frame.failedRows) aggregate.errors.push({ index: row.index, error: row.error ?? { kind: 'internal', message: 'iteration failed' } });
   }
   return aggregate;
 }

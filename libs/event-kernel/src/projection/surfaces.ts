@@ -7,7 +7,7 @@ import type { ExecutionState, LoopState } from '../reducers/execution-state';
  * fold that alters a state folded from the same events: a snapshot folded by
  * another version is then ignored by replay (it changes speed, never answers).
  */
-export const REDUCER_VERSION = '2';
+export const REDUCER_VERSION = '3';
 
 /** The parts of an execution's state replay can show and checksum one by one (issue 10). */
 export const SURFACES = ['execution', 'steps', 'commands', 'loops', 'stages', 'frames', 'payloads'] as const;

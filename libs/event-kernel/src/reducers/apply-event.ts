@@ -221,12 +221,11 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
         const p = event.payload;
         delete loop.inFlight[p.frame_id];
         if (loop.frames[p.frame_index]) return; // a frame commits once (the control plane rejects a second)
-        const failed = new Map(p.failed_rows.map((row) => [row.index, row]));
-        const rows = Array.from({ length: p.row_count }, (_, position) => failed.get(p.first_index + position) ?? { index: p.first_index + position, status: 'ok' as const });
         loop.frames[p.frame_index] = {
           frameIndex: p.frame_index,
           status: 'COMMITTED',
-          rows,
+          rowCount: p.row_count,
+          failedRows: p.failed_rows,
           results: p.results,
           outputRef: p.output_ref,
         };
@@ -238,7 +237,7 @@ function applyToState(state: ExecutionState, event: LedgerEvent): void {
         const p = event.payload;
         delete loop.inFlight[p.frame_id];
         if (loop.frames[p.frame_index]) return;
-        loop.frames[p.frame_index] = { frameIndex: p.frame_index, status: 'FAILED', rows: [], error: p.error };
+        loop.frames[p.frame_index] = { frameIndex: p.frame_index, status: 'FAILED', rowCount: 0, failedRows: [], error: p.error };
       });
     case EventType.LoopDone:
       noteLive(state, 'loops', event.payload.loop_id, false);

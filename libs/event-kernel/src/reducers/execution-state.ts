@@ -86,10 +86,17 @@ export interface TimerState {
   attempt?: number;
 }
 
+/**
+ * A terminal frame, as compact as its `frame.committed`: its row count and
+ * only the rows that failed, so that a loop's state grows with its frames and
+ * failures, not with its rows. A failed frame has no rows.
+ */
 export interface FrameOutcome {
   frameIndex: number;
   status: 'COMMITTED' | 'FAILED';
-  rows: RowOutcome[];
+  rowCount: number;
+  /** The rows that failed (collection index and error); every other row succeeded. */
+  failedRows: RowOutcome[];
   results?: Json[];
   outputRef?: PayloadRef;
   error?: EventError;

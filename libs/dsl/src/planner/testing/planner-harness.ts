@@ -18,6 +18,7 @@ import {
 import { ExpressionEngine } from '../../expressions';
 import type { Playbook } from '../../model';
 import { parsePlaybook } from '../../parse';
+import { maxRowsOf } from '../frame-policy';
 import { plan } from '../plan';
 import type { PlannerEnv } from '../plan-context';
 import { seededRandom } from '../../testing/seeded-random';
@@ -239,7 +240,9 @@ export class PlannerHarness {
     extra: { ctx?: JsonObject; byRef?: boolean; firstIndex?: number } = {},
   ): LedgerEvent {
     const loop = this.loop(step);
-    const first = extra.firstIndex ?? 0;
+    // As a worker reports them: a frame's rows are the collection's, from frame index x rows per frame.
+    const stepLoop = this.playbook.steps.find((candidate) => candidate.name === step)?.loop;
+    const first = extra.firstIndex ?? index * (stepLoop ? maxRowsOf(stepLoop.frame) : 1);
     const failed = rows.flatMap((row, position) => (isRowError(row) ? [{ index: first + position, status: 'error' as const, error: row.error }] : []));
     const results = rows.map((row) => (isRowError(row) ? null : row));
     return this.append({
