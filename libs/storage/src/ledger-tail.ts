@@ -35,12 +35,37 @@ export interface TailRead {
 }
 
 /**
- * Ended transactions only: every transaction below the oldest one still
- * running has committed or rolled back, so nothing can commit before an
- * event read here once it is read. The snapshot's xmin is an init plan,
- * evaluated once, so `idx_event_tail` serves both bounds.
+ * Ended transactions only: every transaction of this database below the
+ * oldest one still running here has committed or rolled back, so nothing
+ * can commit before an event read here once it is read.
+ *
+ * Transaction ids are the cluster's, so the snapshot's xmin alone would
+ * wait on a writing transaction of any database on the server (another
+ * application's long batch, a playbook's postgres step in a database of its
+ * own), and the relay and the projector would stall behind it. A running
+ * transaction is skipped only when it is proven to be another database's:
+ * `pg_locks`, read after the snapshot, shows it holding a relation of
+ * another database (a backend only ever opens relations of its own database
+ * and shared catalogs, database 0). Anything unproven, such as a
+ * transaction that ended between the snapshot and that read, still holds
+ * the tail back, as xmin would have. `pg_locks` is readable by any role.
+ * Without running transactions (xmin = xmax) no lock is read. The
+ * watermark is an init plan, evaluated once, so `idx_event_tail` serves
+ * both bounds.
  */
-const WATERMARK = `(SELECT pg_snapshot_xmin(pg_current_snapshot()))`;
+const WATERMARK = `(
+  WITH snapshot AS (SELECT pg_current_snapshot() AS s),
+       locks AS MATERIALIZED (SELECT locktype, database, virtualtransaction, transactionid FROM pg_locks),
+       elsewhere AS (
+         SELECT transactionid FROM locks
+          WHERE locktype = 'transactionid'
+            AND virtualtransaction IN (
+              SELECT virtualtransaction FROM locks
+               WHERE locktype = 'relation' AND database NOT IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))))
+  SELECT CASE WHEN pg_snapshot_xmin(s) = pg_snapshot_xmax(s) THEN pg_snapshot_xmax(s)
+              ELSE coalesce((SELECT min(x) FROM pg_snapshot_xip(s) AS x WHERE xid(x) NOT IN (SELECT transactionid FROM elsewhere)), pg_snapshot_xmax(s))
+         END
+    FROM snapshot)`;
 const TAIL_COLUMNS = `${EVENT_SELECT_LIST}, tx::text AS tx`;
 const READ_TAIL_SQL = prepared(`
   SELECT ${TAIL_COLUMNS} FROM noetl.event

@@ -77,13 +77,13 @@ describe('EventRelay', () => {
   const ctxEvent = (tenantId: string) =>
     buildEvent({ type: EventType.CtxUpdated, executionId: ids.next(), payload: { set: { held: true } } }, { ids, now: () => new Date(), producer: 'relay.int-spec', tenantId, organizationId: 'o' });
 
-  /** A transaction that does `write` and stays open until `commit()` (which resolves with what `write` gave once it committed). */
-  function openTransaction<T>(write: (q: Queryable) => Promise<T>): { written: Promise<void>; commit(): Promise<T> } {
+  /** A transaction on `on` that does `write` and stays open until `commit()` (which resolves with what `write` gave once it committed). */
+  function openTransaction<T>(write: (q: Queryable) => Promise<T>, on: Database = db): { written: Promise<void>; commit(): Promise<T> } {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     let wrote!: () => void;
     const written = new Promise<void>((resolve) => (wrote = resolve));
-    const done = db.transaction(async (q) => {
+    const done = on.transaction(async (q) => {
       const value = await write(q);
       wrote();
       await released;
@@ -271,5 +271,26 @@ describe('EventRelay', () => {
     // The relay's safety-net poll is a minute here: only its short re-read of a held-back tail publishes them this soon.
     await waitFor(async () => (await unpublished()) === 0, { timeoutMs: 5_000, description: 'the held-back events published' });
     expect((await streamed(tenant)).map((m) => m.msgId)).toEqual(events.map((e) => e.event_id));
+  });
+
+  it("publishes past a writing transaction of another database on the same server: only this database's transactions hold the tail back", async () => {
+    const tenant = `t${randomBytes(4).toString('hex')}`;
+    const { relay, unpublished } = await relayFor(tenant);
+    relay.start();
+    const otherDatabase = await createTestDatabase();
+    const other = await Database.connect(otherDatabase.url, { poolSize: 1 });
+    try {
+      await other.query('CREATE TABLE elsewhere (x int)');
+      // Its transaction id is older than the events', and it stays open until they are published.
+      const elsewhere = openTransaction((q) => q.query('INSERT INTO elsewhere VALUES (1)'), other);
+      await elsewhere.written;
+      const events = await append(tenant, 1, 2);
+      await waitFor(async () => (await unpublished()) === 0, { timeoutMs: 5_000, description: "the events published while the other database's transaction runs" });
+      expect((await streamed(tenant)).map((m) => m.msgId)).toEqual(events.map((e) => e.event_id));
+      await elsewhere.commit();
+    } finally {
+      await other.close();
+      await otherDatabase.drop();
+    }
   });
 });
