@@ -16,5 +16,6 @@ export * from './fs-payload-store';
 export * from './embedded-postgres';
 export * from './free-port';
 export * from './frame-output';
+export * from './jsonb-text';
 export * from './repositories';
 export * from './dedicated-connection';

@@ -31,6 +31,7 @@ import type { PayloadCache } from '../state/payload-cache';
 import { claimedCommand, claimScope } from './claimed-command';
 import { reportAndPlan, type ReportAndPlanDeps } from './report-and-plan';
 import { callDrafts, commandWhere, storedResult, terminalDraft, type CommandOutcome } from './command-outcome';
+import { storableOutcome } from './storable-reports';
 import { LocalFrames } from './local-frames';
 import { assertNamesCredential, holdsLease, newLeaseToken, type Holder } from './lease-token';
 import { childOutcome } from '../executions/child-outcome';
@@ -210,8 +211,9 @@ export class LocalControlPlane implements ControlPlane {
    * Ends a command. `holder` null: the runtime itself reports (a child
    * execution ended), which needs no lease.
    */
-  async finish(commandId: string, holder: Holder | null, outcome: CommandOutcome): Promise<void> {
+  async finish(commandId: string, holder: Holder | null, reported: CommandOutcome): Promise<void> {
     const { ledger, payloadStore, inlineLimitBytes } = this.deps;
+    const outcome = storableOutcome(reported);
     // A large result is stored first, outside the transaction: a lock holder never waits for a second connection.
     const stored = await storedResult(outcome, { store: payloadStore, scope: ledger.scope, inlineLimitBytes });
     const report = async (q: Queryable): Promise<string> => {

@@ -23,6 +23,7 @@ import { FrameExecutions } from './frame-executions';
 import { frameLeaseMs } from './frame-policy';
 import { loopCollection } from './loop-collection';
 import { reportAndPlan } from './report-and-plan';
+import { storableFrameReport } from './storable-reports';
 
 type ScopeOf = (executionId: string, spec: JsonObject) => Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>>;
 
@@ -183,8 +184,9 @@ export class LocalFrames {
    * each commit waiting its turn. A commit its frame refuses (a lease lost,
    * the execution ended) fails alone; the others land.
    */
-  async commit(frameId: string, request: CommitFrameRequest): Promise<void> {
+  async commit(frameId: string, reported: CommitFrameRequest): Promise<void> {
     const { ledger, payloadStore, inlineLimitBytes, frameRows, db } = this.deps;
+    const request = storableFrameReport(reported);
     const rows = [...request.rows].sort((a, b) => a.index - b.index);
     const results: Json[] = rows.map((row) => row.result ?? null);
     // Inline, the event holds every row's outcome (failed rows with their error); a copy in the store would add nothing.
