@@ -6,21 +6,26 @@
 const NUL = '\u0000';
 
 /** The path (`$.a[2].b`) of the first string or key of `value` that holds U+0000; undefined when none does. */
-export function nulPath(value: unknown, path = '$'): string | undefined {
-  if (typeof value === 'string') return value.includes(NUL) ? path : undefined;
+export function nulPath(value: unknown, root = '$'): string | undefined {
+  const segments = nulSegments(value);
+  return segments && root + segments.reverse().join('');
+}
+
+/** The path to the first U+0000, innermost segment first, built only on a hit: results are walked on every report. */
+function nulSegments(value: unknown): string[] | undefined {
+  if (typeof value === 'string') return value.includes(NUL) ? [] : undefined;
   if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = nulPath(item, `${path}[${index}]`);
-      if (found) return found;
+    for (let index = 0; index < value.length; index += 1) {
+      const found = nulSegments(value[index]);
+      if (found) return [...found, `[${index}]`];
     }
     return undefined;
   }
   if (typeof value === 'object' && value !== null) {
     for (const [key, item] of Object.entries(value)) {
-      const at = `${path}.${escaped(key) as string}`;
-      if (key.includes(NUL)) return at;
-      const found = nulPath(item, at);
-      if (found) return found;
+      if (key.includes(NUL)) return [`.${escaped(key) as string}`];
+      const found = nulSegments(item);
+      if (found) return [...found, `.${key}`];
     }
   }
   return undefined;
