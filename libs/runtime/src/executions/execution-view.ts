@@ -15,7 +15,7 @@ export function executionDetail(state: ExecutionState, result: Json | null): Exe
     result,
     ...(state.resultRef ? { result_ref: state.resultRef } : {}),
     error: state.error ? { step: state.error.step ?? null, kind: state.error.kind, message: state.error.message } : null,
-    steps: Object.values(state.steps).map(
+    steps: inExecutionOrder(Object.values(state.steps)).map(
       (step): StepView => ({
         step: step.step,
         status: step.status,
@@ -51,4 +51,17 @@ export function eventView(event: LedgerEvent): EventView {
     payload_ref: event.payload_ref,
     created_at: event.event_time,
   };
+}
+
+/**
+ * Steps by their latest entry, oldest first. The state keeps them in an
+ * object, whose key order is not the order they ran in once it has been
+ * through a jsonb column (jsonb orders keys by length). Run ids are minted
+ * in the order steps are entered, finer than an event time's millisecond.
+ */
+function inExecutionOrder(steps: ExecutionState['steps'][string][]): ExecutionState['steps'][string][] {
+  return steps.sort((a, b) => {
+    const [x, y] = [BigInt(a.lastRunId), BigInt(b.lastRunId)];
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
 }

@@ -88,6 +88,12 @@ describe('projections and replay', () => {
     expect((await t.engine.executions.get(executionId)).path).toBe('tests/projection');
   });
 
+  it('lists the steps read from a projection row in the order they ran (its jsonb orders keys by length)', async () => {
+    const { executionId } = await completedAndProjected();
+    expect(Object.keys((await stored(executionId))!.state.steps)).toEqual(['end', 'start', 'middle']);
+    expect((await t.engine.executions.get(executionId)).steps.map((step) => step.step)).toEqual(['start', 'middle', 'end']);
+  });
+
   it('replays the state at every event, equal to a fold of the prefix, by position and by event id, and between two event times', async () => {
     const { executionId, lastVersion } = await completedAndProjected();
     const events = await ledger(executionId);
