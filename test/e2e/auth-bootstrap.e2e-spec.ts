@@ -53,6 +53,10 @@ describe('the first admin key of a deployment', () => {
     const registered = await cli(['register', hello]);
     expect({ code: registered.code, stderr: registered.stderr }).toEqual({ code: 0, stderr: '' });
     expect(registered.stdout).toMatch(/^examples\/hello v1 \d+/);
+    // `ID=$(noetl execute ...)`: the id alone, which `status` takes.
+    const executed = await cli(['execute', 'examples/hello']);
+    expect(executed.stdout).toMatch(/^\d+\n$/);
+    expect((await cli(['status', executed.stdout.trim()])).code).toBe(0);
 
     const outsider = await cli(['register', hello], { NOETL_HOME: mkdtempSync(join(tmpdir(), 'noetl-empty-')) });
     expect(outsider.code).toBe(1);

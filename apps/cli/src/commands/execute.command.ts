@@ -12,12 +12,12 @@ function parseVersion(text: string): number {
 }
 
 export function registerExecuteCommand(program: Command): void {
-  addServerOption(addSetOption(program.command('execute').description('start an execution of a registered playbook on a running server')))
+  addServerOption(addSetOption(program.command('execute').description('start an execution of a registered playbook on a running server; prints its id (for ID=$(noetl execute ...))')))
     .argument('<path>', 'catalog path of the playbook')
     .option('--version <n>', 'playbook version (default: the latest)', parseVersion)
     .action(async (path: string, opts: { server?: string; version?: number; set?: JsonObject }) => {
       const client = serverClient(loadConfig(process.env), opts.server);
       const started = await client.execute({ path, ...(opts.version ? { version: opts.version } : {}), payload: opts.set ?? {} });
-      processOutput().out(`${started.execution_id} ${started.status}`);
+      processOutput().out(started.execution_id);
     });
 }

@@ -67,7 +67,7 @@ export function registerScheduleCommand(program: Command): void {
     .argument('<id>', 'schedule id')
     .action(async (id: string, opts: { server?: string }) => {
       const triggered = await client(opts).triggerSchedule(id);
-      processOutput().out(`${triggered.execution_id} RUNNING`);
+      processOutput().out(triggered.execution_id);
     });
 }
 
