@@ -58,13 +58,6 @@ const READ_SQL = prepared(`
          EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = f.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended
     FROM noetl.frame f JOIN noetl.stage s ON s.stage_id = f.stage_id
    WHERE f.frame_id = $1::bigint AND f.tenant_id = $2 AND f.organization_id = $3`);
-const LOCK_SQL = prepared(`
-  SELECT ${FRAME_COLUMNS},
-         EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = f.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended,
-         ${streamHeadColumn(2)}
-    FROM noetl.frame f JOIN noetl.stage s ON s.stage_id = f.stage_id
-   WHERE f.frame_id = $1::bigint FOR UPDATE OF f`);
-
 const LOCK_OF_EXECUTION_SQL = prepared(`
   SELECT ${FRAME_COLUMNS},
          EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = f.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended,
@@ -169,13 +162,8 @@ export class FrameRepository {
   async lock(q: Queryable, scope: TenantScope, frameId: string, lockStream: LockStream): Promise<LockedFrame | undefined> {
     const executionId = await this.executionOf(q, scope, frameId);
     if (executionId === undefined) return undefined;
-    await lockStream(executionId);
-    // Whether the execution ended rides along (read after the stream lock, so final), and the stream's head: round trips less per report.
-    const stream = streamIdOf({ type: 'execution', id: executionId });
-    const [row] = await q.query<LockedFrame & { stream_head: number | null }>(LOCK_SQL, [frameId, stream]);
-    if (!row) return undefined;
-    const locked = takeStreamHead(q, stream, row);
-    return { ...normalise(locked), execution_ended: locked.execution_ended };
+    const [locked] = (await this.lockOfExecution(q, scope, executionId, [frameId], lockStream)).values();
+    return locked;
   }
 
   /**
@@ -187,6 +175,7 @@ export class FrameRepository {
     const ids = frameIds.filter(isBigintId);
     if (ids.length === 0 || !isBigintId(executionId)) return new Map();
     await lockStream(executionId);
+    // Whether the execution ended rides along (read after the stream lock, so final), and the stream's head: round trips less per report.
     const stream = streamIdOf({ type: 'execution', id: executionId });
     const rows = await q.query<LockedFrame & { stream_head: number | null }>(LOCK_OF_EXECUTION_SQL, [ids, stream, executionId, scope.tenantId, scope.organizationId]);
     const locked = new Map<string, LockedFrame>();
