@@ -1,4 +1,4 @@
-import type { ExecutionState, Json, LedgerEvent } from '@noetl/event-kernel';
+import type { ExecutionState, Json, LedgerEvent, StepSummary } from '@noetl/event-kernel';
 import type { EventView, ExecutionDetail, LoopView, StepView } from './execution-types';
 
 /** GET /api/executions/{id}: the folded state in the shape of DESIGN.md s6. */
@@ -59,7 +59,7 @@ export function eventView(event: LedgerEvent): EventView {
  * through a jsonb column (jsonb orders keys by length). Run ids are minted
  * in the order steps are entered, finer than an event time's millisecond.
  */
-function inExecutionOrder(steps: ExecutionState['steps'][string][]): ExecutionState['steps'][string][] {
+function inExecutionOrder(steps: StepSummary[]): StepSummary[] {
   return steps.sort((a, b) => {
     const [x, y] = [BigInt(a.lastRunId), BigInt(b.lastRunId)];
     return x < y ? -1 : x > y ? 1 : 0;
