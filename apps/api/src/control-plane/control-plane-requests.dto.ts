@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import type { EventError, Json, JsonObject } from '@noetl/event-kernel';
+import type { EventCall, EventError, Json, JsonObject } from '@noetl/event-kernel';
 import type {
-  CallReport,
   ClaimRequest,
   CompleteRequest,
   CredentialRequest,
@@ -112,7 +111,7 @@ export class EventErrorDto implements EventError {
   expression?: string;
 }
 
-export class CallReportDto implements CallReport {
+export class CallReportDto implements EventCall {
   @ApiProperty({ description: 'The task of the command (one per pipeline task)' })
   @IsString()
   @IsNotEmpty()

@@ -1,11 +1,10 @@
-import { EventType, type EventDraft, type EventError, type EventTypeName, type Json, type JsonObject, type PayloadRef } from '@noetl/event-kernel';
+import { EventType, type EventCall, type EventDraft, type EventError, type EventTypeName, type Json, type JsonObject, type PayloadRef } from '@noetl/event-kernel';
 import { putJson, type PayloadStore, type TenantScope } from '@noetl/storage';
-import type { CallReport } from './control-plane';
 import type { CommandRow } from '@noetl/storage';
 
 export type CommandOutcome =
-  | { status: 'COMPLETED'; result?: Json; ctx?: JsonObject; calls?: CallReport[]; durationMs?: number }
-  | { status: 'FAILED'; error: EventError; ctx?: JsonObject; calls?: CallReport[]; durationMs?: number };
+  | { status: 'COMPLETED'; result?: Json; ctx?: JsonObject; calls?: EventCall[]; durationMs?: number }
+  | { status: 'FAILED'; error: EventError; ctx?: JsonObject; calls?: EventCall[]; durationMs?: number };
 
 /** Where a command's events belong: its execution, step and id, and a fan-out shard's loop. */
 export function commandWhere(command: CommandRow): { executionId: string; step: string; commandId: string; loopId?: string } {
@@ -18,7 +17,7 @@ export function commandWhere(command: CommandRow): { executionId: string; step: 
 }
 
 /** `call.done` / `call.error` per call, in order: calls a worker reports ahead of its command's end (a terminal report lists its calls in its own event). */
-export function callDrafts(command: CommandRow, calls: readonly CallReport[]): EventDraft<EventTypeName>[] {
+export function callDrafts(command: CommandRow, calls: readonly EventCall[]): EventDraft<EventTypeName>[] {
   return calls.map((call) =>
     call.status === 'ok'
       ? {

@@ -113,7 +113,7 @@ export interface FrameRowReport {
 export interface CommitFrameRequest extends Holder {
   rows: FrameRowReport[];
   ctx?: JsonObject;
-  calls?: CallReport[];
+  calls?: EventCall[];
 }
 
 export interface NestedChildRequest extends Holder {
@@ -141,7 +141,7 @@ export interface PartialRequest extends Holder {
 }
 
 export interface RecordCallsRequest extends Holder {
-  calls: CallReport[];
+  calls: EventCall[];
 }
 
 export interface CredentialRequest extends Holder {
@@ -211,21 +211,18 @@ export interface HeartbeatResult {
   cancelled: boolean;
 }
 
-/** One task run of the command (a pipeline has several). */
-export type CallReport = EventCall;
-
 export interface CompleteRequest extends Holder {
   result?: Json;
   /** `set: ctx.*` writes, by dotted key, in order. */
   ctx?: JsonObject;
-  calls?: CallReport[];
+  calls?: EventCall[];
   duration_ms?: number;
 }
 
 export interface FailRequest extends Holder {
   error: EventError;
   ctx?: JsonObject;
-  calls?: CallReport[];
+  calls?: EventCall[];
   duration_ms?: number;
 }
 

@@ -1,6 +1,5 @@
-import type { EventError } from '@noetl/event-kernel';
 import type { CallErrorInfo, CallRecord } from '@noetl/dsl';
-import type { CallReport } from '../control-plane/control-plane';
+import type { EventCall, EventError } from '@noetl/event-kernel';
 
 /** The ledger's error shape from the interpreter's (only the fields the ledger keeps). */
 export function eventErrorOf(info: CallErrorInfo, step?: string): EventError {
@@ -15,7 +14,7 @@ export function eventErrorOf(info: CallErrorInfo, step?: string): EventError {
   };
 }
 
-export function callReportOf(record: CallRecord): CallReport {
+export function callReportOf(record: CallRecord): EventCall {
   return {
     task: record.task,
     attempts: record.attempts,
