@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminKeyPath, readAdminKeyFile } from '../../libs/runtime/src/auth/admin-key-file';
+import { keyFilePath, readKeyFile } from '../../libs/runtime/src/auth/key-files';
 import { runCli, startCliServer, type CliServerProcess } from '../support/cli-server-process';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { waitFor } from '../support/wait-for';
@@ -44,10 +44,10 @@ describe('the first admin key of a deployment', () => {
 
   it('is made once, readable by its owner only, found by the CLI, and never made again', async () => {
     server = await boot();
-    const key = readAdminKeyFile(home);
+    const key = readKeyFile(home, 'admin');
     expect(key).toMatch(/^noetl_[0-9a-f]{16}_[\w-]{43}$/);
-    expect(statSync(adminKeyPath(home)).mode & 0o777).toBe(0o600);
-    expect(server.output()).toContain(`written to ${adminKeyPath(home)} (mode 0600)`);
+    expect(statSync(keyFilePath(home, 'admin')).mode & 0o777).toBe(0o600);
+    expect(server.output()).toContain(`written to ${keyFilePath(home, 'admin')} (mode 0600)`);
     expect(server.output()).not.toContain(key!.slice(-43));
 
     const registered = await cli(['register', hello]);
@@ -64,7 +64,7 @@ describe('the first admin key of a deployment', () => {
 
     await server.stop();
     server = await boot();
-    expect(readAdminKeyFile(home)).toBe(key);
+    expect(readKeyFile(home, 'admin')).toBe(key);
     expect(server.output()).not.toContain('no API key existed');
   });
 

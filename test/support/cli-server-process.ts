@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readAdminKeyFile } from '../../libs/runtime/src/auth/admin-key-file';
+import { readKeyFile } from '../../libs/runtime/src/auth/key-files';
 import { freePort } from '../../libs/storage/src/free-port';
 import { waitFor } from './wait-for';
 
@@ -35,7 +35,7 @@ export interface CliServerProcess {
  * start (`apiKey`). `onOutput` sees every chunk of its stdout and stderr (a
  * spec that checks all of its log lines).
  */
-export function startCliServer(env: Record<string, string>, options: { onOutput?(chunk: string): void } = {}): Promise<CliServerProcess> {
+export function startCliServer(env: Record<string, string>, options: StartOptions = {}): Promise<CliServerProcess> {
   return startBuiltApp([CLI_MAIN, 'server'], 'noetl server', env, options);
 }
 
@@ -64,15 +64,21 @@ export async function runCli(args: string[], env: Record<string, string>, timeou
  * One role's own app (`node dist/apps/<role>/src/main.js`, as the image runs
  * it for a single role) as a child process, like `startCliServer`.
  */
-export function startRoleApp(role: 'api' | 'scheduler' | 'worker' | 'projector', env: Record<string, string>): Promise<CliServerProcess> {
-  return startBuiltApp([appMain(role)], `${role} app`, env, {});
+export function startRoleApp(role: 'api' | 'scheduler' | 'worker' | 'projector', env: Record<string, string>, options: StartOptions = {}): Promise<CliServerProcess> {
+  return startBuiltApp([appMain(role)], `${role} app`, env, options);
+}
+
+interface StartOptions {
+  onOutput?(chunk: string): void;
+  /** What to wait for before resolving: `ready` (the default, /health/ready answers 200) or `live` (for a process expected not to become ready). */
+  until?: 'ready' | 'live';
 }
 
 async function startBuiltApp(
   args: string[],
   label: string,
   env: Record<string, string>,
-  options: { onOutput?(chunk: string): void },
+  options: StartOptions,
 ): Promise<CliServerProcess> {
   if (!existsSync(args[0]!)) {
     throw new Error(`${args[0]} is missing: run \`npm run build\` before this spec (it starts the built apps and builds nothing itself)`);
@@ -95,10 +101,11 @@ async function startBuiltApp(
   const url = `http://127.0.0.1:${port}`;
 
   try {
-    const ready = waitFor(async () => (await fetch(`${url}/health/ready`)).status === 200, {
+    const until = options.until ?? 'ready';
+    const ready = waitFor(async () => (await fetch(`${url}/health/${until}`)).status === 200, {
       timeoutMs: 30_000,
       intervalMs: 100,
-      description: `${label} on :${port} to be ready`,
+      description: `${label} on :${port} to be ${until}`,
     });
     await Promise.race([ready, exited.then(() => Promise.reject(new ExitedEarly(child)))]);
   } catch (error) {
@@ -108,7 +115,7 @@ async function startBuiltApp(
 
   return {
     url,
-    apiKey: readAdminKeyFile(home),
+    apiKey: readKeyFile(home, 'admin'),
     pid: child.pid!,
     output: () => output,
     crash: () => killAndWait(child, exited, 'SIGKILL'),

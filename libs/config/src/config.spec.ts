@@ -74,8 +74,8 @@ describe('loadConfig', () => {
   });
 
   it('asks for keys unless NOETL_AUTH=off, and reads an OIDC issuer with its claim names', () => {
-    expect(loadConfig({}).auth).toEqual({ enabled: true, metrics: 'open' });
-    expect(loadConfig({ NOETL_AUTH: 'off', NOETL_METRICS_AUTH: 'key' }).auth).toEqual({ enabled: false, metrics: 'key' });
+    expect(loadConfig({}).auth).toEqual({ enabled: true, metrics: 'open', bootstrapKeys: {} });
+    expect(loadConfig({ NOETL_AUTH: 'off', NOETL_METRICS_AUTH: 'key' }).auth).toEqual({ enabled: false, metrics: 'key', bootstrapKeys: {} });
     expect(() => loadConfig({ NOETL_AUTH: 'maybe' })).toThrow(ConfigError);
     const config = loadConfig({
       NOETL_OIDC_JWKS_URL: 'https://id.example/jwks.json',
@@ -83,6 +83,8 @@ describe('loadConfig', () => {
       NOETL_OIDC_AUDIENCE: 'noetl',
       NOETL_OIDC_ROLE_CLAIM: 'https://noetl.io/role',
       NOETL_API_KEY: 'noetl_0123456789abcdef_secret',
+      NOETL_BOOTSTRAP_ADMIN_KEY: ' noetl_0123456789abcdee_adminsecret ',
+      NOETL_BOOTSTRAP_WORKER_KEY: '',
     });
     expect(config.auth.oidc).toEqual({
       jwksUrl: 'https://id.example/jwks.json',
@@ -93,6 +95,9 @@ describe('loadConfig', () => {
       roleClaim: 'https://noetl.io/role',
     });
     expect(config.client.apiKey?.reveal()).toBe('noetl_0123456789abcdef_secret');
+    // Trimmed; an empty one (a Secret's placeholder) is none.
+    expect(config.auth.bootstrapKeys.admin?.reveal()).toBe('noetl_0123456789abcdee_adminsecret');
+    expect(config.auth.bootstrapKeys.worker).toBeUndefined();
     expect(JSON.stringify(config)).not.toContain('secret');
   });
 

@@ -127,9 +127,20 @@ export interface NoetlConfig {
    * NOETL_AUTH=off says so; `oidc` adds JWT bearer tokens to API keys;
    * `metrics: 'key'` asks any valid key of /metrics.
    */
-  auth: { enabled: boolean; oidc?: OidcConfig; metrics: 'open' | 'key' };
+  auth: { enabled: boolean; oidc?: OidcConfig; metrics: 'open' | 'key'; bootstrapKeys: BootstrapKeys };
   /** The key this process presents to the API: a separate worker's, or the CLI's (`NOETL_API_KEY`). */
   client: { apiKey?: Secret };
+}
+
+/**
+ * Keys an operator chose for a deployment (NOETL_BOOTSTRAP_ADMIN_KEY,
+ * NOETL_BOOTSTRAP_WORKER_KEY, from its secret store): the api stores them,
+ * hashed, at every start (as `noetl keys bootstrap` does), so no key has to
+ * be written to a home directory.
+ */
+export interface BootstrapKeys {
+  admin?: Secret;
+  worker?: Secret;
 }
 
 export class ConfigError extends Error {
@@ -275,6 +286,8 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_PYTHON_MEMORY_MB',
   'NOETL_AUTH',
   'NOETL_API_KEY',
+  'NOETL_BOOTSTRAP_ADMIN_KEY',
+  'NOETL_BOOTSTRAP_WORKER_KEY',
   'NOETL_METRICS_AUTH',
   'NOETL_OIDC_JWKS_URL',
   'NOETL_OIDC_ISSUER',
@@ -370,7 +383,14 @@ export function loadConfig(env: Env): NoetlConfig {
       enabled: oneOf(env, 'NOETL_AUTH', ['on', 'off'] as const, 'on') === 'on',
       ...(authIssuer ? { oidc: authIssuer } : {}),
       metrics: oneOf(env, 'NOETL_METRICS_AUTH', ['open', 'key'] as const, 'open'),
+      bootstrapKeys: bootstrapKeys(env),
     },
     client: apiKey ? { apiKey: new Secret(apiKey) } : {},
   };
+}
+
+function bootstrapKeys(env: Env): BootstrapKeys {
+  const admin = env.NOETL_BOOTSTRAP_ADMIN_KEY?.trim();
+  const worker = env.NOETL_BOOTSTRAP_WORKER_KEY?.trim();
+  return { ...(admin ? { admin: new Secret(admin) } : {}), ...(worker ? { worker: new Secret(worker) } : {}) };
 }

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type ReadinessCheck = () => Promise<Record<string, 'up' | 'down'>>;
+/** Each dependency's state; a dependency that is down may say why (`{ down: reason }`). */
+export type ReadinessCheck = () => Promise<Record<string, 'up' | 'down' | { down: string }>>;
 
 /** Prometheus text exposition of the process's metrics. */
 export type MetricsSource = () => Promise<{ contentType: string; body: string }>;
@@ -9,7 +10,7 @@ export type MetricsSource = () => Promise<{ contentType: string; body: string }>
 /**
  * The tiny probe server of a non-HTTP app (STYLE.md "Shape"): `/health/live`
  * answers while the process runs; `/health/ready` runs the checks and answers
- * 503 when one is down; `/metrics` serves the process's Prometheus metrics.
+ * 503 when one is down, with the reasons the checks gave; `/metrics` serves the process's Prometheus metrics.
  */
 export async function startProbeServer(port: number, ready: ReadinessCheck, metrics?: MetricsSource): Promise<{ port: number; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
@@ -21,7 +22,12 @@ export async function startProbeServer(port: number, ready: ReadinessCheck, metr
     if (req.url === '/health/live') return send(200, { status: 'ok' });
     if (req.url === '/health/ready') {
       ready().then(
-        (details) => send(Object.values(details).every((s) => s === 'up') ? 200 : 503, { status: 'ok', details }),
+        (checks) => {
+          const details = Object.fromEntries(Object.entries(checks).map(([name, state]) => [name, state === 'up' ? 'up' : 'down']));
+          const reasons = Object.fromEntries(Object.entries(checks).flatMap(([name, state]) => (typeof state === 'object' ? [[name, state.down]] : [])));
+          const up = Object.values(details).every((state) => state === 'up');
+          send(up ? 200 : 503, { status: 'ok', details, ...(up ? {} : { reasons }) });
+        },
         (error: unknown) => send(503, { status: 'error', message: error instanceof Error ? error.message : String(error) }),
       );
       return;

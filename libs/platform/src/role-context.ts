@@ -1,7 +1,7 @@
 import type { DynamicModule, INestApplication, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NoetlConfig } from '@noetl/config';
-import { NATS_RECONNECT_FOREVER, RuntimeMetrics } from '@noetl/runtime';
+import { NATS_RECONNECT_FOREVER, RuntimeMetrics, Worker } from '@noetl/runtime';
 import { Database } from '@noetl/storage';
 import { pingDatabase } from './database.module';
 import { createLogger, PinoNestLogger } from './logger';
@@ -14,7 +14,7 @@ import { QueueGroupNatsServer } from './transport/queue-group-nats.server';
  * `@OnNotification` handlers receive the notifications; without it, an
  * application context (the engine's in-process bus delivers them). Either
  * way a probe server answers /health/live, /health/ready and /metrics on
- * PORT. SIGTERM/SIGINT close it: the worker drains first.
+ * PORT; a worker is ready once the registry took its report. SIGTERM/SIGINT close it: the worker drains first.
  */
 export async function bootRole(name: string, config: NoetlConfig, root: DynamicModule): Promise<INestApplicationContext> {
   const logger = createLogger(config.log.level, name);
@@ -29,9 +29,13 @@ export async function bootRole(name: string, config: NoetlConfig, root: DynamicM
   }
   const database = app.get(Database);
   const metrics = app.get(RuntimeMetrics);
+  const worker = config.roles.includes('worker') ? app.get(Worker) : undefined;
   const probe = await startProbeServer(
     config.http.port,
-    async () => ({ database: await pingDatabase(database) }),
+    async () => {
+      const notRegistered = worker?.notReadyBecause;
+      return { database: await pingDatabase(database), ...(worker ? { registry: notRegistered ? { down: notRegistered } : 'up' } : {}) };
+    },
     async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }),
   );
   logger.info({ port: probe.port, roles: config.roles }, `${name} ready`);

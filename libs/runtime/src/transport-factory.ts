@@ -1,4 +1,5 @@
 import type { NoetlConfig, Role } from '@noetl/config';
+import { readKeyFile } from './auth/key-files';
 import { HttpControlPlane } from './control-plane/http-control-plane';
 
 /**
@@ -10,11 +11,13 @@ import { HttpControlPlane } from './control-plane/http-control-plane';
 /**
  * The HTTP control plane when `config.server` is set (a worker in its own
  * process), else undefined: the caller then uses the in-process one on its
- * database. The caller closes it (`close()` frees its keep-alive connections).
+ * database. It presents NOETL_API_KEY, else the worker key kept in
+ * NOETL_HOME/worker.key (`noetl keys bootstrap --generate`). The caller
+ * closes it (`close()` frees its keep-alive connections).
  */
 export function createRemoteControlPlane(config: NoetlConfig): HttpControlPlane | undefined {
   if (!config.server) return undefined;
-  const apiKey = config.client.apiKey?.reveal();
+  const apiKey = config.client.apiKey?.reveal() ?? readKeyFile(config.home, 'worker');
   return new HttpControlPlane(config.server.url, apiKey ? { apiKey } : {});
 }
 

@@ -1,6 +1,6 @@
-import { loadConfig } from '@noetl/config';
+import { loadConfig, type NoetlConfig } from '@noetl/config';
 import { DatabaseConnection } from '@noetl/platform';
-import { ApiKeys, type ApiKeyView } from '@noetl/runtime';
+import { ApiKeys, BOOTSTRAP_KEY_VARIABLES, bootstrapKeysOf, generateApiKey, provisionBootstrapKeys, type ApiKeyView } from '@noetl/runtime';
 import { API_KEY_ROLES, ApiKeyRepository, type ApiKeyRole, type Database } from '@noetl/storage';
 import type { Command } from 'commander';
 import { processOutput, type CliOutput } from '../shared/cli-output';
@@ -39,6 +39,27 @@ export function registerKeysCommand(program: Command): void {
     .option('--json', 'print the list as JSON')
     .action(async (opts: ScopeOptions & { json?: boolean }) => {
       await withKeys(async (apiKeys, scope) => printKeys(await apiKeys.list(opts.tenant ? scope(opts) : undefined), opts.json === true, processOutput()));
+    });
+  keys
+    .command('generate')
+    .description('print a new key, made here and stored nowhere: a value for NOETL_BOOTSTRAP_ADMIN_KEY or NOETL_BOOTSTRAP_WORKER_KEY')
+    .action(() => processOutput().out(generateApiKey()));
+  keys
+    .command('bootstrap')
+    .description(
+      "store the deployment's admin and worker keys, hashed: each from NOETL_BOOTSTRAP_ADMIN_KEY / NOETL_BOOTSTRAP_WORKER_KEY, else its file in NOETL_HOME (admin.key, worker.key); exit 1 when neither is found",
+    )
+    .option('--generate', 'make a key that is found nowhere, and write it to its file in NOETL_HOME (mode 0600)')
+    .action(async (opts: { generate?: boolean }) => {
+      await withKeys(async (apiKeys, _scope, config) => {
+        const found = bootstrapKeysOf(config, { home: true, generate: opts.generate === true });
+        if (found.length === 0) {
+          throw new Error(`no key to store: set ${Object.values(BOOTSTRAP_KEY_VARIABLES).join(' or ')} (\`noetl keys generate\` makes one), or pass --generate`);
+        }
+        for (const key of await provisionBootstrapKeys(apiKeys, config, found)) {
+          processOutput().out(`${key.role} key ${key.key_id} of ${key.tenant_id}/${key.organization_id} (${key.from}) ${key.outcome === 'revoked' ? 'is revoked' : 'is stored'}`);
+        }
+      });
     });
   keys
     .command('revoke <key-id>')
@@ -83,7 +104,7 @@ export function printKeys(keys: ApiKeyView[], json: boolean, output: CliOutput):
 }
 
 async function withKeys(
-  run: (apiKeys: ApiKeys, scope: (options: ScopeOptions) => { tenantId: string; organizationId: string }) => Promise<void>,
+  run: (apiKeys: ApiKeys, scope: (options: ScopeOptions) => { tenantId: string; organizationId: string }, config: NoetlConfig) => Promise<void>,
 ): Promise<void> {
   const config = loadConfig(process.env);
   const connection = await DatabaseConnection.open(config);
@@ -92,7 +113,7 @@ async function withKeys(
     await run(new ApiKeys(database, new ApiKeyRepository()), (options) => ({
       tenantId: options.tenant ?? config.tenancy.tenantId,
       organizationId: options.organization ?? config.tenancy.organizationId,
-    }));
+    }), config);
   } finally {
     await connection.onApplicationShutdown();
   }

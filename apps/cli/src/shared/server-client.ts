@@ -1,7 +1,7 @@
 import type { NoetlConfig } from '@noetl/config';
 import type { Json, JsonObject } from '@noetl/event-kernel';
 import {
-  readAdminKeyFile,
+  readKeyFile,
   type DeliveredSignal,
   type EventPage,
   type ExecutionDetail,
@@ -166,5 +166,5 @@ export function addServerOption(command: Command): Command {
  */
 export function serverClient(config: NoetlConfig, option: string | undefined): ServerClient {
   const url = option ?? config.server?.url ?? `http://127.0.0.1:${config.http.port}`;
-  return new ServerClient(url.replace(/\/+$/, ''), config.client.apiKey?.reveal() ?? readAdminKeyFile(config.home));
+  return new ServerClient(url.replace(/\/+$/, ''), config.client.apiKey?.reveal() ?? readKeyFile(config.home, 'admin'));
 }

@@ -1,4 +1,4 @@
-import { API_KEY_ROLES, SCOPE_ID, type ApiKeyRepository, type ApiKeyRole, type ApiKeyRow, type Database, type Queryable, type TenantScope } from '@noetl/storage';
+import { API_KEY_ROLES, SCOPE_ID, type ApiKeyRepository, type ApiKeyRole, type ApiKeyRow, type Database, type NewApiKey, type Queryable, type TenantScope } from '@noetl/storage';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { RuntimeError, notFound } from '../runtime-error';
 import type { Principal } from './principal';
@@ -22,6 +22,11 @@ export interface ApiKeyView {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+}
+
+/** What `provision` found: the key stored now or before (`present`), or stored and revoked since (`revoked`, refused by every server). */
+export interface ProvisionedKey extends ApiKeyView {
+  outcome: 'present' | 'revoked';
 }
 
 /** A new key: `key` is shown this once and kept nowhere. */
@@ -55,6 +60,37 @@ export class ApiKeys {
 
   /** Makes a key (in `q`'s transaction when given). */
   async create(request: NewKeyRequest, q: Queryable = this.db): Promise<CreatedApiKey> {
+    this.check(request);
+    const key = generateApiKey();
+    const { keyId, secret } = partsOf(key)!;
+    const row = await this.rows.insert(q, newRow(request, keyId, secret));
+    return { ...viewOf(row), key };
+  }
+
+  /**
+   * A key an operator chose (NOETL_BOOTSTRAP_ADMIN_KEY, `noetl keys
+   * bootstrap`): stored as its secret's digest under its own id, once
+   * however often it is provisioned, so a deployment's keys can come from
+   * its secret store and nothing has to be written to a home directory. An
+   * id already stored for another secret, role or scope is refused; a
+   * revoked key stays revoked.
+   */
+  async provision(request: NewKeyRequest & { key: string }): Promise<ProvisionedKey> {
+    this.check(request);
+    const parts = partsOf(request.key);
+    if (!parts) throw new RuntimeError('invalid_request', `the ${request.role} key to provision must read noetl_<16 hex>_<43 base64url>; \`noetl keys generate\` makes one`);
+    const candidate = newRow(request, parts.keyId, parts.secret);
+    const row = await this.rows.insertOrFind(this.db, candidate);
+    const same =
+      timingSafeEqual(row.secret_sha256, candidate.secretSha256) &&
+      row.role === request.role &&
+      row.tenant_id === request.scope.tenantId &&
+      row.organization_id === request.scope.organizationId;
+    if (!same) throw new RuntimeError('invalid_request', `API key ${parts.keyId} is already stored with another secret, role or scope; revoke it or provision another key`);
+    return { ...viewOf(row), outcome: row.revoked_at ? 'revoked' : 'present' };
+  }
+
+  private check(request: NewKeyRequest): void {
     if (!(API_KEY_ROLES as readonly string[]).includes(request.role)) {
       throw new RuntimeError('invalid_request', `role must be one of ${API_KEY_ROLES.join(', ')}`);
     }
@@ -62,17 +98,6 @@ export class ApiKeys {
     for (const [what, id] of [['tenant', request.scope.tenantId], ['organization', request.scope.organizationId]] as const) {
       if (!SCOPE_ID.test(id)) throw new RuntimeError('invalid_request', `the ${what} id must be 1-64 letters, digits, _ or -`);
     }
-    const keyId = randomBytes(8).toString('hex');
-    const secret = randomBytes(32).toString('base64url');
-    const row = await this.rows.insert(q, {
-      keyId,
-      scope: request.scope,
-      role: request.role,
-      name: request.name,
-      secretSha256: digestOf(secret),
-      createdBy: request.createdBy ?? null,
-    });
-    return { ...viewOf(row), key: `noetl_${keyId}_${secret}` };
   }
 
   /** The keys of a scope (every scope's, with none), revoked ones included. */
@@ -107,10 +132,10 @@ export class ApiKeys {
 
   /** The principal a presented key stands for; undefined when it is not a live key. */
   async verify(presented: string): Promise<Principal | undefined> {
-    const match = KEY_FORMAT.exec(presented);
-    if (!match) return undefined;
-    const keyId = match[1]!;
-    const digest = digestOf(match[2]!);
+    const parts = partsOf(presented);
+    if (!parts) return undefined;
+    const { keyId } = parts;
+    const digest = digestOf(parts.secret);
     const now = this.now();
     const cached = this.verified.get(keyId);
     if (cached && cached.until > now) return timingSafeEqual(cached.digest, digest) ? cached.principal : undefined;
@@ -131,7 +156,7 @@ export class ApiKeys {
 
 /** The key id of a presented key, for a log line that must not carry the secret; undefined when it is not one. */
 export function keyIdOf(presented: string): string | undefined {
-  return KEY_FORMAT.exec(presented)?.[1];
+  return partsOf(presented)?.keyId;
 }
 
 function digestOf(secret: string): Buffer {
@@ -150,4 +175,18 @@ function viewOf(row: ApiKeyRow): ApiKeyView {
     last_used_at: row.last_used_at?.toISOString() ?? null,
     revoked_at: row.revoked_at?.toISOString() ?? null,
   };
+}
+
+/** A fresh key in the form every server accepts, made here and stored nowhere (`noetl keys generate`, `create`). */
+export function generateApiKey(): string {
+  return `noetl_${randomBytes(8).toString('hex')}_${randomBytes(32).toString('base64url')}`;
+}
+
+function partsOf(key: string): { keyId: string; secret: string } | undefined {
+  const match = KEY_FORMAT.exec(key);
+  return match ? { keyId: match[1]!, secret: match[2]! } : undefined;
+}
+
+function newRow(request: NewKeyRequest, keyId: string, secret: string): NewApiKey {
+  return { keyId, scope: request.scope, role: request.role, name: request.name, secretSha256: digestOf(secret), createdBy: request.createdBy ?? null };
 }

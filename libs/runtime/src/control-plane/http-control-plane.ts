@@ -177,7 +177,7 @@ export class HttpControlPlane implements ControlPlane {
   private async post<T>(path: string, body: object, accepts: (value: unknown) => value is T): Promise<T> {
     const url = `${this.baseUrl}${path}`;
     const answer = await this.send(url, JSON.stringify(body));
-    if (answer.status >= 400) throw errorFromAnswer(url, answer);
+    if (answer.status >= 400) throw errorFromAnswer(url, answer, this.headers.authorization !== undefined);
     const value = parseJson(answer.text);
     // The body is not quoted: it may hold credential data.
     if (!accepts(value)) throw new Error(`POST ${url} answered ${answer.status} with a body of an unexpected shape`);
@@ -235,11 +235,12 @@ function isFrameClaim(value: unknown): value is { frame: ClaimedFrame | null } {
   );
 }
 
-function errorFromAnswer(url: string, answer: Answer): Error {
+function errorFromAnswer(url: string, answer: Answer, presentsKey: boolean): Error {
   const body = parseJson(answer.text);
   if (isObject(body) && isRuntimeErrorCode(body.code)) {
     const message = typeof body.message === 'string' ? body.message : body.code;
-    return new RuntimeError(body.code, message, body.details);
+    const hint = body.code === 'unauthenticated' && !presentsKey ? ' (this process presents no key: set NOETL_API_KEY, or keep a worker key in NOETL_HOME/worker.key)' : '';
+    return new RuntimeError(body.code, `${message}${hint}`, body.details);
   }
   return new Error(`POST ${url} answered HTTP ${answer.status}${describeErrorBody(answer.text)}`);
 }

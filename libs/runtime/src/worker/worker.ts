@@ -88,6 +88,8 @@ export class Worker {
   private runningAlone = false;
   /** Slots handed from a reporting run to the next command while offers waited, since the queue last started one. */
   private continuations = 0;
+  /** Why the registry does not know this worker as it is now (its last report failed); undefined once a report went through. */
+  private unregistered: string | undefined = 'it has not reported to the registry yet';
 
   constructor(private readonly options: WorkerOptions) {
     this.workerId = options.workerId ?? newWorkerId();
@@ -135,7 +137,23 @@ export class Worker {
         free_slots: status === 'ACTIVE' ? Math.max(0, concurrency - this.inFlight.size - this.queue.length) : 0,
         status,
       })
-      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'worker report failed; the next beat retries'));
+      .then(
+        () => (this.unregistered = undefined),
+        (error: unknown) => {
+          this.unregistered = `its report to the registry failed: ${error instanceof Error ? error.message : String(error)}`;
+          this.options.logger.warn({ err: error }, 'worker report failed; the next beat retries');
+        },
+      );
+  }
+
+  /**
+   * Why this worker cannot take work, for its readiness probe: its last
+   * report to the registry failed (a worker the API refuses, say for a
+   * missing key, would otherwise look ready while every claim fails).
+   * Undefined when it is registered.
+   */
+  get notReadyBecause(): string | undefined {
+    return this.unregistered;
   }
 
   /**

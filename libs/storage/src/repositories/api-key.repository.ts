@@ -41,6 +41,22 @@ export class ApiKeyRepository {
     return row;
   }
 
+  /**
+   * Stores a key under the id it was given unless that id is stored already;
+   * the row as it now is, with its secret's digest, revoked or not (the caller
+   * checks it is the key it meant).
+   */
+  async insertOrFind(q: Queryable, key: NewApiKey): Promise<ApiKeyRow & { secret_sha256: Buffer }> {
+    await q.query(
+      `INSERT INTO noetl.api_key (key_id, tenant_id, organization_id, role, name, secret_sha256, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (key_id) DO NOTHING`,
+      [key.keyId, key.scope.tenantId, key.scope.organizationId, key.role, key.name, key.secretSha256, key.createdBy],
+    );
+    const [row] = await q.query<ApiKeyRow & { secret_sha256: Buffer }>(`SELECT ${COLUMNS}, secret_sha256 FROM noetl.api_key WHERE key_id = $1`, [key.keyId]);
+    if (!row) throw new Error(`API key ${key.keyId} is neither inserted nor found`);
+    return row;
+  }
+
   /** A live (unrevoked) key with its secret's digest, to verify a presented secret against; undefined when unknown or revoked. */
   async live(q: Queryable, keyId: string): Promise<(ApiKeyRow & { secret_sha256: Buffer }) | undefined> {
     const [row] = await q.query<ApiKeyRow & { secret_sha256: Buffer }>(
