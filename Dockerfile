@@ -46,9 +46,14 @@ COPY --from=build /app/dist/apps ./dist/apps
 COPY --from=build /app/dist/libs ./dist/libs
 COPY --from=build /app/dist/migrations ./dist/migrations
 COPY --chmod=0755 docker/entrypoint.sh ./docker/entrypoint.sh
+# NOETL_HOME: where a deployment without a secret store keeps its admin and
+# worker keys (the compose `keys` volume); the user's own, so that a volume
+# mounted there is writable by it. Nothing else is written: the ledger and
+# payloads live in PostgreSQL.
+RUN install -d -o 1000 -g 1000 -m 0700 /var/lib/noetl
+ENV NOETL_HOME=/var/lib/noetl
 # The base image's `node` user, by number so that Kubernetes can verify
-# runAsNonRoot. The image writes nothing: the ledger and payloads live in
-# PostgreSQL.
+# runAsNonRoot.
 USER 1000:1000
 EXPOSE 8082
 # Liveness on PORT; every role serves /health/live there (the api with the REST

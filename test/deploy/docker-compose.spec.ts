@@ -38,6 +38,8 @@ function composeValidator() {
 }
 
 const noetlServices = () => NOETL_COMPOSE_SERVICES.map((name) => [name, compose.services[name]!] as const);
+/** The long-running ones: every NoETL service but the one-shots (migrate, keys). */
+const roleServices = () => noetlServices().filter(([name]) => name !== 'migrate' && name !== 'keys');
 const serviceEnv = (name: string) => ({ ...envExample, ...(compose.services[name]?.environment ?? {}) });
 
 describe('docker-compose.yml', () => {
@@ -63,8 +65,8 @@ describe('docker-compose.yml', () => {
     ]));
   });
 
-  it('runs postgres (with a volume), redis, nats with JetStream (with a volume) and the four roles plus a migration', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['api', 'migrate', 'nats', 'postgres', 'projector', 'redis', 'scheduler', 'worker']);
+  it('runs postgres (with a volume), redis, nats with JetStream (with a volume) and the four roles plus a migration and the keys', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['api', 'keys', 'migrate', 'nats', 'postgres', 'projector', 'redis', 'scheduler', 'worker']);
     const volumes = Object.keys(compose.volumes ?? {});
     const mounts = (service: string) => (compose.services[service]!.volumes ?? []).map((v) => v.split(':')[0]);
     expect(mounts('postgres').filter((v) => volumes.includes(v!))).toHaveLength(1);
@@ -74,6 +76,18 @@ describe('docker-compose.yml', () => {
       expect({ service: name, build: service.build, image: service.image }).toEqual({ service: name, build: '.', image: 'noetl-runtime:local' });
     }
     expect(compose.services.migrate!.command).toEqual(['migrate', 'up']);
+    expect(compose.services.keys!.command).toEqual(['keys', 'bootstrap', '--generate']);
+  });
+
+  it('keeps the keys in a volume at the image\'s NOETL_HOME, which the keys service writes, the api reads and the worker reads only', () => {
+    const home = readDockerfile().runtime.instructions.find((i) => i.keyword === 'ENV' && i.args[0]?.startsWith('NOETL_HOME='))?.args[0]?.split('=')[1];
+    expect(home).toBe('/var/lib/noetl');
+    expect(Object.keys(compose.volumes ?? {})).toContain('noetl-keys');
+    expect(compose.services.keys!.volumes).toEqual([`noetl-keys:${home}`]);
+    expect(compose.services.api!.volumes).toEqual([`noetl-keys:${home}`]);
+    expect(compose.services.worker!.volumes).toEqual([`noetl-keys:${home}:ro`]);
+    expect(compose.services.scheduler!.volumes).toBeUndefined();
+    expect(compose.services.projector!.volumes).toBeUndefined();
   });
 
   it('starts each role after its dependencies are healthy and the migration has completed', () => {
@@ -85,12 +99,17 @@ describe('docker-compose.yml', () => {
         expect(service.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
         continue;
       }
+      if (name === 'keys') {
+        expect(service.depends_on).toEqual({ migrate: { condition: 'service_completed_successfully' } });
+        continue;
+      }
       expect({ service: name, ...service.depends_on }).toMatchObject({
         service: name,
         postgres: { condition: 'service_healthy' },
         redis: { condition: 'service_healthy' },
         nats: { condition: 'service_healthy' },
         migrate: { condition: 'service_completed_successfully' },
+        keys: { condition: 'service_completed_successfully' },
       });
     }
     expect(compose.services.worker!.depends_on?.api).toEqual({ condition: 'service_healthy' });
@@ -103,7 +122,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('gives each role longer to stop than NOETL_SHUTDOWN_GRACE_SECONDS', () => {
-    for (const [name, service] of noetlServices().filter(([n]) => n !== 'migrate')) {
+    for (const [name, service] of roleServices()) {
       const grace = loadConfig(serviceEnv(name)).shutdown.graceMs / 1000;
       expect({ service: name, longer: durationSeconds(service.stop_grace_period ?? '10s') >= grace + 5 }).toEqual({ service: name, longer: true });
     }
@@ -128,20 +147,25 @@ describe('.env.example', () => {
   });
 
   it('gives each role an environment the runtime\'s configuration accepts, with that one role', () => {
-    for (const [name] of noetlServices().filter(([n]) => n !== 'migrate')) {
+    for (const [name] of roleServices()) {
       expect({ service: name, roles: loadConfig(serviceEnv(name)).roles }).toEqual({ service: name, roles: [name] });
     }
     expect(() => loadConfig(serviceEnv('migrate'))).not.toThrow();
   });
 
-  it('points the runtime at the compose services: the postgres it configures, redis, nats and the api', () => {
-    const database = new URL(envExample.DATABASE_URL!);
-    expect({ host: database.hostname, user: database.username, password: database.password, db: database.pathname.slice(1) }).toEqual({
-      host: 'postgres',
-      user: envExample.POSTGRES_USER,
-      password: envExample.POSTGRES_PASSWORD,
-      db: envExample.POSTGRES_DB,
-    });
+  it('points the runtime at the compose services: the postgres it configures (the migration as the owner, the rest as the runtime role), redis, nats and the api', () => {
+    // The roles docker/postgres-init.sh makes in POSTGRES_DB, with the passwords the postgres service gives it.
+    const roles = compose.services.postgres!.environment!;
+    expect(compose.services.postgres!.volumes).toContain('./docker/postgres-init.sh:/docker-entrypoint-initdb.d/noetl-roles.sh:ro');
+    const urlOf = (service: string) => {
+      const url = new URL(serviceEnv(service).DATABASE_URL!);
+      return { host: url.hostname, user: url.username, password: url.password, db: url.pathname.slice(1) };
+    };
+    const at = { host: 'postgres', db: envExample.POSTGRES_DB };
+    expect(urlOf('migrate')).toEqual({ ...at, user: 'noetl_owner', password: roles.NOETL_OWNER_PASSWORD });
+    for (const [name] of noetlServices().filter(([n]) => n !== 'migrate')) {
+      expect({ service: name, ...urlOf(name) }).toEqual({ service: name, ...at, user: 'noetl_app', password: roles.NOETL_APP_PASSWORD });
+    }
     expect(compose.services.postgres!.env_file).toBe(ENV_EXAMPLE_FILE);
     expect(new URL(envExample.REDIS_URL!).hostname).toBe('redis');
     expect(new URL(envExample.NATS_URL!).hostname).toBe('nats');

@@ -27,7 +27,8 @@ const manifests = loadManifests();
 const workloads = loadWorkloads(manifests);
 /** The long-running ones: every workload but the migration Job. */
 const services = workloads.filter((w) => w.manifest.kind !== 'Job');
-const containersOf = (w: Workload): IContainer[] => w.pod.containers;
+/** Init containers first, in the order the kubelet runs them. */
+const containersOf = (w: Workload): IContainer[] => [...(w.pod.initContainers ?? []), ...w.pod.containers];
 const selects = (selector: Record<string, string>, labels: Record<string, string>) =>
   Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -123,6 +124,21 @@ describe('k8s/ manifests', () => {
         const shards = w.podNames.map((pod) => loadConfig(containerEnv(containersOf(w)[0]!, manifests, pod)).projector);
         expect(shards).toEqual(w.podNames.map((_, ordinal) => ({ shardIndex: ordinal, shardCount: w.replicas })));
       }
+    });
+
+    it('every role runs as the runtime database role; the api and the Job have both keys, a worker its own key only', () => {
+      const envOf = (name: string) => {
+        const w = workloads.find((workload) => workload.manifest.name === name)!;
+        return containerEnv(containersOf(w).at(-1)!, manifests, w.podNames[0]!);
+      };
+      for (const w of services) expect({ [w.manifest.name]: new URL(envOf(w.manifest.name).DATABASE_URL!).username }).toEqual({ [w.manifest.name]: 'noetl_app' });
+      const keys = keyValues(findManifest(manifests, 'Secret', 'noetl-keys')!);
+      expect(Object.keys(keys).sort()).toEqual(['NOETL_BOOTSTRAP_ADMIN_KEY', 'NOETL_BOOTSTRAP_WORKER_KEY']);
+      for (const name of ['noetl-api', 'noetl-migrate']) expect(envOf(name)).toMatchObject(keys);
+      const worker = envOf('noetl-worker');
+      expect(Object.keys(worker).filter((name) => name.startsWith('NOETL_BOOTSTRAP_'))).toEqual([]);
+      expect(worker.NOETL_API_KEY).toBe(keys.NOETL_BOOTSTRAP_WORKER_KEY);
+      for (const name of ['noetl-scheduler', 'noetl-projector']) expect(Object.keys(envOf(name)).filter((v) => v.includes('KEY') && v !== 'NOETL_ENCRYPTION_KEY')).toEqual([]);
     });
 
     it('a worker reports to the api Service by its name and port', () => {
@@ -247,12 +263,16 @@ describe('k8s/ manifests', () => {
     });
   });
 
-  it('the migration Job runs `noetl migrate up` once, without retrying forever', () => {
+  it('the migration Job runs `noetl migrate up` as the owner, then `noetl keys bootstrap` as the runtime, once, without retrying forever', () => {
     const jobs = workloads.filter((w) => w.manifest.kind === 'Job');
     expect(jobs.map((j) => j.manifest.name)).toEqual(['noetl-migrate']);
-    const [container] = containersOf(jobs[0]!);
-    expect(container!.args).toEqual(['migrate', 'up']);
-    expect(container!.command).toBeUndefined();
+    const [migrate, keys] = containersOf(jobs[0]!);
+    expect(jobs[0]!.pod.initContainers).toEqual([migrate]);
+    expect([migrate!.args, keys!.args]).toEqual([['migrate', 'up'], ['keys', 'bootstrap']]);
+    expect([migrate!.command, keys!.command]).toEqual([undefined, undefined]);
+    const envOf = (container: IContainer) => loadConfig(containerEnv(container, manifests, jobs[0]!.podNames[0]!));
+    expect(new URL(envOf(migrate!).database.url!.reveal()).username).toBe('noetl_owner');
+    expect(new URL(envOf(keys!).database.url!.reveal()).username).toBe('noetl_app');
     expect(jobs[0]!.pod.restartPolicy).toBe('Never');
     const spec = (jobs[0]!.manifest.doc as { spec: { backoffLimit?: number; activeDeadlineSeconds?: number } }).spec;
     expect(spec.backoffLimit).toBeGreaterThan(0);

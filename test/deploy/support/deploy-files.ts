@@ -145,8 +145,8 @@ export function apiReadinessTimeoutMs(): number {
 /**
  * The environment a container starts with, as the kubelet builds it: every
  * `envFrom` source in order, then `env` (which wins). `metadata.name` field
- * references resolve to `podName`; any other `valueFrom` is refused, so a
- * spec notices when one is added.
+ * references resolve to `podName`, `secretKeyRef`s to that key of a Secret
+ * of k8s/; any other `valueFrom` is refused, so a spec notices when one is added.
  */
 export function containerEnv(container: IContainer, manifests: Manifest[], podName: string): Record<string, string> {
   const env: Record<string, string> = {};
@@ -160,9 +160,17 @@ export function containerEnv(container: IContainer, manifests: Manifest[], podNa
   for (const variable of container.env ?? []) {
     if (variable.value !== undefined) env[variable.name] = variable.value;
     else if (variable.valueFrom?.fieldRef?.fieldPath === 'metadata.name') env[variable.name] = podName;
+    else if (variable.valueFrom?.secretKeyRef) env[variable.name] = secretValue(manifests, variable.valueFrom.secretKeyRef, container.name);
     else throw new Error(`container ${container.name}: ${variable.name} has a valueFrom these specs do not model`);
   }
   return env;
+}
+
+function secretValue(manifests: Manifest[], ref: { name?: string; key: string }, container: string): string {
+  const secret = manifests.find((m) => m.kind === 'Secret' && m.name === ref.name);
+  const value = secret ? keyValues(secret)[ref.key] : undefined;
+  if (value === undefined) throw new Error(`container ${container}: secretKeyRef ${ref.name}/${ref.key}, which k8s/ does not define`);
+  return value;
 }
 
 /** The keys and values of a ConfigMap or Secret (`data` of a Secret is base64). */
@@ -249,7 +257,7 @@ export function envFileValues(entries: EnvFileEntry[]): Record<string, string> {
 export const POSTGRES_ENV_NAMES = ['POSTGRES_USER', 'POSTGRES_PASSWORD', 'POSTGRES_DB'] as const;
 
 /** The compose services that run the NoETL image (the rest are the services it talks to). */
-export const NOETL_COMPOSE_SERVICES = ['migrate', 'api', 'scheduler', 'worker', 'projector'] as const;
+export const NOETL_COMPOSE_SERVICES = ['migrate', 'keys', 'api', 'scheduler', 'worker', 'projector'] as const;
 
 /** Seconds of a compose duration such as `45s`, `1m30s`. */
 export function durationSeconds(value: string): number {
