@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { validateFiles } from './validate.command';
 
-const playbooks = resolve(__dirname, '../../../../../shared/noetl-fixtures/playbooks');
+const playbooks = resolve(__dirname, '../../../../test/fixtures/noetl/playbooks');
 
 describe('noetl validate', () => {
   it('prints nothing and counts no problem for valid playbooks', () => {
