@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { loadConfig, type NoetlConfig } from '@noetl/config';
 import { EVENTS_STREAM, Engine, projectorDurable, standaloneProjector } from '@noetl/runtime';
 import { Database } from '@noetl/storage';
@@ -75,7 +75,7 @@ export async function runReplayGate(options: GateOptions): Promise<GateResult> {
     if (options.fixtures !== 'none') {
       const fixturesExit = await runFixtures(
         {
-          dir: resolve(options.root, '../shared/noetl-fixtures/playbooks'),
+          dir: join(options.root, 'test/fixtures/noetl/playbooks'),
           expectations: join(options.root, 'tools/fixtures/expectations.yaml'),
           includeLoops: true,
           ...(options.fixtures === 'all' ? {} : { limit: options.fixtures }),

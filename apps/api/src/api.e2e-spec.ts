@@ -6,6 +6,7 @@ const ROUTES: Record<string, string[]> = {
   '/health/live': ['get'],
   '/health/ready': ['get'],
   '/metrics': ['get'],
+  '/api/schema/playbook': ['get'],
   '/api/catalog/register': ['post'],
   '/api/catalog': ['get'],
   '/api/catalog/versions': ['get'],

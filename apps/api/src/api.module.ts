@@ -26,6 +26,7 @@ import { isPublicApi } from './public-api';
 import { HttpThrottlerGuard } from './rate-limit/http-throttler.guard';
 import { throttleKeyOf } from './rate-limit/throttle-key';
 import { SchedulesController } from './schedules/schedules.controller';
+import { SchemaController } from './schema/schema.controller';
 import { WorkersController } from './workers/workers.controller';
 
 /** The api role: REST over the runtime (DESIGN.md s6) behind API keys or tokens, health probes, metrics and Swagger. Build on CoreModule (AppRootModule). */
@@ -64,6 +65,7 @@ export class ApiModule {
         ReplayController,
         ApiKeysController,
         SchedulesController,
+        SchemaController,
       ],
       providers: [
         DatabaseHealthIndicator,

@@ -126,15 +126,15 @@ describe('authentication over the API', () => {
     }
   });
 
-  it('keeps the health probes open and shows the bearer scheme on every other route in Swagger', async () => {
+  it('keeps the health probes and the playbook schema open and shows the bearer scheme on every other route in Swagger', async () => {
     await request(api.http).get('/health/live').expect(200);
     await request(api.http).get('/metrics').expect(200);
     const doc = (await request(api.http).get('/docs-json').expect(200)).body;
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>)) {
       for (const operation of Object.values(methods)) {
-        // /metrics takes a key when NOETL_METRICS_AUTH=key, so it shows the scheme too.
-        if (!path.startsWith('/health/')) {
+        // /metrics takes a key when NOETL_METRICS_AUTH=key, so it shows the scheme too; the probes and the playbook schema are open.
+        if (!path.startsWith('/health/') && path !== '/api/schema/playbook') {
           expect({ path, security: operation.security }).toEqual({ path, security: [{ bearer: [] }] });
           expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['401', '403']));
         } else expect({ path, security: operation.security }).toEqual({ path, security: undefined });

@@ -1,8 +1,13 @@
-import { formatProblem, parsePlaybook } from '@noetl/dsl';
+import { formatProblem, parsePlaybook, undefinedTemplateNames } from '@noetl/dsl';
 import type { Command } from 'commander';
 import { readPlaybookFile } from '../shared/read-playbook-file';
 
-/** Checks each file; prints `file:line:column path message` per problem. Returns the number of problems. */
+/**
+ * Checks each file; prints `file:line:column path message` per problem. A
+ * playbook registration would accept is also checked for template names that
+ * nothing defines: a member read of one is a problem, a bare read a warning
+ * (printed, not counted). Returns the number of problems.
+ */
 export function validateFiles(files: string[], out: (line: string) => void): number {
   let problems = 0;
   for (const file of files) {
@@ -12,8 +17,10 @@ export function validateFiles(files: string[], out: (line: string) => void): num
       continue;
     }
     const result = parsePlaybook(text);
-    for (const problem of result.problems) out(formatProblem(file, problem));
-    problems += result.problems.length;
+    const names = undefinedTemplateNames(text);
+    const found = [...result.problems, ...names.errors];
+    for (const problem of [...found, ...names.warnings].sort((a, b) => (a.line ?? 0) - (b.line ?? 0))) out(formatProblem(file, problem));
+    problems += found.length;
   }
   return problems;
 }

@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig, type NoetlConfig } from '@noetl/config';
@@ -63,6 +65,9 @@ describe('noetl run', () => {
     ['streaming.yaml', { rows: 2500, chunks: 3 }, { dsn: baseDatabaseUrl() }],
     ['approval.yaml', { order: 42, status: 'escalated', reason: expect.stringContaining('no signal "approval" arrived') }, {}],
     ['schedule.yaml', { report: 'ad-hoc' }, {}],
+    ['python.yaml', { summary: { count: 6, mean: 28 / 6, median: 4.5, spread: 7 } }, {}],
+    ['postgres.yaml', { customers: 2, totals: [{ customer: 'ada', total: 160 }, { customer: 'grace', total: 80 }] }, { dsn: baseDatabaseUrl() }],
+    ['cursor-loop.yaml', { done: 7, sum_of_squares: 140 }, { dsn: baseDatabaseUrl() }],
   ])('runs examples/%s to completion', async (file, result, set: Record<string, string>) => {
     const output = captureOutput();
     const code = await runPlaybook(join(examples, file), { ...DEADLINE, json: true, set }, output, config);
@@ -70,6 +75,29 @@ describe('noetl run', () => {
     expect(code).toBe(0);
     expect(output.stdout).toHaveLength(1);
     expect(JSON.parse(output.stdout[0]!)).toMatchObject({ status: 'COMPLETED', result });
+  });
+
+  it('runs examples/sub-playbook.yaml: hello as a child execution, its result the step result', async () => {
+    expect(await runPlaybook(join(examples, 'hello.yaml'), DEADLINE, captureOutput(), config)).toBe(0);
+    const output = captureOutput();
+    expect(await runPlaybook(join(examples, 'sub-playbook.yaml'), { ...DEADLINE, json: true, set: { name: 'Grace' } }, output, config)).toBe(0);
+    expect(JSON.parse(output.stdout[0]!)).toMatchObject({ status: 'COMPLETED', result: { child_said: 'Hello, Grace!' } });
+  });
+
+  it('runs examples/http-credential.yaml: the keychain token reaches the server as a bearer header', async () => {
+    const server = createServer((req, res) => {
+      const authenticated = req.headers.authorization === 'Bearer s3cret';
+      res.writeHead(authenticated ? 200 : 401, { 'content-type': 'application/json' }).end(JSON.stringify({ authenticated }));
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/me`;
+      const output = captureOutput();
+      expect(await runPlaybook(join(examples, 'http-credential.yaml'), { ...DEADLINE, json: true, set: { url, token: 's3cret' } }, output, config)).toBe(0);
+      expect(JSON.parse(output.stdout[0]!)).toMatchObject({ status: 'COMPLETED', result: { status: 200, answer: { authenticated: true } } });
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
   });
 
   it('runs examples/fanout.yaml with an item that always fails: partial, routed on fanin.status', async () => {

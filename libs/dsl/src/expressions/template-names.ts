@@ -75,3 +75,42 @@ function visitFields(node: NjNode, names: Set<string>, skip: readonly string[]):
     else if (Array.isArray(value)) for (const item of value) if (isNode(item)) collect(item, names);
   }
 }
+
+/** How a template uses names beyond reading them from its scope. */
+export interface NameUses {
+  /** Bound by the template itself (`{% for x %}`, `{% set x %}`, macro parameters) or a test's name (`is defined`): not scope reads. */
+  own: ReadonlySet<string>;
+  /** Names whose members are read (`x.y`, `x['y']`): an undefined one fails the render. */
+  dereferenced: ReadonlySet<string>;
+}
+
+/** The `NameUses` of a template; empty for text without template syntax or a template that does not parse. */
+export function nameUses(template: string): NameUses {
+  const uses = { own: new Set<string>(), dereferenced: new Set<string>() };
+  if (!isTemplate(template)) return uses;
+  try {
+    collectUses(parseTemplate(template), uses);
+  } catch {
+    // Malformed: reported by the syntax check.
+  }
+  return uses;
+}
+
+/** The fields whose names a node binds (or, for `Is`, names as a test). */
+const OWN_FIELDS: Readonly<Record<string, readonly string[]>> = { For: ['name'], Set: ['targets'], Macro: ['args'], Is: ['right'] };
+
+function collectUses(node: NjNode, uses: { own: Set<string>; dereferenced: Set<string> }): void {
+  const own = OWN_FIELDS[node.typename] ?? [];
+  if (node.typename === 'LookupVal') {
+    const target = childNode(node, 'target');
+    if (target?.typename === 'Symbol') uses.dereferenced.add(String(target['value']));
+  }
+  for (const field of node.fields) {
+    const value = node[field];
+    const children = Array.isArray(value) ? value.filter(isNode) : isNode(value) ? [value] : [];
+    for (const child of children) {
+      if (own.includes(field)) collect(child, uses.own);
+      collectUses(child, uses);
+    }
+  }
+}

@@ -5,7 +5,7 @@ import { parsePlaybook } from '../parse';
 import { runStepCall } from './run-step-call';
 import { errorResult, fakeDeps, http, httpError, okResult, rows, type FakeDeps } from './testing/fake-deps';
 
-const FIXTURES = path.resolve(__dirname, '../../../../../shared/noetl-fixtures/playbooks');
+const FIXTURES = path.resolve(__dirname, '../../../../test/fixtures/noetl/playbooks');
 
 /** A step of a NoETL fixture playbook, parsed unchanged. */
 function fixtureStep(file: string, name: string): { step: Step; workload: Record<string, unknown> } {

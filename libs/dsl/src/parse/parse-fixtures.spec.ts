@@ -3,7 +3,7 @@ import * as path from 'path';
 import { formatProblem } from './format-problem';
 import { parsePlaybook } from './parse-playbook';
 
-const FIXTURES = path.resolve(__dirname, '../../../../../shared/noetl-fixtures/playbooks');
+const FIXTURES = path.resolve(__dirname, '../../../../test/fixtures/noetl/playbooks');
 const NEGATIVE = 'broken_playbooks/should_error_tool_is_required.yaml';
 
 function yamlFiles(dir: string): string[] {
