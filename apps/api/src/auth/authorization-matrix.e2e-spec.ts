@@ -55,6 +55,7 @@ const ROUTES: Record<string, Route> = {
   'post /api/catalog/register': { access: 'developer', body: () => ({ content: PLAYBOOK_B_LIKE }), mutates: true },
   'get /api/catalog': { access: 'viewer' },
   'get /api/catalog/versions': { access: 'viewer', query: () => ({ path: PATH_A }) },
+  'get /api/catalog/playbook': { access: 'viewer', query: () => ({ path: PATH_A }) },
   'post /api/execute': { access: 'developer', body: () => ({ path: PATH_A }), mutates: true },
   'get /api/executions': { access: 'viewer' },
   'get /api/executions/{id}': { access: 'viewer', param: (ids) => ids.execution },
