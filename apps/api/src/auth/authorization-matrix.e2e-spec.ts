@@ -58,6 +58,7 @@ const ROUTES: Record<string, Route> = {
   'get /api/catalog/playbook': { access: 'viewer', query: () => ({ path: PATH_A }) },
   'post /api/execute': { access: 'developer', body: () => ({ path: PATH_A }), mutates: true },
   'get /api/executions': { access: 'viewer' },
+  'get /api/executions/counts': { access: 'viewer' },
   'get /api/executions/{id}': { access: 'viewer', param: (ids) => ids.execution },
   'get /api/executions/{id}/events': { access: 'viewer', param: (ids) => ids.execution },
   'post /api/executions/{id}/cancel': { access: 'developer', param: (ids) => ids.execution, body: () => ({ reason: 'matrix' }), mutates: true },
