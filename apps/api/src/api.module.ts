@@ -27,6 +27,7 @@ import { HttpThrottlerGuard } from './rate-limit/http-throttler.guard';
 import { throttleKeyOf } from './rate-limit/throttle-key';
 import { SchedulesController } from './schedules/schedules.controller';
 import { WorkersController } from './workers/workers.controller';
+import { WebUiModule } from './web-ui/web-ui.module';
 
 /** The api role: REST over the runtime (DESIGN.md s6) behind API keys or tokens, health probes, metrics and Swagger. Build on CoreModule (AppRootModule). */
 @Module({})
@@ -36,6 +37,7 @@ export class ApiModule {
       module: ApiModule,
       imports: [
         TerminusModule.forRoot({ logger: false }),
+        WebUiModule,
         // The public API's rate limit (NOETL_RATE_LIMIT per NOETL_RATE_LIMIT_WINDOW_SECONDS): 429 with Retry-After past it.
         ThrottlerModule.forRootAsync({
           inject: [NOETL_CONFIG],

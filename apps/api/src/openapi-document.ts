@@ -1,0 +1,15 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+
+/** The OpenAPI document of the REST API: what /docs serves and what the web UI's typed client is generated from. */
+export function openApiDocument(app: INestApplication): OpenAPIObject {
+  return SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('NoETL runtime')
+      .setDescription('Durable, event-sourced playbook runtime. Every /api route takes Authorization: Bearer <API key or token>.')
+      .setVersion('0.1')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key (noetl_<id>_<secret>) or, with OIDC configured, a JWT' })
+      .build(),
+  );
+}
