@@ -10,7 +10,8 @@
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# Every dependency, then `npm run build` (the circular-import check and tsc).
+# Every dependency, then `npm run build` (the circular-import check, tsc and
+# the web UI's Vite build into dist/ui).
 # --ignore-scripts: the root `prepare` (= build) needs the sources copied after
 # this layer, and compiling needs no dependency's install script.
 FROM ${NODE_IMAGE} AS build
@@ -21,6 +22,7 @@ COPY tsconfig.json tsconfig.build.json .madgerc ./
 COPY apps ./apps
 COPY libs ./libs
 COPY migrations ./migrations
+COPY web ./web
 RUN npm run build
 
 # Production dependencies only. --omit=optional leaves out the embedded
@@ -45,6 +47,8 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist/apps ./dist/apps
 COPY --from=build /app/dist/libs ./dist/libs
 COPY --from=build /app/dist/migrations ./dist/migrations
+# The web UI, served by the api role at /ui/.
+COPY --from=build /app/dist/ui ./dist/ui
 COPY --chmod=0755 docker/entrypoint.sh ./docker/entrypoint.sh
 # NOETL_HOME: where a deployment without a secret store keeps its admin and
 # worker keys (the compose `keys` volume); the user's own, so that a volume

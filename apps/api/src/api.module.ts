@@ -28,6 +28,7 @@ import { throttleKeyOf } from './rate-limit/throttle-key';
 import { SchedulesController } from './schedules/schedules.controller';
 import { SchemaController } from './schema/schema.controller';
 import { WorkersController } from './workers/workers.controller';
+import { WebUiModule } from './web-ui/web-ui.module';
 
 /** The api role: REST over the runtime (DESIGN.md s6) behind API keys or tokens, health probes, metrics and Swagger. Build on CoreModule (AppRootModule). */
 @Module({})
@@ -37,6 +38,7 @@ export class ApiModule {
       module: ApiModule,
       imports: [
         TerminusModule.forRoot({ logger: false }),
+        WebUiModule,
         // The public API's rate limit (NOETL_RATE_LIMIT per NOETL_RATE_LIMIT_WINDOW_SECONDS): 429 with Retry-After past it.
         ThrottlerModule.forRootAsync({
           inject: [NOETL_CONFIG],

@@ -6,6 +6,7 @@ export * from './bus/in-process-bus';
 export * from './control-plane/control-plane';
 export * from './catalog/catalog-types';
 export * from './catalog/catalog.service';
+export * from './catalog/playbook-graph';
 export * from './executions/execution-types';
 export * from './credentials/credential-types';
 export * from './engine-types';

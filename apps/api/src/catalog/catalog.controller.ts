@@ -1,9 +1,17 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiBody, ApiConsumes, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import type { Principal, RegisteredPlaybook } from '@noetl/runtime';
 import { YAML_MEDIA_TYPES } from '../body-parsers';
 import { ApiErrorDto, InvalidPlaybookErrorDto } from '../errors/api-error.dto';
-import { CatalogListDto, CatalogVersionsDto, CatalogVersionsQueryDto, RegisteredPlaybookDto, RegisterPlaybookDto } from './catalog.dto';
+import {
+  CatalogListDto,
+  CatalogVersionsDto,
+  CatalogVersionsQueryDto,
+  PlaybookSourceDto,
+  PlaybookSourceQueryDto,
+  RegisteredPlaybookDto,
+  RegisterPlaybookDto,
+} from './catalog.dto';
 import { Access } from '../auth/access.decorator';
 import { Caller } from '../auth/caller.decorator';
 import { TenantCatalogs } from '@noetl/platform';
@@ -39,5 +47,14 @@ export class CatalogController {
   @ApiBadRequestResponse({ type: ApiErrorDto, description: 'No path' })
   async versions(@Caller() caller: Principal, @Query() query: CatalogVersionsQueryDto): Promise<CatalogVersionsDto> {
     return { path: query.path, versions: await this.catalog.of(caller.scope).versions(query.path) };
+  }
+
+  @Get('playbook')
+  @ApiOperation({ summary: 'One version of a playbook (default the latest): its YAML as registered and its graph of steps and arcs' })
+  @ApiOkResponse({ type: PlaybookSourceDto })
+  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'No path, or not a version' })
+  @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such playbook or version' })
+  playbook(@Caller() caller: Principal, @Query() query: PlaybookSourceQueryDto): Promise<PlaybookSourceDto> {
+    return this.catalog.of(caller.scope).source({ path: query.path, ...(query.version !== undefined ? { version: query.version } : {}) });
   }
 }

@@ -35,6 +35,25 @@ describe('catalog routes', () => {
     });
   });
 
+  it('shows one version of a playbook: its YAML as registered and its graph of steps and arcs', async () => {
+    await request(api.http).post('/api/catalog/register').send({ content: noopPlaybook('cat/source') }).expect(201);
+    await request(api.http).post('/api/catalog/register').send({ content: noopPlaybook('cat/source', ['a', 'b']) }).expect(201);
+    const latest = (await request(api.http).get('/api/catalog/playbook').query({ path: 'cat/source' }).expect(200)).body;
+    expect(latest).toMatchObject({ path: 'cat/source', version: 2, content: noopPlaybook('cat/source', ['a', 'b']) });
+    expect(latest.graph).toEqual({
+      entry: 'a',
+      steps: [
+        { step: 'a', tools: ['noop'], loop: false },
+        { step: 'b', tools: ['noop'], loop: false },
+      ],
+      arcs: [{ from: 'a', to: 'b' }],
+    });
+    const first = (await request(api.http).get('/api/catalog/playbook').query({ path: 'cat/source', version: 1 }).expect(200)).body;
+    expect(first).toMatchObject({ version: 1, content: noopPlaybook('cat/source') });
+    expect((await request(api.http).get('/api/catalog/playbook').query({ path: 'cat/source', version: 3 }).expect(404)).body.code).toBe('not_found');
+    expect((await request(api.http).get('/api/catalog/playbook').query({ path: 'cat/source', version: 'two' }).expect(400)).body.code).toBe('bad_request');
+  });
+
   it.each(['application/yaml', 'application/x-yaml', 'text/yaml'])('registers the raw YAML body of a %s request', async (type) => {
     const path = `cat/raw_${type.replace(/\W/g, '_')}`;
     const res = await request(api.http).post('/api/catalog/register').set('Content-Type', type).send(noopPlaybook(path)).expect(201);

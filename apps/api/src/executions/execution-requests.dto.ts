@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import type { ExecutionStatus } from '@noetl/event-kernel';
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { RawJson } from '../input/raw-json';
 
 const STATUS_NAMES: Record<ExecutionStatus, true> = { RUNNING: true, COMPLETED: true, FAILED: true, CANCELLED: true };
@@ -41,16 +41,34 @@ export class ExecuteDto {
   workload?: unknown;
 }
 
-export class ListExecutionsQueryDto {
-  @ApiPropertyOptional({ enum: EXECUTION_STATUSES })
-  @IsOptional()
-  @IsIn(EXECUTION_STATUSES)
-  status?: ExecutionStatus;
-
+/** What narrows a list of executions and its counts per status. */
+export class ExecutionFilterDto {
   @ApiPropertyOptional({ description: 'Only executions of this playbook path' })
   @IsOptional()
   @IsString()
   path?: string;
+
+  @ApiPropertyOptional({ description: 'Only the children of this execution' })
+  @IsOptional()
+  @Matches(EVENT_ID, { message: 'parent must be an execution id' })
+  parent?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Only executions started at or after this time (ISO 8601)' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  started_after?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Only executions started before this time (ISO 8601)' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  started_before?: string;
+}
+
+export class ListExecutionsQueryDto extends ExecutionFilterDto {
+  @ApiPropertyOptional({ enum: EXECUTION_STATUSES })
+  @IsOptional()
+  @IsIn(EXECUTION_STATUSES)
+  status?: ExecutionStatus;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE })
   @IsOptional()

@@ -235,3 +235,17 @@ export class EventPageDto implements EventPage {
   @ApiProperty({ nullable: true, type: String, description: 'Pass as `after` for the next page; null when this page was the last so far' })
   next_after!: string | null;
 }
+
+export class ExecutionCountsDto {
+  @ApiProperty()
+  RUNNING!: number;
+
+  @ApiProperty()
+  COMPLETED!: number;
+
+  @ApiProperty()
+  FAILED!: number;
+
+  @ApiProperty()
+  CANCELLED!: number;
+}

@@ -26,8 +26,16 @@ import {
 import { Access } from '../auth/access.decorator';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrorDto } from '../errors/api-error.dto';
-import { CancelDto, ExecuteDto, ListEventsQueryDto, ListExecutionsQueryDto, SignalDto } from './execution-requests.dto';
-import { CancelledExecutionDto, DeliveredSignalDto, EventPageDto, ExecutionDetailDto, ExecutionPageDto, StartedExecutionDto } from './execution-responses.dto';
+import { CancelDto, ExecuteDto, ExecutionFilterDto, ListEventsQueryDto, ListExecutionsQueryDto, SignalDto } from './execution-requests.dto';
+import {
+  CancelledExecutionDto,
+  DeliveredSignalDto,
+  EventPageDto,
+  ExecutionCountsDto,
+  ExecutionDetailDto,
+  ExecutionPageDto,
+  StartedExecutionDto,
+} from './execution-responses.dto';
 
 @ApiTags('executions')
 @Access('viewer')
@@ -53,6 +61,15 @@ export class ExecutionsController {
   @ApiBadRequestResponse({ type: ApiErrorDto })
   list(@Caller() caller: Principal, @Query() query: ListExecutionsQueryDto): Promise<ExecutionPage> {
     return this.executions.of(caller.scope).list(query);
+  }
+
+  // Before executions/:id, which would take "counts" for an id.
+  @Get('executions/counts')
+  @ApiOperation({ summary: 'How many executions the filter selects, per status' })
+  @ApiOkResponse({ type: ExecutionCountsDto })
+  @ApiBadRequestResponse({ type: ApiErrorDto })
+  counts(@Caller() caller: Principal, @Query() query: ExecutionFilterDto): Promise<ExecutionCountsDto> {
+    return this.executions.of(caller.scope).counts(query);
   }
 
   @Get('executions/:id')

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import request from 'supertest';
 import { waitFor } from '../../../../test/support/wait-for';
 import { noopPlaybook, startApiTestApp, type ApiTestApp } from '../testing/api-test-app';
@@ -78,6 +80,26 @@ describe('execution routes', () => {
     const second = await request(api.http).get('/api/executions').query({ status: 'COMPLETED', path: 'exec/three', limit: 1, cursor: first.body.next_cursor }).expect(200);
     expect(second.body.executions[0].execution_id).not.toBe(first.body.executions[0].execution_id);
     expect((await request(api.http).get('/api/executions').query({ status: 'DONE' }).expect(400)).body.code).toBe('bad_request');
+  });
+
+  it('filters executions by parent and start time, and counts them per status', async () => {
+    const dir = join(__dirname, '..', '..', '..', '..', 'test', 'e2e', 'playbooks');
+    for (const file of ['child.yaml', 'parent.yaml']) {
+      await request(api.http).post('/api/catalog/register').send({ content: readFileSync(join(dir, file), 'utf8') }).expect(201);
+    }
+    const before = new Date().toISOString();
+    const parent = await runToEnd({ path: 'e2e/parent' });
+    const children = (await request(api.http).get('/api/executions').query({ parent }).expect(200)).body.executions;
+    expect(children).toEqual([expect.objectContaining({ parent_execution_id: parent, path: 'e2e/child', status: 'COMPLETED' })]);
+    const since = (await request(api.http).get('/api/executions').query({ started_after: before }).expect(200)).body.executions;
+    expect(since.map((e: { execution_id: string }) => e.execution_id).sort()).toEqual([parent, children[0].execution_id].sort());
+    expect((await request(api.http).get('/api/executions').query({ started_before: before, parent }).expect(200)).body.executions).toEqual([]);
+
+    const counts = (path: string) => request(api.http).get('/api/executions/counts').query({ path }).expect(200);
+    expect((await counts('e2e/parent')).body).toEqual({ RUNNING: 0, COMPLETED: 1, FAILED: 0, CANCELLED: 0 });
+    expect((await request(api.http).get('/api/executions/counts').query({ parent, started_after: before }).expect(200)).body).toMatchObject({ COMPLETED: 1 });
+    expect((await request(api.http).get('/api/executions').query({ parent: 'abc' }).expect(400)).body.code).toBe('bad_request');
+    expect((await request(api.http).get('/api/executions/counts').query({ started_after: 'yesterday' }).expect(400)).body.code).toBe('bad_request');
   });
 
   it('answers an unknown playbook with 404', async () => {

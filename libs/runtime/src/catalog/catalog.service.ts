@@ -4,6 +4,7 @@ import type { Database, Queryable, TenantScope } from '@noetl/storage';
 import { parse as parseYaml } from 'yaml';
 import { RuntimeError } from '../runtime-error';
 import type { CatalogEntry, PlaybookRef, RegisteredPlaybook } from './catalog-types';
+import { playbookGraph, type PlaybookGraph } from './playbook-graph';
 
 /** A catalog row without its content: what a lookup reads (a start parses nothing when the model is cached). */
 interface CatalogRow {
@@ -103,6 +104,13 @@ export class CatalogService {
     const row = await this.findRow(ref, via);
     if (!row) throw new RuntimeError('not_found', `playbook ${describeRef(ref)} is not registered`);
     return { entry: toEntry(row), playbook: await this.model(row, via) };
+  }
+
+  /** A registered playbook's YAML as registered and its graph (the execution explorer's view); throws `not_found`. */
+  async source(ref: PlaybookRef): Promise<CatalogEntry & { content: string; graph: PlaybookGraph }> {
+    const { entry, playbook } = await this.resolve(ref);
+    const [stored] = await this.db.query<{ content: string }>('SELECT content FROM noetl.catalog WHERE catalog_id = $1::bigint', [entry.catalog_id]);
+    return { ...entry, content: stored?.content ?? '', graph: playbookGraph(playbook) };
   }
 
   /**

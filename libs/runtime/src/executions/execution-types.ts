@@ -57,9 +57,21 @@ export interface ExecutionSummary {
   completed_at: string | null;
 }
 
-export interface ListExecutionsQuery {
-  status?: ExecutionStatus;
+/** What narrows a list of executions and its counts per status. */
+export interface ExecutionFilter {
   path?: string;
+  /** Only the children of this execution. */
+  parent?: string;
+  /** Started at or after this ISO time. */
+  started_after?: string;
+  /** Started before this ISO time. */
+  started_before?: string;
+}
+
+export type ExecutionCounts = Record<ExecutionStatus, number>;
+
+export interface ListExecutionsQuery extends ExecutionFilter {
+  status?: ExecutionStatus;
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;

@@ -1,6 +1,6 @@
 import { SIGNAL_NAME } from '@noetl/dsl';
 import { EventType, isTerminalExecutionEvent, type Json, type JsonObject } from '@noetl/event-kernel';
-import { EVENT_SELECT_LIST, toLedgerEvent, type Database, type EventRow, type ExecutionRepository, type Queryable, type TenantRepository } from '@noetl/storage';
+import { EVENT_SELECT_LIST, toLedgerEvent, type Database, type EventRow, type ExecutionCountFilter, type ExecutionRepository, type Queryable, type TenantRepository } from '@noetl/storage';
 import { notifyExecution, type Bus } from '../bus/bus';
 import type { CatalogService } from '../catalog/catalog.service';
 import { executionStream, type Ledger } from '../ledger';
@@ -20,6 +20,8 @@ import type {
   ExecutionPage,
   ExecutionSummary,
   ListEventsQuery,
+  ExecutionCounts,
+  ExecutionFilter,
   ListExecutionsQuery,
   StartExecutionRequest,
   StartedExecution,
@@ -225,8 +227,8 @@ export class ExecutionService {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), MAX_PAGE);
     if (query.cursor !== undefined && !ID.test(query.cursor)) throw new RuntimeError('invalid_request', 'cursor is not one this API returned');
     const rows = await this.executionRows.list(this.db, this.ledger.scope, {
+      ...countFilterOf(query),
       ...(query.status !== undefined ? { status: query.status } : {}),
-      ...(query.path !== undefined ? { path: query.path } : {}),
       ...(query.cursor !== undefined ? { before: query.cursor } : {}),
       limit,
     });
@@ -242,6 +244,12 @@ export class ExecutionService {
       }),
     );
     return { executions: page, next_cursor: rows.length > limit ? (page[page.length - 1]?.execution_id ?? null) : null };
+  }
+
+  /** How many executions the filter selects, per status (0 for a status with none). */
+  async counts(filter: ExecutionFilter): Promise<ExecutionCounts> {
+    const counts = await this.executionRows.countByStatus(this.db, this.ledger.scope, countFilterOf(filter));
+    return { RUNNING: counts.RUNNING ?? 0, COMPLETED: counts.COMPLETED ?? 0, FAILED: counts.FAILED ?? 0, CANCELLED: counts.CANCELLED ?? 0 };
   }
 
   /** Ledger order is stream order: an event committed later never appears before one already listed. */
@@ -334,4 +342,14 @@ export class ExecutionService {
 /** One execution per fire time of a schedule (a manual trigger is its own kind of fire). */
 function scheduleFireKey(fire: ScheduleFire): string {
   return `schedule:${fire.scheduleId}:${fire.manual ? 'trigger:' : ''}${fire.fireTime.toISOString()}`;
+}
+
+function countFilterOf(filter: ExecutionFilter): ExecutionCountFilter {
+  if (filter.parent !== undefined && !ID.test(filter.parent)) throw new RuntimeError('invalid_request', 'parent is not an execution id');
+  return {
+    ...(filter.path !== undefined ? { path: filter.path } : {}),
+    ...(filter.parent !== undefined ? { parentId: filter.parent } : {}),
+    ...(filter.started_after !== undefined ? { startedAfter: filter.started_after } : {}),
+    ...(filter.started_before !== undefined ? { startedBefore: filter.started_before } : {}),
+  };
 }

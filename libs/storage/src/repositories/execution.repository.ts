@@ -39,12 +39,20 @@ export interface ExecutionListRow {
   completed_at: Date | null;
 }
 
-export interface ExecutionListFilter {
+export interface ExecutionListFilter extends ExecutionCountFilter {
   status?: string;
-  path?: string;
   /** Only executions older (smaller id) than this one. */
   before?: string;
   limit: number;
+}
+
+/** What narrows a list of executions and its counts per status. */
+export interface ExecutionCountFilter {
+  path?: string;
+  parentId?: string;
+  /** Started at or after / before these ISO times. */
+  startedAfter?: string;
+  startedBefore?: string;
 }
 
 /** Every statement against `noetl.execution` (STYLE.md "One table, one repository"). */
@@ -133,17 +141,25 @@ export class ExecutionRepository {
   async list(q: Queryable, scope: TenantScope, filter: ExecutionListFilter): Promise<ExecutionListRow[]> {
     const rows = await q.query<ExecutionListRow>(
       `SELECT execution_id, parent_execution_id, path, version, status, started_at, completed_at FROM noetl.execution
-        WHERE tenant_id = $1 AND organization_id = $2
-          AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR path = $4)
-          AND ($5::bigint IS NULL OR execution_id < $5::bigint)
-        ORDER BY execution_id DESC LIMIT $6`,
-      [scope.tenantId, scope.organizationId, filter.status ?? null, filter.path ?? null, filter.before ?? null, filter.limit + 1],
+        WHERE tenant_id = $1 AND organization_id = $2 AND ${NARROWED_BY_FILTER}
+          AND ($7::text IS NULL OR status = $7) AND ($8::bigint IS NULL OR execution_id < $8::bigint)
+        ORDER BY execution_id DESC LIMIT $9`,
+      [...filterParams(scope, filter), filter.status ?? null, filter.before ?? null, filter.limit + 1],
     );
     return rows.map((row) => ({
       ...row,
       execution_id: String(row.execution_id),
       parent_execution_id: row.parent_execution_id === null ? null : String(row.parent_execution_id),
     }));
+  }
+
+  /** How many executions the filter selects, per status (a status with none is left out). */
+  async countByStatus(q: Queryable, scope: TenantScope, filter: ExecutionCountFilter): Promise<Record<string, number>> {
+    const rows = await q.query<{ status: string; count: string }>(
+      `SELECT status, count(*) AS count FROM noetl.execution WHERE tenant_id = $1 AND organization_id = $2 AND ${NARROWED_BY_FILTER} GROUP BY status`,
+      filterParams(scope, filter),
+    );
+    return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
   }
 
   /**
@@ -276,4 +292,12 @@ export class ExecutionRepository {
     ]);
     return rows.map((row) => String(row.execution_id));
   }
+}
+
+/** The conditions of an ExecutionCountFilter on $3..$6 (filterParams), each off when its parameter is null. */
+const NARROWED_BY_FILTER = `($3::text IS NULL OR path = $3) AND ($4::bigint IS NULL OR parent_execution_id = $4::bigint)
+  AND ($5::timestamptz IS NULL OR started_at >= $5::timestamptz) AND ($6::timestamptz IS NULL OR started_at < $6::timestamptz)`;
+
+function filterParams(scope: TenantScope, filter: ExecutionCountFilter): unknown[] {
+  return [scope.tenantId, scope.organizationId, filter.path ?? null, filter.parentId ?? null, filter.startedAfter ?? null, filter.startedBefore ?? null];
 }
