@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminKeyPath, readAdminKeyFile } from '../../libs/runtime/src/auth/admin-key-file';
+import { adminKeyPath, readAdminKeyFile } from '../../libs/config/src/admin-key-file';
 import { runCli, startCliServer, type CliServerProcess } from '../support/cli-server-process';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { waitFor } from '../support/wait-for';

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readAdminKeyFile } from '../../libs/runtime/src/auth/admin-key-file';
+import { readAdminKeyFile } from '../../libs/config/src/admin-key-file';
 import { freePort } from '../../libs/storage/src/free-port';
 import { waitFor } from './wait-for';
 

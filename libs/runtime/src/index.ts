@@ -35,7 +35,6 @@ export * from './auth/token-verifier';
 export * from './auth/authenticator';
 export * from './tenants/tenant-runtime';
 export * from './tenants/per-tenant';
-export * from './auth/admin-key-file';
 export * from './schedules/schedule-types';
 export * from './schedules/schedule.service';
 export * from './schedules/schedule-ticker';

@@ -1,5 +1,5 @@
-import type { NoetlConfig } from '@noetl/config';
-import { writeAdminKeyFile, type ApiKeys } from '@noetl/runtime';
+import { type NoetlConfig, writeAdminKeyFile } from '@noetl/config';
+import type { ApiKeys } from '@noetl/runtime';
 import type { Logger } from 'pino';
 
 /**
