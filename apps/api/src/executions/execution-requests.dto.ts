@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import type { ExecutionStatus } from '@noetl/event-kernel';
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { RawJson } from '../input/raw-json';
 
 const STATUS_NAMES: Record<ExecutionStatus, true> = { RUNNING: true, COMPLETED: true, FAILED: true, CANCELLED: true };
@@ -51,6 +51,16 @@ export class ListExecutionsQueryDto {
   @IsOptional()
   @IsString()
   path?: string;
+
+  @ApiPropertyOptional({ description: 'Only executions started at or after this ISO 8601 time', example: '2026-01-01T00:00:00Z' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'since must be an ISO 8601 time' })
+  since?: string;
+
+  @ApiPropertyOptional({ description: 'Only the child executions of this execution id' })
+  @IsOptional()
+  @Matches(EVENT_ID, { message: 'parent must be an execution id' })
+  parent?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE })
   @IsOptional()

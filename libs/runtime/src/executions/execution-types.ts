@@ -60,6 +60,10 @@ export interface ExecutionSummary {
 export interface ListExecutionsQuery {
   status?: ExecutionStatus;
   path?: string;
+  /** Only executions started at or after this ISO time. */
+  since?: string;
+  /** Only the child executions of this execution. */
+  parent?: string;
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;

@@ -224,10 +224,15 @@ export class ExecutionService {
   async list(query: ListExecutionsQuery): Promise<ExecutionPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), MAX_PAGE);
     if (query.cursor !== undefined && !ID.test(query.cursor)) throw new RuntimeError('invalid_request', 'cursor is not one this API returned');
+    if (query.parent !== undefined && !ID.test(query.parent)) throw new RuntimeError('invalid_request', 'parent must be an execution id');
+    const since = query.since === undefined ? undefined : new Date(query.since);
+    if (since !== undefined && Number.isNaN(since.getTime())) throw new RuntimeError('invalid_request', 'since must be an ISO time');
     const rows = await this.executionRows.list(this.db, this.ledger.scope, {
       ...(query.status !== undefined ? { status: query.status } : {}),
       ...(query.path !== undefined ? { path: query.path } : {}),
       ...(query.cursor !== undefined ? { before: query.cursor } : {}),
+      ...(since !== undefined ? { since } : {}),
+      ...(query.parent !== undefined ? { parent: query.parent } : {}),
       limit,
     });
     const page = rows.slice(0, limit).map(

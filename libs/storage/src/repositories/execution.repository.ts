@@ -44,6 +44,10 @@ export interface ExecutionListFilter {
   path?: string;
   /** Only executions older (smaller id) than this one. */
   before?: string;
+  /** Only executions started at or after this time. */
+  since?: Date;
+  /** Only the child executions of this one. */
+  parent?: string;
   limit: number;
 }
 
@@ -136,8 +140,9 @@ export class ExecutionRepository {
         WHERE tenant_id = $1 AND organization_id = $2
           AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR path = $4)
           AND ($5::bigint IS NULL OR execution_id < $5::bigint)
+          AND ($7::timestamptz IS NULL OR started_at >= $7) AND ($8::bigint IS NULL OR parent_execution_id = $8::bigint)
         ORDER BY execution_id DESC LIMIT $6`,
-      [scope.tenantId, scope.organizationId, filter.status ?? null, filter.path ?? null, filter.before ?? null, filter.limit + 1],
+      [scope.tenantId, scope.organizationId, filter.status ?? null, filter.path ?? null, filter.before ?? null, filter.limit + 1, filter.since ?? null, filter.parent ?? null],
     );
     return rows.map((row) => ({
       ...row,
