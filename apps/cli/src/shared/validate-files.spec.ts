@@ -1,9 +1,9 @@
 import { join, resolve } from 'node:path';
-import { validateFiles } from './validate.command';
+import { validateFiles } from './validate-files';
 
 const playbooks = resolve(__dirname, '../../../../../shared/noetl-fixtures/playbooks');
 
-describe('noetl validate', () => {
+describe('validateFiles (noetl validate)', () => {
   it('prints nothing and counts no problem for valid playbooks', () => {
     const lines: string[] = [];
     const files = [join(playbooks, 'hello_world/hello_world.yaml'), join(playbooks, 'broken_sql.yaml')];
