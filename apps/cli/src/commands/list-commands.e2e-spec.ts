@@ -16,6 +16,7 @@ import { printLogs } from './logs.command';
 import { registerFiles } from './register.command';
 import { showReplay } from './replay.command';
 import { showStatus } from './status.command';
+import { listWorkers } from './workers.command';
 
 const hello = resolve(__dirname, '../../../../examples/hello.yaml');
 const approval = resolve(__dirname, '../../../../examples/approval.yaml');
@@ -81,6 +82,16 @@ describe('noetl list commands, logs and output formats against a running server'
     const credentials = captureOutput();
     await listCredentials(client, {}, credentials);
     expect(credentials.stdout).toEqual(['no credentials']);
+  });
+
+  it('lists the workers of one status', async () => {
+    const active = captureOutput();
+    await listWorkers(client, { status: 'active', quiet: true }, active);
+    expect(active.stdout).toEqual([expect.stringMatching(/^\S+-\d+-[0-9a-f]{6}$/)]);
+    const stopped = captureOutput();
+    await listWorkers(client, { status: 'stopped' }, stopped);
+    expect(stopped.stdout).toEqual(['no workers registered']);
+    await expect(client.workers('gone' as 'stopped')).rejects.toThrow(/^bad_request: status must be one of the following values: active, draining, stale, stopped/);
   });
 
   it("prints an execution's events as log lines, and follows a running one to its end", async () => {

@@ -6,16 +6,20 @@ import { addOutputOptions, type OutputOptions, printList } from '../shared/outpu
 import { addServerOption, serverClient, type ServerClient } from '../shared/server-client';
 
 export function registerWorkersCommand(program: Command): void {
-  addOutputOptions(addServerOption(program.command('workers').description('list the registered workers with their capacity and status'))).action(
-    async (opts: OutputOptions & { server?: string }) => {
+  addOutputOptions(addServerOption(program.command('workers').description('list the registered workers with their capacity and status')))
+    .option('--status <status>', 'only active, draining, stale or stopped ones (stopped ones are kept an hour)')
+    .action(async (opts: WorkersOptions & { server?: string }) => {
       await listWorkers(serverClient(loadConfig(process.env), opts.server), opts, processOutput());
-    },
-  );
+    });
+}
+
+export interface WorkersOptions extends OutputOptions {
+  status?: WorkerView['status'];
 }
 
 /** One line per worker, in columns, or the API's list as JSON/YAML. */
-export async function listWorkers(client: ServerClient, options: OutputOptions, output: CliOutput): Promise<void> {
-  const { workers } = await client.workers();
+export async function listWorkers(client: ServerClient, options: WorkersOptions, output: CliOutput): Promise<void> {
+  const { workers } = await client.workers(options.status);
   await printList(
     workers,
     {

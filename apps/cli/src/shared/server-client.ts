@@ -96,8 +96,8 @@ export class ServerClient {
     return this.call('GET', `/api/replay/state?${params.toString()}`);
   }
 
-  workers(): Promise<{ workers: WorkerView[] }> {
-    return this.call('GET', '/api/workers');
+  workers(status?: WorkerView['status']): Promise<{ workers: WorkerView[] }> {
+    return this.call('GET', `/api/workers${status !== undefined ? `?${new URLSearchParams({ status }).toString()}` : ''}`);
   }
 
   async cancel(id: string, reason?: string): Promise<void> {
