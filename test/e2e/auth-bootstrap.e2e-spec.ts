@@ -58,9 +58,12 @@ describe('the first admin key of a deployment', () => {
     expect(executed.stdout).toMatch(/^\d+\n$/);
     expect((await cli(['status', executed.stdout.trim()])).code).toBe(0);
 
-    const outsider = await cli(['register', hello], { NOETL_HOME: mkdtempSync(join(tmpdir(), 'noetl-empty-')) });
+    const emptyHome = mkdtempSync(join(tmpdir(), 'noetl-empty-'));
+    const outsider = await cli(['register', hello], { NOETL_HOME: emptyHome });
     expect(outsider.code).toBe(1);
-    expect(outsider.stderr).toContain('unauthenticated: an Authorization: Bearer <API key or token> header is required (HTTP 401)');
+    expect(outsider.stderr).toContain(
+      `unauthenticated: an Authorization: Bearer <API key or token> header is required; no API key was found: NOETL_API_KEY is unset and ${adminKeyPath(emptyHome)} does not exist`,
+    );
 
     await server.stop();
     server = await boot();

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { loadConfig } from '@noetl/config';
 import { startApiTestApp, type ApiTestApp } from '../../../api/src/testing/api-test-app';
 import { runCli } from '../../../../test/support/cli-server-process';
+import { waitFor } from '../../../../test/support/wait-for';
 import { serverClient, ServerClient } from '../shared/server-client';
 import { captureOutput } from '../shared/testing/capture-output';
 import { listCatalog } from './catalog.command';
@@ -94,6 +95,24 @@ describe('noetl list commands, logs and output formats against a running server'
     await expect(client.workers('gone' as 'stopped')).rejects.toThrow(/^bad_request: status must be one of the following values: active, draining, stale, stopped/);
   });
 
+  it('shows a step that waits for a signal as waiting, and as cancelled once the execution is cancelled', async () => {
+    const { execution_id: id } = await client.execute({ path: 'examples/approval', payload: { patience: 60 } });
+    await waitFor(async () => (await client.execution(id)).steps.find((step) => step.step === 'approve' && step.status === 'WAITING'), { timeoutMs: 10_000 });
+    const waiting = captureOutput();
+    await showStatus(id, client, {}, waiting);
+    expect(waiting.stdout).toContain('… approve waiting');
+
+    await client.cancel(id);
+    await waitFor(async () => (await client.execution(id)).status === 'CANCELLED', { timeoutMs: 10_000 });
+    expect((await client.execution(id)).steps.map((step) => [step.step, step.status])).toEqual([
+      ['prepare', 'COMPLETED'],
+      ['approve', 'CANCELLED'],
+    ]);
+    const cancelled = captureOutput();
+    await showStatus(id, client, {}, cancelled);
+    expect(cancelled.stdout).toContain('✗ approve cancelled');
+  });
+
   it("prints an execution's events as log lines, and follows a running one to its end", async () => {
     const logs = captureOutput();
     await printLogs(done, client, {}, logs);
@@ -146,6 +165,31 @@ describe('noetl list commands, logs and output formats against a running server'
     expect(run).toEqual({ code: 0, stdout: expect.stringMatching(/^\d+\n$/), stderr: '' });
     const status = await runCli(['status', run.stdout.trim(), '--watch', '--server', url, '--output', 'json'], {});
     expect(JSON.parse(status.stdout)).toMatchObject({ execution_id: run.stdout.trim(), status: 'COMPLETED' });
+  });
+});
+
+describe('step statuses on a server with no worker', () => {
+  let api: ApiTestApp;
+
+  beforeAll(async () => {
+    api = await startApiTestApp({ NOETL_ROLES: 'api,scheduler' });
+    await api.app.listen(0, '127.0.0.1');
+  });
+
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('shows a step whose command no worker has claimed as pending', async () => {
+    const client = new ServerClient(`http://127.0.0.1:${(api.app.getHttpServer().address() as AddressInfo).port}`);
+    await registerFiles([hello], client, captureOutput());
+    const { execution_id: id } = await client.execute({ path: 'examples/hello' });
+    const pending = await waitFor(async () => (await client.execution(id)).steps.find((step) => step.status === 'PENDING'), { timeoutMs: 10_000 });
+    expect(pending.step).toBe('greet');
+    const printed = captureOutput();
+    await showStatus(id, client, {}, printed);
+    expect(printed.stdout).toContain('… greet pending');
+    await client.cancel(id);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { ExecutionDetail } from '@noetl/runtime';
 import type { CliOutput } from './cli-output';
-import { formatExecutionError, formatFinishedStep, formatOutcome } from './execution-progress';
+import { formatExecutionError, formatFinishedStep, formatOutcome, isUnfinished } from './execution-progress';
 import { type OutputOptions, printItem } from './output-format';
 
 export interface PrintOptions extends OutputOptions {
@@ -18,7 +18,7 @@ export async function printExecution(detail: ExecutionDetail, output: CliOutput,
   await printItem(detail, detail.execution_id, options, output, () => {
     output.out(formatOutcome(detail));
     if (options.steps) {
-      for (const step of detail.steps) output.out(step.status === 'RUNNING' ? `… ${step.step} running` : formatFinishedStep(step));
+      for (const step of detail.steps) output.out(isUnfinished(step) ? `… ${step.step} ${step.status.toLowerCase()}` : formatFinishedStep(step));
       for (const loop of detail.loops) output.out(`  loop ${loop.step}: ${loop.done}/${loop.total ?? '?'} done, ${loop.failed} failed${loop.completed ? '' : ' (open)'}`);
     }
     if (detail.status === 'COMPLETED' || detail.result !== null) output.out(JSON.stringify(detail.result, null, 2));
