@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { keyFilePath, readKeyFile } from '../../libs/runtime/src/auth/key-files';
+import { keyFilePath, readKeyFile } from '../../libs/config/src/key-files';
 import { runCli, startCliServer, type CliServerProcess } from '../support/cli-server-process';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { waitFor } from '../support/wait-for';
@@ -58,9 +58,12 @@ describe('the first admin key of a deployment', () => {
     expect(executed.stdout).toMatch(/^\d+\n$/);
     expect((await cli(['status', executed.stdout.trim()])).code).toBe(0);
 
-    const outsider = await cli(['register', hello], { NOETL_HOME: mkdtempSync(join(tmpdir(), 'noetl-empty-')) });
+    const emptyHome = mkdtempSync(join(tmpdir(), 'noetl-empty-'));
+    const outsider = await cli(['register', hello], { NOETL_HOME: emptyHome });
     expect(outsider.code).toBe(1);
-    expect(outsider.stderr).toContain('unauthenticated: an Authorization: Bearer <API key or token> header is required (HTTP 401)');
+    expect(outsider.stderr).toContain(
+      `unauthenticated: an Authorization: Bearer <API key or token> header is required; no API key was found: NOETL_API_KEY is unset and ${keyFilePath(emptyHome, 'admin')} does not exist`,
+    );
 
     await server.stop();
     server = await boot();

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { keyFilePath, readKeyFile } from '../../libs/runtime/src/auth/key-files';
+import { keyFilePath, readKeyFile } from '../../libs/config/src/key-files';
 import { runCli, startRoleApp, type CliServerProcess } from '../support/cli-server-process';
 import { NoetlHttpClient } from '../support/noetl-http-client';
 import { requireNats, requireRedis } from '../support/services';

@@ -8,9 +8,9 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 // One app boot, two server boots for the crash, and a one-second timeout.
 jest.setTimeout(60_000);
 
-/** Waits until `step` has entered and parked: running, with no command (nothing for a worker to hold). */
+/** Waits until `step` has entered and parked: waiting, with no command (nothing for a worker to hold). */
 async function parkedAt(client: NoetlHttpClient, id: string, step: string): Promise<void> {
-  await client.waitForDetail(id, (detail) => detail.steps.some((s) => s.step === step && s.status === 'RUNNING'), 15_000, `step ${step} parked`);
+  await client.waitForDetail(id, (detail) => detail.steps.some((s) => s.step === step && s.status === 'WAITING'), 15_000, `step ${step} parked`);
   expect(ofType(await client.events(id), EventType.CommandIssued).filter((e) => e.step === step)).toEqual([]);
 }
 

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readKeyFile } from '../../libs/runtime/src/auth/key-files';
+import { readKeyFile } from '../../libs/config/src/key-files';
 import { freePort } from '../../libs/storage/src/free-port';
 import { waitFor } from './wait-for';
 

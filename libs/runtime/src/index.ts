@@ -36,7 +36,6 @@ export * from './auth/token-verifier';
 export * from './auth/authenticator';
 export * from './tenants/tenant-runtime';
 export * from './tenants/per-tenant';
-export * from './auth/key-files';
 export * from './auth/bootstrap-keys';
 export * from './schedules/schedule-types';
 export * from './schedules/schedule.service';

@@ -1,5 +1,4 @@
-import type { NoetlConfig, Role } from '@noetl/config';
-import { readKeyFile } from './auth/key-files';
+import { readKeyFile, type NoetlConfig, type Role } from '@noetl/config';
 import { HttpControlPlane } from './control-plane/http-control-plane';
 
 /**

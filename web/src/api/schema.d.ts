@@ -1036,8 +1036,11 @@ export interface components {
         };
         StepViewDto: {
             step: string;
-            /** @enum {string} */
-            status: "RUNNING" | "COMPLETED" | "FAILED";
+            /**
+             * @description PENDING: no worker claimed its command yet (or a retry is due); WAITING: for a signal or a sleep; CANCELLED: the execution ended while it ran
+             * @enum {string}
+             */
+            status: "PENDING" | "RUNNING" | "WAITING" | "COMPLETED" | "FAILED" | "CANCELLED";
             attempts: number;
             /** Format: date-time */
             started_at: string;
@@ -4373,7 +4376,10 @@ export interface operations {
     };
     listWorkers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only the workers of this status */
+                status?: "active" | "draining" | "stale" | "stopped";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4386,6 +4392,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WorkerListDto"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
                 };
             };
             /** @description No valid API key or token (unauthenticated) */

@@ -1,5 +1,5 @@
-import type { NoetlConfig } from '@noetl/config';
-import { bootstrapKeysOf, keyFilePath, provisionBootstrapKeys, writeKeyFile, type ApiKeys } from '@noetl/runtime';
+import { keyFilePath, type NoetlConfig, writeKeyFile } from '@noetl/config';
+import { bootstrapKeysOf, provisionBootstrapKeys, type ApiKeys } from '@noetl/runtime';
 import type { Logger } from 'pino';
 
 /**

@@ -1,15 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { ExecutionStatus, Json, JsonObject } from '@noetl/event-kernel';
-import type {
-  DeliveredSignal,
-  EventPage,
-  EventView,
-  ExecutionDetail,
-  ExecutionPage,
-  ExecutionSummary,
-  LoopView,
-  StartedExecution,
-  StepView,
+import {
+  STEP_VIEW_STATUSES,
+  type DeliveredSignal,
+  type EventPage,
+  type EventView,
+  type ExecutionDetail,
+  type ExecutionPage,
+  type ExecutionSummary,
+  type LoopView,
+  type StartedExecution,
+  type StepView,
 } from '@noetl/runtime';
 import { EXECUTION_STATUSES } from './execution-requests.dto';
 
@@ -77,8 +78,8 @@ export class StepViewDto implements StepView {
   @ApiProperty()
   step!: string;
 
-  @ApiProperty({ enum: ['RUNNING', 'COMPLETED', 'FAILED'] })
-  status!: 'RUNNING' | 'COMPLETED' | 'FAILED';
+  @ApiProperty({ enum: STEP_VIEW_STATUSES, description: 'PENDING: no worker claimed its command yet (or a retry is due); WAITING: for a signal or a sleep; CANCELLED: the execution ended while it ran' })
+  status!: StepView['status'];
 
   @ApiProperty()
   attempts!: number;

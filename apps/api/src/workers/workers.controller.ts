@@ -1,11 +1,11 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { TenantControlPlanes, TenantWorkerDirectories } from '@noetl/platform';
 import type { Principal } from '@noetl/runtime';
 import { Access } from '../auth/access.decorator';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrorDto } from '../errors/api-error.dto';
-import { WorkerHeartbeatDto, WorkerListDto, WorkerReportedDto } from './workers.dto';
+import { WorkerHeartbeatDto, WorkerListDto, WorkerListQueryDto, WorkerReportedDto } from './workers.dto';
 
 /** The worker registry (seed 001 P4.2): workers report their capacity; operators list them. */
 @ApiTags('workers')
@@ -20,8 +20,9 @@ export class WorkersController {
   @Get()
   @ApiOperation({ summary: "The tenant's registered workers with their capacity and status" })
   @ApiOkResponse({ type: WorkerListDto })
-  async list(@Caller() caller: Principal): Promise<WorkerListDto> {
-    return { workers: await this.directory.of(caller.scope).list() };
+  @ApiBadRequestResponse({ type: ApiErrorDto })
+  async list(@Caller() caller: Principal, @Query() query: WorkerListQueryDto): Promise<WorkerListDto> {
+    return { workers: await this.directory.of(caller.scope).list(query.status) };
   }
 
   @Post(':id/heartbeat')

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { WORKER_STATUSES, type WorkerReport, type WorkerStatus } from '@noetl/storage';
-import type { WorkerView } from '@noetl/runtime';
+import { WORKER_VIEW_STATUSES, type WorkerView } from '@noetl/runtime';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
 const MAX_SLOTS = 1024;
@@ -70,6 +70,13 @@ export class WorkerViewDto implements WorkerView {
 
   @ApiProperty({ format: 'date-time' })
   last_seen_at!: string;
+}
+
+export class WorkerListQueryDto {
+  @ApiPropertyOptional({ enum: WORKER_VIEW_STATUSES, description: 'Only the workers of this status' })
+  @IsOptional()
+  @IsIn(WORKER_VIEW_STATUSES)
+  status?: WorkerView['status'];
 }
 
 export class WorkerListDto {

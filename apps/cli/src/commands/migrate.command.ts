@@ -1,5 +1,4 @@
 import { loadConfig } from '@noetl/config';
-import { migrate, startEmbeddedPostgres } from '@noetl/storage';
 import type { Command } from 'commander';
 
 export function registerMigrateCommand(program: Command): void {
@@ -9,6 +8,7 @@ export function registerMigrateCommand(program: Command): void {
     .argument('[direction]', 'up | down', 'up')
     .action(async (direction: string) => {
       if (direction !== 'up' && direction !== 'down') throw new Error(`direction must be "up" or "down", got "${direction}"`);
+      const { migrate, startEmbeddedPostgres } = await import('@noetl/storage');
       const config = loadConfig(process.env);
       const embedded = config.database.url ? undefined : await startEmbeddedPostgres(config.home);
       try {

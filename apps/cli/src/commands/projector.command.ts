@@ -1,6 +1,4 @@
 import { loadConfig } from '@noetl/config';
-import { DatabaseConnection } from '@noetl/platform';
-import { rebuildProjections } from '@noetl/runtime';
 import type { Command } from 'commander';
 
 export function registerProjectorCommand(program: Command): void {
@@ -14,6 +12,7 @@ export function registerProjectorCommand(program: Command): void {
     .option('--organization <id>', 'the organization (default NOETL_ORGANIZATION_ID)')
     .action(async (opts: { execution?: string[]; all?: boolean; tenant?: string; organization?: string }) => {
       if (!opts.all === !opts.execution) throw new Error('give --execution <id...> or --all');
+      const [{ DatabaseConnection }, { rebuildProjections }] = await Promise.all([import('@noetl/platform'), import('@noetl/runtime')]);
       const config = loadConfig(process.env);
       const scope = { tenantId: opts.tenant ?? config.tenancy.tenantId, organizationId: opts.organization ?? config.tenancy.organizationId };
       const connection = await DatabaseConnection.open(config);

@@ -1,12 +1,12 @@
 import { loadConfig } from '@noetl/config';
 import type { Command } from 'commander';
 import { type CliOutput, processOutput } from '../shared/cli-output';
-import { printProblems } from '../shared/playbook-problems';
+import { addOutputOptions, type OutputOptions, printItem } from '../shared/output-format';
 import { readPlaybookFile } from '../shared/read-playbook-file';
 import { addServerOption, type ServerClient, serverClient, ServerError } from '../shared/server-client';
 
-/** Registers each file; prints `path vN catalog_id` per playbook, or the problems of a rejected one. Returns the exit code. */
-export async function registerFiles(files: string[], client: ServerClient, output: CliOutput): Promise<number> {
+/** Registers each file; prints `path vN catalog_id` per playbook (its catalog id with --quiet), or the problems of a rejected one. Returns the exit code. */
+export async function registerFiles(files: string[], client: ServerClient, output: CliOutput, options: OutputOptions = {}): Promise<number> {
   let failed = 0;
   for (const file of files) {
     const content = readPlaybookFile(file, output.err);
@@ -16,10 +16,12 @@ export async function registerFiles(files: string[], client: ServerClient, outpu
     }
     try {
       const registered = await client.register(content);
-      output.out(`${registered.path} v${registered.version} ${registered.catalog_id} (${file})`);
+      await printItem(registered, registered.catalog_id, options, output, () => output.out(`${registered.path} v${registered.version} ${registered.catalog_id} (${file})`));
     } catch (error) {
-      const rejected = error instanceof ServerError && error.code === 'invalid_playbook';
-      if (!rejected || !printProblems(file, error.details, output.err)) throw error;
+      if (!(error instanceof ServerError && error.code === 'invalid_playbook')) throw error;
+      // Loaded here: the DSL's formatter is not worth loading for a registration that succeeds.
+      const { printProblems } = await import('../shared/playbook-problems');
+      if (!printProblems(file, error.details, output.err)) throw error;
       failed += 1;
     }
   }
@@ -27,9 +29,9 @@ export async function registerFiles(files: string[], client: ServerClient, outpu
 }
 
 export function registerRegisterCommand(program: Command): void {
-  addServerOption(program.command('register').description('register playbook files in the catalog of a running server'))
+  addOutputOptions(addServerOption(program.command('register').description('register playbook files in the catalog of a running server')))
     .argument('<files...>', 'playbook YAML files')
-    .action(async (files: string[], opts: { server?: string }) => {
-      process.exitCode = await registerFiles(files, serverClient(loadConfig(process.env), opts.server), processOutput());
+    .action(async (files: string[], opts: OutputOptions & { server?: string }) => {
+      process.exitCode = await registerFiles(files, serverClient(loadConfig(process.env), opts.server), processOutput(), opts);
     });
 }

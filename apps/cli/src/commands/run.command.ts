@@ -2,6 +2,7 @@ import { loadConfig } from '@noetl/config';
 import type { JsonObject } from '@noetl/event-kernel';
 import { type Command, InvalidArgumentError } from 'commander';
 import { processOutput } from '../shared/cli-output';
+import { addOutputOptions, type OutputOptions } from '../shared/output-format';
 import { addSetOption } from '../shared/set-option';
 import type { RunOptions } from '../run/run-playbook';
 
@@ -12,15 +13,16 @@ function parseTimeoutMs(text: string): number {
 }
 
 export function registerRunCommand(program: Command): void {
-  addSetOption(
-    program
-      .command('run')
-      .description('run a playbook in this process (embedded PostgreSQL when DATABASE_URL is unset); exit code 0 when it completes')
-      .argument('<file>', 'playbook YAML file'),
+  addOutputOptions(
+    addSetOption(
+      program
+        .command('run')
+        .description('run a playbook in this process (embedded PostgreSQL when DATABASE_URL is unset); exit code 0 when it completes')
+        .argument('<file>', 'playbook YAML file'),
+    ),
   )
-    .option('--json', 'print the whole execution as JSON on stdout, and nothing else there')
     .option('--timeout <seconds>', 'cancel the execution when it runs longer', parseTimeoutMs)
-    .action(async (file: string, opts: { set?: JsonObject; json?: boolean; timeout?: number }) => {
+    .action(async (file: string, opts: OutputOptions & { set?: JsonObject; timeout?: number }) => {
       const interrupt = new AbortController();
       const onSigint = () => interrupt.abort();
       process.once('SIGINT', onSigint);
@@ -28,7 +30,7 @@ export function registerRunCommand(program: Command): void {
       try {
         // Loaded here: the engine and Nest take a second to load, which every other command would pay.
         const { runPlaybook } = await import('../run/run-playbook');
-        const options: RunOptions = { set: opts.set, json: opts.json, timeoutMs: opts.timeout, signal: interrupt.signal };
+        const options: RunOptions = { ...opts, timeoutMs: opts.timeout, signal: interrupt.signal };
         process.exitCode = await runPlaybook(file, options, processOutput(), loadConfig(process.env));
       } finally {
         process.removeListener('SIGINT', onSigint);

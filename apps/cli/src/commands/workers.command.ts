@@ -2,43 +2,41 @@ import { loadConfig } from '@noetl/config';
 import type { WorkerView } from '@noetl/runtime';
 import type { Command } from 'commander';
 import { processOutput, type CliOutput } from '../shared/cli-output';
+import { addOutputOptions, type OutputOptions, printList } from '../shared/output-format';
 import { addServerOption, serverClient, type ServerClient } from '../shared/server-client';
 
 export function registerWorkersCommand(program: Command): void {
-  addServerOption(program.command('workers').description('list the registered workers with their capacity and status'))
-    .option('--json', 'print the list as JSON')
-    .action(async (opts: { server?: string; json?: boolean }) => {
-      await listWorkers(serverClient(loadConfig(process.env), opts.server), { json: opts.json === true }, processOutput());
+  addOutputOptions(addServerOption(program.command('workers').description('list the registered workers with their capacity and status')))
+    .option('--status <status>', 'only active, draining, stale or stopped ones (stopped ones are kept an hour)')
+    .action(async (opts: WorkersOptions & { server?: string }) => {
+      await listWorkers(serverClient(loadConfig(process.env), opts.server), opts, processOutput());
     });
 }
 
-const COLUMNS = ['WORKER', 'STATUS', 'SLOTS', 'FREE', 'TOOLS', 'POOL', 'NODE', 'LAST SEEN'];
-
-/** One line per worker, in columns; `--json` prints the API's list. */
-export async function listWorkers(client: ServerClient, options: { json: boolean }, output: CliOutput): Promise<void> {
-  const { workers } = await client.workers();
-  if (options.json) {
-    output.out(JSON.stringify(workers, null, 2));
-    return;
-  }
-  if (workers.length === 0) {
-    output.out('no workers registered');
-    return;
-  }
-  const rows = [COLUMNS, ...workers.map(row)];
-  const widths = COLUMNS.map((_, i) => Math.max(...rows.map((cells) => cells[i]!.length)));
-  for (const cells of rows) output.out(cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+export interface WorkersOptions extends OutputOptions {
+  status?: WorkerView['status'];
 }
 
-function row(worker: WorkerView): string[] {
-  return [
-    worker.worker_id,
-    worker.status,
-    String(worker.slots),
-    String(worker.free_slots),
-    worker.tools?.join(',') ?? 'all',
-    worker.pool ?? '-',
-    worker.node,
-    worker.last_seen_at,
-  ];
+/** One line per worker, in columns, or the API's list as JSON/YAML. */
+export async function listWorkers(client: ServerClient, options: WorkersOptions, output: CliOutput): Promise<void> {
+  const { workers } = await client.workers(options.status);
+  await printList(
+    workers,
+    {
+      columns: [
+        ['WORKER', (worker: WorkerView) => worker.worker_id],
+        ['STATUS', (worker) => worker.status],
+        ['SLOTS', (worker) => String(worker.slots)],
+        ['FREE', (worker) => String(worker.free_slots)],
+        ['TOOLS', (worker) => worker.tools?.join(',') ?? 'all'],
+        ['POOL', (worker) => worker.pool ?? '-'],
+        ['NODE', (worker) => worker.node],
+        ['LAST SEEN', (worker) => worker.last_seen_at],
+      ],
+      id: (worker) => worker.worker_id,
+      empty: 'no workers registered',
+    },
+    options,
+    output,
+  );
 }

@@ -6,14 +6,14 @@ import { Engine, RuntimeError } from '@noetl/runtime';
 import { cliLogger } from '../shared/cli-logger';
 import type { CliOutput } from '../shared/cli-output';
 import { printProblems } from '../shared/playbook-problems';
+import { type OutputOptions, outputFormat } from '../shared/output-format';
 import { printExecution } from '../shared/print-execution';
 import { watchExecution } from '../shared/watch-execution';
-import { validateFiles } from '../commands/validate.command';
+import { validateFiles } from '../shared/validate-files';
 
-export interface RunOptions {
+export interface RunOptions extends OutputOptions {
   /** Deep-merged over the playbook's workload. */
   set?: JsonObject;
-  json?: boolean;
   timeoutMs?: number;
   /** Aborting stops the run: the execution is cancelled. */
   signal?: AbortSignal;
@@ -62,7 +62,7 @@ async function execute(engine: Engine, file: string, content: string, options: R
   }
   const { execution_id: id } = await engine.executions.start({ catalog_id: catalogId, payload: options.set ?? {} });
   const end = await watchExecution(() => engine.executions.get(id), output, {
-    quiet: options.json,
+    quiet: options.quiet || outputFormat(options) !== 'table',
     timeoutMs: options.timeoutMs,
     signal: options.signal,
   });
@@ -75,5 +75,5 @@ async function execute(engine: Engine, file: string, content: string, options: R
       if (!(error instanceof RuntimeError && error.code === 'already_terminal')) throw error;
     });
   }
-  return printExecution(end.reason === 'terminal' ? end.detail : await engine.executions.get(id), output, { json: options.json });
+  return printExecution(end.reason === 'terminal' ? end.detail : await engine.executions.get(id), output, options);
 }

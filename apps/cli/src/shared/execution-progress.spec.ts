@@ -41,6 +41,11 @@ describe('summariseProgress', () => {
     expect(summary).toEqual({ done: 2, seen: 4, current: 'score 3/10 (1 failed), notify' });
   });
 
+  it('counts pending and waiting step runs as not finished', () => {
+    const summary = summariseProgress(detail({ steps: [step('start', 'COMPLETED', 5), step('fetch', 'PENDING'), step('approve', 'WAITING'), step('stop', 'CANCELLED', 1)] }));
+    expect(summary).toEqual({ done: 2, seen: 4, current: 'fetch, approve' });
+  });
+
   it('shows ? for a loop whose size is not known yet (a cursor loop)', () => {
     const summary = summariseProgress(
       detail({ steps: [step('drain', 'RUNNING')], loops: [{ step: 'drain', loop_id: '1', total: null, done: 4, failed: 0, completed: false }] }),
@@ -64,6 +69,7 @@ describe('formatting', () => {
   it('describes a finished step with its attempts and duration', () => {
     expect(formatFinishedStep(step('greet', 'COMPLETED', 12))).toBe('✓ greet (12 ms)');
     expect(formatFinishedStep(step('fetch', 'FAILED', 2500, 3))).toBe('✗ fetch failed (3 attempts, 2.5 s)');
+    expect(formatFinishedStep(step('approve', 'CANCELLED'))).toBe('✗ approve cancelled');
   });
 
   it('describes the outcome and the error of an execution', () => {

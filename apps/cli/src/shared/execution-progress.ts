@@ -9,8 +9,13 @@ export interface ProgressSummary {
   current: string;
 }
 
+/** A step run that has not ended: pending, running or waiting. */
+export function isUnfinished(step: StepView): boolean {
+  return step.status === 'PENDING' || step.status === 'RUNNING' || step.status === 'WAITING';
+}
+
 export function summariseProgress(detail: ExecutionDetail): ProgressSummary {
-  const running = [...new Set(detail.steps.filter((s) => s.status === 'RUNNING').map((s) => s.step))];
+  const running = [...new Set(detail.steps.filter(isUnfinished).map((s) => s.step))];
   const openLoops = detail.loops.filter((l) => !l.completed);
   const current = running.map((step) => {
     const loop = openLoops.find((l) => l.step === step);
@@ -18,7 +23,7 @@ export function summariseProgress(detail: ExecutionDetail): ProgressSummary {
     const failed = loop.failed ? ` (${loop.failed} failed)` : '';
     return `${step} ${loop.done}/${loop.total ?? '?'}${failed}`;
   });
-  return { done: detail.steps.filter((s) => s.status !== 'RUNNING').length, seen: detail.steps.length, current: current.join(', ') };
+  return { done: detail.steps.filter((s) => !isUnfinished(s)).length, seen: detail.steps.length, current: current.join(', ') };
 }
 
 /**
@@ -30,18 +35,19 @@ export function newlyFinishedSteps(detail: ExecutionDetail, reported: Set<string
   const finished: StepView[] = [];
   for (const step of detail.steps) {
     const key = `${step.step}@${step.started_at}`;
-    if (step.status === 'RUNNING' || reported.has(key)) continue;
+    if (isUnfinished(step) || reported.has(key)) continue;
     reported.add(key);
     finished.push(step);
   }
   return finished;
 }
 
-/** `✓ fetch (2 attempts, 1.3 s)` / `✗ fetch failed (3 attempts, 0.2 s)`. */
+/** `✓ fetch (2 attempts, 1.3 s)` / `✗ fetch failed (3 attempts, 0.2 s)` / `✗ fetch cancelled`. */
 export function formatFinishedStep(step: StepView): string {
   const facts = [...(step.attempts > 1 ? [`${step.attempts} attempts`] : []), ...(step.completed_at ? [elapsed(step.started_at, step.completed_at)] : [])];
   const suffix = facts.length ? ` (${facts.join(', ')})` : '';
-  return step.status === 'COMPLETED' ? `✓ ${step.step}${suffix}` : `✗ ${step.step} failed${suffix}`;
+  if (step.status === 'COMPLETED') return `✓ ${step.step}${suffix}`;
+  return `✗ ${step.step} ${step.status === 'CANCELLED' ? 'cancelled' : 'failed'}${suffix}`;
 }
 
 /** `execution 123 COMPLETED in 0.4 s` (or `RUNNING` so far). */

@@ -1,22 +1,24 @@
-import type { NoetlConfig } from '@noetl/config';
+import { keyFilePath, type NoetlConfig, readKeyFile } from '@noetl/config';
 import type { Json, JsonObject } from '@noetl/event-kernel';
-import {
-  readKeyFile,
-  type DeliveredSignal,
-  type EventPage,
-  type ExecutionDetail,
-  type ListEventsQuery,
-  type RegisteredPlaybook,
-  type ReplayState,
-  type ScheduleInput,
-  type ScheduleView,
-  type StartExecutionRequest,
-  type StartedExecution,
-  type TriggeredSchedule,
-  type WorkerView,
+import type {
+  CatalogEntry,
+  CredentialSummary,
+  DeliveredSignal,
+  EventPage,
+  ExecutionDetail,
+  ExecutionPage,
+  ListEventsQuery,
+  ListExecutionsQuery,
+  RegisteredPlaybook,
+  ReplayState,
+  ScheduleInput,
+  ScheduleView,
+  StartExecutionRequest,
+  StartedExecution,
+  TriggeredSchedule,
+  WorkerView,
 } from '@noetl/runtime';
 import type { Command } from 'commander';
-import { request } from 'undici';
 
 /** An error answer of the server: its `{code, message, details?}` body (DESIGN.md s6). */
 export class ServerError extends Error {
@@ -48,6 +50,8 @@ export class ServerClient {
     readonly baseUrl: string,
     /** Sent as `Authorization: Bearer`; without one the server must run with NOETL_AUTH=off. */
     private readonly apiKey?: string,
+    /** Where the key came from, or where none was found: said when the server answers 401. */
+    private readonly keySource?: string,
   ) {}
 
   register(content: string): Promise<RegisteredPlaybook> {
@@ -56,6 +60,20 @@ export class ServerClient {
 
   execute(req: StartExecutionRequest): Promise<StartedExecution> {
     return this.call('POST', '/api/execute', req);
+  }
+
+  executions(query: ListExecutionsQuery): Promise<ExecutionPage> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+    return this.call('GET', `/api/executions${params.size ? `?${params.toString()}` : ''}`);
+  }
+
+  catalog(): Promise<{ entries: CatalogEntry[] }> {
+    return this.call('GET', '/api/catalog');
+  }
+
+  credentials(): Promise<{ credentials: CredentialSummary[] }> {
+    return this.call('GET', '/api/credentials');
   }
 
   execution(id: string): Promise<ExecutionDetail> {
@@ -78,8 +96,8 @@ export class ServerClient {
     return this.call('GET', `/api/replay/state?${params.toString()}`);
   }
 
-  workers(): Promise<{ workers: WorkerView[] }> {
-    return this.call('GET', '/api/workers');
+  workers(status?: WorkerView['status']): Promise<{ workers: WorkerView[] }> {
+    return this.call('GET', `/api/workers${status !== undefined ? `?${new URLSearchParams({ status }).toString()}` : ''}`);
   }
 
   async cancel(id: string, reason?: string): Promise<void> {
@@ -114,6 +132,8 @@ export class ServerClient {
   }
 
   private async call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: JsonObject | StartExecutionRequest | ScheduleInput): Promise<T> {
+    // Loaded here, not at startup: `noetl help` needs no HTTP client.
+    const { request } = await import('undici');
     let response: Awaited<ReturnType<typeof request>>;
     try {
       response = await request(`${this.baseUrl}${path}`, {
@@ -132,7 +152,7 @@ export class ServerClient {
     }
     const text = await response.body.text();
     const parsed = parseJson(text);
-    if (response.statusCode >= 400) throw toServerError(response.statusCode, parsed, text);
+    if (response.statusCode >= 400) throw toServerError(response.statusCode, parsed, text, response.statusCode === 401 ? this.keySource : undefined);
     return parsed as T;
   }
 }
@@ -146,12 +166,14 @@ function parseJson(text: string): unknown {
   }
 }
 
-function toServerError(status: number, body: unknown, text: string): ServerError {
+/** `hint` follows the server's message: for a 401, where the key came from. */
+function toServerError(status: number, body: unknown, text: string, hint?: string): ServerError {
+  const withHint = (message: string) => (hint === undefined ? message : `${message}; ${hint}`);
   if (typeof body === 'object' && body !== null && 'code' in body && typeof body.code === 'string') {
     const { code, message, details, errors } = body as { code: string; message?: unknown; details?: unknown; errors?: unknown };
-    return new ServerError(status, code, typeof message === 'string' ? message : '', errors ?? details);
+    return new ServerError(status, code, withHint(typeof message === 'string' ? message : ''), errors ?? details);
   }
-  return new ServerError(status, `http_${status}`, text.slice(0, 500) || 'no body');
+  return new ServerError(status, `http_${status}`, withHint(text.slice(0, 500) || 'no body'));
 }
 
 /** `--server <url>` of a client command. */
@@ -165,6 +187,11 @@ export function addServerOption(command: Command): Command {
  * `noetl server` left in `$NOETL_HOME/admin.key`.
  */
 export function serverClient(config: NoetlConfig, option: string | undefined): ServerClient {
-  const url = option ?? config.server?.url ?? `http://127.0.0.1:${config.http.port}`;
-  return new ServerClient(url.replace(/\/+$/, ''), config.client.apiKey?.reveal() ?? readKeyFile(config.home, 'admin'));
+  const url = (option ?? config.server?.url ?? `http://127.0.0.1:${config.http.port}`).replace(/\/+$/, '');
+  const fromEnv = config.client.apiKey?.reveal();
+  if (fromEnv !== undefined) return new ServerClient(url, fromEnv, 'the key in NOETL_API_KEY is not valid there (revoked, or of another deployment)');
+  const file = keyFilePath(config.home, 'admin');
+  const fromFile = readKeyFile(config.home, 'admin');
+  if (fromFile !== undefined) return new ServerClient(url, fromFile, `the key in ${file} is not valid there (set NOETL_API_KEY to a key of that server)`);
+  return new ServerClient(url, undefined, `no API key was found: NOETL_API_KEY is unset and ${file} does not exist (set NOETL_API_KEY; \`noetl keys create\` makes one)`);
 }

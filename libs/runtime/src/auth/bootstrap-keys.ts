@@ -1,6 +1,5 @@
-import type { NoetlConfig } from '@noetl/config';
+import { keyFilePath, readKeyFile, writeKeyFile, type KeyFileRole, type NoetlConfig } from '@noetl/config';
 import { generateApiKey, type ApiKeys, type ProvisionedKey } from './api-keys';
-import { keyFilePath, readKeyFile, writeKeyFile, type KeyFileRole } from './key-files';
 
 /** The variable that gives each of the operator's keys. */
 export const BOOTSTRAP_KEY_VARIABLES = { admin: 'NOETL_BOOTSTRAP_ADMIN_KEY', worker: 'NOETL_BOOTSTRAP_WORKER_KEY' } as const;

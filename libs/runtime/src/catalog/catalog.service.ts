@@ -31,8 +31,9 @@ export type ApplyDeclaredSchedule = (q: Queryable, playbook: Playbook) => Promis
  * fixtures README s6.10). Registering validates the whole document first:
  * nothing invalid is stored. Each registration of a path is a new version
  * (1, 2, ...); re-registering identical content returns the existing version.
- * A new version's `metadata.schedule` is applied to the path's declared
- * schedule in the same transaction (`applySchedule`).
+ * The registered version's `metadata.schedule` is applied to the path's
+ * declared schedule in the same transaction (`applySchedule`), also when the
+ * content was there already: `noetl run` registers without applying it.
  */
 export class CatalogService {
   /** Parsed models by catalog id: a catalog row never changes once written. */
@@ -65,7 +66,11 @@ export class CatalogService {
           WHERE tenant_id = $1 AND organization_id = $2 AND path = $3 ORDER BY version DESC LIMIT 1`,
         [this.scope.tenantId, this.scope.organizationId, playbook.path],
       );
-      if (latest && latest.checksum === checksum) return { catalog_id: latest.catalog_id, path: playbook.path, version: latest.version };
+      if (latest && latest.checksum === checksum) {
+        // Applying the same declaration again keeps its fire times (fireStateAfter).
+        if (options.schedule !== false) await this.applySchedule?.(q, playbook);
+        return { catalog_id: latest.catalog_id, path: playbook.path, version: latest.version };
+      }
       const catalogId = this.ids.next();
       const version = (latest?.version ?? 0) + 1;
       await q.query(

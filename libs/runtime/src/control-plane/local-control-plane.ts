@@ -35,6 +35,7 @@ import { storableOutcome } from './storable-reports';
 import { LocalFrames } from './local-frames';
 import { assertNamesCredential, holdsLease, newLeaseToken, type Holder } from './lease-token';
 import { childOutcome } from '../executions/child-outcome';
+import { KEEP_STOPPED_MS } from '../workers/worker-directory';
 import {
   DEFAULT_LEASE_MS,
   type ChildOutcomeView,
@@ -329,6 +330,8 @@ export class LocalControlPlane implements ControlPlane {
     if (!(await this.deps.workerRows.report(this.deps.db, this.deps.ledger.scope, report))) {
       throw new RuntimeError('already_claimed', `worker id ${report.worker_id} is taken by a worker of another tenant`);
     }
+    // A stopping worker adds a stopped row: it clears the ones past their listing, so they do not pile up.
+    if (report.status === 'STOPPED') await this.deps.workerRows.prune(this.deps.db, this.deps.ledger.scope, KEEP_STOPPED_MS);
   }
 
   releaseFrame(frameId: string, request: LeaseRequest): Promise<void> {

@@ -30,9 +30,16 @@ export interface ExecutionDetail {
   schedule: { schedule_id: string; fire_time: string; manual: boolean } | null;
 }
 
+export const STEP_VIEW_STATUSES = ['PENDING', 'RUNNING', 'WAITING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
+
 export interface StepView {
   step: string;
-  status: 'RUNNING' | 'COMPLETED' | 'FAILED';
+  /**
+   * Its latest run: PENDING before a worker claims its command (or while a
+   * retry is due), WAITING for a signal or a sleep, CANCELLED when the
+   * execution ended while it ran.
+   */
+  status: (typeof STEP_VIEW_STATUSES)[number];
   attempts: number;
   started_at: string;
   completed_at: string | null;

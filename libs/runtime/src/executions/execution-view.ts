@@ -18,7 +18,7 @@ export function executionDetail(state: ExecutionState, result: Json | null): Exe
     steps: inExecutionOrder(Object.values(state.steps)).map(
       (step): StepView => ({
         step: step.step,
-        status: step.status,
+        status: stepStatus(state, step),
         attempts: step.attempts,
         started_at: step.startedAt,
         completed_at: step.completedAt ?? null,
@@ -51,6 +51,26 @@ export function eventView(event: LedgerEvent): EventView {
     payload_ref: event.payload_ref,
     created_at: event.event_time,
   };
+}
+
+/**
+ * What a step's latest run is doing. The state says only RUNNING until it
+ * ends; the view tells apart a run whose command no worker has claimed yet
+ * (or whose retry is due), one that waits (a `wait` step parks with no
+ * command, with a timer only when it has a timeout; a sleep has its timer),
+ * and one the execution's end stopped.
+ */
+function stepStatus(state: ExecutionState, step: StepSummary): StepView['status'] {
+  if (step.status !== 'RUNNING') return step.status;
+  if (state.status !== 'RUNNING') return 'CANCELLED';
+  const run = state.runs[step.lastRunId];
+  if (!run || run.loopId !== undefined) return 'RUNNING';
+  const timers = Object.values(state.timers).filter((timer) => timer.runId === run.runId && !timer.fired);
+  if (timers.some((timer) => timer.purpose === 'retry')) return 'PENDING';
+  if (timers.length > 0) return 'WAITING';
+  const latest = run.commandIds.at(-1);
+  if (latest === undefined) return 'WAITING';
+  return state.commands[latest]?.status === 'ISSUED' ? 'PENDING' : 'RUNNING';
 }
 
 /**

@@ -176,6 +176,18 @@ describe('ScheduleTicker', () => {
     expect((await engine.schedules.list({ path: 'ticks/declared' })).schedules).toEqual([]);
   });
 
+  it('applies the schedule of content first registered without it (noetl run), when it is registered again unchanged', async () => {
+    const content = playbook('ticks/run-first', '{kind: noop}', ', schedule: {interval_seconds: 3600}');
+    const first = await engine.catalog.register(content, { schedule: false });
+    expect((await engine.schedules.list({ path: 'ticks/run-first' })).schedules).toEqual([]);
+    expect(await engine.catalog.register(content)).toEqual(first);
+    const [declared] = (await engine.schedules.list({ path: 'ticks/run-first' })).schedules;
+    expect(declared).toMatchObject({ source: 'playbook', interval_seconds: 3600 });
+    // Registering it once more rewrites the same schedule: its next fire time stays.
+    await engine.catalog.register(content);
+    expect((await engine.schedules.list({ path: 'ticks/run-first' })).schedules).toEqual([{ ...declared, updated_at: expect.any(String) }]);
+  });
+
   it('rejects a schedule of an unknown playbook or with bad fields, listing every problem', async () => {
     await expect(engine.schedules.create({ path: 'ticks/missing', interval_seconds: 10 })).rejects.toMatchObject({ code: 'not_found' });
     await expect(engine.schedules.create({ path: 'ticks/noop', cron: '* * *', interval_seconds: 0, timezone: 'Nowhere/Land' })).rejects.toMatchObject({

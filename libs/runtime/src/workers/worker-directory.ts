@@ -10,7 +10,7 @@ export interface WorkerView {
   slots: number;
   free_slots: number;
   /** `stale`: it stopped reporting without saying it stopped (it died, or cannot reach the API). */
-  status: 'active' | 'draining' | 'stale' | 'stopped';
+  status: (typeof WORKER_VIEW_STATUSES)[number];
   started_at: string;
   last_seen_at: string;
 }
@@ -24,17 +24,24 @@ export interface WorkerDirectoryDeps {
   now?: () => number;
 }
 
-/** Stopped workers stay listed this long, so an operator sees what went away. */
-const KEEP_STOPPED_MS = 60 * 60_000;
+/**
+ * Stopped workers stay listed this long, so an operator sees what went away;
+ * then a stopping worker's report deletes them, and the rows of workers
+ * silent as long (LocalControlPlane.reportWorker).
+ */
+export const KEEP_STOPPED_MS = 60 * 60_000;
+
+export const WORKER_VIEW_STATUSES = ['active', 'draining', 'stale', 'stopped'] as const;
 
 /** The registered workers of the tenant (seed 001 P4.2): who runs, with what capacity, and who went silent. */
 export class WorkerDirectory {
   constructor(private readonly deps: WorkerDirectoryDeps) {}
 
-  async list(): Promise<WorkerView[]> {
+  /** Every listed worker, or those of one status. */
+  async list(status?: WorkerView['status']): Promise<WorkerView[]> {
     const now = (this.deps.now ?? Date.now)();
     const rows = await this.deps.workerRows.list(this.deps.db, this.deps.scope, KEEP_STOPPED_MS);
-    return rows.map((row) => ({
+    const views = rows.map((row): WorkerView => ({
       worker_id: row.worker_id,
       node: row.node,
       pool: row.pool ?? null,
@@ -52,5 +59,6 @@ export class WorkerDirectory {
       started_at: row.started_at.toISOString(),
       last_seen_at: row.heartbeat_at.toISOString(),
     }));
+    return status === undefined ? views : views.filter((view) => view.status === status);
   }
 }

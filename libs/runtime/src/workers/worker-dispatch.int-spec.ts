@@ -68,6 +68,22 @@ describe('worker registry, targeted offers, tool restrictions and release', () =
     expect(workers.find((w) => w.worker_id === 'w-gone')).toMatchObject({ status: 'stale', tools: null, pool: null });
   });
 
+  it('filters the list by status, and a stopping worker prunes the workers stopped or silent for over an hour', async () => {
+    const report = { node: 'n2', slots: 1, free_slots: 1 };
+    await t.engine.controlPlane.reportWorker({ worker_id: 'w-old-stop', ...report, status: 'STOPPED' });
+    await t.engine.controlPlane.reportWorker({ worker_id: 'w-old-silent', ...report, status: 'ACTIVE' });
+    await t.engine.controlPlane.reportWorker({ worker_id: 'w-running', ...report, status: 'ACTIVE' });
+    await t.database.query(`UPDATE noetl.worker SET stopped_at = now() - interval '61 minutes' WHERE worker_id = 'w-old-stop'`);
+    await t.database.query(`UPDATE noetl.worker SET heartbeat_at = now() - interval '61 minutes' WHERE worker_id = 'w-old-silent'`);
+    await t.engine.controlPlane.reportWorker({ worker_id: 'w-new-stop', ...report, status: 'STOPPED' });
+
+    const left = (await t.database.query<{ worker_id: string }>(`SELECT worker_id FROM noetl.worker WHERE node = 'n2' ORDER BY worker_id`)).map((row) => row.worker_id);
+    expect(left).toEqual(['w-new-stop', 'w-running']);
+    expect((await t.engine.workers.list('stopped')).map((w) => w.worker_id)).toEqual(['w-new-stop']);
+    expect((await t.engine.workers.list('active')).map((w) => w.worker_id)).toContain('w-running');
+    expect((await t.engine.workers.list('active')).map((w) => w.worker_id)).not.toContain('w-new-stop');
+  });
+
   it('offers work to a live worker with free slots that runs its kinds, else on the broadcast subject', async () => {
     const bus = new InProcessBus();
     const heard: { subject: string; message: JsonObject }[] = [];

@@ -54,6 +54,22 @@ export class WorkerRepository {
     return written.length > 0;
   }
 
+  /**
+   * Deletes the scope's workers that stopped, or went silent, longer than
+   * `retentionMs` ago: every run of `noetl run` and every restart leaves a
+   * row. Returns how many went.
+   */
+  async prune(q: Queryable, scope: TenantScope, retentionMs: number): Promise<number> {
+    const rows = await q.query(
+      `DELETE FROM noetl.worker
+        WHERE tenant_id = $1 AND organization_id = $2
+          AND COALESCE(stopped_at, heartbeat_at) < now() - make_interval(secs => $3::double precision / 1000)
+       RETURNING 1`,
+      [scope.tenantId, scope.organizationId, retentionMs],
+    );
+    return rows.length;
+  }
+
   /** The scope's workers, the most recently heard from first; stopped ones only if they stopped within `keepStoppedMs`. */
   async list(q: Queryable, scope: TenantScope, keepStoppedMs: number): Promise<WorkerRow[]> {
     const rows = await q.query<WorkerRow & { pool: string | null; tools: string[] | null }>(

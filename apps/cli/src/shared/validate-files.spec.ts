@@ -1,11 +1,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { validateFiles } from './validate.command';
+import { validateFiles } from './validate-files';
 
 const playbooks = resolve(__dirname, '../../../../test/fixtures/noetl/playbooks');
 
-describe('noetl validate', () => {
+describe('validateFiles (noetl validate)', () => {
   it('prints nothing and counts no problem for valid playbooks', () => {
     const lines: string[] = [];
     const files = [join(playbooks, 'hello_world/hello_world.yaml'), join(playbooks, 'broken_sql.yaml')];
