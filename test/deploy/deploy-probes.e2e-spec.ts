@@ -6,6 +6,7 @@ import { freePort } from '../support/cli-server-process';
 import { requireNats, requireRedis } from '../support/services';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../support/test-database';
 import { waitFor } from '../support/wait-for';
+import { generateApiKey } from '../../libs/runtime/src/auth/api-keys';
 import { containerEnv, loadManifests, loadWorkloads, REPO_ROOT, type Workload } from './support/deploy-files';
 import { readDockerfile } from './support/dockerfile';
 
@@ -24,7 +25,9 @@ jest.setTimeout(120_000);
  * image's HEALTHCHECK command must tell a live role from a dead port.
  */
 const ENTRYPOINT = join(REPO_ROOT, 'docker', 'entrypoint.sh');
-const manifests = loadManifests();
+/** The Secret noetl-keys as an operator fills it before installing (its placeholders are empty). */
+const KEYS = { NOETL_BOOTSTRAP_ADMIN_KEY: generateApiKey(), NOETL_BOOTSTRAP_WORKER_KEY: generateApiKey() };
+const manifests = loadManifests().map((m) => (m.kind === 'Secret' && m.name === 'noetl-keys' ? { ...m, doc: { ...m.doc, stringData: KEYS } } : m));
 const workloads = loadWorkloads(manifests);
 const OUTPUT_KEPT = 20_000;
 
@@ -138,15 +141,30 @@ describe('the k8s/ workloads, started as their pods would start them', () => {
     expect(await check(await freePort())).toBe(1);
   });
 
-  it('the migration Job\'s command migrates an empty database, and running it again changes nothing', async () => {
+  it('the migration Job migrates an empty database and stores the keys, and running it again changes nothing', async () => {
     const job = workloads.find((w) => w.manifest.kind === 'Job')!;
+    const [migrate, keys] = [...(job.pod.initContainers ?? []), ...job.pod.containers];
     const empty = await createEmptyDatabase();
+    /** Runs the Job's pod: its init container, then its container, each to its exit. */
+    const runJob = async () => {
+      const outputs: { code: number | null; output: string }[] = [];
+      for (const container of [migrate!, keys!]) {
+        const env = { ...containerEnv(container, manifests, job.podNames[0]!), ...infrastructure, DATABASE_URL: empty.url };
+        const run = runEntrypoint(job.manifest.name, env, container.args ?? []);
+        outputs.push({ code: await run.exited, output: run.output() });
+      }
+      return outputs;
+    };
+    const stored = (key: string, role: string, variable: string) => expect.stringContaining(`${role} key ${key.slice(6, 22)} of ${infrastructure.NOETL_TENANT_ID}/default (${variable}) is stored`);
+    const bothStored = expect.stringMatching(/is stored\n.*is stored\n$/);
     try {
-      const env = { ...containerEnv(job.pod.containers[0]!, manifests, job.podNames[0]!), ...infrastructure, DATABASE_URL: empty.url };
-      const first = runEntrypoint(job.manifest.name, env, job.pod.containers[0]!.args ?? []);
-      expect({ code: await first.exited, output: first.output() }).toEqual({ code: 0, output: expect.stringMatching(/^up: Initial\d+/) });
-      const again = runEntrypoint(job.manifest.name, env, job.pod.containers[0]!.args ?? []);
-      expect({ code: await again.exited, output: again.output() }).toEqual({ code: 0, output: 'up: nothing to do\n' });
+      const [firstMigration, firstKeys] = await runJob();
+      expect(firstMigration).toEqual({ code: 0, output: expect.stringMatching(/^up: Initial\d+/) });
+      expect(firstKeys).toEqual({ code: 0, output: stored(KEYS.NOETL_BOOTSTRAP_ADMIN_KEY, 'admin', 'NOETL_BOOTSTRAP_ADMIN_KEY') });
+      expect(firstKeys!.output).toEqual(stored(KEYS.NOETL_BOOTSTRAP_WORKER_KEY, 'worker', 'NOETL_BOOTSTRAP_WORKER_KEY'));
+      const [againMigration, againKeys] = await runJob();
+      expect(againMigration).toEqual({ code: 0, output: 'up: nothing to do\n' });
+      expect(againKeys).toEqual({ code: 0, output: bothStored });
     } finally {
       await empty.drop();
     }
