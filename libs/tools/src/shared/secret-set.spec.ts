@@ -57,6 +57,32 @@ describe('SecretSet', () => {
     expect(secrets.scrub({ [CANARY]: [CANARY, 1, true, null, { h: `Bearer ${CANARY}` }] })).toEqual({ '***': ['***', 1, true, null, { h: 'Bearer ***' }] });
   });
 
+  it('treats numbers in credential data as secrets, as text and as numbers, but not booleans', () => {
+    const secrets = secretsOf({ token: 987654321987, pin: 48151623, verify_ssl: true, port: 5432 });
+    expect(secrets.scrub({ echo: 987654321987, text: 'pin 48151623', other: 42, flag: true, port: 5432 })).toEqual({
+      echo: '***',
+      text: 'pin ***',
+      other: 42,
+      flag: true,
+      port: 5432,
+    });
+    expect(secrets.text('true 5432')).toBe('true 5432');
+  });
+
+  it('replaces the JSON form that escapes every non-ASCII character, as Python writes it', () => {
+    const secrets = secretsOf({ password: 'Päss-wörd-😀' });
+    const pythonJson = '{"p": "P\\u00e4ss-w\\u00f6rd-\\ud83d\\ude00"}';
+    expect(secrets.text(pythonJson)).toBe('{"p": "***"}');
+    // Upper-case hex digits, as other encoders write them.
+    expect(secrets.text('"P\\u00E4ss-w\\u00F6rd-\\uD83D\\uDE00"')).toBe('"***"');
+  });
+
+  it('matches a secret of 8 characters or more in any case, a shorter one only as written', () => {
+    const secrets = secretsOf({ token: 'hunter2-PASS', short: 'aBc1' });
+    expect(secrets.text('HUNTER2-pass and Hunter2-Pass')).toBe('*** and ***');
+    expect(secrets.text('aBc1 ABC1 abc1')).toBe('*** ABC1 abc1');
+  });
+
   it('leaves everything as it is when it holds no secret, and ignores values too short to mask', () => {
     const secrets = secretsOf({ password: 'ab' });
     const doc = { a: 'ab ab' };

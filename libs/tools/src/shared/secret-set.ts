@@ -32,11 +32,17 @@ const PASSWORD_KEYS = ['password', 'db_password', 'client_secret'];
 
 /** Shorter values are not replaced: masking every `ab` in a result would destroy it and protect nothing. */
 export const MIN_SECRET_LENGTH = 4;
+/**
+ * Forms at least this long are matched whatever their case (`HUNTER2-pass` for `hunter2-PASS`):
+ * a tool that upper-cases a value must not unmask it, and a false match at this length is rare.
+ */
+export const CASELESS_MIN_LENGTH = 8;
 export const REDACTED = '***';
 
 /**
  * A redaction set (DESIGN.md invariant 8): credential values join it, and text or JSON is
- * scrubbed of them: as written, URL-encoded (also with `+` for spaces), JSON-escaped, and
+ * scrubbed of them: as written, URL-encoded (also with `+` for spaces), JSON-escaped (also
+ * with every non-ASCII character as `\uXXXX`), in any case when 8 characters or longer, and
  * base64 (standard and URL-safe, at any alignment within a longer encoded text, so
  * `Basic base64(user:password)` is caught too), each replaced by `***`. A tool keeps its own
  * error messages clean with one; the worker keeps one per command or frame run, which every
@@ -44,7 +50,8 @@ export const REDACTED = '***';
  */
 export class SecretSet {
   private readonly secrets = new Set<string>();
-  private pattern: RegExp | null | undefined;
+  /** Undefined until first needed after a change; empty when there is nothing to mask. */
+  private patterns: RegExp[] | undefined;
 
   /** Adds the secret values of a credential's (or a resolved keychain entry's) data. */
   add(data: unknown): void {
@@ -57,7 +64,7 @@ export class SecretSet {
       const password = PASSWORD_KEYS.map((k) => record[k]).find((v) => typeof v === 'string');
       if (typeof user === 'string' && typeof password === 'string' && password.length > 0) this.secrets.add(`${user}:${password}`);
     }
-    if (this.secrets.size !== before) this.pattern = undefined;
+    if (this.secrets.size !== before) this.patterns = undefined;
   }
 
   get size(): number {
@@ -65,8 +72,9 @@ export class SecretSet {
   }
 
   text(text: string): string {
-    const pattern = this.compiled();
-    return pattern ? text.replace(pattern, REDACTED) : text;
+    let scrubbed = text;
+    for (const pattern of this.compiled()) scrubbed = scrubbed.replace(pattern, REDACTED);
+    return scrubbed;
   }
 
   /** The same error with its message scrubbed (its data is left to the caller's redaction). */
@@ -77,12 +85,14 @@ export class SecretSet {
 
   /** A copy of `value` with every string (values and keys) scrubbed; other values as they are. */
   scrub<T>(value: T): T {
-    if (!this.compiled()) return value;
+    if (this.compiled().length === 0) return value;
     return this.scrubValue(value) as T;
   }
 
   private scrubValue(value: unknown): unknown {
     if (typeof value === 'string') return this.text(value);
+    // A numeric secret (an account number, a PIN) may come back as a number: it becomes the mask.
+    if (typeof value === 'number') return this.text(String(value)) === String(value) ? value : REDACTED;
     if (Array.isArray(value)) return value.map((item) => this.scrubValue(item));
     if (typeof value === 'object' && value !== null) {
       return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.text(key), this.scrubValue(item)]));
@@ -90,18 +100,33 @@ export class SecretSet {
     return value;
   }
 
-  private compiled(): RegExp | null {
-    if (this.pattern !== undefined) return this.pattern;
+  /** The long forms, matched in any case, first (a short secret inside a long one then finds it masked), then the short ones. */
+  private compiled(): RegExp[] {
+    if (this.patterns !== undefined) return this.patterns;
     const forms = new Set<string>();
     for (const secret of this.secrets) for (const form of encodedForms(secret)) forms.add(form);
     const ordered = [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
-    this.pattern = ordered.length > 0 ? new RegExp(ordered.map(escapeRegExp).join('|'), 'g') : null;
-    return this.pattern;
+    const caseless = ordered.filter((form) => form.length >= CASELESS_MIN_LENGTH);
+    const exact = ordered.filter((form) => form.length < CASELESS_MIN_LENGTH);
+    this.patterns = [
+      ...(caseless.length > 0 ? [new RegExp(caseless.map(escapeRegExp).join('|'), 'gi')] : []),
+      ...(exact.length > 0 ? [new RegExp(exact.map(escapeRegExp).join('|'), 'g')] : []),
+    ];
+    return this.patterns;
   }
 }
 
+/**
+ * Strings and numbers are secrets (`{pin: 48151623}` is one as much as `"48151623"`).
+ * Booleans are not: one bit, and masking every `true` in a result would destroy it.
+ */
 function collect(value: unknown, key: string | undefined, into: Set<string>): void {
   if (key !== undefined && NOT_SECRET.has(key.toLowerCase())) return;
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    const digits = String(value);
+    if (digits.length >= MIN_SECRET_LENGTH) into.add(digits);
+    return;
+  }
   if (typeof value === 'string') {
     if (value.length >= MIN_SECRET_LENGTH) into.add(value);
     // A DSN's password travels alone too (decoded, as a driver error may quote it).
@@ -125,7 +150,10 @@ function urlPassword(value: string): string | undefined {
 
 /** Every spelling of `secret` a result, message or log line may carry. */
 export function encodedForms(secret: string): string[] {
-  const forms = [secret, encodeURIComponent(secret), encodeURIComponent(secret).replace(/%20/g, '+'), JSON.stringify(secret).slice(1, -1)];
+  const json = JSON.stringify(secret).slice(1, -1);
+  // JSON as Python's json.dumps writes it by default (ensure_ascii): every UTF-16 unit past ASCII as \uXXXX.
+  const asciiJson = json.replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const forms = [secret, encodeURIComponent(secret), encodeURIComponent(secret).replace(/%20/g, '+'), json, asciiJson];
   const bytes = Buffer.from(secret, 'utf8');
   forms.push(bytes.toString('base64'), bytes.toString('base64url'));
   // Inside a longer base64 text the secret starts at byte offset 0, 1 or 2 of a 3-byte group: the
