@@ -203,6 +203,27 @@ describe('sandbox', () => {
     ]);
   });
 
+  it('refuses a template that takes part of a keychain value, statically and at render, and lets it use one whole', () => {
+    const parts = [
+      '{{ keychain.api.token[0:7] }}{{ keychain.api.token[7:] }}',
+      '{{ keychain.api.token[3] }}',
+      '{{ keychain["api"].token | truncate(7) }}',
+      '{{ (keychain.api.token).split("-") }}',
+      '{{ keychain.api.token | first }}',
+    ];
+    for (const template of parts) {
+      expect({ template, problems: e.checkSyntax(template).map((p) => p.message) }).toEqual({
+        template,
+        problems: expect.arrayContaining([expect.stringContaining('a template may not take part of a keychain value')]),
+      });
+      expect(() => e.renderString(template, { keychain: { api: { token: 'abcdefg-hijklmn' } } })).toThrow('a template may not take part of a keychain value');
+    }
+    const whole = { keychain: { api: { token: 'abcdefg-hijklmn' } }, rows: 'abcdef' };
+    expect(e.renderString('Bearer {{ keychain.api.token }} {{ keychain.api.token | b64encode }} {{ rows[0:2] }}', whole)).toBe(
+      `Bearer abcdefg-hijklmn ${Buffer.from('abcdefg-hijklmn').toString('base64')} ab`,
+    );
+  });
+
   it('reads data held under dangerous names only as plain data', () => {
     const data = { d: JSON.parse('{"constructor": "c", "__proto__": "p"}') };
     expect(e.renderString('{% set k = "constructor" %}{{ d[k] }}', data)).toBe('');

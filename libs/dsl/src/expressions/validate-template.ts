@@ -28,6 +28,27 @@ const EXPRESSION_NODES = new Set([
   'If', 'For', 'Set', 'Capture', 'Switch', 'Case', 'Slice',
 ]);
 
+/**
+ * The scope name whose values are secrets. A template uses one whole or not at all: a part
+ * of it (`keychain.api.token[0:7]`, `| truncate(7)`, `.split('-')`) would leave the worker
+ * unmasked, since the scrubber knows whole values only, and two parts make the secret again.
+ */
+const SECRET_ROOT = 'keychain';
+/** Filters and methods that hand out part of a string. */
+const PART_TAKERS = new Set([
+  'first', 'last', 'list', 'slice', 'batch', 'truncate', 'wordwrap', 'replace',
+  'split', 'rsplit', 'partition', 'rpartition', 'splitlines',
+]);
+const PART_OF_SECRET = `a template may not take part of a ${SECRET_ROOT} value (a slice, a character, or a filter or method that splits it): use it whole`;
+
+/** The scope name an expression like `a.b[0].c` starts from; undefined for anything else. */
+function rootName(node: NjNode | undefined): string | undefined {
+  if (node?.typename === 'Symbol') return String(node['value']);
+  if (node?.typename === 'LookupVal') return rootName(childNode(node, 'target'));
+  const grouped = node?.typename === 'Group' ? childList(node) : [];
+  return grouped.length === 1 ? rootName(grouped[0]) : undefined;
+}
+
 const UNSUPPORTED_TAGS: ReadonlyMap<string, string> = new Map([
   ['Macro', '{% macro %}'], ['Caller', '{% call %}'], ['Import', '{% import %}'], ['FromImport', '{% from %}'],
   ['Include', '{% include %}'], ['Extends', '{% extends %}'], ['Block', '{% block %}'], ['Super', 'super()'],
@@ -113,6 +134,8 @@ class TemplateValidator {
     const val = childNode(node, 'val');
     const target = childNode(node, 'target');
     if (target) this.visit(target);
+    const part = val?.typename === 'Slice' || (val?.typename === 'Literal' && typeof val['value'] === 'number');
+    if (part && rootName(target) === SECRET_ROOT) this.report(node, PART_OF_SECRET);
     if (val?.typename === 'Literal' && typeof val['value'] === 'string' && FORBIDDEN_MEMBERS.has(val['value'])) {
       this.report(val, `access to '${val['value']}' is not allowed`);
     } else if (val?.typename === 'Slice') {
@@ -138,6 +161,8 @@ class TemplateValidator {
     const name = childNode(node, 'name')?.['value'];
     if (typeof name !== 'string' || !this.known.filters.has(name)) {
       this.report(node, `unknown filter '${String(name)}'`);
+    } else if (PART_TAKERS.has(name) && rootName(childList(childNode(node, 'args') ?? node)[0]) === SECRET_ROOT) {
+      this.report(node, PART_OF_SECRET);
     }
     this.visitFields(node, ['name']);
   }
@@ -160,6 +185,10 @@ class TemplateValidator {
       const args = childNode(node, 'args');
       if (args) this.visit(args);
       return;
+    }
+    const method = callee?.typename === 'LookupVal' ? childNode(callee, 'val') : undefined;
+    if (method?.typename === 'Literal' && PART_TAKERS.has(String(method['value'])) && rootName(childNode(callee!, 'target')) === SECRET_ROOT) {
+      this.report(node, PART_OF_SECRET);
     }
     this.visitFields(node);
   }
