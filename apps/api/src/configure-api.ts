@@ -1,4 +1,5 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NoetlConfig } from '@noetl/config';
 import { SwaggerModule } from '@nestjs/swagger';
 import { useBodyParsers } from './body-parsers';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
@@ -7,8 +8,8 @@ import { refuseUnsafeInput } from './input/unsafe-input';
 import { openApiDocument } from './openapi-document';
 
 /** What every instance of the API shares, in tests too: body parsers, validation, the error body, Swagger. Call before `init()`. */
-export function configureApi(app: NestExpressApplication): void {
-  useBodyParsers(app);
+export function configureApi(app: NestExpressApplication, config: NoetlConfig): void {
+  useBodyParsers(app, config.limits.inputBytes);
   app.use(refuseUnsafeInput);
   app.useGlobalPipes(new ApiValidationPipe());
   app.useGlobalFilters(new ApiExceptionFilter());

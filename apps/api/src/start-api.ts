@@ -21,7 +21,7 @@ export async function startApi(
 ): Promise<{ app: NestExpressApplication; logger: Logger }> {
   const logger = createLogger(config.log.level, name);
   const app = await NestFactory.create<NestExpressApplication>(AppRootModule.forRoot(config, roles), { logger: new PinoNestLogger(logger) });
-  configureApi(app);
+  configureApi(app, config);
   app.enableShutdownHooks();
   await listenForNotifications(app, config, name);
   await bootstrapAuth(app.get(ApiKeys), config, logger);

@@ -62,13 +62,11 @@ describe('loadConfig', () => {
   });
 
   it('reads the limits on how much work a playbook sets off, and the bounds of the runtime sessions', () => {
-    expect(loadConfig({}).limits).toEqual({ playbookDepth: 32, childExecutions: 10_000, loopItems: 1_000_000, rangeItems: 100_000 });
-    expect(loadConfig({ NOETL_MAX_PLAYBOOK_DEPTH: '4', NOETL_MAX_CHILD_EXECUTIONS: '10', NOETL_MAX_LOOP_ITEMS: '500', NOETL_MAX_RANGE_ITEMS: '2000000' }).limits).toEqual({
-      playbookDepth: 4,
-      childExecutions: 10,
-      loopItems: 500,
-      rangeItems: 2_000_000,
-    });
+    expect(loadConfig({}).limits).toEqual({ playbookDepth: 32, childExecutions: 10_000, loopItems: 1_000_000, rangeItems: 100_000, inputBytes: 1_048_576 });
+    expect(
+      loadConfig({ NOETL_MAX_PLAYBOOK_DEPTH: '4', NOETL_MAX_CHILD_EXECUTIONS: '10', NOETL_MAX_LOOP_ITEMS: '500', NOETL_MAX_RANGE_ITEMS: '2000000', NOETL_MAX_INPUT_BYTES: '4096' }).limits,
+    ).toEqual({ playbookDepth: 4, childExecutions: 10, loopItems: 500, rangeItems: 2_000_000, inputBytes: 4096 });
+    expect(() => loadConfig({ NOETL_MAX_INPUT_BYTES: '10' })).toThrow('NOETL_MAX_INPUT_BYTES must be between 1024 and 67108864, got 10');
     expect(loadConfig({}).database.sessions).toEqual({ idleInTransactionMs: 10_000, lockTimeoutMs: 5_000 });
     expect(() => loadConfig({ NOETL_MAX_PLAYBOOK_DEPTH: '0' })).toThrow('NOETL_MAX_PLAYBOOK_DEPTH must be between 1 and 1000, got 0');
   });

@@ -100,6 +100,11 @@ export interface NoetlConfig {
     loopItems: number;
     /** Items one `range()` of a template may produce (a loop over `range(n)` is capped by it before NOETL_MAX_LOOP_ITEMS). */
     rangeItems: number;
+    /**
+     * Bytes of a request body a user sends with an execution's, a signal's or a schedule's
+     * payload: one larger is refused (413) before it is parsed, and nothing is written.
+     */
+    inputBytes: number;
   };
   /**
    * This projector's shard (seed 002 s7.3): `NOETL_SHARD_ID` is a StatefulSet
@@ -302,6 +307,7 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_MAX_PLAYBOOK_DEPTH',
   'NOETL_MAX_CHILD_EXECUTIONS',
   'NOETL_MAX_LOOP_ITEMS',
+  'NOETL_MAX_INPUT_BYTES',
   'NOETL_MAX_RANGE_ITEMS',
   'NOETL_RATE_LIMIT',
   'NOETL_RATE_LIMIT_WINDOW_SECONDS',
@@ -365,6 +371,7 @@ export function loadConfig(env: Env): NoetlConfig {
       playbookDepth: integer(env, 'NOETL_MAX_PLAYBOOK_DEPTH', 32, 1, 1000),
       childExecutions: integer(env, 'NOETL_MAX_CHILD_EXECUTIONS', 10_000, 1, 10_000_000),
       loopItems: integer(env, 'NOETL_MAX_LOOP_ITEMS', 1_000_000, 1, 100_000_000),
+      inputBytes: integer(env, 'NOETL_MAX_INPUT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
       rangeItems: integer(env, 'NOETL_MAX_RANGE_ITEMS', 100_000, 1, 100_000_000),
     },
     projector: projectorShard(env),

@@ -29,7 +29,7 @@ export async function startApiTestApp(env: Record<string, string> = {}): Promise
     const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', NOETL_PYTHON: 'off', NOETL_ROLES: 'api', NOETL_AUTH: 'off', ...env });
     const moduleRef = await Test.createTestingModule({ imports: [AppRootModule.forRoot(config, serverRoles)] }).compile();
     const app = moduleRef.createNestApplication<NestExpressApplication>({ logger: false });
-    configureApi(app);
+    configureApi(app, config);
     await listenForNotifications(app, config, 'api-test');
     await app.init();
     return {
