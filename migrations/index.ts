@@ -16,6 +16,7 @@ import { DropExecutionTenantPath1796100000002 } from './1796100000002-DropExecut
 import { LedgerTail1796200000000 } from './1796200000000-LedgerTail';
 import { LeanEventIndexes1796200000001 } from './1796200000001-LeanEventIndexes';
 import { ProjectionReducerVersion1796200000002 } from './1796200000002-ProjectionReducerVersion';
+import { WorkerIdPerTenant1796300000000 } from './1796300000000-WorkerIdPerTenant';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
@@ -39,4 +40,5 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   LedgerTail1796200000000,
   LeanEventIndexes1796200000001,
   ProjectionReducerVersion1796200000002,
+  WorkerIdPerTenant1796300000000,
 ];

@@ -1399,6 +1399,12 @@ export interface components {
             key: string;
         };
         ChildOutcomeQueryDto: {
+            /** @description The worker that holds the lease */
+            worker_id: string;
+            /** @description The lease token its claim returned */
+            lease_token: string;
+            /** @description The command or frame whose call started the child, which the worker holds */
+            holder: components["schemas"]["ChildHolderDto"];
             /** @description The child's step whose result the call returns */
             return_step?: string;
         };

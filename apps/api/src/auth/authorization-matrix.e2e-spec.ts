@@ -70,8 +70,9 @@ const ROUTES: Record<string, Route> = {
     param: (ids) => ids.worker,
     body: () => ({ node: 'intruder', slots: 1, free_slots: 1, status: 'ACTIVE' }),
     mutates: true,
-    // Worker ids are global: another tenant's worker may not take one (already_claimed).
-    otherTenant: 409,
+    // Worker ids are per tenant (issue 25 item 8): the same id from another tenant registers a worker of its own, and
+    // says nothing of A's (the check after every route finds A's row untouched).
+    otherTenant: 200,
   },
   'post /api/commands/{id}/claim': { access: 'worker', param: (ids) => ids.command, body: () => ({ worker_id: 'matrix-worker' }), mutates: true },
   'post /api/commands/{id}/heartbeat': { access: 'worker', param: (ids) => ids.command, body: () => holder, mutates: true },
@@ -102,7 +103,13 @@ const ROUTES: Record<string, Route> = {
     body: (ids) => ({ ...holder, path: PATH_A, holder: { kind: 'command', id: ids.command }, key: 'matrix' }),
     mutates: true,
   },
-  'post /api/children/{id}/outcome': { access: 'worker', param: (ids) => ids.execution, body: () => ({}) },
+  // Not a mutation, but it asks for the lease of the call's command, which the matrix's worker does not hold: no 200 is due.
+  'post /api/children/{id}/outcome': {
+    access: 'worker',
+    param: (ids) => ids.execution,
+    body: (ids) => ({ ...holder, holder: { kind: 'command', id: ids.command } }),
+    mutates: true,
+  },
   'get /api/admin/stuck': { access: 'operator' },
   'post /api/admin/commands/{id}/reclaim': { access: 'operator', param: (ids) => ids.command, body: () => ({ reason: 'matrix' }), mutates: true },
   'post /api/admin/commands/{id}/fail': { access: 'operator', param: (ids) => ids.command, body: () => ({ reason: 'matrix' }), mutates: true },
@@ -286,8 +293,11 @@ describe('the authorization matrix', () => {
       expect((await request(api.http).get(`/api/executions/${ids.loopExecution}`).set(asA).expect(200)).body.status).toBe('RUNNING');
       const credentials = (await request(api.http).get('/api/credentials').set('Authorization', `Bearer ${keysOf.a.developer}`).expect(200)).body.credentials;
       expect(credentials.map((c: { name: string }) => c.name)).toContain(CREDENTIAL_A);
-      const [worker] = await database.query<{ node: string; tenant_id: string }>("SELECT node, tenant_id FROM noetl.worker WHERE worker_id = 'worker-of-a'");
-      expect(worker).toEqual({ node: 'node-of-a', tenant_id: 'tenant-a' });
+      const workers = await database.query<{ node: string; tenant_id: string }>("SELECT node, tenant_id FROM noetl.worker WHERE worker_id = 'worker-of-a' ORDER BY tenant_id");
+      expect(workers).toEqual([
+        { node: 'node-of-a', tenant_id: 'tenant-a' },
+        { node: 'intruder', tenant_id: 'tenant-b' },
+      ]);
       const schedule = (await request(api.http).get(`/api/schedules/${ids.schedule}`).set(asA).expect(200)).body;
       expect(schedule).toMatchObject({ schedule_id: ids.schedule, paused: true, path: PATH_A });
       expect(events.map((event) => event.event_type)).not.toContain(EventType.SignalReceived);

@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { Json } from '@noetl/event-kernel';
-import type { NestedChildRequest } from '@noetl/runtime';
+import type { ChildOutcomeRequest, NestedChildRequest } from '@noetl/runtime';
 import { Type } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { EventErrorDto, StartChildDto } from './control-plane-requests.dto';
+import { EventErrorDto, HolderDto, StartChildDto } from './control-plane-requests.dto';
 
 export class ChildHolderDto {
   @ApiProperty({ enum: ['command', 'frame'] })
@@ -28,7 +28,12 @@ export class StartNestedChildDto extends StartChildDto implements NestedChildReq
   key!: string;
 }
 
-export class ChildOutcomeQueryDto {
+export class ChildOutcomeQueryDto extends HolderDto implements ChildOutcomeRequest {
+  @ApiProperty({ type: ChildHolderDto, description: 'The command or frame whose call started the child, which the worker holds' })
+  @ValidateNested()
+  @Type(() => ChildHolderDto)
+  holder!: ChildHolderDto;
+
   @ApiPropertyOptional({ description: "The child's step whose result the call returns" })
   @IsOptional()
   @IsString()

@@ -39,7 +39,7 @@ export interface ControlPlane {
    */
   startNestedChild(request: NestedChildRequest): Promise<{ execution_id: string }>;
   /** Where a child stands: RUNNING, or its outcome as the parent's call sees it (see `childOutcome` in scheduler/). */
-  childOutcome(executionId: string, request: { return_step?: string }): Promise<ChildOutcomeView>;
+  childOutcome(executionId: string, request: ChildOutcomeRequest): Promise<ChildOutcomeView>;
   /** `call.done` / `call.error` events for calls of a command the worker holds, ahead of its terminal report. */
   recordCalls(commandId: string, request: RecordCallsRequest): Promise<void>;
   /**
@@ -124,6 +124,16 @@ export interface NestedChildRequest extends Holder {
   path: string;
   version?: number;
   payload?: JsonObject;
+}
+
+/**
+ * Where a child of a `playbook` call stands, asked by the worker that holds
+ * the command or frame whose call started it (its lease proves it): the
+ * outcome of any other execution is not the worker's to read.
+ */
+export interface ChildOutcomeRequest extends Pick<NestedChildRequest, 'worker_id' | 'lease_token' | 'holder'> {
+  /** The child's step whose result the call returns. */
+  return_step?: string;
 }
 
 export type ChildOutcomeView =

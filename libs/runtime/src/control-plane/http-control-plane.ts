@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, type Dispatcher, request } from 'undici';
 import { RuntimeError, type RuntimeErrorCode } from '../runtime-error';
 import type {
+  ChildOutcomeRequest,
   ChildOutcomeView,
   ClaimedCommand,
   ClaimedFrame,
@@ -165,7 +166,7 @@ export class HttpControlPlane implements ControlPlane {
     return this.post('/api/children', request, isStartedChild);
   }
 
-  childOutcome(executionId: string, request: { return_step?: string }): Promise<ChildOutcomeView> {
+  childOutcome(executionId: string, request: ChildOutcomeRequest): Promise<ChildOutcomeView> {
     return this.post(`/api/children/${encodeURIComponent(executionId)}/outcome`, request, isChildOutcome);
   }
 

@@ -48,6 +48,19 @@ describe('LocalControlPlane', () => {
     });
   });
 
+  it("tells a child's outcome only to the holder of the command whose call started it", async () => {
+    const { commandId } = await issuedCommand();
+    const { lease_token } = await t.engine.controlPlane.claim(commandId, { worker_id: 'w1' });
+    const asHolder = { worker_id: 'w1', lease_token, holder: { kind: 'command' as const, id: commandId } };
+    const { execution_id: child } = await t.engine.controlPlane.startNestedChild({ ...asHolder, key: 'call-1', path: 'tests/control-plane' });
+    await expect(t.engine.controlPlane.childOutcome(child, asHolder)).resolves.toMatchObject({ status: expect.stringMatching(/^(RUNNING|COMPLETED)$/) });
+    // Without the lease: refused, whoever the worker says it is.
+    await expect(t.engine.controlPlane.childOutcome(child, { ...asHolder, lease_token: 'x'.repeat(32) })).rejects.toMatchObject({ code: 'lease_lost' });
+    // With the lease, another execution (not a child of this command's): as if there were none.
+    const { executionId: stranger } = await issuedCommand();
+    await expect(t.engine.controlPlane.childOutcome(stranger, asHolder)).rejects.toMatchObject({ code: 'not_found', message: `execution ${stranger} not found` });
+  });
+
   it('completes once: a duplicate or late report is already_terminal and appends nothing', async () => {
     const { executionId, commandId } = await issuedCommand();
     const { lease_token } = await t.engine.controlPlane.claim(commandId, { worker_id: 'w1' });

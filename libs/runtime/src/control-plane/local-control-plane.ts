@@ -38,6 +38,7 @@ import { childOutcome } from '../executions/child-outcome';
 import { KEEP_STOPPED_MS } from '../workers/worker-directory';
 import {
   DEFAULT_LEASE_MS,
+  type ChildOutcomeRequest,
   type ChildOutcomeView,
   type ClaimRequest,
   type ClaimedCommand,
@@ -250,14 +251,7 @@ export class LocalControlPlane implements ControlPlane {
 
   async startNestedChild(request: NestedChildRequest): Promise<{ execution_id: string }> {
     const { holder } = request;
-    const executionId =
-      holder.kind === 'frame'
-        ? (await this.frames.held(holder.id, request)).execution_id
-        : await this.deps.db.transaction(async (q) => {
-            const command = await this.locked(q, holder.id);
-            this.assertHolder(command, request);
-            return command.execution_id;
-          });
+    const executionId = await this.heldExecution(request);
     const started = await this.deps.executions.start(
       { path: request.path, ...(request.version !== undefined ? { version: request.version } : {}), payload: request.payload ?? {} },
       { executionId, key: `${holder.kind}:${holder.id}:${request.key}` },
@@ -265,9 +259,12 @@ export class LocalControlPlane implements ControlPlane {
     return { execution_id: started.execution_id };
   }
 
-  async childOutcome(executionId: string, request: { return_step?: string }): Promise<ChildOutcomeView> {
+  async childOutcome(executionId: string, request: ChildOutcomeRequest): Promise<ChildOutcomeView> {
     const { executions } = this.deps;
+    const parent = await this.heldExecution(request);
     const detail = await executions.get(executionId);
+    // Not a child of the caller's execution: as if there were none, so the answer says nothing of it.
+    if (detail.parent_execution_id !== parent) throw notFound('execution', executionId);
     if (detail.status === 'RUNNING') return { status: 'RUNNING' };
     const returnStep = request.return_step;
     const outcome = childOutcome({
@@ -275,6 +272,15 @@ export class LocalControlPlane implements ControlPlane {
       ...(returnStep !== undefined ? { returnStep, stepResult: await executions.stepResult(executionId, returnStep) } : {}),
     });
     return outcome.status === 'COMPLETED' ? { status: 'COMPLETED', result: outcome.result ?? null } : { status: 'FAILED', error: outcome.error };
+  }
+
+  /** The execution of the command or frame `request` proves its worker holds (read without a lock: it changes nothing). */
+  private async heldExecution(request: Pick<NestedChildRequest, 'worker_id' | 'lease_token' | 'holder'>): Promise<string> {
+    const { holder } = request;
+    if (holder.kind === 'frame') return (await this.frames.held(holder.id, request)).execution_id;
+    const command = this.usable(holder.id, await this.deps.commandRows.read(this.deps.db, this.deps.ledger.scope, holder.id));
+    this.assertHolder(command, request);
+    return command.execution_id;
   }
 
   async recordCalls(commandId: string, request: RecordCallsRequest): Promise<void> {
@@ -327,9 +333,7 @@ export class LocalControlPlane implements ControlPlane {
   }
 
   async reportWorker(report: WorkerReport): Promise<void> {
-    if (!(await this.deps.workerRows.report(this.deps.db, this.deps.ledger.scope, report))) {
-      throw new RuntimeError('already_claimed', `worker id ${report.worker_id} is taken by a worker of another tenant`);
-    }
+    await this.deps.workerRows.report(this.deps.db, this.deps.ledger.scope, report);
     // A stopping worker adds a stopped row: it clears the ones past their listing, so they do not pile up.
     if (report.status === 'STOPPED') await this.deps.workerRows.prune(this.deps.db, this.deps.ledger.scope, KEEP_STOPPED_MS);
   }

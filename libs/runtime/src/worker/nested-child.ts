@@ -37,7 +37,12 @@ export async function runNestedChild(
       throw error;
     });
   for (;;) {
-    const outcome = await controlPlane.childOutcome(childId, returnStep !== undefined ? { return_step: returnStep } : {});
+    const outcome = await controlPlane.childOutcome(childId, {
+      worker_id: holder.worker_id,
+      lease_token: holder.lease_token,
+      holder: holder.holder,
+      ...(returnStep !== undefined ? { return_step: returnStep } : {}),
+    });
     if (outcome.status === 'COMPLETED') return outcome.result;
     if (outcome.status === 'FAILED') {
       throw new CallError({ kind: 'internal', message: outcome.error.message, retryable: outcome.error.retryable ?? false, code: 'CHILD_FAILED' });

@@ -25,20 +25,14 @@ export interface WorkerRow extends WorkerReport {
 
 /** Every statement against `noetl.worker` (STYLE.md "One table, one repository"). */
 export class WorkerRepository {
-  /**
-   * Registers the worker on its first report; later reports refresh its
-   * capacity and heartbeat. False when the id is another tenant's worker
-   * (nothing is written).
-   */
-  async report(q: Queryable, scope: TenantScope, report: WorkerReport): Promise<boolean> {
-    const written = await q.query(
+  /** Registers the worker (an id of its scope) on its first report; later reports refresh its capacity and heartbeat. */
+  async report(q: Queryable, scope: TenantScope, report: WorkerReport): Promise<void> {
+    await q.query(
       `INSERT INTO noetl.worker (worker_id, tenant_id, organization_id, node, pool, tools, slots, free_slots, status, stopped_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $9 = 'STOPPED' THEN now() END)
-       ON CONFLICT (worker_id) DO UPDATE
+       ON CONFLICT (tenant_id, organization_id, worker_id) DO UPDATE
           SET node = EXCLUDED.node, pool = EXCLUDED.pool, tools = EXCLUDED.tools, slots = EXCLUDED.slots,
-              free_slots = EXCLUDED.free_slots, status = EXCLUDED.status, heartbeat_at = now(), stopped_at = EXCLUDED.stopped_at
-        WHERE noetl.worker.tenant_id = EXCLUDED.tenant_id AND noetl.worker.organization_id = EXCLUDED.organization_id
-       RETURNING 1`,
+              free_slots = EXCLUDED.free_slots, status = EXCLUDED.status, heartbeat_at = now(), stopped_at = EXCLUDED.stopped_at`,
       [
         report.worker_id,
         scope.tenantId,
@@ -51,7 +45,6 @@ export class WorkerRepository {
         report.status,
       ],
     );
-    return written.length > 0;
   }
 
   /**
