@@ -21,6 +21,7 @@ import { HealthController } from './health/health.controller';
 import { NatsHealthIndicator } from './health/nats.health';
 import { RedisHealthIndicator } from './health/redis.health';
 import { MetricsController } from './metrics/metrics.controller';
+import { LedgerVerificationController } from './replay/ledger-verification.controller';
 import { ReplayController } from './replay/replay.controller';
 import { isPublicApi } from './public-api';
 import { HttpThrottlerGuard } from './rate-limit/http-throttler.guard';
@@ -65,6 +66,7 @@ export class ApiModule {
         AdminController,
         WorkersController,
         ReplayController,
+        LedgerVerificationController,
         ApiKeysController,
         SchedulesController,
         SchemaController,

@@ -14,6 +14,7 @@ import { registerMigrateCommand } from './commands/migrate.command';
 import { registerProjectorCommand } from './commands/projector.command';
 import { registerRegisterCommand } from './commands/register.command';
 import { registerReplayCommand } from './commands/replay.command';
+import { registerVerifyCommand } from './commands/verify.command';
 import { registerRunCommand } from './commands/run.command';
 import { registerScheduleCommand } from './commands/schedule.command';
 import { registerServerCommand } from './commands/server.command';
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   registerSignalCommand(program);
   registerScheduleCommand(program);
   registerReplayCommand(program);
+  registerVerifyCommand(program);
   registerCatalogCommand(program);
   registerCredentialsCommand(program);
   registerWorkersCommand(program);

@@ -3,6 +3,7 @@ export * from './event-payloads';
 export * from './canonical-json';
 export * from './ids';
 export * from './envelope';
+export * from './hash-chain';
 export * from './upcasters';
 export * from './default-upcasters';
 export * from './reducers';

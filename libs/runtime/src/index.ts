@@ -25,6 +25,7 @@ export * from './scheduler/scheduler';
 export * from './worker/worker';
 export * from './projection/projector';
 export * from './projection/replay';
+export * from './projection/ledger-verification';
 export * from './event-stream/event-stream';
 export * from './event-stream/event-subjects';
 export * from './projection/rebuild';

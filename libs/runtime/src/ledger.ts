@@ -4,6 +4,7 @@ import {
   EventType,
   streamIdOf,
   type AnyNewEvent,
+  type ChainedEvent,
   type EventDraft,
   type EventTypeName,
   type IdGenerator,
@@ -25,6 +26,12 @@ import {
 } from '@noetl/storage';
 import type { RuntimeMetrics } from './metrics';
 
+const READ_CHAIN_SQL = prepared(`
+  SELECT ${EVENT_SELECT_LIST}, chain_hash FROM noetl.event
+   WHERE stream_id = $1 AND stream_version > $2 AND tenant_id = $3 AND organization_id = $4
+   ORDER BY stream_version LIMIT $5`);
+const WAS_PURGED_SQL = prepared(`
+  SELECT 1 FROM noetl.event WHERE execution_id = $1::bigint AND event_type = '${EventType.AdminAction}' AND payload->>'action' = 'purge' LIMIT 1`);
 const HAS_ENDED_SQL = prepared(`SELECT 1 FROM noetl.event WHERE execution_id = $1::bigint AND event_type IN ${TERMINAL_EVENT_TYPES_SQL} LIMIT 1`);
 const READ_AFTER_SQL = prepared(`
   SELECT ${EVENT_SELECT_LIST} FROM noetl.event
@@ -120,6 +127,24 @@ export class Ledger {
       [executionStream(executionId), afterVersion, this.scope.tenantId, this.scope.organizationId, limit],
     );
     return rows.map((row) => this.upcasters.upcast(toLedgerEvent(row)) as LedgerEvent);
+  }
+
+  /**
+   * The execution's events after `afterVersion` as stored (not upcast: a
+   * checksum is of what was written), each with the chain hash the database
+   * gave it, in stream order: what `verify` checks.
+   */
+  async readChain(q: Queryable, executionId: string, afterVersion: number, limit = 1000): Promise<ChainedEvent[]> {
+    const rows = await q.query<EventRow & { chain_hash: Buffer | null }>(
+      READ_CHAIN_SQL,
+      [executionStream(executionId), afterVersion, this.scope.tenantId, this.scope.organizationId, limit],
+    );
+    return rows.map(({ chain_hash: chainHash, ...row }) => ({ event: toLedgerEvent(row), chainHash }));
+  }
+
+  /** Whether retention purged the execution (its audit says so): its ledger has gaps by design. */
+  async wasPurged(q: Queryable, executionId: string): Promise<boolean> {
+    return (await q.query(WAS_PURGED_SQL, [executionId])).length > 0;
   }
 
   /** Every execution of the scope, oldest first (a projection rebuild's list). */

@@ -17,7 +17,9 @@ export type RuntimeErrorCode =
   | 'unauthenticated'
   | 'forbidden'
   /** The work would pass one of the operator's limits (NOETL_MAX_*): nothing of it was started. */
-  | 'limit_exceeded';
+  | 'limit_exceeded'
+  /** The ledger of the execution was changed after it was written (`noetl verify` names where): nothing is folded from it. */
+  | 'ledger_corrupt';
 
 export class RuntimeError extends Error {
   constructor(

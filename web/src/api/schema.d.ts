@@ -754,6 +754,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/executions/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether an execution's ledger is what was written: each event's checksum, the hash chain, and no event missing */
+        get: operations["verifyExecutionLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/me": {
         parameters: {
             query?: never;
@@ -1542,6 +1559,17 @@ export interface components {
         };
         WorkerReportedDto: {
             worker_id: string;
+        };
+        LedgerVerificationDto: {
+            execution_id: string;
+            /** @description Whether every event is as it was written and none is missing */
+            ok: boolean;
+            /** @description Events checked */
+            events: number;
+            /** @description The position (event id) of the first event found changed, or after a removed one */
+            first_bad_position?: string | null;
+            /** @description What was found there */
+            reason?: string | null;
         };
         PrincipalDto: {
             tenant_id: string;
@@ -4537,6 +4565,54 @@ export interface operations {
                 };
             };
             /** @description No such execution in your tenant, or no such event of it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+        };
+    };
+    verifyExecutionLedger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerVerificationDto"];
+                };
+            };
+            /** @description No valid API key or token (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description The caller's role may not (forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description No such execution in your tenant */
             404: {
                 headers: {
                     [name: string]: unknown;

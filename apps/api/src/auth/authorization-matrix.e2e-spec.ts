@@ -64,6 +64,7 @@ const ROUTES: Record<string, Route> = {
   'get /api/executions/{id}/events': { access: 'viewer', param: (ids) => ids.execution },
   'post /api/executions/{id}/cancel': { access: 'developer', param: (ids) => ids.execution, body: () => ({ reason: 'matrix' }), mutates: true },
   'get /api/replay/state': { access: 'viewer', query: (ids) => ({ execution_id: ids.execution }) },
+  'get /api/executions/{id}/verify': { access: 'viewer', param: (ids) => ids.execution },
   'get /api/workers': { access: 'viewer' },
   'post /api/workers/{id}/heartbeat': {
     access: 'worker',

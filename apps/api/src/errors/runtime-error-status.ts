@@ -22,4 +22,6 @@ export const RUNTIME_ERROR_STATUS: Record<RuntimeErrorCode, HttpStatus> = {
   forbidden: HttpStatus.FORBIDDEN,
   // Understood, but it would pass an operator's limit (nesting depth, child executions).
   limit_exceeded: HttpStatus.UNPROCESSABLE_ENTITY,
+  // The request is fine; the execution's ledger is not what was written.
+  ledger_corrupt: HttpStatus.CONFLICT,
 };

@@ -53,6 +53,7 @@ const OPERATION_IDS: Readonly<Record<string, string>> = {
   'HealthController.ready': 'checkReadiness',
   'MetricsController.metrics': 'getMetrics',
   'ReplayController.state': 'replayState',
+  'LedgerVerificationController.verify': 'verifyExecutionLedger',
   'SchedulesController.create': 'createSchedule',
   'SchedulesController.list': 'listSchedules',
   'SchedulesController.get': 'getSchedule',

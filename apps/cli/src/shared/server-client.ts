@@ -1,6 +1,7 @@
 import { keyFilePath, type NoetlConfig, readKeyFile } from '@noetl/config';
 import type { Json, JsonObject } from '@noetl/event-kernel';
 import type {
+  LedgerVerificationView,
   CatalogEntry,
   CredentialSummary,
   DeliveredSignal,
@@ -94,6 +95,11 @@ export class ServerClient {
     const params = new URLSearchParams({ execution_id: id });
     if (at !== undefined) params.set(/^\d+$/.test(at) ? 'as_of_event_id' : 'as_of_time', at);
     return this.call('GET', `/api/replay/state?${params.toString()}`);
+  }
+
+  /** Whether the execution's ledger is what was written (checksums, hash chain, its end). */
+  verify(id: string): Promise<LedgerVerificationView> {
+    return this.call('GET', `/api/executions/${encodeURIComponent(id)}/verify`);
   }
 
   workers(status?: WorkerView['status']): Promise<{ workers: WorkerView[] }> {

@@ -58,6 +58,7 @@ const RUNTIME_ERROR_CODES: Record<RuntimeErrorCode, true> = {
   unauthenticated: true,
   forbidden: true,
   limit_exceeded: true,
+  ledger_corrupt: true,
 };
 
 interface Answer {

@@ -1,6 +1,7 @@
 import { applyEvent, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
 import type { Queryable } from '@noetl/storage';
 import type { Ledger } from '../ledger';
+import { RuntimeError } from '../runtime-error';
 
 /** A state and the stream version it was folded to. */
 export interface FoldPoint {
@@ -21,6 +22,8 @@ export interface FoldOptions {
   within?: (event: LedgerEvent) => boolean;
   /** Sees the state after each event (the replay gate records what the projector held after every event). */
   observe?: (event: LedgerEvent, state: ExecutionState) => void;
+  /** Refuses a gap in the stream's versions (`ledger_corrupt`) instead of folding past it: replay, which must not show a state no ledger made. */
+  gapless?: boolean;
 }
 
 /**
@@ -43,6 +46,11 @@ export async function foldLedger(
     const events = await ledger.readAfter(q, executionId, version, PAGE);
     for (const event of events) {
       if (options.within && !options.within(event)) return { state, version, folded, ...(last ? { last } : {}) };
+      if (options.gapless && event.stream_version !== version + 1) {
+        throw new RuntimeError('ledger_corrupt', `execution ${executionId}'s ledger lacks version ${version + 1}: ${event.event_type} ${event.event_id} is version ${event.stream_version}`, {
+          first_bad_position: event.event_id,
+        });
+      }
       state = applyEvent(state, event);
       options.observe?.(event, state);
       version = event.stream_version;

@@ -13,7 +13,8 @@ import type { Database, ProjectionRepository } from '@noetl/storage';
 import { executionStream, type Ledger } from '../ledger';
 import { notFound, RuntimeError } from '../runtime-error';
 import type { PayloadCache } from '../state/payload-cache';
-import { foldLedger, type FoldPoint } from './fold-ledger';
+import { foldLedger, type FoldPoint, type Folded } from './fold-ledger';
+import { LedgerVerification, type LedgerVerificationView } from './ledger-verification';
 
 const ID = /^\d{1,19}$/;
 
@@ -61,7 +62,16 @@ export class Replay {
     private readonly ledger: Ledger,
     private readonly projections: ProjectionRepository,
     private readonly payloadCache: PayloadCache,
-  ) {}
+  ) {
+    this.verification = new LedgerVerification(db, ledger, projections);
+  }
+
+  private readonly verification: LedgerVerification;
+
+  /** Whether the execution's ledger is what was written (LedgerVerification). */
+  verify(executionId: string): Promise<LedgerVerificationView> {
+    return this.verification.verify(executionId);
+  }
 
   async stateAt(query: ReplayQuery): Promise<ReplayState> {
     const { executionId } = query;
@@ -71,7 +81,7 @@ export class Replay {
     const folding = { reducerVersion: REDUCER_VERSION, registryDigest: this.ledger.upcasters.digest() };
     const snapshot = query.snapshots === false ? undefined : await this.projections.snapshotAtOrBefore<ExecutionState>(this.db, this.ledger.scope, executionId, cutoff, folding);
     const from: FoldPoint = snapshot ? { state: snapshot.state, version: snapshot.version } : { state: undefined, version: 0 };
-    const folded = await foldLedger(this.db, this.ledger, executionId, from, { within: (event) => event.stream_version <= cutoff });
+    const folded = await this.fold(executionId, from, cutoff);
     const state = folded.state;
     if (!state) throw notFound('execution', executionId);
     const surfaces = surfacesOf(state);
@@ -89,6 +99,29 @@ export class Replay {
       payload_refs: refs,
       ...(query.payloads ? { payloads: await this.bodies(refs) } : {}),
     };
+  }
+
+  /**
+   * Folds to `cutoff`, refusing a gap in the stream. A fold that fails is
+   * explained by a verification of the ledger: a broken one answers
+   * `ledger_corrupt` naming the first bad position, never an internal error;
+   * a purged one (gaps by design) folds what retention kept. Content
+   * edits that still fold are `verify`'s to find: checking every event's
+   * checksum here would double the cost of a replay.
+   */
+  private async fold(executionId: string, from: FoldPoint, cutoff: number): Promise<Folded> {
+    const within = (event: { stream_version: number }) => event.stream_version <= cutoff;
+    try {
+      return await foldLedger(this.db, this.ledger, executionId, from, { within, gapless: true });
+    } catch (error) {
+      const verified = await this.verification.verify(executionId);
+      if (!verified.ok) {
+        throw new RuntimeError('ledger_corrupt', `execution ${executionId}'s ledger was changed: ${verified.reason}`, { first_bad_position: verified.first_bad_position });
+      }
+      if (!(error instanceof RuntimeError && error.code === 'ledger_corrupt')) throw error;
+      // From the first event: the failed fold may have changed the snapshot's state it started from.
+      return foldLedger(this.db, this.ledger, executionId, { state: undefined, version: 0 }, { within });
+    }
   }
 
   /** The stream version the cutoff names (the last one when none is given); not found when it is not this execution's. */
