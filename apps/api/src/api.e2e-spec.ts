@@ -39,6 +39,7 @@ const ROUTES: Record<string, string[]> = {
   '/api/frames/{id}/credential': ['post'],
   '/api/frames/{id}/release': ['post'],
   '/api/replay/state': ['get'],
+  '/api/executions/{id}/verify': ['get'],
   '/api/workers': ['get'],
   '/api/workers/{id}/heartbeat': ['post'],
   '/api/admin/stuck': ['get'],
@@ -123,10 +124,11 @@ describe('api app', () => {
     expect(res.body).toMatchObject({ code: 'bad_request', details: ['property paylaod should not exist'] });
   });
 
-  it('takes JSON bodies far larger than the 100 kB express default', async () => {
-    const payload = { blob: 'x'.repeat(2 * 1024 * 1024) };
-    const res = await request(api.http).post('/api/execute').send({ path: 'not/registered', payload }).expect(404);
+  it('takes worker reports far larger than the 100 kB express default and than the input limit of user routes', async () => {
+    const result = { blob: 'x'.repeat(2 * 1024 * 1024) };
+    const res = await request(api.http).post('/api/commands/1/complete').send({ worker_id: 'w', lease_token: 'x'.repeat(32), result }).expect(404);
     expect(res.body.code).toBe('not_found');
+    expect((await request(api.http).post('/api/execute').send({ path: 'not/registered', payload: result })).status).toBe(413);
   });
 
   it('without NOETL_ENCRYPTION_KEY lists credentials but refuses to store one (503 credentials_locked)', async () => {
