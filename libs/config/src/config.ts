@@ -82,6 +82,8 @@ export interface NoetlConfig {
       user: string;
       /** Address space (RLIMIT_AS) of a step's processes. */
       memoryMb: number;
+      /** The largest file a step's processes may write (RLIMIT_FSIZE): what one step can put on the worker's disk. */
+      fileMb: number;
       /** Ceiling of any step's `timeout`. */
       maxTimeoutSeconds: number;
     };
@@ -289,6 +291,7 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_JS_MAX_TIMEOUT_SECONDS',
   'NOETL_PYTHON_USER',
   'NOETL_PYTHON_MEMORY_MB',
+  'NOETL_PYTHON_FILE_MB',
   'NOETL_AUTH',
   'NOETL_API_KEY',
   'NOETL_BOOTSTRAP_ADMIN_KEY',
@@ -359,6 +362,7 @@ export function loadConfig(env: Env): NoetlConfig {
       python: {
         user: env.NOETL_PYTHON_USER?.trim() || 'nobody',
         memoryMb: integer(env, 'NOETL_PYTHON_MEMORY_MB', 1024, 64, 1_048_576),
+        fileMb: integer(env, 'NOETL_PYTHON_FILE_MB', 256, 1, 1_048_576),
         maxTimeoutSeconds: integer(env, 'NOETL_PYTHON_MAX_TIMEOUT_SECONDS', 3600, 1, 7 * 86_400),
       },
       http: { maxTimeoutSeconds: integer(env, 'NOETL_HTTP_MAX_TIMEOUT_SECONDS', 300, 1, 86_400) },

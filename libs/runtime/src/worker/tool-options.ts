@@ -26,7 +26,7 @@ export function workerToolOptions(config: NoetlConfig, ledger: Queryable): Defau
       memoryLimitBytes: javascript.memoryMb * MiB,
       maxTimeoutSeconds: javascript.maxTimeoutSeconds,
     },
-    python: { user: python.user, limits: { addressSpaceBytes: python.memoryMb * MiB }, maxTimeoutSeconds: python.maxTimeoutSeconds },
+    python: { user: python.user, limits: { addressSpaceBytes: python.memoryMb * MiB, fileBytes: python.fileMb * MiB }, maxTimeoutSeconds: python.maxTimeoutSeconds },
     http: { maxTimeoutSeconds: http.maxTimeoutSeconds },
   };
 }

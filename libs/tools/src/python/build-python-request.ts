@@ -20,6 +20,8 @@ export interface PythonLimits {
   open_files?: number;
   /** Processes of the step's user, system-wide (RLIMIT_NPROC): set only for a dedicated sandbox user. */
   processes?: number;
+  /** The largest file a process may write (RLIMIT_FSIZE); a write past it fails with EFBIG (python ignores SIGXFSZ). */
+  file_bytes?: number;
 }
 
 /** `code`, or `script: {uri: inline, source: {type: inline, code}}`. */

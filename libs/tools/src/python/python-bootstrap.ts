@@ -224,7 +224,7 @@ def _contain(limits):
     if not isinstance(limits, dict):
         return
     import resource
-    for key, name in (('cpu_seconds', 'RLIMIT_CPU'), ('address_space_bytes', 'RLIMIT_AS'), ('open_files', 'RLIMIT_NOFILE'), ('processes', 'RLIMIT_NPROC')):
+    for key, name in (('cpu_seconds', 'RLIMIT_CPU'), ('address_space_bytes', 'RLIMIT_AS'), ('open_files', 'RLIMIT_NOFILE'), ('processes', 'RLIMIT_NPROC'), ('file_bytes', 'RLIMIT_FSIZE')):
         value = limits.get(key)
         which = getattr(resource, name, None)
         if not isinstance(value, int) or which is None:

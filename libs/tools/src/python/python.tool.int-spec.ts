@@ -3,7 +3,7 @@ import { PythonTool } from './python.tool';
 import { callFailure } from '../testing/call-failure';
 import { testToolContext } from '../testing/tool-context';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { waitFor } from '../../../../test/support/wait-for';
 
 function context(overrides: Partial<ToolContext> = {}): ToolContext {
@@ -217,6 +217,21 @@ describe('PythonTool isolation (issue 15 defect 6)', () => {
     expect(result).toEqual([[536870912, 536870912], [64, 64], [8, 8]]);
     const bomb = await callFailure(limited.run({ code: 'x = bytearray(1024 * 1024 * 1024)' }, testToolContext()));
     expect(bomb.info).toMatchObject({ kind: 'code', code: 'MemoryError' });
+  });
+
+  it('caps the size of any file a step writes (RLIMIT_FSIZE), in its directory or in /tmp', async () => {
+    const limited = new PythonTool({ limits: { fileBytes: 1024 * 1024 } });
+    const fill = (path: string) => `with open(${path}, "wb") as f:\n    f.write(b"x" * (2 * 1024 * 1024))`;
+    const outside = `/tmp/noetl-fsize-${randomBytes(4).toString('hex')}`;
+    try {
+      for (const path of ['"big.bin"', `"${outside}"`]) {
+        const failure = await callFailure(limited.run({ code: fill(path) }, testToolContext()));
+        expect({ path, info: failure.info }).toMatchObject({ path, info: { kind: 'code', code: 'OSError', message: expect.stringContaining('File too large') } });
+      }
+    } finally {
+      rmSync(outside, { force: true });
+    }
+    expect(await limited.run({ code: 'import resource\nresult = resource.getrlimit(resource.RLIMIT_FSIZE)' }, testToolContext())).toEqual([1048576, 1048576]);
   });
 
   describe('leaves no process behind', () => {

@@ -33,6 +33,8 @@ export interface PythonToolOptions {
     openFiles?: number;
     /** RLIMIT_NPROC of the sandbox user, system-wide (default 256); not set when the step runs as the worker's own user. */
     processes?: number;
+    /** RLIMIT_FSIZE (default 256 MiB): the largest file a step may write, in its working directory or anywhere else. */
+    fileBytes?: number;
   };
 }
 
@@ -111,6 +113,7 @@ export class PythonTool implements Tool {
       cpu_seconds: Math.ceil(timeoutMs / 1000) + 1,
       address_space_bytes: limits.addressSpaceBytes ?? GiB,
       open_files: limits.openFiles ?? 256,
+      file_bytes: limits.fileBytes ?? 256 * 1024 * 1024,
       ...(user ? { processes: limits.processes ?? 256 } : {}),
     };
   }
