@@ -14,13 +14,15 @@ import { EventType } from '@noetl/event-kernel';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openBenchDatabase } from './bench-database';
-import { startBenchEngine } from './bench-engine';
+import { startBenchEngine, type BenchEngine } from './bench-engine';
 import { chainPlaybook } from './chain-playbook';
 import { spanBreakdown, spanTable, spanTotals } from './spans';
 import { median, percentile } from './stats';
 
 const STEPS = 100;
 const RUNS = 5;
+/** Runs of the ledger hash chain's A/B (issue 25 item 3), alternating with the chain's trigger on and off. */
+const CHAIN_RUNS = 10;
 
 async function main(): Promise<void> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn' });
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
       events_per_step: Math.round((events / (RUNS * STEPS)) * 10) / 10,
       per_step: cost,
       spans_per_step: spans,
+      hash_chain: await hashChainCost(engine, database),
       node: process.version,
     };
     const dir = join(process.cwd(), 'bench', 'results');
@@ -82,6 +85,12 @@ async function main(): Promise<void> {
       spanTable('step', [{ name: `${STEPS} x ${RUNS}`, breakdown: spans }]),
       '',
       'Spans overlap: `append` also runs inside `plan`, `claim` and `report`; the wall of a step is not their sum (the notification hops between scheduler and worker are in no span).',
+      '',
+      '| ledger hash chain (runs alternating) | median run wall ms | append ms / step |',
+      '| --- | --- | --- |',
+      `| on | ${result.hash_chain.on.run_wall_ms} | ${result.hash_chain.on.append_ms_per_step} |`,
+      `| off | ${result.hash_chain.off.run_wall_ms} | ${result.hash_chain.off.append_ms_per_step} |`,
+      `| on / off | ${result.hash_chain.wall_ratio} | ${result.hash_chain.append_ratio} |`,
     ].join('\n');
     await writeFile(join(dir, 'step-overhead.md'), `${table}\n`);
     process.stdout.write(`${table}\n`);
@@ -89,6 +98,33 @@ async function main(): Promise<void> {
     await booted.close();
     await benchDatabase.close();
   }
+}
+
+/**
+ * What the ledger's hash chain costs a step: the same chain run with its
+ * trigger (migration EventHashChain) on and off, alternating, so that the
+ * machine's drift falls on both alike.
+ */
+async function hashChainCost(engine: BenchEngine['engine'], database: BenchEngine['database']) {
+  const walls = { on: [] as number[], off: [] as number[] };
+  const append = { on: 0, off: 0 };
+  for (let run = 0; run < CHAIN_RUNS; run++) {
+    const side = run % 2 === 0 ? 'off' : 'on';
+    await database.query(`ALTER TABLE noetl.event ${side === 'on' ? 'ENABLE' : 'DISABLE'} TRIGGER event_hash_chain`);
+    const before = await spanTotals(engine.metrics);
+    const began = performance.now();
+    const { execution_id } = await engine.executions.start({ path: `bench/chain-${STEPS}` });
+    const detail = await engine.waitForTerminal(execution_id, { timeoutMs: 600_000 });
+    walls[side].push(performance.now() - began);
+    if (detail.status !== 'COMPLETED') throw new Error(`hash chain run ${run} ended ${detail.status}`);
+    append[side] += spanBreakdown(before, await spanTotals(engine.metrics), STEPS).find((row) => row.span === 'append')?.ms_per_unit ?? 0;
+  }
+  await database.query('ALTER TABLE noetl.event ENABLE TRIGGER event_hash_chain');
+  const sideOf = (side: 'on' | 'off') => ({ run_wall_ms: Math.round(median(walls[side])), append_ms_per_step: Math.round((append[side] / (CHAIN_RUNS / 2)) * 100) / 100 });
+  const on = sideOf('on');
+  const off = sideOf('off');
+  const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : null);
+  return { on, off, wall_ratio: ratio(on.run_wall_ms, off.run_wall_ms), append_ratio: ratio(on.append_ms_per_step, off.append_ms_per_step) };
 }
 
 void main().catch((error: unknown) => {
