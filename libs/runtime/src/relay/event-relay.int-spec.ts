@@ -152,6 +152,23 @@ describe('EventRelay', () => {
     expect((await metrics.published.get()).values[0]?.value).toBe(events.length);
   });
 
+  it('publishes no event changed behind the runtime before it was relayed, counts it and relays on past it', async () => {
+    const tenant = `t${randomBytes(4).toString('hex')}`;
+    const events = await append(tenant, 1, 3);
+    const changed = events[1]!;
+    // What a superuser can do with the append-only triggers switched off.
+    await db.transaction(async (q) => {
+      await q.query('SET LOCAL session_replication_role = replica');
+      await q.query(`UPDATE noetl.event SET payload = '{"set": {"i": "forged"}}' WHERE event_id = $1`, [changed.event_id]);
+    });
+    const { relay, metrics, unpublished } = await relayFor(tenant);
+    relay.start();
+    await waitFor(async () => (await unpublished()) === 0);
+    expect((await streamed(tenant)).map((m) => m.msgId)).toEqual([events[0]!.event_id, events[2]!.event_id]);
+    expect((await metrics.corrupt.get()).values[0]?.value).toBe(1);
+    expect((await metrics.published.get()).values[0]?.value).toBe(2);
+  });
+
   it('republishes what a relay that died between publish and moving its cursor left, and the stream still holds each event once', async () => {
     const tenant = `t${randomBytes(4).toString('hex')}`;
     const events = await append(tenant, 2, 10);

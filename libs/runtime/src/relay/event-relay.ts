@@ -1,5 +1,5 @@
 import { ErrorCode, headers, JSONCodec, NatsError, type JetStreamClient, type JetStreamManager } from 'nats';
-import type { LedgerEvent } from '@noetl/event-kernel';
+import { envelopeChecksum, type LedgerEvent } from '@noetl/event-kernel';
 import type { Database, LeadershipRepository, LedgerCursorRepository, TailEvent, TenantScope } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { ensureEventStream, PAYLOAD_ELIDED_HEADER, type EventStreamLimits } from '../event-stream/event-stream';
@@ -85,9 +85,25 @@ export class EventRelay {
     this.streamReady = true;
   }
 
+  /**
+   * Publishes what the ledger holds as it was written: an event whose content
+   * no longer matches its checksum (changed behind the runtime, issue 25) is
+   * not published, and says so at error level and in a metric. The cursor
+   * moves past it: holding every later event back would let one changed row
+   * stop the relay of every tenant.
+   */
   private async publishBatch(events: readonly TailEvent[]): Promise<void> {
-    await Promise.all(events.map(({ event }) => this.publish(event)));
-    this.options.metrics.published.inc(events.length);
+    const intact = events.filter(({ event }) => {
+      if (envelopeChecksum(event) === event.checksum) return true;
+      this.options.metrics.corrupt.inc();
+      this.options.logger.error(
+        { event_id: event.event_id, event_type: event.event_type, execution_id: event.execution_id },
+        'an event no longer matches its checksum (changed behind the runtime): not published; `noetl verify` names it',
+      );
+      return false;
+    });
+    await Promise.all(intact.map(({ event }) => this.publish(event)));
+    this.options.metrics.published.inc(intact.length);
   }
 
   /**

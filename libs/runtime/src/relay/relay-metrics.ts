@@ -9,6 +9,7 @@ export class RelayMetrics {
   readonly leader: Gauge;
   readonly errors: Counter;
   readonly elided: Counter;
+  readonly corrupt: Counter;
 
   constructor(registry: Registry, backlogOf: RelayBacklog) {
     const registers = [registry];
@@ -18,6 +19,11 @@ export class RelayMetrics {
     this.elided = new Counter({
       name: 'noetl_relay_payloads_elided_total',
       help: "Events too large for a NATS message, published without their payload (readers take them from the ledger)",
+      registers,
+    });
+    this.corrupt = new Counter({
+      name: 'noetl_relay_corrupt_events_total',
+      help: 'Events whose content no longer matches their checksum (changed behind the runtime): not published; `noetl verify` names them',
       registers,
     });
     // Read at each scrape: the same figure from every process.
