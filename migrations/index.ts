@@ -18,6 +18,7 @@ import { LeanEventIndexes1796200000001 } from './1796200000001-LeanEventIndexes'
 import { ProjectionReducerVersion1796200000002 } from './1796200000002-ProjectionReducerVersion';
 import { WorkerIdPerTenant1796300000000 } from './1796300000000-WorkerIdPerTenant';
 import { EventHashChain1796300000001 } from './1796300000001-EventHashChain';
+import { CredentialBinding1796300000002 } from './1796300000002-CredentialBinding';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
@@ -43,4 +44,5 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   ProjectionReducerVersion1796200000002,
   WorkerIdPerTenant1796300000000,
   EventHashChain1796300000001,
+  CredentialBinding1796300000002,
 ];

@@ -40,6 +40,8 @@ const ROUTES: Record<string, string[]> = {
   '/api/frames/{id}/release': ['post'],
   '/api/replay/state': ['get'],
   '/api/executions/{id}/verify': ['get'],
+  '/api/credentials/{name}/uses': ['get'],
+  '/api/settings/credentials': ['get', 'put'],
   '/api/workers': ['get'],
   '/api/workers/{id}/heartbeat': ['post'],
   '/api/admin/stuck': ['get'],

@@ -23,6 +23,7 @@ import { RedisHealthIndicator } from './health/redis.health';
 import { MetricsController } from './metrics/metrics.controller';
 import { LedgerVerificationController } from './replay/ledger-verification.controller';
 import { ReplayController } from './replay/replay.controller';
+import { CredentialSettingsController } from './credentials/credential-settings.controller';
 import { isPublicApi } from './public-api';
 import { HttpThrottlerGuard } from './rate-limit/http-throttler.guard';
 import { throttleKeyOf } from './rate-limit/throttle-key';
@@ -67,6 +68,7 @@ export class ApiModule {
         WorkersController,
         ReplayController,
         LedgerVerificationController,
+        CredentialSettingsController,
         ApiKeysController,
         SchedulesController,
         SchemaController,

@@ -567,6 +567,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/credentials/{name}/uses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit of a credential: every time it was handed to a worker, newest first (execution, playbook path, step, worker) */
+        get: operations["listCredentialUses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/stuck": {
         parameters: {
             query?: never;
@@ -764,6 +781,24 @@ export interface paths {
         /** Whether an execution's ledger is what was written: each event's checksum, the hash chain, and no event missing */
         get: operations["verifyExecutionLedger"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's credential settings */
+        get: operations["getCredentialSettings"];
+        /** Change the tenant's credential settings (require_binding: a credential naming no paths is refused to every playbook) */
+        put: operations["putCredentialSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1462,10 +1497,19 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+            /**
+             * @description Catalog paths (globs: etl/**) of the playbooks whose executions may use it; absent or null: any, unless the tenant requires binding
+             * @example [
+             *       "etl/**"
+             *     ]
+             */
+            allowed_paths?: string[] | null;
         };
         CredentialSummaryDto: {
             name: string;
             type: string;
+            /** @description The playbook paths (globs) that may use it; null: any */
+            allowed_paths: string[] | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1473,6 +1517,22 @@ export interface components {
         };
         CredentialListDto: {
             credentials: components["schemas"]["CredentialSummaryDto"][];
+        };
+        CredentialUseDto: {
+            name: string;
+            execution_id: string;
+            /** @description The execution's playbook path */
+            path: string;
+            step: string | null;
+            /** @enum {string} */
+            holder_kind: "command" | "frame";
+            holder_id: string;
+            worker_id: string;
+            /** Format: date-time */
+            used_at: string;
+        };
+        CredentialUsesDto: {
+            uses: components["schemas"]["CredentialUseDto"][];
         };
         StuckWorkDto: {
             /** @enum {string} */
@@ -1570,6 +1630,10 @@ export interface components {
             first_bad_position?: string | null;
             /** @description What was found there */
             reason?: string | null;
+        };
+        CredentialSettingsDto: {
+            /** @description Every credential must name the playbook paths that may use it; one that names none is refused to every playbook */
+            require_binding: boolean;
         };
         PrincipalDto: {
             tenant_id: string;
@@ -3885,6 +3949,47 @@ export interface operations {
             };
         };
     };
+    listCredentialUses: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialUsesDto"];
+                };
+            };
+            /** @description No valid API key or token (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description The caller's role may not (forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+        };
+    };
     listStuckWork: {
         parameters: {
             query?: {
@@ -4614,6 +4719,92 @@ export interface operations {
             };
             /** @description No such execution in your tenant */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+        };
+    };
+    getCredentialSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialSettingsDto"];
+                };
+            };
+            /** @description No valid API key or token (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description The caller's role may not (forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+        };
+    };
+    putCredentialSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CredentialSettingsDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialSettingsDto"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description No valid API key or token (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description The caller's role may not (forbidden) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,7 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { JsonObject } from '@noetl/event-kernel';
-import type { CredentialInput, CredentialSummary } from '@noetl/runtime';
-import { IsNotEmpty, IsString } from 'class-validator';
+import type { CredentialInput, CredentialSettings, CredentialSummary, CredentialUseView } from '@noetl/runtime';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Max, Min } from 'class-validator';
 import { RawJson } from '../input/raw-json';
 
 export class PutCredentialDto implements CredentialInput {
@@ -18,6 +19,18 @@ export class PutCredentialDto implements CredentialInput {
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'Encrypted at rest; never returned by this API' })
   @RawJson({ object: true })
   data!: JsonObject;
+
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    description: 'Catalog paths (globs: etl/**) of the playbooks whose executions may use it; absent or null: any, unless the tenant requires binding',
+    example: ['etl/**'],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  allowed_paths?: string[] | null;
 }
 
 export class CredentialSummaryDto implements CredentialSummary {
@@ -26,6 +39,9 @@ export class CredentialSummaryDto implements CredentialSummary {
 
   @ApiProperty()
   type!: string;
+
+  @ApiProperty({ type: [String], nullable: true, description: 'The playbook paths (globs) that may use it; null: any' })
+  allowed_paths!: string[] | null;
 
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
@@ -37,4 +53,51 @@ export class CredentialSummaryDto implements CredentialSummary {
 export class CredentialListDto {
   @ApiProperty({ type: [CredentialSummaryDto] })
   credentials!: CredentialSummaryDto[];
+}
+
+export class CredentialSettingsDto implements CredentialSettings {
+  @ApiProperty({ description: 'Every credential must name the playbook paths that may use it; one that names none is refused to every playbook' })
+  @IsBoolean()
+  require_binding!: boolean;
+}
+
+export class CredentialUseDto implements CredentialUseView {
+  @ApiProperty()
+  name!: string;
+
+  @ApiProperty()
+  execution_id!: string;
+
+  @ApiProperty({ description: "The execution's playbook path" })
+  path!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  step!: string | null;
+
+  @ApiProperty({ enum: ['command', 'frame'] })
+  holder_kind!: 'command' | 'frame';
+
+  @ApiProperty()
+  holder_id!: string;
+
+  @ApiProperty()
+  worker_id!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  used_at!: string;
+}
+
+export class CredentialUsesDto {
+  @ApiProperty({ type: [CredentialUseDto] })
+  uses!: CredentialUseDto[];
+}
+
+export class CredentialUsesQueryDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000, default: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  limit?: number;
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiCreatedResponse,
@@ -11,7 +11,7 @@ import {
 } from '@nestjs/swagger';
 import type { CredentialSummary, Principal } from '@noetl/runtime';
 import { ApiErrorDto } from '../errors/api-error.dto';
-import { CredentialListDto, CredentialSummaryDto, PutCredentialDto } from './credential.dto';
+import { CredentialListDto, CredentialSummaryDto, CredentialUsesDto, CredentialUsesQueryDto, PutCredentialDto } from './credential.dto';
 import { Access } from '../auth/access.decorator';
 import { Caller } from '../auth/caller.decorator';
 import { TenantCredentials } from '@noetl/platform';
@@ -46,6 +46,14 @@ export class CredentialsController {
   @ApiNotFoundResponse({ type: ApiErrorDto })
   get(@Caller() caller: Principal, @Param('name') name: string): Promise<CredentialSummary> {
     return this.credentials.of(caller.scope).get(name);
+  }
+
+  @Get(':name/uses')
+  @Access('operator')
+  @ApiOperation({ summary: 'The audit of a credential: every time it was handed to a worker, newest first (execution, playbook path, step, worker)' })
+  @ApiOkResponse({ type: CredentialUsesDto })
+  async uses(@Caller() caller: Principal, @Param('name') name: string, @Query() query: CredentialUsesQueryDto): Promise<CredentialUsesDto> {
+    return { uses: await this.credentials.of(caller.scope).uses(name, query.limit ?? 100) };
   }
 
   @Delete(':name')

@@ -18,7 +18,7 @@ import {
 import { notifyExecution, type Bus } from '../bus/bus';
 import { runsAll, workOf, type Offers } from '../bus/offers';
 import type { CatalogService } from '../catalog/catalog.service';
-import type { CredentialStore } from '../credentials/credential-types';
+import type { CredentialStore, CredentialUse } from '../credentials/credential-types';
 import type { ExecutionService } from '../executions/execution.service';
 import type { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
@@ -112,7 +112,7 @@ export class LocalControlPlane implements ControlPlane {
   async resolveFrameCredential(frameId: string, request: CredentialRequest): Promise<ResolvedCredential> {
     const frame = await this.frames.held(frameId, request);
     assertNamesCredential(frame.credentials === null ? null : { names: frame.credentials, templated: false }, request.name, `frame ${frameId}`);
-    return this.deps.credentials.resolve(request.name);
+    return this.deps.credentials.resolve(request.name, await this.credentialUse(frame.execution_id, frame.step_name, { kind: 'frame', id: frameId }, request.worker_id));
   }
 
   /**
@@ -347,7 +347,16 @@ export class LocalControlPlane implements ControlPlane {
     const command = this.usable(commandId, await this.deps.commandRows.read(this.deps.db, this.deps.ledger.scope, commandId));
     this.assertHolder(command, request);
     assertNamesCredential(credentialRefs(command.spec ?? {}), request.name, `command ${commandId}`);
-    return this.deps.credentials.resolve(request.name);
+    return this.deps.credentials.resolve(request.name, await this.credentialUse(command.execution_id, command.step, { kind: 'command', id: commandId }, request.worker_id));
+  }
+
+  /** The use a credential is resolved for: the held work, and its execution's playbook path that the binding is checked against. */
+  private async credentialUse(executionId: string, step: string, holder: CredentialUse['holder'], workerId: string): Promise<CredentialUse> {
+    const path = await this.deps.states.read(this.deps.db, executionId, (state) => {
+      if (!state) throw notFound('execution', executionId);
+      return state.path;
+    });
+    return { executionId, path, step, holder, workerId };
   }
 
   /** `claimScope` of the execution's state as this process folds it now. */

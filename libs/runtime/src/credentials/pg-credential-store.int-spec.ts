@@ -2,12 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { Secret } from '@noetl/config';
 import { Database, type TenantScope } from '@noetl/storage';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
-import type { CredentialStore } from './credential-types';
+import type { CredentialStore, CredentialUse } from './credential-types';
 import { openCredentialCipher, PgCredentialStore } from './pg-credential-store';
 
 const newKey = (): Secret => new Secret(randomBytes(32).toString('hex'));
 const newScope = (): TenantScope => ({ tenantId: `t_${randomBytes(4).toString('hex')}`, organizationId: 'org' });
 const PG_DATA = { host: 'db.internal', user: 'etl', password: 'p4ss-w0rd-!unique' };
+/** A use by a command of an execution of `etl/daily` (the path a credential's binding is checked against). */
+const USE: CredentialUse = { executionId: '41', path: 'etl/daily', step: 'load', holder: { kind: 'command', id: '42' }, workerId: 'w-1' };
 
 describe('PgCredentialStore', () => {
   let testDb: TestDatabase;
@@ -29,10 +31,10 @@ describe('PgCredentialStore', () => {
   it('stores, lists, shows, resolves and deletes a credential, never listing its data', async () => {
     const store = await openCredentialStore(db, newKey(), newScope());
     const summary = await store.put({ name: 'pg_main', type: 'postgres', data: PG_DATA });
-    expect(summary).toEqual({ name: 'pg_main', type: 'postgres', created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(summary).toEqual({ name: 'pg_main', type: 'postgres', allowed_paths: null, created_at: expect.any(String), updated_at: expect.any(String) });
     expect(await store.list()).toEqual([summary]);
     expect(await store.get('pg_main')).toEqual(summary);
-    expect(await store.resolve('pg_main')).toEqual({ type: 'postgres', data: PG_DATA });
+    expect(await store.resolve('pg_main', USE)).toEqual({ type: 'postgres', data: PG_DATA });
     await store.delete('pg_main');
     await expect(store.get('pg_main')).rejects.toMatchObject({ code: 'not_found' });
     await expect(store.delete('pg_main')).rejects.toMatchObject({ code: 'not_found' });
@@ -46,7 +48,33 @@ describe('PgCredentialStore', () => {
     const second = await store.put({ name: 'api', type: 'http', data: { token: 'two' } });
     expect(second.created_at).toBe(first.created_at);
     expect((await rowOf(scope, 'api')).iv.equals(ivBefore.iv)).toBe(false);
-    expect(await store.resolve('api')).toEqual({ type: 'http', data: { token: 'two' } });
+    expect(await store.resolve('api', USE)).toEqual({ type: 'http', data: { token: 'two' } });
+  });
+
+  it('hands a bound credential only to executions of the playbooks it names, and records every use', async () => {
+    const store = await openCredentialStore(db, newKey(), newScope());
+    await store.put({ name: 'warehouse', type: 'postgres', data: PG_DATA, allowed_paths: ['etl/**', 'reports/weekly'] });
+    expect(await store.resolve('warehouse', USE)).toEqual({ type: 'postgres', data: PG_DATA });
+    await expect(store.resolve('warehouse', { ...USE, path: 'scratch/exfiltrate' })).rejects.toMatchObject({
+      code: 'credential_not_allowed',
+      message: 'credential "warehouse" is not bound to playbook "scratch/exfiltrate" (allowed_paths: etl/**, reports/weekly)',
+    });
+    expect(await store.uses('warehouse', 10)).toEqual([
+      { name: 'warehouse', execution_id: '41', path: 'etl/daily', step: 'load', holder_kind: 'command', holder_id: '42', worker_id: 'w-1', used_at: expect.any(String) },
+    ]);
+    await expect(store.put({ name: 'bad', type: 'http', data: {}, allowed_paths: [] })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(store.uses('nosuch', 10)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('refuses an unbound credential to every playbook once the tenant requires binding', async () => {
+    const store = await openCredentialStore(db, newKey(), newScope());
+    await store.put({ name: 'loose', type: 'http', data: { token: 'tok-123456' } });
+    expect(await store.settings()).toEqual({ require_binding: false });
+    expect((await store.resolve('loose', USE)).data).toEqual({ token: 'tok-123456' });
+    expect(await store.updateSettings({ require_binding: true })).toEqual({ require_binding: true });
+    await expect(store.resolve('loose', USE)).rejects.toMatchObject({ code: 'credential_not_allowed', message: expect.stringContaining('this tenant requires binding') });
+    await store.put({ name: 'loose', type: 'http', data: { token: 'tok-123456' }, allowed_paths: ['etl/*'] });
+    expect((await store.resolve('loose', USE)).data).toEqual({ token: 'tok-123456' });
   });
 
   it('keeps no plaintext in the row', async () => {
@@ -64,7 +92,7 @@ describe('PgCredentialStore', () => {
     const scope = newScope();
     await (await openCredentialStore(db, newKey(), scope)).put({ name: 'pg_main', type: 'postgres', data: PG_DATA });
     const other = await openCredentialStore(db, newKey(), scope);
-    await expect(other.resolve('pg_main')).rejects.toMatchObject({
+    await expect(other.resolve('pg_main', USE)).rejects.toMatchObject({
       code: 'credentials_locked',
       message: expect.stringContaining('NOETL_ENCRYPTION_KEY is not the key it was stored with'),
     });
@@ -81,7 +109,7 @@ describe('PgCredentialStore', () => {
         WHERE a.tenant_id = $1 AND b.tenant_id = $1 AND a.name = 'a' AND b.name = 'b'`,
       [scope.tenantId],
     );
-    await expect(store.resolve('b')).rejects.toMatchObject({ code: 'credentials_locked' });
+    await expect(store.resolve('b', USE)).rejects.toMatchObject({ code: 'credentials_locked' });
   });
 
   it('keeps tenants apart', async () => {
@@ -90,7 +118,7 @@ describe('PgCredentialStore', () => {
     const theirs = await openCredentialStore(db, key, newScope());
     await mine.put({ name: 'shared_name', type: 'http', data: { token: 'mine' } });
     expect(await theirs.list()).toEqual([]);
-    await expect(theirs.resolve('shared_name')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(theirs.resolve('shared_name', USE)).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('rejects an invalid name before touching the database', async () => {
@@ -118,7 +146,7 @@ describe('PgCredentialStore', () => {
         code: 'credentials_locked',
         message: expect.stringContaining('set NOETL_ENCRYPTION_KEY'),
       });
-      await expect(store.resolve('pg')).rejects.toMatchObject({ code: 'credentials_locked' });
+      await expect(store.resolve('pg', USE)).rejects.toMatchObject({ code: 'credentials_locked' });
     });
 
     it('refuses to open when any tenant has credentials', async () => {
