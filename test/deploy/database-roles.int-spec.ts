@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { ledgerBypass } from '../../libs/storage/src/ledger-bypass';
+import type { Queryable } from '../../libs/storage/src/database';
 import { migrate } from '../../libs/storage/src/migrate';
 import { runCli } from '../support/cli-server-process';
 import { createEmptyDatabase, type TestDatabase } from '../support/test-database';
@@ -68,6 +70,21 @@ describe('the compose database roles (docker/postgres-init.sh)', () => {
     } finally {
       await check.end();
     }
+  });
+
+  it('finds the power to bypass the ledger triggers in the superuser and the owner, and none in the runtime role', async () => {
+    const bypassOf = async (url: string) => {
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      try {
+        return await ledgerBypass({ query: async (sql: string, params?: unknown[]) => (await client.query(sql, params)).rows } as unknown as Queryable);
+      } finally {
+        await client.end();
+      }
+    };
+    expect(await bypassOf(database.url)).toMatch(/is a superuser/);
+    expect(await bypassOf(as('noetl_owner', database))).toBe('its role "noetl_owner" owns noetl.event, and an owner may disable its triggers');
+    expect(await bypassOf(as('noetl_app', database))).toBeUndefined();
   });
 
   it('refuses the runtime DDL and any change to a past event', async () => {

@@ -1,7 +1,8 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NoetlConfig } from '@noetl/config';
-import { AppRootModule, createLogger, listenForNotifications, PinoNestLogger, type RoleModules } from '@noetl/platform';
+import { AppRootModule, createLogger, listenForNotifications, PinoNestLogger, warnIfLedgerBypassable, type RoleModules } from '@noetl/platform';
+import { Database } from '@noetl/storage';
 import { ApiKeys } from '@noetl/runtime';
 import type { Logger } from 'pino';
 import { ApiModule } from './api.module';
@@ -24,6 +25,7 @@ export async function startApi(
   configureApi(app, config);
   app.enableShutdownHooks();
   await listenForNotifications(app, config, name);
+  await warnIfLedgerBypassable(app.get(Database), logger);
   await bootstrapAuth(app.get(ApiKeys), config, logger);
   await app.listen(config.http.port);
   return { app, logger };

@@ -9,3 +9,4 @@ export * from './transport/nest-bus';
 export * from './transport/queue-group-nats.server';
 export * from './transport/on-notification.decorator';
 export * from './tenant-services';
+export * from './ledger-bypass-warning';

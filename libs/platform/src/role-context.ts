@@ -4,6 +4,7 @@ import type { NoetlConfig } from '@noetl/config';
 import { NATS_RECONNECT_FOREVER, RuntimeMetrics, Worker } from '@noetl/runtime';
 import { Database } from '@noetl/storage';
 import { pingDatabase } from './database.module';
+import { warnIfLedgerBypassable } from './ledger-bypass-warning';
 import { createLogger, PinoNestLogger } from './logger';
 import { startProbeServer } from './probe-server';
 import { QueueGroupNatsServer } from './transport/queue-group-nats.server';
@@ -28,6 +29,7 @@ export async function bootRole(name: string, config: NoetlConfig, root: DynamicM
     app = await NestFactory.createApplicationContext(root, { logger: nestLogger });
   }
   const database = app.get(Database);
+  await warnIfLedgerBypassable(database, logger);
   const metrics = app.get(RuntimeMetrics);
   const worker = config.roles.includes('worker') ? app.get(Worker) : undefined;
   const probe = await startProbeServer(

@@ -19,3 +19,4 @@ export * from './frame-output';
 export * from './jsonb-text';
 export * from './repositories';
 export * from './dedicated-connection';
+export * from './ledger-bypass';
