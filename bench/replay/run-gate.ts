@@ -77,7 +77,6 @@ export async function runReplayGate(options: GateOptions): Promise<GateResult> {
         {
           dir: join(options.root, 'test/fixtures/noetl/playbooks'),
           expectations: join(options.root, 'tools/fixtures/expectations.yaml'),
-          includeLoops: true,
           ...(options.fixtures === 'all' ? {} : { limit: options.fixtures }),
         },
         env,
