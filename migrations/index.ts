@@ -17,6 +17,7 @@ import { LedgerTail1796200000000 } from './1796200000000-LedgerTail';
 import { LeanEventIndexes1796200000001 } from './1796200000001-LeanEventIndexes';
 import { ProjectionReducerVersion1796200000002 } from './1796200000002-ProjectionReducerVersion';
 import { WorkerIdPerTenant1796300000000 } from './1796300000000-WorkerIdPerTenant';
+import { ExecutionRerunOf1796300000001 } from './1796300000001-ExecutionRerunOf';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
@@ -41,4 +42,5 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   LeanEventIndexes1796200000001,
   ProjectionReducerVersion1796200000002,
   WorkerIdPerTenant1796300000000,
+  ExecutionRerunOf1796300000001,
 ];
