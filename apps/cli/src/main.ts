@@ -14,6 +14,7 @@ import { registerMigrateCommand } from './commands/migrate.command';
 import { registerProjectorCommand } from './commands/projector.command';
 import { registerRegisterCommand } from './commands/register.command';
 import { registerReplayCommand } from './commands/replay.command';
+import { registerRerunCommand } from './commands/rerun.command';
 import { registerRunCommand } from './commands/run.command';
 import { registerScheduleCommand } from './commands/schedule.command';
 import { registerServerCommand } from './commands/server.command';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerLogsCommand(program);
   registerCancelCommand(program);
   registerSignalCommand(program);
+  registerRerunCommand(program);
   registerScheduleCommand(program);
   registerReplayCommand(program);
   registerCatalogCommand(program);
