@@ -65,6 +65,18 @@ workflow:
     tool: {kind: noop, input: {doubled: "{{ call.doubled }}", token: "{{ call.token }}"}}
 `;
 
+// \`big\` returns more than the inline limit of this suite: its result is stored by reference.
+const BIG = `apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: rerun_big, path: tests/rerun_big}
+workflow:
+  - step: big
+    tool: {kind: javascript, code: "return {text: 'x'.repeat(4096), token: Math.random()};"}
+    next: small
+  - step: small
+    tool: {kind: noop, input: {length: "{{ big.text | length }}", token: "{{ big.token }}"}}
+`;
+
 const SLEEPY = `apiVersion: noetl.io/v2
 kind: Playbook
 metadata: {name: rerun_sleepy, path: tests/rerun_sleepy}
@@ -83,8 +95,8 @@ describe('rerun', () => {
   let t: TestEngine;
 
   beforeAll(async () => {
-    t = await startTestEngine();
-    for (const playbook of [CHAIN, LOOP, CHILD, PARENT, SLEEPY]) await t.engine.catalog.register(playbook);
+    t = await startTestEngine({ env: { NOETL_PAYLOAD_INLINE_LIMIT: '1024' } });
+    for (const playbook of [CHAIN, LOOP, CHILD, PARENT, BIG, SLEEPY]) await t.engine.catalog.register(playbook);
   });
   afterAll(async () => t?.close());
 
@@ -166,6 +178,30 @@ describe('rerun', () => {
     const fromEnd = await rerun(original.execution_id, { from_step: 'end' });
     expect(fromEnd.result).toEqual(original.result);
     expect(await childOf(fromEnd.execution_id)).toEqual([]);
+  });
+
+  it('copies a result stored by reference as its reference, and stays whole when the original is purged', async () => {
+    const original = await run('tests/rerun_big');
+    const token = (original.result as { token: number }).token;
+    const again = await rerun(original.execution_id, { from_step: 'small' });
+    expect(again.result).toEqual({ length: 4096, token });
+    const [started] = (await t.engine.executions.events(again.execution_id, { limit: 1 })).events;
+    const seeded = (started!.payload as { seed: { results: Record<string, { ref?: { sha256: string } }> } }).seed.results;
+    expect(seeded.big?.ref?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    const replayed = await t.engine.replay.stateAt({ executionId: again.execution_id });
+
+    await t.engine.admin.purge(original.execution_id, { reason: 'the rerun spec purges it' });
+    // The rerun's state is in its own ledger: the same replay, and its result, after the purge.
+    expect((await t.engine.replay.stateAt({ executionId: again.execution_id })).checksums).toEqual(replayed.checksums);
+    expect(await t.engine.executions.stepResult(again.execution_id, 'big')).toMatchObject({ token });
+    // The purged original keeps what a rerun from the start needs, not what one from a step copies.
+    await expect(t.engine.executions.rerun(original.execution_id, { from_step: 'small' })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('or its events were purged'),
+    });
+    const fresh = await rerun(original.execution_id, {});
+    expect(fresh.status).toBe('COMPLETED');
+    expect((fresh.result as { token: number }).token).not.toBe(token);
   });
 
   it('refuses an unknown step, a step the original never reached, a running original and an unknown execution, starting nothing', async () => {
