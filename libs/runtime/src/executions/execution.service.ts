@@ -146,7 +146,8 @@ export class ExecutionService {
 
   /**
    * Appends `execution.started` (workload = the playbook's, or a rerun's
-   * original's, deep-merged with the payload) and the execution row in the caller's transaction `q`, and
+   * original's, deep-merged with the payload; a rerun's copied state) and
+   * the execution row in the caller's transaction `q`, and
    * `schedule.fired` right after it for a schedule's fire time. Its
    * idempotency key (`child-of:<key>`, `schedule:<id>:<fire time>`) makes a
    * repeated start return the first execution, `created: false`. The caller
