@@ -110,6 +110,8 @@ export class ExecutionService {
     if (!ID.test(executionId)) throw notFound('execution', executionId);
     return this.startInTransaction(async (q) => {
       if (!(await this.executionRows.exists(q, this.ledger.scope, executionId))) throw notFound('execution', executionId);
+      // Under the original's stream lock, which a purge takes too: the copy reads its events all before a purge, or what one left.
+      await this.ledger.lockStream(q, executionId);
       if (!(await this.ledger.hasEnded(q, executionId))) {
         throw new RuntimeError('execution_running', `execution ${executionId} is still running; cancel it (or let it end) before re-running it`);
       }
