@@ -19,6 +19,7 @@ import { ProjectionReducerVersion1796200000002 } from './1796200000002-Projectio
 import { WorkerIdPerTenant1796300000000 } from './1796300000000-WorkerIdPerTenant';
 import { EventHashChain1796300000001 } from './1796300000001-EventHashChain';
 import { CredentialBinding1796300000002 } from './1796300000002-CredentialBinding';
+import { ExecutionRerunOf1796300000003 } from './1796300000003-ExecutionRerunOf';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
@@ -45,4 +46,5 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   WorkerIdPerTenant1796300000000,
   EventHashChain1796300000001,
   CredentialBinding1796300000002,
+  ExecutionRerunOf1796300000003,
 ];

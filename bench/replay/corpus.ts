@@ -53,8 +53,10 @@ workflow:
 
 /**
  * The gate's own executions (issue 10 item 5): every example, a loop of
- * frames with row retries and failing rows, a cancelled run, and a run
- * started by a process that stopped before its work ran and resumed by the next.
+ * frames with row retries and failing rows, a cancelled run, a run
+ * started by a process that stopped before its work ran and resumed by the
+ * next, and a rerun of that one from its middle step (its copied state is
+ * in its own first event).
  */
 export async function runCorpus(config: NoetlConfig, database: Database, examplesDir: string): Promise<CorpusRun[]> {
   const runs: CorpusRun[] = [];
@@ -71,6 +73,8 @@ export async function runCorpus(config: NoetlConfig, database: Database, example
   const engine = await Engine.start({ config, database, roles: ['scheduler', 'worker'] });
   try {
     runs.push(await ended(engine, 'resumed after its process stopped', resumedId));
+    const rerun = await engine.executions.rerun(resumedId, { from_step: 'middle', payload: { again: true } });
+    runs.push(await ended(engine, 'rerun from a step', rerun.execution_id));
     for (const file of readdirSync(examplesDir).filter((name) => name.endsWith('.yaml')).sort()) {
       const { path } = await engine.catalog.register(readFileSync(join(examplesDir, file), 'utf8'));
       runs.push(await ended(engine, `example ${path}`, (await engine.executions.start({ path })).execution_id));

@@ -165,6 +165,19 @@ describe('the web UI in a browser', () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'ui-schedules.png') });
   });
 
+  it('links a rerun and its original both ways', async () => {
+    const res = await client.request('post', `/api/executions/${completedId}/rerun`).send({ from_step: 'after_child' });
+    expect(res.status).toBe(201);
+    const rerunId: string = res.body.execution_id;
+    await client.waitForTerminal(rerunId);
+    await page.goto(`${server.url}/ui/executions/${rerunId}`);
+    await textOf(page.getByRole('definition').filter({ hasText: 'from step' }), new RegExp(`^${completedId} from step after_child$`));
+    await page.getByRole('link', { name: completedId, exact: true }).click();
+    await textOf(page.getByRole('heading', { level: 1 }), new RegExp(`Execution ${completedId}`));
+    await page.getByRole('link', { name: rerunId, exact: true }).click();
+    await textOf(page.getByRole('heading', { level: 1 }), new RegExp(`Execution ${rerunId}.*COMPLETED`));
+  });
+
   it('shows the stuck work page and the catalog with versions and YAML', async () => {
     await page.getByRole('link', { name: 'Stuck' }).click();
     await page.getByText('Nothing is stuck.').waitFor();

@@ -40,6 +40,7 @@ const ROUTES: Record<string, string[]> = {
   '/api/frames/{id}/release': ['post'],
   '/api/replay/state': ['get'],
   '/api/executions/{id}/verify': ['get'],
+  '/api/executions/{id}/rerun': ['post'],
   '/api/credentials/{name}/uses': ['get'],
   '/api/settings/credentials': ['get', 'put'],
   '/api/workers': ['get'],

@@ -14,6 +14,7 @@ import { registerMigrateCommand } from './commands/migrate.command';
 import { registerProjectorCommand } from './commands/projector.command';
 import { registerRegisterCommand } from './commands/register.command';
 import { registerReplayCommand } from './commands/replay.command';
+import { registerRerunCommand } from './commands/rerun.command';
 import { registerVerifyCommand } from './commands/verify.command';
 import { registerRunCommand } from './commands/run.command';
 import { registerScheduleCommand } from './commands/schedule.command';
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerLogsCommand(program);
   registerCancelCommand(program);
   registerSignalCommand(program);
+  registerRerunCommand(program);
   registerScheduleCommand(program);
   registerReplayCommand(program);
   registerVerifyCommand(program);

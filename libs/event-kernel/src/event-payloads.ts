@@ -68,6 +68,17 @@ export interface ChunkOrigin {
   rows_ref: PayloadRef;
 }
 
+/** Where a rerun came from: the original execution and the point of its ledger it copies. */
+export interface RerunOrigin {
+  execution_id: string;
+  /** The step it runs from; absent when it re-runs from the start. */
+  from_step?: string;
+  /** The original's last event before `from_step` was first entered: replayed there, the original shows the copied state. */
+  as_of_event_id?: string;
+  /** That event's stream position. */
+  as_of_position?: number;
+}
+
 /** The payload type of every event type: a handler cannot read the wrong shape. */
 export interface EventPayloads {
   [EventType.ExecutionStarted]: {
@@ -77,6 +88,15 @@ export interface EventPayloads {
     workload: JsonObject;
     parent_execution_id?: string;
     parent_command_id?: string;
+    /** A rerun (`POST /api/executions/{id}/rerun`): the execution it re-runs, and from where. */
+    rerun_of?: RerunOrigin;
+    /**
+     * A rerun from a step: the state it copies, so that its own ledger alone
+     * rebuilds it (the original may be purged since): every step result the
+     * original held at `rerun_of.as_of_event_id`, and its ctx then with the
+     * rerun's payload merged over it.
+     */
+    seed?: { results: Record<string, ValueOrRef>; ctx: JsonObject };
   };
   [EventType.ExecutionCompleted]: { result?: Json; result_ref?: PayloadRef };
   [EventType.ExecutionFailed]: { error: EventError };

@@ -9,6 +9,8 @@ export type RuntimeErrorCode =
   | 'invalid_payload'
   | 'invalid_request'
   | 'already_terminal'
+  /** The execution still runs, and what was asked needs it ended (a rerun). */
+  | 'execution_running'
   | 'already_claimed'
   | 'lease_lost'
   | 'tool_not_allowed'

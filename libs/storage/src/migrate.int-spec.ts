@@ -31,6 +31,7 @@ const NAMED_INDEXES = [
   'frame_open_idx',
   'idx_timer_due',
   'idx_event_tail',
+  'idx_credential_use_name',
 ];
 
 const TABLES = [
@@ -51,6 +52,8 @@ const TABLES = [
   'projection',
   'projection_snapshot',
   'credential',
+  'tenant_setting',
+  'credential_use',
 ];
 
 describe('migrate', () => {

@@ -225,6 +225,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/executions/{id}/rerun": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Re-run an ended execution as a new one linked to it, from the start or from a step (the results of the steps before it copied) */
+        post: operations["rerunExecution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/executions/{id}/signals/{name}": {
         parameters: {
             query?: never;
@@ -1118,6 +1135,14 @@ export interface components {
             /** @description Started by POST /api/schedules/{id}/trigger */
             manual: boolean;
         };
+        RerunOfDto: {
+            /** @description The execution this one re-runs */
+            execution_id: string;
+            /** @description The step it ran from; null: from the start */
+            from_step: string | null;
+            /** @description The original's last event before that step: its replay there shows the state the rerun copied */
+            as_of_event_id: string | null;
+        };
         ExecutionDetailDto: {
             execution_id: string;
             parent_execution_id: string | null;
@@ -1141,6 +1166,10 @@ export interface components {
             loops: components["schemas"]["LoopViewDto"][];
             /** @description The schedule and fire time that started the execution; null when something else did */
             schedule: components["schemas"]["ExecutionScheduleDto"] | null;
+            /** @description The execution this one re-runs (POST /api/executions/{id}/rerun); null when it is no rerun */
+            rerun_of: components["schemas"]["RerunOfDto"] | null;
+            /** @description The executions that re-run this one, oldest first */
+            reruns: string[];
         };
         EventViewDto: {
             event_id: string;
@@ -1174,6 +1203,14 @@ export interface components {
              * @enum {string}
              */
             status: "CANCELLED";
+        };
+        RerunDto: {
+            /** @description The step to run from: the original's results of the steps before it are copied. Absent: from the start */
+            from_step?: string;
+            /** @description Deep-merged over the original's workload (and, from a step, its ctx) */
+            payload?: {
+                [key: string]: unknown;
+            };
         };
         SignalDto: {
             /** @description Any JSON value (default {}): the result of the step that takes the signal */
@@ -2659,6 +2696,84 @@ export interface operations {
             };
             /** @description The execution already ended (already_terminal) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+        };
+    };
+    rerunExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RerunDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartedExecutionDto"];
+                };
+            };
+            /** @description from_step is not a step of the playbook, or the original never started it (invalid_request) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description No valid API key or token (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description The caller's role may not (forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description The original still runs: cancel it first (execution_running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description The payload is not a JSON object (invalid_payload) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

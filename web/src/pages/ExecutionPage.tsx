@@ -99,6 +99,27 @@ export function ExecutionPage() {
             </dd>
           </>
         )}
+        {e.rerun_of && (
+          <>
+            <dt>Rerun of</dt>
+            <dd>
+              <Link to={`/executions/${e.rerun_of.execution_id}`}>{e.rerun_of.execution_id}</Link>{' '}
+              {e.rerun_of.from_step === null ? 'from the start' : `from step ${e.rerun_of.from_step}`}
+            </dd>
+          </>
+        )}
+        {e.reruns.length > 0 && (
+          <>
+            <dt>Reruns</dt>
+            <dd>
+              {e.reruns.map((rerun) => (
+                <Link key={rerun} to={`/executions/${rerun}`}>
+                  {rerun}
+                </Link>
+              ))}
+            </dd>
+          </>
+        )}
         {e.error && (
           <>
             <dt>Error</dt>

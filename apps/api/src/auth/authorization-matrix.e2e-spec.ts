@@ -62,6 +62,7 @@ const ROUTES: Record<string, Route> = {
   'get /api/executions/counts': { access: 'viewer' },
   'get /api/executions/{id}': { access: 'viewer', param: (ids) => ids.execution },
   'get /api/executions/{id}/events': { access: 'viewer', param: (ids) => ids.execution },
+  'post /api/executions/{id}/rerun': { access: 'developer', param: (ids) => ids.execution, body: () => ({ payload: { matrix: true } }), mutates: true },
   'post /api/executions/{id}/cancel': { access: 'developer', param: (ids) => ids.execution, body: () => ({ reason: 'matrix' }), mutates: true },
   'get /api/replay/state': { access: 'viewer', query: (ids) => ({ execution_id: ids.execution }) },
   'get /api/executions/{id}/verify': { access: 'viewer', param: (ids) => ids.execution },

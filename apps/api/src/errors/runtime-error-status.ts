@@ -8,6 +8,7 @@ export const RUNTIME_ERROR_STATUS: Record<RuntimeErrorCode, HttpStatus> = {
   invalid_payload: HttpStatus.UNPROCESSABLE_ENTITY,
   invalid_request: HttpStatus.BAD_REQUEST,
   already_terminal: HttpStatus.CONFLICT,
+  execution_running: HttpStatus.CONFLICT,
   already_claimed: HttpStatus.CONFLICT,
   lease_lost: HttpStatus.CONFLICT,
   // The worker asked for work its NOETL_WORKER_TOOLS do not cover.

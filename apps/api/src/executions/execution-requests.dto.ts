@@ -41,6 +41,20 @@ export class ExecuteDto {
   workload?: unknown;
 }
 
+export class RerunDto {
+  @ApiPropertyOptional({ description: "The step to run from: the original's results of the steps before it are copied. Absent: from the start", maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  from_step?: string;
+
+  // Checked by the handler, as for execute: a payload that is not an object is 422 invalid_payload.
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: "Deep-merged over the original's workload (and, from a step, its ctx)" })
+  @RawJson({ optional: true })
+  payload?: unknown;
+}
+
 /** What narrows a list of executions and its counts per status. */
 export class ExecutionFilterDto {
   @ApiPropertyOptional({ description: 'Only executions of this playbook path' })

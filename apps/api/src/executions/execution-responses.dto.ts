@@ -122,6 +122,17 @@ export class ExecutionScheduleDto {
   manual!: boolean;
 }
 
+export class RerunOfDto {
+  @ApiProperty({ description: 'The execution this one re-runs' })
+  execution_id!: string;
+
+  @ApiProperty({ nullable: true, type: String, description: 'The step it ran from; null: from the start' })
+  from_step!: string | null;
+
+  @ApiProperty({ nullable: true, type: String, description: "The original's last event before that step: its replay there shows the state the rerun copied" })
+  as_of_event_id!: string | null;
+}
+
 export class ExecutionDetailDto implements ExecutionDetail {
   @ApiProperty()
   execution_id!: string;
@@ -164,6 +175,12 @@ export class ExecutionDetailDto implements ExecutionDetail {
 
   @ApiProperty({ type: ExecutionScheduleDto, nullable: true, description: 'The schedule and fire time that started the execution; null when something else did' })
   schedule!: ExecutionScheduleDto | null;
+
+  @ApiProperty({ type: RerunOfDto, nullable: true, description: 'The execution this one re-runs (POST /api/executions/{id}/rerun); null when it is no rerun' })
+  rerun_of!: RerunOfDto | null;
+
+  @ApiProperty({ type: [String], description: 'The executions that re-run this one, oldest first' })
+  reruns!: string[];
 }
 
 export class ExecutionSummaryDto implements ExecutionSummary {

@@ -26,7 +26,7 @@ import {
 import { Access } from '../auth/access.decorator';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrorDto } from '../errors/api-error.dto';
-import { CancelDto, ExecuteDto, ExecutionFilterDto, ListEventsQueryDto, ListExecutionsQueryDto, SignalDto } from './execution-requests.dto';
+import { CancelDto, ExecuteDto, ExecutionFilterDto, ListEventsQueryDto, ListExecutionsQueryDto, RerunDto, SignalDto } from './execution-requests.dto';
 import {
   CancelledExecutionDto,
   DeliveredSignalDto,
@@ -101,6 +101,19 @@ export class ExecutionsController {
     return { execution_id: id, status: 'CANCELLED' };
   }
 
+  @Post('executions/:id/rerun')
+  @Access('developer')
+  @ApiOperation({ summary: 'Re-run an ended execution as a new one linked to it, from the start or from a step (the results of the steps before it copied)' })
+  @ApiCreatedResponse({ type: StartedExecutionDto })
+  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'from_step is not a step of the playbook, or the original never started it (invalid_request)' })
+  @ApiNotFoundResponse({ type: ApiErrorDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'The original still runs: cancel it first (execution_running)' })
+  @ApiUnprocessableEntityResponse({ type: ApiErrorDto, description: 'The payload is not a JSON object (invalid_payload)' })
+  rerun(@Caller() caller: Principal, @Param('id') id: string, @Body() body: RerunDto): Promise<StartedExecution> {
+    const payload = payloadOf(body);
+    return this.executions.of(caller.scope).rerun(id, { ...(body.from_step !== undefined ? { from_step: body.from_step } : {}), ...(payload ? { payload } : {}) });
+  }
+
   @Post('executions/:id/signals/:name')
   @Access('developer')
   @HttpCode(HttpStatus.ACCEPTED)
@@ -127,12 +140,13 @@ function playbookRefOf(body: ExecuteDto): PlaybookRef {
   };
 }
 
-function payloadOf(body: ExecuteDto): JsonObject | undefined {
-  if (body.payload !== undefined && body.workload !== undefined) {
+function payloadOf(body: ExecuteDto | RerunDto): JsonObject | undefined {
+  const workload = 'workload' in body ? body.workload : undefined;
+  if (body.payload !== undefined && workload !== undefined) {
     throw new RuntimeError('invalid_request', 'give "payload" or its alias "workload", not both');
   }
   // `null` is kept (and rejected below): only an absent payload means none.
-  const payload = body.payload !== undefined ? body.payload : body.workload;
+  const payload = body.payload !== undefined ? body.payload : workload;
   if (payload === undefined) return undefined;
   if (!isJsonObject(payload)) throw new RuntimeError('invalid_payload', 'payload must be a JSON object (it is merged over the playbook workload)');
   return payload;

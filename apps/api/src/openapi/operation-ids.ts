@@ -52,6 +52,7 @@ const OPERATION_IDS: Readonly<Record<string, string>> = {
   'ExecutionsController.events': 'listExecutionEvents',
   'ExecutionsController.cancel': 'cancelExecution',
   'ExecutionsController.signal': 'sendSignal',
+  'ExecutionsController.rerun': 'rerunExecution',
   'HealthController.live': 'checkLiveness',
   'HealthController.ready': 'checkReadiness',
   'MetricsController.metrics': 'getMetrics',

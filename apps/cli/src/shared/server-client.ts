@@ -12,6 +12,7 @@ import type {
   ListExecutionsQuery,
   RegisteredPlaybook,
   ReplayState,
+  RerunRequest,
   ScheduleInput,
   ScheduleView,
   StartExecutionRequest,
@@ -110,6 +111,10 @@ export class ServerClient {
     await this.call('POST', `/api/executions/${encodeURIComponent(id)}/cancel`, reason === undefined ? {} : { reason });
   }
 
+  rerun(id: string, request: RerunRequest): Promise<StartedExecution> {
+    return this.call('POST', `/api/executions/${encodeURIComponent(id)}/rerun`, request);
+  }
+
   signal(id: string, name: string, payload: Json, idempotencyKey?: string): Promise<DeliveredSignal> {
     return this.call('POST', `/api/executions/${encodeURIComponent(id)}/signals/${encodeURIComponent(name)}`, {
       payload,
@@ -137,7 +142,7 @@ export class ServerClient {
     return this.call('POST', `/api/schedules/${encodeURIComponent(id)}/trigger`, {});
   }
 
-  private async call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: JsonObject | StartExecutionRequest | ScheduleInput): Promise<T> {
+  private async call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: JsonObject | StartExecutionRequest | RerunRequest | ScheduleInput): Promise<T> {
     // Loaded here, not at startup: `noetl help` needs no HTTP client.
     const { request } = await import('undici');
     let response: Awaited<ReturnType<typeof request>>;

@@ -26,6 +26,36 @@ describe('plan', () => {
     expect(h.types().at(-1)).toBe(EventType.ExecutionCompleted);
   });
 
+  it('starts a rerun at its from_step, with the copied results and ctx in scope', () => {
+    const routed = workflow(`
+  - step: start
+    next: [fetch]
+  - step: fetch
+    tool: { kind: http, url: "http://api/items" }
+    next: [route]
+  - step: route
+    next:
+      - { step: end, when: "{{ fetch.data[0] == 1 and seen }}" }
+      - { step: other }
+  - step: end
+    tool: { kind: noop }
+  - step: other
+    tool: { kind: noop }
+`);
+    const h = new PlannerHarness(routed, {
+      rerun: {
+        rerun_of: { execution_id: '6000', from_step: 'route', as_of_event_id: '99', as_of_position: 9 },
+        seed: { results: { fetch: { value: { status_code: 200, data: [1] } } }, ctx: { seen: true } },
+      },
+    }).start();
+    expect(h.trace()).toEqual(['enter route', 'exit route', 'enter end']);
+    expect(h.state.results.fetch).toEqual({ value: { status_code: 200, data: [1] } });
+    expect(h.state.ctx).toEqual({ seen: true });
+    expect(h.state.rerunOf).toEqual({ executionId: '6000', fromStep: 'route', asOfEventId: '99', asOfPosition: 9 });
+    h.complete('end', { done: true });
+    expect(h.state.status).toBe('COMPLETED');
+  });
+
   it('gives every decision the idempotency key plan:<event_id>:<n> and the trigger as causation', () => {
     const h = new PlannerHarness(linear).start();
     const trigger = h.events[0]!;

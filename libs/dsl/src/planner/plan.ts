@@ -72,7 +72,8 @@ function planFolding(playbook: Playbook, fold: TentativeFold, event: LedgerEvent
 function planTrigger(ctx: PlanContext, event: LedgerEvent): void {
   switch (event.event_type) {
     case EventType.ExecutionStarted:
-      enterStep(ctx, ctx.playbook.executor.entryStep, []);
+      // A rerun from a step enters that step, with the original's results before it in the state.
+      enterStep(ctx, event.payload.rerun_of?.from_step ?? ctx.playbook.executor.entryStep, []);
       break;
     case EventType.CommandCompleted:
       onCommandCompleted(ctx, event);

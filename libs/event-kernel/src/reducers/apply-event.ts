@@ -1,5 +1,6 @@
 import type { LedgerEvent } from '../envelope';
 import { EventType } from '../event-types';
+import type { RerunOrigin } from '../event-payloads';
 import type { CommandState, ExecutionState, LoopState, ShardState, StepRun } from './execution-state';
 import { liveWork, noteLive } from './live-work';
 import { setPath } from './set-path';
@@ -47,8 +48,8 @@ function startState(event: Extract<LedgerEvent, { event_type: typeof EventType.E
     parentCommandId: p.parent_command_id ?? null,
     status: 'RUNNING',
     workload: p.workload,
-    ctx: structuredClone(p.workload),
-    results: {},
+    ctx: structuredClone(p.seed?.ctx ?? p.workload),
+    results: p.seed ? structuredClone(p.seed.results) : {},
     runs: {},
     steps: {},
     pending: {},
@@ -56,9 +57,19 @@ function startState(event: Extract<LedgerEvent, { event_type: typeof EventType.E
     timers: {},
     loops: {},
     lastCompletedStep: null,
+    ...(p.rerun_of ? { rerunOf: rerunOf(p.rerun_of) } : {}),
     startedAt: event.event_time,
     lastEventId: event.event_id,
     eventCount: 1,
+  };
+}
+
+function rerunOf(origin: RerunOrigin): NonNullable<ExecutionState['rerunOf']> {
+  return {
+    executionId: origin.execution_id,
+    ...(origin.from_step !== undefined ? { fromStep: origin.from_step } : {}),
+    ...(origin.as_of_event_id !== undefined ? { asOfEventId: origin.as_of_event_id } : {}),
+    ...(origin.as_of_position !== undefined ? { asOfPosition: origin.as_of_position } : {}),
   };
 }
 

@@ -175,6 +175,8 @@ export interface ExecutionState {
   lastCompletedStep: string | null;
   /** Signals received and not yet consumed, by name, oldest first (absent until the first signal). */
   signals?: Record<string, PendingSignal[]>;
+  /** The execution this one re-runs, and from where (absent for any other start). */
+  rerunOf?: { executionId: string; fromStep?: string; asOfEventId?: string; asOfPosition?: number };
   /** The schedule and fire time that started the execution (absent when something else did). */
   schedule?: { scheduleId: string; fireTime: string; manual?: boolean };
   result?: Json;

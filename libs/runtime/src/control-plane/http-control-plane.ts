@@ -50,6 +50,7 @@ const RUNTIME_ERROR_CODES: Record<RuntimeErrorCode, true> = {
   invalid_payload: true,
   invalid_request: true,
   already_terminal: true,
+  execution_running: true,
   already_claimed: true,
   lease_lost: true,
   tool_not_allowed: true,

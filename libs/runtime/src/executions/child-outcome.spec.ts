@@ -16,6 +16,8 @@ function detail(overrides: Partial<ExecutionDetail>): ExecutionDetail {
     steps: [],
     loops: [],
     schedule: null,
+    rerun_of: null,
+    reruns: [],
     ...overrides,
   };
 }

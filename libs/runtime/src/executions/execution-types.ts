@@ -6,6 +6,14 @@ export interface StartExecutionRequest extends PlaybookRef {
   payload?: JsonObject;
 }
 
+/** POST /api/executions/{id}/rerun. */
+export interface RerunRequest {
+  /** The step to run from; the original's results of the steps before it are copied. Absent: from the start. */
+  from_step?: string;
+  /** Deep-merged over the original's workload (and its ctx, from a step). */
+  payload?: JsonObject;
+}
+
 export interface StartedExecution {
   execution_id: string;
   status: ExecutionStatus;
@@ -28,6 +36,10 @@ export interface ExecutionDetail {
   loops: LoopView[];
   /** The schedule and fire time that started it; null when something else did. */
   schedule: { schedule_id: string; fire_time: string; manual: boolean } | null;
+  /** The execution this one re-runs, the step it ran from (null: the start) and the original's last event it copied; null when it is no rerun. */
+  rerun_of: { execution_id: string; from_step: string | null; as_of_event_id: string | null } | null;
+  /** The executions that re-run this one, oldest first. */
+  reruns: string[];
 }
 
 export const STEP_VIEW_STATUSES = ['PENDING', 'RUNNING', 'WAITING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;

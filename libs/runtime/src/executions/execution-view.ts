@@ -1,8 +1,8 @@
 import type { ExecutionState, Json, LedgerEvent, StepSummary } from '@noetl/event-kernel';
 import type { EventView, ExecutionDetail, LoopView, StepView } from './execution-types';
 
-/** GET /api/executions/{id}: the folded state in the shape of DESIGN.md s6. */
-export function executionDetail(state: ExecutionState, result: Json | null): ExecutionDetail {
+/** GET /api/executions/{id}: the folded state in the shape of DESIGN.md s6; `reruns` from the execution rows that name it. */
+export function executionDetail(state: ExecutionState, result: Json | null, reruns: string[]): ExecutionDetail {
   return {
     execution_id: state.executionId,
     parent_execution_id: state.parentExecutionId,
@@ -35,6 +35,10 @@ export function executionDetail(state: ExecutionState, result: Json | null): Exe
       }),
     ),
     schedule: state.schedule ? { schedule_id: state.schedule.scheduleId, fire_time: state.schedule.fireTime, manual: state.schedule.manual === true } : null,
+    rerun_of: state.rerunOf
+      ? { execution_id: state.rerunOf.executionId, from_step: state.rerunOf.fromStep ?? null, as_of_event_id: state.rerunOf.asOfEventId ?? null }
+      : null,
+    reruns,
   };
 }
 

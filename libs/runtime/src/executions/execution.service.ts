@@ -12,6 +12,7 @@ import type { ExecutionStates } from '../state/execution-states';
 import type { PayloadCache } from '../state/payload-cache';
 import { deepMerge } from './deep-merge';
 import { eventView, executionDetail } from './execution-view';
+import { rerunSource, type RerunSource } from './rerun-source';
 import type {
   CancelRequest,
   DeliveredSignal,
@@ -23,6 +24,7 @@ import type {
   ExecutionCounts,
   ExecutionFilter,
   ListExecutionsQuery,
+  RerunRequest,
   StartExecutionRequest,
   StartedExecution,
 } from './execution-types';
@@ -44,10 +46,11 @@ export interface ScheduleFire {
   manual?: boolean;
 }
 
-/** What started an execution besides a request: a parent's call, or a schedule's fire time. */
+/** What started an execution besides a request: a parent's call, a schedule's fire time, or a rerun of another. */
 export interface StartOrigin {
   parent?: ParentLink;
   schedule?: ScheduleFire;
+  rerun?: RerunSource;
 }
 
 /** An execution `startWithin` appended (or found, for a repeated idempotency key). */
@@ -89,12 +92,41 @@ export class ExecutionService {
    * schedulers. A child start is idempotent per parent command; `within`
    * runs in the same transaction when the execution is new.
    */
-  async start(request: StartExecutionRequest, parent?: ParentLink, within?: (q: Queryable) => Promise<void>): Promise<StartedExecution> {
+  start(request: StartExecutionRequest, parent?: ParentLink, within?: (q: Queryable) => Promise<void>): Promise<StartedExecution> {
+    return this.startInTransaction((q) => this.startWithin(q, request, parent ? { parent } : {}), within);
+  }
+
+  /**
+   * Starts a new execution that re-runs an ended one (Temporal's reset,
+   * DBOS's fork): the same playbook version, the original's workload with
+   * `payload` merged over it, and from `from_step` on, the original's step
+   * results and ctx from before that step (rerun-source.ts), all written in
+   * the new execution's `execution.started` so that its own ledger rebuilds
+   * it. It runs from `from_step` (else from the start) as any execution
+   * does. A running original is `execution_running`: cancel it first, so two
+   * runs never repeat the same side effects side by side.
+   */
+  async rerun(executionId: string, request: RerunRequest): Promise<StartedExecution> {
+    if (!ID.test(executionId)) throw notFound('execution', executionId);
+    return this.startInTransaction(async (q) => {
+      if (!(await this.executionRows.exists(q, this.ledger.scope, executionId))) throw notFound('execution', executionId);
+      // Under the original's stream lock, which a purge takes too: the copy reads its events all before a purge, or what one left.
+      await this.ledger.lockStream(q, executionId);
+      if (!(await this.ledger.hasEnded(q, executionId))) {
+        throw new RuntimeError('execution_running', `execution ${executionId} is still running; cancel it (or let it end) before re-running it`);
+      }
+      const rerun = await rerunSource(q, this.ledger, this.catalog, executionId, request.from_step);
+      return this.startWithin(q, { catalog_id: rerun.catalogId, ...(request.payload ? { payload: request.payload } : {}) }, { rerun });
+    });
+  }
+
+  /** Runs `startIn` in a transaction, with `within` and the new execution's first plan when it is new, then announces it. */
+  private async startInTransaction(startIn: (q: Queryable) => Promise<StartedWithin>, within?: (q: Queryable) => Promise<void>): Promise<StartedExecution> {
     let planned: PlannedPass | undefined;
     let started: StartedWithin;
     try {
       started = await this.db.transaction(async (q) => {
-        const result = await this.startWithin(q, request, parent ? { parent } : {});
+        const result = await startIn(q);
         if (result.created) {
           await within?.(q);
           planned = await this.planWithin?.(q, result.executionId);
@@ -115,8 +147,9 @@ export class ExecutionService {
   }
 
   /**
-   * Appends `execution.started` (workload = the playbook's deep-merged with
-   * the payload) and the execution row in the caller's transaction `q`, and
+   * Appends `execution.started` (workload = the playbook's, or a rerun's
+   * original's, deep-merged with the payload; a rerun's copied state) and
+   * the execution row in the caller's transaction `q`, and
    * `schedule.fired` right after it for a schedule's fire time. Its
    * idempotency key (`child-of:<key>`, `schedule:<id>:<fire time>`) makes a
    * repeated start return the first execution, `created: false`. The caller
@@ -127,10 +160,10 @@ export class ExecutionService {
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
       throw new RuntimeError('invalid_payload', 'payload must be a JSON object (it is merged over the playbook workload)');
     }
-    const { parent, schedule } = origin;
+    const { parent, schedule, rerun } = origin;
     const { entry, playbook } = await this.catalog.resolve(request, q);
     const executionId = this.ledger.ids.next();
-    const workload = deepMerge(playbook.workload, payload as JsonObject);
+    const workload = deepMerge(rerun?.workload ?? playbook.workload, payload as JsonObject);
     const [result] = await this.ledger.append(q, [
       {
         type: EventType.ExecutionStarted,
@@ -144,6 +177,8 @@ export class ExecutionService {
           workload,
           ...(parent ? { parent_execution_id: parent.executionId } : {}),
           ...(parent?.commandId ? { parent_command_id: parent.commandId } : {}),
+          ...(rerun ? { rerun_of: rerun.origin } : {}),
+          ...(rerun?.seed ? { seed: { results: rerun.seed.results, ctx: deepMerge(rerun.seed.ctx, payload as JsonObject) } } : {}),
         },
       },
       ...(schedule
@@ -163,6 +198,7 @@ export class ExecutionService {
       executionId,
       parentExecutionId: parent?.executionId ?? null,
       parentCommandId: parent?.commandId ?? null,
+      ...(rerun ? { rerunOf: rerun.origin.execution_id } : {}),
       catalogId: entry.catalog_id,
       path: entry.path,
       version: entry.version,
@@ -213,7 +249,7 @@ export class ExecutionService {
     const state = await this.projected.read(this.db, executionId);
     if (!state) throw notFound('execution', executionId);
     const result: Json | null = state.resultRef ? await this.payloads.get(state.resultRef) : (state.result ?? null);
-    return executionDetail(state, result);
+    return executionDetail(state, result, await this.executionRows.reruns(this.db, this.ledger.scope, executionId));
   }
 
   /** The latest result of a step (resolved from the payload store when stored by reference); undefined when it has none. */

@@ -10,6 +10,8 @@ export interface StartedExecutionRow {
   executionId: string;
   parentExecutionId: string | null;
   parentCommandId: string | null;
+  /** The execution this one re-runs (its `execution.started` says so too). */
+  rerunOf?: string;
   catalogId: string;
   path: string;
   version: number;
@@ -77,8 +79,8 @@ const SAVE_CURSOR_SQL = prepared(`
 export class ExecutionRepository {
   async insert(q: Queryable, scope: TenantScope, row: StartedExecutionRow): Promise<void> {
     await q.query(
-      `INSERT INTO noetl.execution (execution_id, tenant_id, organization_id, parent_execution_id, parent_command_id, catalog_id, path, version, status, workload, started_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'RUNNING', $9::jsonb, $10) ON CONFLICT (execution_id) DO NOTHING`,
+      `INSERT INTO noetl.execution (execution_id, tenant_id, organization_id, parent_execution_id, parent_command_id, catalog_id, path, version, status, workload, started_at, rerun_of_execution_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'RUNNING', $9::jsonb, $10, $11) ON CONFLICT (execution_id) DO NOTHING`,
       [
         row.executionId,
         scope.tenantId,
@@ -90,8 +92,18 @@ export class ExecutionRepository {
         row.version,
         JSON.stringify(row.workload),
         row.startedAt,
+        row.rerunOf ?? null,
       ],
     );
+  }
+
+  /** The executions that re-run `executionId`, oldest first (by idx_execution_rerun_of). */
+  async reruns(q: Queryable, scope: TenantScope, executionId: string): Promise<string[]> {
+    const rows = await q.query<{ execution_id: string }>(
+      `SELECT execution_id FROM noetl.execution WHERE rerun_of_execution_id = $1::bigint AND ${IN_SCOPE} ORDER BY execution_id`,
+      [executionId, scope.tenantId, scope.organizationId],
+    );
+    return rows.map((row) => String(row.execution_id));
   }
 
   async exists(q: Queryable, scope: TenantScope, executionId: string): Promise<boolean> {

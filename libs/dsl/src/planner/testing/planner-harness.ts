@@ -43,6 +43,8 @@ export interface HarnessOptions {
   random?: () => number;
   start?: Date;
   parentExecutionId?: string;
+  /** Start as a rerun: its origin and the state it copies (`execution.started`'s `rerun_of` and `seed`). */
+  rerun?: Pick<EventPayloads['execution.started'], 'rerun_of' | 'seed'>;
 }
 
 /**
@@ -96,6 +98,7 @@ export class PlannerHarness {
         catalog_id: '1',
         workload,
         ...(this.options.parentExecutionId ? { parent_execution_id: this.options.parentExecutionId } : {}),
+        ...this.options.rerun,
       },
     });
     return this;
