@@ -1,6 +1,9 @@
 import { EventType } from '@noetl/event-kernel';
 import { startTestEngine, type TestEngine } from '../../../../test/support/test-engine';
 
+// Each test starts an engine and runs a few executions: past jest's 5 s when the machine is busy.
+jest.setTimeout(30_000);
+
 const CHAIN = `
 apiVersion: noetl.io/v2
 kind: Playbook
