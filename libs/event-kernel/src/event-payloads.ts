@@ -20,6 +20,16 @@ export interface ValueOrRef {
   ref?: PayloadRef;
 }
 
+/**
+ * A line user code printed (python's print, javascript's console), as a
+ * command's terminal event keeps the last of them (the worker's tail),
+ * scrubbed of the run's secrets: what `noetl logs` shows.
+ */
+export interface EventOutputLine {
+  stream: 'stdout' | 'stderr';
+  text: string;
+}
+
 /** One task run of a command (a pipeline has several), as its terminal event lists it. */
 export interface EventCall {
   task: string;
@@ -140,8 +150,8 @@ export interface EventPayloads {
    * pages folded), in its own event. Ledgers written before list them as
    * `call.done` / `call.error` events ahead of it; neither changes the fold.
    */
-  [EventType.CommandCompleted]: { result?: Json; result_ref?: PayloadRef; ctx?: JsonObject; duration_ms?: number; calls?: EventCall[] };
-  [EventType.CommandFailed]: { error: EventError; ctx?: JsonObject; duration_ms?: number; calls?: EventCall[] };
+  [EventType.CommandCompleted]: { result?: Json; result_ref?: PayloadRef; ctx?: JsonObject; duration_ms?: number; calls?: EventCall[]; output?: EventOutputLine[] };
+  [EventType.CommandFailed]: { error: EventError; ctx?: JsonObject; duration_ms?: number; calls?: EventCall[]; output?: EventOutputLine[] };
   /**
    * `worker_lost`: the reaper found the lease run out while the command ran,
    * with no report: its worker died (a crash, an OOM kill, a step that took

@@ -23,6 +23,7 @@ export * from './workers/worker-directory';
 export * from './bus/offers';
 export * from './scheduler/scheduler';
 export * from './worker/worker';
+export { OUTPUT_TAIL_LINES } from './worker/output-tail';
 export * from './projection/projector';
 export * from './projection/replay';
 export * from './projection/ledger-verification';

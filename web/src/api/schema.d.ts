@@ -1313,6 +1313,11 @@ export interface components {
             status: "ok" | "error";
             error?: components["schemas"]["EventErrorDto"];
         };
+        OutputLineDto: {
+            /** @enum {string} */
+            stream: "stdout" | "stderr";
+            text: string;
+        };
         CompleteDto: {
             /** @description The worker that holds the lease */
             worker_id: string;
@@ -1324,6 +1329,8 @@ export interface components {
             };
             calls?: components["schemas"]["CallReportDto"][];
             duration_ms?: number;
+            /** @description The last lines user code printed (scrubbed of secrets at the worker) */
+            output?: components["schemas"]["OutputLineDto"][];
             /** @description The tool result: any JSON value (a large one goes to the payload store) */
             result?: Record<string, never>;
         };
@@ -1346,6 +1353,8 @@ export interface components {
             };
             calls?: components["schemas"]["CallReportDto"][];
             duration_ms?: number;
+            /** @description The last lines user code printed (scrubbed of secrets at the worker) */
+            output?: components["schemas"]["OutputLineDto"][];
             error: components["schemas"]["EventErrorDto"];
         };
         PartialDto: {

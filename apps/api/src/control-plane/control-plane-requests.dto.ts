@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import type { EventCall, EventError, Json, JsonObject } from '@noetl/event-kernel';
+import type { EventCall, EventError, EventOutputLine, Json, JsonObject } from '@noetl/event-kernel';
+import { OUTPUT_TAIL_LINES } from '@noetl/runtime';
 import type {
   ClaimRequest,
   CompleteRequest,
@@ -153,13 +154,32 @@ export class WorkerReportDto extends HolderDto {
   calls?: CallReportDto[];
 }
 
-/** What complete and fail share: a worker report and the run time. */
+export class OutputLineDto implements EventOutputLine {
+  @ApiProperty({ enum: ['stdout', 'stderr'] })
+  @IsIn(['stdout', 'stderr'])
+  stream!: 'stdout' | 'stderr';
+
+  @ApiProperty({ maxLength: 4096 })
+  @IsString()
+  @MaxLength(4096)
+  text!: string;
+}
+
+/** What complete and fail share: a worker report, the run time and what user code printed last. */
 class CommandReportDto extends WorkerReportDto {
   @ApiPropertyOptional({ minimum: 0 })
   @IsOptional()
   @IsNumber()
   @Min(0)
   duration_ms?: number;
+
+  @ApiPropertyOptional({ type: [OutputLineDto], description: 'The last lines user code printed (scrubbed of secrets at the worker)' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(OUTPUT_TAIL_LINES + 1)
+  @ValidateNested({ each: true })
+  @Type(() => OutputLineDto)
+  output?: OutputLineDto[];
 }
 
 export class CompleteDto extends CommandReportDto implements CompleteRequest {

@@ -119,6 +119,18 @@ describe('noetl list commands, logs and output formats against a running server'
     expect(logs.stdout[0]).toMatch(new RegExp(`^\\d{4}-\\S+ \\d+ execution\\.started$`));
     expect(logs.stdout.at(-1)).toMatch(/ execution\.completed status=COMPLETED$/);
 
+    // What user code printed, under its command's terminal event.
+    await client.register(
+      'apiVersion: noetl.io/v2\nkind: Playbook\nmetadata: {name: printing, path: tests/printing}\nworkflow:\n' +
+        '  - step: talk\n    tool: {kind: javascript, code: "console.log(\'first line\'); console.error(\'to stderr\'); return {ok: true}"}\n',
+    );
+    const printing = (await client.execute({ path: 'tests/printing' })).execution_id;
+    expect(await showStatus(printing, client, { watch: true }, captureOutput())).toBe(0);
+    const printed = captureOutput();
+    await printLogs(printing, client, {}, printed);
+    const at = printed.stdout.findIndex((line) => / command\.completed/.test(line));
+    expect(printed.stdout.slice(at + 1, at + 3)).toEqual(['    stdout| first line', '    stderr| to stderr']);
+
     const { execution_id: id } = await client.execute({ path: 'examples/approval', payload: { patience: 60 } });
     const followed = captureOutput();
     const following = printLogs(id, client, { follow: true, intervalMs: 50 }, followed);

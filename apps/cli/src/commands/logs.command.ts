@@ -15,14 +15,15 @@ export interface LogsOptions {
 
 /**
  * `noetl logs <id>`: the execution's events as lines, each with the error
- * message it carries; with --follow, new ones as they come until it ends.
+ * message it carries and what its user code printed last; with --follow,
+ * new ones as they come until it ends.
  */
 export async function printLogs(id: string, client: ServerClient, options: LogsOptions, output: CliOutput): Promise<void> {
   let after: string | undefined;
   let ended = false;
   for (;;) {
     const page = await client.events(id, { after, limit: 1000 });
-    for (const event of page.events) output.out(logLine(event));
+    for (const event of page.events) for (const line of logLines(event)) output.out(line);
     after = page.events.at(-1)?.event_id ?? after;
     if (page.next_after !== null) continue;
     // Once it has ended, one more read takes the events appended before its status changed.
@@ -32,9 +33,18 @@ export async function printLogs(id: string, client: ServerClient, options: LogsO
   }
 }
 
-function logLine(event: EventView): string {
+/** The event's line, then the lines its command's user code printed last (kept in its terminal event), indented, by stream. */
+function logLines(event: EventView): string[] {
   const message = errorMessage(event.payload);
-  return message === undefined ? formatEvent(event) : `${formatEvent(event)} error=${JSON.stringify(message)}`;
+  const line = message === undefined ? formatEvent(event) : `${formatEvent(event)} error=${JSON.stringify(message)}`;
+  return [line, ...printedLines(event.payload).map(({ stream, text }) => `    ${stream}| ${text}`)];
+}
+
+function printedLines(payload: EventView['payload']): { stream: string; text: string }[] {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || !Array.isArray(payload.output)) return [];
+  return payload.output.flatMap((line) =>
+    typeof line === 'object' && line !== null && !Array.isArray(line) && typeof line.stream === 'string' && typeof line.text === 'string' ? [{ stream: line.stream, text: line.text }] : [],
+  );
 }
 
 function errorMessage(payload: EventView['payload']): string | undefined {

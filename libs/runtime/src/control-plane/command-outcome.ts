@@ -1,10 +1,10 @@
-import { EventType, type EventCall, type EventDraft, type EventError, type EventTypeName, type Json, type JsonObject, type PayloadRef } from '@noetl/event-kernel';
+import { EventType, type EventCall, type EventDraft, type EventError, type EventOutputLine, type EventTypeName, type Json, type JsonObject, type PayloadRef } from '@noetl/event-kernel';
 import { putJson, type PayloadStore, type TenantScope } from '@noetl/storage';
 import type { CommandRow } from '@noetl/storage';
 
 export type CommandOutcome =
-  | { status: 'COMPLETED'; result?: Json; ctx?: JsonObject; calls?: EventCall[]; durationMs?: number }
-  | { status: 'FAILED'; error: EventError; ctx?: JsonObject; calls?: EventCall[]; durationMs?: number };
+  | { status: 'COMPLETED'; result?: Json; ctx?: JsonObject; calls?: EventCall[]; durationMs?: number; output?: EventOutputLine[] }
+  | { status: 'FAILED'; error: EventError; ctx?: JsonObject; calls?: EventCall[]; durationMs?: number; output?: EventOutputLine[] };
 
 /** Where a command's events belong: its execution, step and id, and a fan-out shard's loop. */
 export function commandWhere(command: CommandRow): { executionId: string; step: string; commandId: string; loopId?: string } {
@@ -59,6 +59,7 @@ export function terminalDraft(command: CommandRow, outcome: CommandOutcome, stor
     ...(outcome.ctx && Object.keys(outcome.ctx).length > 0 ? { ctx: outcome.ctx } : {}),
     ...(outcome.durationMs !== undefined ? { duration_ms: outcome.durationMs } : {}),
     ...(outcome.calls && outcome.calls.length > 0 ? { calls: [...outcome.calls] } : {}),
+    ...(outcome.output && outcome.output.length > 0 ? { output: [...outcome.output] } : {}),
   };
   if (outcome.status === 'FAILED') {
     return { ...base, type: EventType.CommandFailed, status: 'FAILED', payload: { error: outcome.error, ...common } };

@@ -1,5 +1,5 @@
 import type { ResultViews } from '@noetl/dsl';
-import type { EventCall, EventError, Json, JsonObject } from '@noetl/event-kernel';
+import type { EventCall, EventError, EventOutputLine, Json, JsonObject } from '@noetl/event-kernel';
 import type { WorkerReport } from '@noetl/storage';
 import type { Holder } from './lease-token';
 
@@ -227,6 +227,8 @@ export interface CompleteRequest extends Holder {
   ctx?: JsonObject;
   calls?: EventCall[];
   duration_ms?: number;
+  /** The last lines user code printed (the worker's OutputTail). */
+  output?: EventOutputLine[];
 }
 
 export interface FailRequest extends Holder {
@@ -234,6 +236,7 @@ export interface FailRequest extends Holder {
   ctx?: JsonObject;
   calls?: EventCall[];
   duration_ms?: number;
+  output?: EventOutputLine[];
 }
 
 export interface StartChildRequest extends Holder {

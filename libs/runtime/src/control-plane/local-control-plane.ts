@@ -196,6 +196,7 @@ export class LocalControlPlane implements ControlPlane {
       ...(request.ctx ? { ctx: request.ctx } : {}),
       ...(request.calls ? { calls: request.calls } : {}),
       ...(request.duration_ms !== undefined ? { durationMs: request.duration_ms } : {}),
+      ...(request.output ? { output: request.output } : {}),
     });
   }
 
@@ -206,6 +207,7 @@ export class LocalControlPlane implements ControlPlane {
       ...(request.ctx ? { ctx: request.ctx } : {}),
       ...(request.calls ? { calls: request.calls } : {}),
       ...(request.duration_ms !== undefined ? { durationMs: request.duration_ms } : {}),
+      ...(request.output ? { output: request.output } : {}),
     });
   }
 

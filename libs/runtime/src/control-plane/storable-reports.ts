@@ -13,7 +13,10 @@ import type { CommitFrameRequest, FrameRowReport } from './control-plane';
 export function storableOutcome(outcome: CommandOutcome): CommandOutcome {
   if (outcome.status === 'FAILED') return escapeNul(outcome);
   const at = nulPath(outcome.result ?? null, 'result') ?? nulPath(outcome.ctx ?? {}, 'ctx');
-  const calls = outcome.calls ? { calls: escapeNul(outcome.calls) } : {};
+  const calls = {
+    ...(outcome.calls ? { calls: escapeNul(outcome.calls) } : {}),
+    ...(outcome.output ? { output: escapeNul(outcome.output) } : {}),
+  };
   if (at === undefined) return { ...outcome, ...calls };
   const { result: _result, ctx: _ctx, ...rest } = outcome;
   return { ...rest, ...calls, status: 'FAILED', error: unstorable(at) };

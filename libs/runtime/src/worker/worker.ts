@@ -14,6 +14,7 @@ import { eventErrorOf } from './call-errors';
 import { renderChildCall, runCommand, workerRun, type WorkerRun } from './command-runner';
 import { runClaimedFrame } from './frame-runner';
 import { retryableLookup } from './credential-lookup';
+import { OutputTail } from './output-tail';
 import { keepLease } from './keep-lease';
 import { runNestedChild } from './nested-child';
 import { runShard } from './shard-runner';
@@ -336,11 +337,14 @@ export class Worker {
         }, ALONE_MS)
       : undefined;
     aloneFor?.unref();
+    // What user code prints goes to the debug log, and its last lines into the report (`noetl logs`).
+    const printed = new OutputTail();
     try {
       const run = this.interpreterFor(
         controlPlane,
         { executionId: command.execution_id, step: command.step, scope: command.scope, holder: { kind: 'command', id: commandId }, leaseToken: command.lease_token, attempt: command.attempt },
         retryableLookup(async (name) => (await controlPlane.resolveCredential(commandId, { ...holder, name })).data),
+        printed,
       );
       // A fan-out shard runs its body like a loop row: a playbook call there is a nested child the worker waits for.
       if (command.kind === 'playbook' && !command.shard) {
@@ -355,8 +359,8 @@ export class Worker {
       metrics.stepDuration.observe({ kind: command.kind }, (report.request.duration_ms ?? 0) / 1000);
       const send = (): Promise<void> =>
         report.status === 'COMPLETED'
-          ? controlPlane.complete(commandId, { ...holder, ...report.request })
-          : controlPlane.fail(commandId, { ...holder, ...report.request });
+          ? controlPlane.complete(commandId, { ...holder, ...report.request, ...printed.report() })
+          : controlPlane.fail(commandId, { ...holder, ...report.request, ...printed.report() });
       await metrics.span('report', () => this.reportRun(commandId, () => this.deliver(send, leaseMs, log, 'report')));
     } finally {
       clearInterval(heartbeat);
@@ -440,7 +444,12 @@ export class Worker {
   }
 
   /** The interpreter for one run of a command or frame; `playbook` calls in it start children keyed by attempt and order. */
-  private interpreterFor(controlPlane: ControlPlane, run: HeldRun, resolveCredential: (name: string) => Promise<Record<string, unknown>>): WorkerRun {
+  private interpreterFor(
+    controlPlane: ControlPlane,
+    run: HeldRun,
+    resolveCredential: (name: string) => Promise<Record<string, unknown>>,
+    printed?: OutputTail,
+  ): WorkerRun {
     const { executionId, step, scope, holder, leaseToken, attempt } = run;
     const log = this.options.logger.child({ execution_id: executionId, step });
     let children = 0;
@@ -450,7 +459,10 @@ export class Worker {
         engine: this.options.engine,
         pythonEnabled: this.options.pythonEnabled,
         resolveCredential,
-        onOutput: (stream, text) => log.debug({ stream }, text),
+        onOutput: (stream, text) => {
+          log.debug({ stream }, text);
+          printed?.push(stream, text);
+        },
         runChild: (config, signal) =>
           runNestedChild(controlPlane, { worker_id: this.workerId, lease_token: leaseToken, holder, key: `${attempt}:${children++}` }, config, signal),
         // Only a step's own command streams; a frame's rows commit as one unit.
