@@ -54,8 +54,12 @@ export interface LoopSpec {
   /** Bound as `iter.<iterator>` and as bare `<iterator>`. */
   iterator: string;
   mode: 'sequential' | 'parallel' | 'cursor';
-  /** An integer, or a template rendered to a positive integer when the loop starts. */
-  maxInFlight: number | string;
+  /**
+   * An integer, or a template rendered to a positive integer when the loop
+   * starts. Absent: a fan-out's every item at once, a parallel loop's
+   * DEFAULT_PARALLEL_MAX_IN_FLIGHT frames, else one.
+   */
+  maxInFlight?: number | string;
   /** `loop_mode: fanout`: one independent command per item (DSL.md s4.2). */
   fanout: boolean;
   maxShardRetries: number;

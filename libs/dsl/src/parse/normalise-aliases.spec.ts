@@ -155,20 +155,19 @@ describe('every accepted spelling normalises to the canonical model', () => {
       expectSameSteps(`- step: s\n  loop:\n    ${loop}\n  tool: {kind: noop}`, canonical);
     });
 
-    it('defaults: sequential, one in flight, no fan-out, the default frame', () => {
+    it('defaults: sequential, max_in_flight left to the planner (it knows the size), no fan-out, the default frame', () => {
       const [step] = stepsOf(`- step: s\n  loop: {in: [1, 2], iterator: n}\n  tool: {kind: noop}`);
       expect(step?.loop).toEqual({
         source: { kind: 'collection', in: [1, 2] },
         iterator: 'n',
         mode: 'sequential',
-        maxInFlight: 1,
         fanout: false,
         maxShardRetries: 2,
         frame: DEFAULT_FRAME_POLICY,
       });
     });
 
-    it('a parallel loop without max_in_flight gets the default concurrency; a template is kept', () => {
+    it('a parallel loop without max_in_flight leaves it absent (the planner gives the default); a template is kept', () => {
       const [a, b] = stepsOf(`
         - step: a
           loop: {in: [1], iterator: n, mode: parallel}
@@ -177,7 +176,7 @@ describe('every accepted spelling normalises to the canonical model', () => {
         - step: b
           loop: {in: [1], iterator: n, spec: {mode: parallel, max_in_flight: "{{ workers }}"}}
           tool: {kind: noop}`);
-      expect(a?.loop?.maxInFlight).toBe(10);
+      expect(a?.loop?.maxInFlight).toBeUndefined();
       expect(b?.loop?.maxInFlight).toBe('{{ workers }}');
     });
 

@@ -40,7 +40,7 @@ export function normaliseLoop(raw: unknown, path: string, ctx: ParseContext): Lo
     source: source ?? { kind: 'collection', in: [] },
     iterator: iterator ?? '',
     mode,
-    maxInFlight: maxInFlight(raw, spec, mode, path, ctx),
+    ...optionalMaxInFlight(raw, spec, path, ctx),
     fanout: fanout(spec, specPath, ctx),
     maxShardRetries: maxShardRetries(spec, specPath, ctx),
     frame: normaliseFrame(spec.frame, keyPath(specPath, 'frame'), ctx),
@@ -146,18 +146,19 @@ function loopMode(raw: RawMap, spec: RawMap, source: LoopSource | undefined, pat
   return result;
 }
 
-function maxInFlight(raw: RawMap, spec: RawMap, mode: LoopSpec['mode'], path: string, ctx: ParseContext): number | string {
+/** `max_in_flight` (or `concurrency`) as given; absent when it is not (the planner's default depends on the loop's size). */
+function optionalMaxInFlight(raw: RawMap, spec: RawMap, path: string, ctx: ParseContext): Pick<LoopSpec, 'maxInFlight'> {
   const fromSpec = pickAlias(spec, ['max_in_flight', 'concurrency'], keyPath(path, 'spec'), ctx);
   const fromLoop = pickAlias(raw, ['max_in_flight', 'concurrency'], path, ctx);
   if (fromSpec && fromLoop) ctx.problems.add(keyPath(path, fromLoop.key), `"${fromLoop.key}" is also given as "spec.${fromSpec.key}"; give it once`, 'key');
   const picked = fromSpec ? { ...fromSpec, path: keyPath(path, `spec.${fromSpec.key}`) } : fromLoop && { ...fromLoop, path: keyPath(path, fromLoop.key) };
-  if (!picked || picked.value === null) return mode === 'parallel' ? DEFAULT_PARALLEL_MAX_IN_FLIGHT : 1;
+  if (!picked || picked.value === null) return {};
   const value = picked.value;
-  if (isPositiveInt(value)) return value;
-  if (typeof value === 'string' && /^\s*\d+\s*$/.test(value) && Number(value) > 0) return Number(value);
-  if (typeof value === 'string' && isTemplate(value)) return value;
+  if (isPositiveInt(value)) return { maxInFlight: value };
+  if (typeof value === 'string' && /^\s*\d+\s*$/.test(value) && Number(value) > 0) return { maxInFlight: Number(value) };
+  if (typeof value === 'string' && isTemplate(value)) return { maxInFlight: value };
   ctx.problems.add(picked.path, `"${picked.key}" must be a positive integer or a template, not ${JSON.stringify(value)}`);
-  return 1;
+  return {};
 }
 
 function fanout(spec: RawMap, specPath: string, ctx: ParseContext): boolean {

@@ -44,6 +44,33 @@ describe('fan-out shards as independent commands (DSL.md s4.2)', () => {
     expect(loop.shards).toEqual(Object.fromEntries(issued.map((e) => [e.payload.iteration, { commandId: e.payload.command_id, status: 'RUNNING' }])));
   });
 
+  it('keeps at most max_in_flight shards issued and not ended: each end, but a retry, issues the next item', () => {
+    const h = fanout(5, ', max_in_flight: 2, fanout: { max_shard_retries: 1 }');
+    const open = () => Object.values(h.loop('shards').shards ?? {}).filter((shard) => shard.status === 'RUNNING' || shard.status === 'RETRYING').length;
+    const issuedItems = () => h.ofType(EventType.CommandIssued).filter((e) => e.payload.step === 'shards').map((e) => e.payload.iteration);
+    expect(h.ofType(EventType.LoopStarted)[0]?.payload.max_in_flight).toBe(2);
+    expect(issuedItems()).toEqual([0, 1]);
+    h.endShard('shards', 0, 0);
+    expect(issuedItems()).toEqual([0, 1, 2]);
+    // A failed run with a retry left takes the same place again.
+    h.endShard('shards', 1, { error: boom });
+    expect(issuedItems()).toEqual([0, 1, 2, 1]);
+    expect(open()).toBe(2);
+    for (const index of [1, 2, 3]) {
+      h.endShard('shards', index, index * 2);
+      expect(open()).toBeLessThanOrEqual(2);
+    }
+    h.endShard('shards', 4, 8);
+    expect(issuedItems()).toEqual([0, 1, 2, 1, 3, 4]);
+    expect(h.ofType(EventType.LoopDone)[0]?.payload).toMatchObject({ status: 'complete', total: 5, results: [0, 2, 4, 6, 8] });
+  });
+
+  it('issues every item at once when the playbook sets no max_in_flight', () => {
+    const h = fanout(7);
+    expect(h.ofType(EventType.LoopStarted)[0]?.payload.max_in_flight).toBe(7);
+    expect(h.ofType(EventType.CommandIssued)).toHaveLength(7);
+  });
+
   it('completes 100 shards when 2 fail twice and then succeed: re-issued as new commands, fan-in fires once, complete', () => {
     const h = fanout(100);
     const flaky = new Set([17, 63]);

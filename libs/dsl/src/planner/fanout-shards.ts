@@ -1,4 +1,4 @@
-import { EventType, type ExecutionState, type JsonObject, type LedgerEvent } from '@noetl/event-kernel';
+import { EventType, type ExecutionState, type JsonObject, type LedgerEvent, type LoopState } from '@noetl/event-kernel';
 import type { Step } from '../model';
 import { closeLoop, isLoopFinished } from './close-loop';
 import { commandKind } from './issue-command';
@@ -20,16 +20,26 @@ interface ShardWork {
 }
 
 /**
- * A fan-out loop (DSL.md s4.2) issues one independent command per item, all
- * at once, for any worker to claim: `command.issued` with the loop id and
- * the item's collection index (the worker reads the item from the loop's
- * collection when it claims). A shard runs at most 1 + max_shard_retries
- * times: `max_attempts` of its commands.
+ * A fan-out loop (DSL.md s4.2) issues one independent command per item, for
+ * any worker to claim: `command.issued` with the loop id and the item's
+ * collection index (the worker reads the item from the loop's collection
+ * when it claims). At most `maxInFlight` shards are issued and not yet
+ * ended (every item at once when the playbook sets no max_in_flight); each
+ * shard's end issues the next item. A shard runs at most 1 +
+ * max_shard_retries times: `max_attempts` of its commands.
  */
-export function issueShards(ctx: PlanContext, step: Step, runId: string, loopId: string, size: number): void {
+export function issueShards(ctx: PlanContext, step: Step, runId: string, loopId: string, size: number, maxInFlight: number): void {
   const work = shardWork(ctx, step, runId, loopId);
-  const maxAttempts = 1 + (step.loop?.maxShardRetries ?? 0);
-  for (let index = 0; index < size; index += 1) issueShard(ctx, work, index, 1, maxAttempts);
+  for (let index = 0; index < Math.min(size, maxInFlight); index += 1) issueShard(ctx, work, index, 1, maxAttemptsOf(step));
+}
+
+function maxAttemptsOf(step: Step): number {
+  return 1 + (step.loop?.maxShardRetries ?? 0);
+}
+
+/** Items of the loop no shard was issued for yet (the next is the lowest: items are issued in order). */
+function unissued(loop: LoopState): number {
+  return (loop.size ?? 0) - Object.keys(loop.shards ?? {}).length;
 }
 
 /** A fan-out shard's command ended: completed, failed, or its lease ran out. */
@@ -51,7 +61,7 @@ export function isQuietShardEnd(state: ExecutionState, event: LedgerEvent): bool
   const loopId = event.command_id === null ? undefined : state.commands[event.command_id]?.loopId;
   const loop = loopId === undefined ? undefined : state.loops[loopId];
   if (!loop || loop.status !== 'RUNNING') return true;
-  return Object.keys(event.payload.ctx ?? {}).length === 0 && !isLoopFinished(loop);
+  return Object.keys(event.payload.ctx ?? {}).length === 0 && !isLoopFinished(loop) && unissued(loop) === 0;
 }
 
 /**
@@ -72,6 +82,10 @@ export function onShardEnd(ctx: PlanContext, event: ShardEndEvent): void {
   }
   if (shard.status === 'RETRYING') {
     issueShard(ctx, shardWork(ctx, ctx.step(loop.step), loop.runId, loop.loopId), command.iteration, command.attempt + 1, command.maxAttempts);
+  } else if (unissued(loop) > 0) {
+    // This shard is done: its place goes to the next item (max_in_flight).
+    const step = ctx.step(loop.step);
+    issueShard(ctx, shardWork(ctx, step, loop.runId, loop.loopId), Object.keys(loop.shards ?? {}).length, 1, maxAttemptsOf(step));
   }
   const current = ctx.state.loops[loop.loopId];
   if (current && isLoopFinished(current)) closeLoop(ctx, loop.loopId);

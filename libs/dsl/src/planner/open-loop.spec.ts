@@ -1,4 +1,5 @@
 import { EventType } from '@noetl/event-kernel';
+import { DEFAULT_PARALLEL_MAX_IN_FLIGHT } from '../parse/normalise-loop';
 import { PlannerHarness, workflow } from './testing/planner-harness';
 
 const body = '{ kind: python, code: "result = 1" }';
@@ -61,6 +62,17 @@ describe('openLoop', () => {
     h.commitFrame('a', 0, [1]);
     h.commitFrame('a', 1, [2]);
     expect(h.ofType(EventType.LoopStarted)[1]?.payload).toMatchObject({ step: 'b', collection: ['p', 'q'] });
+  });
+
+  it('gives a loop without max_in_flight one frame at a time, a parallel one DEFAULT_PARALLEL_MAX_IN_FLIGHT', () => {
+    for (const [mode, expected] of [['sequential', 1], ['parallel', DEFAULT_PARALLEL_MAX_IN_FLIGHT]] as const) {
+      const h = new PlannerHarness(workflow(`
+  - step: process
+    loop: { in: [1, 2, 3], iterator: item, mode: ${mode} }
+    tool: ${body}
+`)).start();
+      expect({ mode, max_in_flight: h.ofType(EventType.LoopStarted)[0]?.payload.max_in_flight }).toEqual({ mode, max_in_flight: expected });
+    }
   });
 
   it('opens a cursor loop with no size and no frame count', () => {

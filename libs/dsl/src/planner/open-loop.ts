@@ -1,3 +1,4 @@
+import { DEFAULT_PARALLEL_MAX_IN_FLIGHT } from '../parse/normalise-loop';
 import { EventType, type Json } from '@noetl/event-kernel';
 import type { LoopSpec, Step } from '../model';
 import { toPlainJson } from '../scope';
@@ -25,7 +26,7 @@ export function openLoop(ctx: PlanContext, step: Step, runId: string): void {
   if (size !== null && limit !== undefined && size > limit) {
     throw new StepFailure({ kind: 'limit', message: `the loop of step ${step.name} has ${size} items; the limit is ${limit} (NOETL_MAX_LOOP_ITEMS)`, step: step.name });
   }
-  const maxInFlight = renderMaxInFlight(ctx, step, loop);
+  const maxInFlight = renderMaxInFlight(ctx, step, loop, size);
   const loopId = ctx.newId();
   const stageId = ctx.newId();
   const epoch = Object.values(ctx.state.loops).filter((l) => l.step === step.name).length + 1;
@@ -61,7 +62,7 @@ export function openLoop(ctx: PlanContext, step: Step, runId: string): void {
     },
   });
   if (size === 0) closeLoop(ctx, loopId);
-  else if (loop.fanout && size !== null) issueShards(ctx, step, runId, loopId, size);
+  else if (loop.fanout && size !== null) issueShards(ctx, step, runId, loopId, size, maxInFlight);
 }
 
 
@@ -87,7 +88,9 @@ function parseJsonList(text: string): Json[] | undefined {
   }
 }
 
-function renderMaxInFlight(ctx: PlanContext, step: Step, loop: LoopSpec): number {
+/** `max_in_flight` rendered; absent, a fan-out's every item (at least one), a parallel loop's default, else one. */
+function renderMaxInFlight(ctx: PlanContext, step: Step, loop: LoopSpec, size: number | null): number {
+  if (loop.maxInFlight === undefined) return loop.fanout ? Math.max(1, size ?? 1) : loop.mode === 'parallel' ? DEFAULT_PARALLEL_MAX_IN_FLIGHT : 1;
   const raw = typeof loop.maxInFlight === 'number' ? loop.maxInFlight : toPlainJson(ctx.env.engine.renderValue(loop.maxInFlight, ctx.scope(undefined, step)));
   const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
   if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;

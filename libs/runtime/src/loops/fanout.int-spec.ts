@@ -93,6 +93,33 @@ describe('fan-out shards as independent commands (DSL.md s4.2)', () => {
     expect(workers.size).toBe(2);
   });
 
+  it('never has more shards issued and not ended than max_in_flight, under a slow endpoint, over two workers', async () => {
+    await t.engine.catalog.register(`
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: fanout_bounded, path: tests/fanout-bounded}
+workload: {url: ""}
+workflow:
+  - step: shards
+    loop: {in: [0, 1, 2, 3, 4, 5, 6, 7], iterator: n, spec: {loop_mode: fanout, max_in_flight: 3}}
+    tool: {kind: http, url: "{{ workload.url }}/slow", params: {ms: 150}}
+`);
+    const { execution_id } = await t.engine.executions.start({ path: 'tests/fanout-bounded', payload: { url: server.url } });
+    expect((await t.engine.waitForTerminal(execution_id, { timeoutMs: 60_000 })).status).toBe('COMPLETED');
+    const { events } = await t.engine.executions.events(execution_id, { limit: 10_000 });
+    // In ledger order: a shard command is open from its command.issued to its terminal event.
+    const open = new Set<string>();
+    let most = 0;
+    for (const event of events) {
+      if (event.step !== 'shards' || event.command_id === null) continue;
+      if (event.event_type === EventType.CommandIssued) open.add(event.command_id);
+      if (event.event_type === EventType.CommandCompleted || event.event_type === EventType.CommandFailed) open.delete(event.command_id);
+      most = Math.max(most, open.size);
+    }
+    expect(most).toBe(3);
+    expect(ofType(events, EventType.CommandIssued).filter((e) => e.step === 'shards')).toHaveLength(8);
+  });
+
   it('gives fanin.status partial with the counts when 2 of 10 shards fail on every run (1 + max_shard_retries each)', async () => {
     const { detail, events } = await run({ items: Array.from({ length: 10 }, (_, i) => i), flaky: [2, 9], times: 100, run: 'partial' });
 
