@@ -8,6 +8,7 @@ describe('loadConfig', () => {
     expect(config.nats).toBeUndefined();
     expect(config.roles).toEqual(['api', 'scheduler', 'worker', 'projector']);
     expect(config.home).toBe('/tmp/x');
+    expect(config.log).toEqual({ level: 'info', format: 'auto' });
     expect(config.payloads.inlineLimitBytes).toBe(65536);
   });
 
@@ -23,6 +24,7 @@ describe('loadConfig', () => {
       NOETL_ORGANIZATION_ID: 'o1',
       NOETL_PAYLOAD_INLINE_LIMIT: '2048',
       LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'json',
       NOETL_PYTHON: 'off',
     });
     expect(config.database.url?.reveal()).toBe('postgres://u:p@db:5432/noetl');
@@ -32,7 +34,7 @@ describe('loadConfig', () => {
     expect(config.roles).toEqual(['api', 'worker']);
     expect(config.tenancy).toEqual({ tenantId: 't1', organizationId: 'o1' });
     expect(config.payloads.inlineLimitBytes).toBe(2048);
-    expect(config.log.level).toBe('debug');
+    expect(config.log).toEqual({ level: 'debug', format: 'json' });
     expect(config.worker.python).toBe(false);
   });
 
@@ -119,6 +121,7 @@ describe('loadConfig', () => {
     [{ PORT: '70000' }, 'PORT must be between 0 and 65535, got 70000'],
     [{ NOETL_ROLES: 'api,cook' }, 'NOETL_ROLES has unknown role(s) cook'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
+    [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT must be one of auto, json, pretty'],
     [{ NOETL_ENCRYPTION_KEY: 'short' }, 'NOETL_ENCRYPTION_KEY must be 32 bytes'],
     [{ NOETL_PYTHON: 'maybe' }, 'NOETL_PYTHON must be one of on, off'],
     [{ NOETL_TOOLS_LEDGER_ACCESS: 'yes' }, 'NOETL_TOOLS_LEDGER_ACCESS must be one of refuse, allow'],

@@ -7,6 +7,10 @@ export type Role = (typeof ROLES)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** `auto`: lines for a person when they go to a terminal, JSON otherwise. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 /** A value that must never be printed: `toString`/`toJSON` mask it. */
 export class Secret {
   constructor(private readonly value: string) {}
@@ -53,7 +57,7 @@ export interface NoetlConfig {
   encryptionKey?: Secret;
   tenancy: { tenantId: string; organizationId: string };
   payloads: { inlineLimitBytes: number };
-  log: { level: LogLevel };
+  log: { level: LogLevel; format: LogFormat };
   worker: {
     python: boolean;
     concurrency: number;
@@ -268,6 +272,7 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_ORGANIZATION_ID',
   'NOETL_PAYLOAD_INLINE_LIMIT',
   'LOG_LEVEL',
+  'LOG_FORMAT',
   'NOETL_PYTHON',
   'NOETL_WORKER_CONCURRENCY',
   'NOETL_LEASE_SECONDS',
@@ -340,7 +345,7 @@ export function loadConfig(env: Env): NoetlConfig {
     encryptionKey: encryptionKey(env),
     tenancy: { tenantId: scopeId(env, 'NOETL_TENANT_ID'), organizationId: scopeId(env, 'NOETL_ORGANIZATION_ID') },
     payloads: { inlineLimitBytes: integer(env, 'NOETL_PAYLOAD_INLINE_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024) },
-    log: { level: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info') },
+    log: { level: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'), format: oneOf(env, 'LOG_FORMAT', LOG_FORMATS, 'auto') },
     worker: {
       python: python === 'on',
       concurrency: integer(env, 'NOETL_WORKER_CONCURRENCY', 8, 1, 1024),

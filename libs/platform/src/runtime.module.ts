@@ -27,10 +27,12 @@ const SWEEP_INTERVAL = 'noetl-sweep';
 
 /**
  * Runs the scheduler's sweep on an interval of @nestjs/schedule, and on
- * shutdown drains the worker (NOETL_SHUTDOWN_GRACE_SECONDS) before any
- * connection closes (Nest runs every beforeApplicationShutdown hook before
- * the first onApplicationShutdown one, which closes the database: the
- * worker's running tools still use it), then stops the engine and closes the bus.
+ * shutdown stops the engine (the worker drains first, for up to
+ * NOETL_SHUTDOWN_GRACE_SECONDS) in beforeApplicationShutdown: Nest runs every
+ * such hook before the first onApplicationShutdown one, and the database
+ * module's closes the pool. Stopped later, the engine's readers of the ledger
+ * and its sweep would find their connections gone and log the failure of a
+ * clean SIGTERM. The bus closes last.
  */
 @Injectable()
 class RuntimeLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
@@ -48,12 +50,11 @@ class RuntimeLifecycle implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.engine.drainWorker(this.config.shutdown.graceMs);
+    if (this.schedules.doesExist('interval', SWEEP_INTERVAL)) this.schedules.deleteInterval(SWEEP_INTERVAL);
+    await this.engine.stop(this.config.shutdown.graceMs);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.schedules.doesExist('interval', SWEEP_INTERVAL)) this.schedules.deleteInterval(SWEEP_INTERVAL);
-    await this.engine.stop(this.config.shutdown.graceMs);
     await this.bus.close();
   }
 }
@@ -94,7 +95,7 @@ export class RuntimeModule {
           provide: NOETL_BUS,
           useFactory: (config: NoetlConfig): Promise<Bus> | Bus =>
             config.nats
-              ? NestBus.connect(config.nats.url, `noetl-${config.roles.join('+')}`, createLogger(config.log.level, 'nats'))
+              ? NestBus.connect(config.nats.url, `noetl-${config.roles.join('+')}`, createLogger(config.log, 'nats'))
               : new InProcessBus(),
           inject: [NOETL_CONFIG],
         },
@@ -107,7 +108,7 @@ export class RuntimeModule {
               bus,
               listen: !config.nats,
               workerId: options.workerId,
-              logger: createLogger(config.log.level, config.roles.join('+')),
+              logger: createLogger(config.log, config.roles.join('+')),
               sweepEvery: 'caller',
             }),
           inject: [NOETL_CONFIG, Database, NOETL_BUS],

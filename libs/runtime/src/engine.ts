@@ -383,15 +383,6 @@ export class Engine {
     await this.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'sweep failed; the next one retries'));
   }
 
-  /**
-   * Drains the worker for up to `graceMs` (see Worker.stop) while every
-   * connection is still open: a Nest process calls it before any shutdown
-   * hook closes the database, which the worker's running tools still use.
-   */
-  async drainWorker(graceMs: number): Promise<void> {
-    await this.parts.worker?.stop(graceMs);
-  }
-
   /** Stops every role; the worker first drains for up to `graceMs` (see Worker.stop). */
   async stop(graceMs = 0): Promise<void> {
     if (this.stopped) return;
