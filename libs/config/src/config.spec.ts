@@ -153,6 +153,25 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NOETL_RELAY_BATCH: '0' })).toThrow('NOETL_RELAY_BATCH must be between 1 and 10000, got 0');
   });
 
+  it('turns traces on only when OTLP is configured, with the endpoint and protocol the OpenTelemetry spec defines', () => {
+    expect(loadConfig({}).tracing).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).toEqual({ url: 'http://collector:4318/v1/traces', protocol: 'http/protobuf' });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing).toEqual({ url: 'http://localhost:4318/v1/traces', protocol: 'http/protobuf' });
+    expect(
+      loadConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/otlp',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: 'noetl-prod',
+      }).tracing,
+    ).toEqual({ url: 'https://traces.example/otlp', protocol: 'http/json', serviceName: 'noetl-prod' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).tracing).toBeUndefined();
+    expect(() => loadConfig({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow('OTEL_TRACES_EXPORTER must be one of otlp, none, got "zipkin"');
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow('OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json, got "grpc"');
+  });
+
   it('lists exactly the variables it reads', () => {
     const read = new Set<string>();
     const env = new Proxy({} as Record<string, string | undefined>, {

@@ -1,7 +1,7 @@
 import { Global, Inject, Injectable, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import type { NoetlConfig } from '@noetl/config';
-import { Engine, InProcessBus, PerTenant, RuntimeMetrics, Worker, type Bus, type TenantRuntime } from '@noetl/runtime';
+import { Engine, InProcessBus, PerTenant, RuntimeMetrics, startTracing, stopTracing, Worker, type Bus, type TenantRuntime } from '@noetl/runtime';
 import { Database } from '@noetl/storage';
 import { NOETL_CONFIG } from './config.module';
 import { createLogger } from './logger';
@@ -32,7 +32,7 @@ const SWEEP_INTERVAL = 'noetl-sweep';
  * such hook before the first onApplicationShutdown one, and the database
  * module's closes the pool. Stopped later, the engine's readers of the ledger
  * and its sweep would find their connections gone and log the failure of a
- * clean SIGTERM. The bus closes last.
+ * clean SIGTERM. The bus closes last, then the traces are flushed.
  */
 @Injectable()
 class RuntimeLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
@@ -56,6 +56,8 @@ class RuntimeLifecycle implements OnApplicationBootstrap, BeforeApplicationShutd
 
   async onApplicationShutdown(): Promise<void> {
     await this.bus.close();
+    // Last: the spans of the work that just stopped are sent.
+    await stopTracing();
   }
 }
 
@@ -101,8 +103,10 @@ export class RuntimeModule {
         },
         {
           provide: Engine,
-          useFactory: (config: NoetlConfig, database: Database, bus: Bus) =>
-            Engine.start({
+          useFactory: async (config: NoetlConfig, database: Database, bus: Bus) => {
+            // Before the engine starts: its first sweep may already end a step, whose span is then recorded.
+            if (config.tracing) await startTracing(config.tracing, `noetl-${config.roles.join('+')}`);
+            return Engine.start({
               config,
               database,
               bus,
@@ -110,7 +114,8 @@ export class RuntimeModule {
               workerId: options.workerId,
               logger: createLogger(config.log, config.roles.join('+')),
               sweepEvery: 'caller',
-            }),
+            });
+          },
           inject: [NOETL_CONFIG, Database, NOETL_BUS],
         },
         perTenant(TenantCatalogs, (tenant) => tenant.catalog),

@@ -454,7 +454,9 @@ export class Engine {
       const tenant = offeredTenant(this.config, this.shared.roles);
       const offer = (kind: Offer['kind'], key: 'command_id' | 'stage_id') => (message: Record<string, unknown>) => {
         const scope = scopeOfMessage(message);
-        if (typeof message[key] === 'string' && scope) worker.offer({ kind, id: message[key], scope, ...(kind === 'command' && message['alone'] === true ? { alone: true } : {}) });
+        if (typeof message[key] !== 'string' || !scope) return;
+        const traceparent = typeof message['traceparent'] === 'string' ? { traceparent: message['traceparent'] } : {};
+        worker.offer({ kind, id: message[key], scope, ...(kind === 'command' && message['alone'] === true ? { alone: true } : {}), ...traceparent });
       };
       const subjects: [string, (message: Record<string, unknown>) => void][] = [
         [Subjects.workFor(tenant, worker.workerId), offer('command', 'command_id')],
