@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect, JSONCodec, type NatsConnection } from 'nats';
 import { executionSpanId, executionTraceId, stepRunSpanId } from '../../libs/runtime/src/tracing/trace-ids';
-import { startCliServer, startRoleApp, type CliServerProcess } from '../support/cli-server-process';
+import { runCli, startCliServer, startRoleApp, type CliServerProcess } from '../support/cli-server-process';
 import { NoetlHttpClient } from '../support/noetl-http-client';
 import { startOtlpCollector, type CollectedSpan, type OtlpCollector } from '../support/otlp-collector';
 import { requireNats } from '../support/services';
@@ -138,5 +141,27 @@ describe('OpenTelemetry traces of an execution across processes', () => {
     const stageOffers = offered.filter((offer) => 'stage_id' in offer);
     expect(stageOffers.length).toBeGreaterThanOrEqual(1);
     for (const offer of stageOffers) expect(offer['traceparent']).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+  });
+
+  it('noetl run with OTEL_* set sends the same trace from its one process before it exits', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'noetl-traces-'));
+    try {
+      writeFileSync(join(dir, 'traced.yaml'), PLAYBOOK);
+      const run = await runCli(['run', join(dir, 'traced.yaml'), '--output', 'json'], {
+        DATABASE_URL: database.url,
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: 'noetl-run-e2e',
+      });
+      expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+      const id = (JSON.parse(run.stdout) as { execution_id: string }).execution_id;
+      const spans = collector.spans().filter((span) => span.traceId === executionTraceId(id));
+      expect(new Set(spans.map((span) => span.service))).toEqual(new Set(['noetl-run-e2e']));
+      const names = spans.map((span) => span.name);
+      expect(names.filter((name) => !name.startsWith('frame')).sort()).toEqual(['command javascript', 'command noop', 'execution e2e/traced', 'step end', 'step square', 'step start']);
+      expect(names).toContain('frame');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
