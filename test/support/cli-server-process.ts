@@ -21,8 +21,8 @@ export interface CliServerProcess {
   output(): string;
   /** Kills it with SIGKILL (a crash: no shutdown hook runs) and waits until it is gone. */
   crash(): Promise<void>;
-  /** SIGTERM, then SIGKILL after 10 s; waits until it is gone. */
-  stop(): Promise<void>;
+  /** SIGTERM, then SIGKILL after 10 s; waits until it is gone, and tells how it ended (`killed`: it took the SIGKILL). */
+  stop(): Promise<{ code: number | null; killed: boolean }>;
 }
 
 /**
@@ -120,11 +120,13 @@ async function startBuiltApp(
     output: () => output,
     crash: () => killAndWait(child, exited, 'SIGKILL'),
     stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      return { code: child.exitCode, killed: child.signalCode === 'SIGKILL' };
     },
   };
 }

@@ -6,9 +6,11 @@ import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { ApiValidationPipe } from './input/api-validation.pipe';
 import { refuseUnsafeInput } from './input/unsafe-input';
 import { openApiDocument } from './openapi-document';
+import { traceRequests } from './tracing/trace-requests';
 
-/** What every instance of the API shares, in tests too: body parsers, validation, the error body, Swagger. Call before `init()`. */
+/** What every instance of the API shares, in tests too: request spans, body parsers, validation, the error body, Swagger. Call before `init()`. */
 export function configureApi(app: NestExpressApplication, config: NoetlConfig): void {
+  app.use(traceRequests);
   useBodyParsers(app, config.limits.inputBytes);
   app.use(refuseUnsafeInput);
   app.useGlobalPipes(new ApiValidationPipe());

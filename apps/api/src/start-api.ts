@@ -20,7 +20,7 @@ export async function startApi(
   name: string,
   roles: RoleModules = () => [ApiModule.forRoot()],
 ): Promise<{ app: NestExpressApplication; logger: Logger }> {
-  const logger = createLogger(config.log.level, name);
+  const logger = createLogger(config.log, name);
   const app = await NestFactory.create<NestExpressApplication>(AppRootModule.forRoot(config, roles), { logger: new PinoNestLogger(logger) });
   configureApi(app, config);
   app.enableShutdownHooks();

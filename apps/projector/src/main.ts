@@ -7,7 +7,7 @@ import { ProjectorModule } from './projector.module';
 async function main(): Promise<void> {
   const config = { ...loadConfig(process.env), roles: ['projector' as const] };
   await bootRole('projector', config, AppRootModule.forRoot(config, () => [{ module: ProjectorModule }]));
-  createLogger(config.log.level, 'projector').warn('the projector role folds no projections yet; this process serves its probes only');
+  createLogger(config.log, 'projector').warn('the projector role folds no projections yet; this process serves its probes only');
 }
 
 void main().catch((error: unknown) => {

@@ -9,13 +9,16 @@ interface OfferMessage {
   tenant_id?: unknown;
   organization_id?: unknown;
   alone?: unknown;
+  traceparent?: unknown;
 }
 
-/** Maps an offer message to `worker.offer`: a command to claim (alone, when it says so), or a stage to claim a frame of, of the tenant it names. */
+/** Maps an offer message to `worker.offer`: a command to claim (alone, when it says so), or a stage to claim a frame of, of the tenant it names, with the trace context it carries. */
 function offer(worker: Worker, message: OfferMessage, kind: 'command' | 'stage'): void {
   const id = kind === 'command' ? message.command_id : message.stage_id;
   const scope = scopeOfMessage(message);
-  if (typeof id === 'string' && scope) worker.offer({ kind, id, scope, ...(kind === 'command' && message.alone === true ? { alone: true } : {}) });
+  if (typeof id !== 'string' || !scope) return;
+  const traceparent = typeof message.traceparent === 'string' ? { traceparent: message.traceparent } : {};
+  worker.offer({ kind, id, scope, ...(kind === 'command' && message.alone === true ? { alone: true } : {}), ...traceparent });
 }
 
 /**

@@ -8,6 +8,7 @@ describe('loadConfig', () => {
     expect(config.nats).toBeUndefined();
     expect(config.roles).toEqual(['api', 'scheduler', 'worker', 'projector']);
     expect(config.home).toBe('/tmp/x');
+    expect(config.log).toEqual({ level: 'info', format: 'auto' });
     expect(config.payloads.inlineLimitBytes).toBe(65536);
   });
 
@@ -23,6 +24,7 @@ describe('loadConfig', () => {
       NOETL_ORGANIZATION_ID: 'o1',
       NOETL_PAYLOAD_INLINE_LIMIT: '2048',
       LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'json',
       NOETL_PYTHON: 'off',
     });
     expect(config.database.url?.reveal()).toBe('postgres://u:p@db:5432/noetl');
@@ -32,7 +34,7 @@ describe('loadConfig', () => {
     expect(config.roles).toEqual(['api', 'worker']);
     expect(config.tenancy).toEqual({ tenantId: 't1', organizationId: 'o1' });
     expect(config.payloads.inlineLimitBytes).toBe(2048);
-    expect(config.log.level).toBe('debug');
+    expect(config.log).toEqual({ level: 'debug', format: 'json' });
     expect(config.worker.python).toBe(false);
   });
 
@@ -120,6 +122,7 @@ describe('loadConfig', () => {
     [{ PORT: '70000' }, 'PORT must be between 0 and 65535, got 70000'],
     [{ NOETL_ROLES: 'api,cook' }, 'NOETL_ROLES has unknown role(s) cook'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
+    [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT must be one of auto, json, pretty'],
     [{ NOETL_ENCRYPTION_KEY: 'short' }, 'NOETL_ENCRYPTION_KEY must be 32 bytes'],
     [{ NOETL_PYTHON: 'maybe' }, 'NOETL_PYTHON must be one of on, off'],
     [{ NOETL_TOOLS_LEDGER_ACCESS: 'yes' }, 'NOETL_TOOLS_LEDGER_ACCESS must be one of refuse, allow'],
@@ -149,6 +152,25 @@ describe('loadConfig', () => {
     const config = loadConfig({ NOETL_RELAY_BATCH: '50', NOETL_EVENTS_DUPLICATE_WINDOW_SECONDS: '600' });
     expect(config.relay).toMatchObject({ batch: 50, stream: { duplicateWindowMs: 600_000 } });
     expect(() => loadConfig({ NOETL_RELAY_BATCH: '0' })).toThrow('NOETL_RELAY_BATCH must be between 1 and 10000, got 0');
+  });
+
+  it('turns traces on only when OTLP is configured, with the endpoint and protocol the OpenTelemetry spec defines', () => {
+    expect(loadConfig({}).tracing).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).toEqual({ url: 'http://collector:4318/v1/traces', protocol: 'http/protobuf' });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing).toEqual({ url: 'http://localhost:4318/v1/traces', protocol: 'http/protobuf' });
+    expect(
+      loadConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/otlp',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: 'noetl-prod',
+      }).tracing,
+    ).toEqual({ url: 'https://traces.example/otlp', protocol: 'http/json', serviceName: 'noetl-prod' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).tracing).toBeUndefined();
+    expect(() => loadConfig({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow('OTEL_TRACES_EXPORTER must be one of otlp, none, got "zipkin"');
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow('OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json, got "grpc"');
   });
 
   it('lists exactly the variables it reads', () => {

@@ -7,6 +7,10 @@ export type Role = (typeof ROLES)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** `auto`: lines for a person when they go to a terminal, JSON otherwise. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 /** A value that must never be printed: `toString`/`toJSON` mask it. */
 export class Secret {
   constructor(private readonly value: string) {}
@@ -53,7 +57,7 @@ export interface NoetlConfig {
   encryptionKey?: Secret;
   tenancy: { tenantId: string; organizationId: string };
   payloads: { inlineLimitBytes: number };
-  log: { level: LogLevel };
+  log: { level: LogLevel; format: LogFormat };
   worker: {
     python: boolean;
     concurrency: number;
@@ -124,6 +128,8 @@ export interface NoetlConfig {
   };
   /** How long SIGTERM lets in-flight work finish before the process stops anyway. */
   shutdown: { graceMs: number };
+  /** OpenTelemetry traces over OTLP/HTTP (the OTEL_* variables of the OpenTelemetry spec); absent: off. */
+  tracing?: TracingConfig;
   /**
    * The API a separate worker process (roles without `api`) and the CLI's
    * client commands talk to. Absent: the worker uses the in-process control plane.
@@ -148,6 +154,15 @@ export interface NoetlConfig {
 export interface BootstrapKeys {
   admin?: Secret;
   worker?: Secret;
+}
+
+/** Where and how spans are exported (README "Observability"). */
+export interface TracingConfig {
+  /** The OTLP/HTTP traces URL, e.g. `http://collector:4318/v1/traces`. */
+  url: string;
+  protocol: 'http/protobuf' | 'http/json';
+  /** `service.name` of this process's spans; absent: `noetl-<roles>`. */
+  serviceName?: string;
 }
 
 export class ConfigError extends Error {
@@ -270,6 +285,7 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_ORGANIZATION_ID',
   'NOETL_PAYLOAD_INLINE_LIMIT',
   'LOG_LEVEL',
+  'LOG_FORMAT',
   'NOETL_PYTHON',
   'NOETL_WORKER_CONCURRENCY',
   'NOETL_LEASE_SECONDS',
@@ -314,6 +330,13 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_MAX_RANGE_ITEMS',
   'NOETL_RATE_LIMIT',
   'NOETL_RATE_LIMIT_WINDOW_SECONDS',
+  'OTEL_SDK_DISABLED',
+  'OTEL_TRACES_EXPORTER',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_PROTOCOL',
+  'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+  'OTEL_SERVICE_NAME',
 ] as const;
 
 export function loadConfig(env: Env): NoetlConfig {
@@ -343,7 +366,7 @@ export function loadConfig(env: Env): NoetlConfig {
     encryptionKey: encryptionKey(env),
     tenancy: { tenantId: scopeId(env, 'NOETL_TENANT_ID'), organizationId: scopeId(env, 'NOETL_ORGANIZATION_ID') },
     payloads: { inlineLimitBytes: integer(env, 'NOETL_PAYLOAD_INLINE_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024) },
-    log: { level: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info') },
+    log: { level: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'), format: oneOf(env, 'LOG_FORMAT', LOG_FORMATS, 'auto') },
     worker: {
       python: python === 'on',
       concurrency: integer(env, 'NOETL_WORKER_CONCURRENCY', 8, 1, 1024),
@@ -389,6 +412,7 @@ export function loadConfig(env: Env): NoetlConfig {
       },
     },
     shutdown: { graceMs: integer(env, 'NOETL_SHUTDOWN_GRACE_SECONDS', 30, 0, 3600) * 1000 },
+    tracing: tracing(env),
     server: serverUrl ? { url: serverUrl.replace(/\/+$/, '') } : undefined,
     auth: {
       enabled: oneOf(env, 'NOETL_AUTH', ['on', 'off'] as const, 'on') === 'on',
@@ -397,6 +421,30 @@ export function loadConfig(env: Env): NoetlConfig {
       bootstrapKeys: bootstrapKeys(env),
     },
     client: apiKey ? { apiKey: new Secret(apiKey) } : {},
+  };
+}
+
+/**
+ * Traces are off unless configured, as the OpenTelemetry spec's variables
+ * say: OTEL_TRACES_EXPORTER=otlp, or an OTLP endpoint set (and not
+ * OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true). The endpoint and
+ * protocol follow the spec: a signal-specific URL is used as is, the
+ * general one gets `/v1/traces`; `http/protobuf` by default.
+ */
+function tracing(env: Env): TracingConfig | undefined {
+  const exporter = oneOf(env, 'OTEL_TRACES_EXPORTER', ['otlp', 'none'] as const, 'none');
+  const tracesUrl = url(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']);
+  const baseUrl = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
+  const disabled = oneOf(env, 'OTEL_SDK_DISABLED', ['true', 'false'] as const, 'false') === 'true';
+  const protocols = ['http/protobuf', 'http/json'] as const;
+  const protocol = oneOf(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', protocols, oneOf(env, 'OTEL_EXPORTER_OTLP_PROTOCOL', protocols, 'http/protobuf'));
+  const serviceName = env.OTEL_SERVICE_NAME?.trim();
+  const configured = env.OTEL_TRACES_EXPORTER?.trim() ? exporter === 'otlp' : Boolean(tracesUrl ?? baseUrl);
+  if (disabled || !configured) return undefined;
+  return {
+    url: tracesUrl ?? `${(baseUrl ?? 'http://localhost:4318').replace(/\/+$/, '')}/v1/traces`,
+    protocol,
+    ...(serviceName ? { serviceName } : {}),
   };
 }
 

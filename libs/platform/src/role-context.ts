@@ -18,7 +18,7 @@ import { QueueGroupNatsServer } from './transport/queue-group-nats.server';
  * PORT; a worker is ready once the registry took its report. SIGTERM/SIGINT close it: the worker drains first.
  */
 export async function bootRole(name: string, config: NoetlConfig, root: DynamicModule): Promise<INestApplicationContext> {
-  const logger = createLogger(config.log.level, name);
+  const logger = createLogger(config.log, name);
   const nestLogger = new PinoNestLogger(logger);
   let app: INestApplicationContext;
   if (config.nats) {

@@ -1,7 +1,7 @@
 import { Global, Inject, Injectable, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import type { NoetlConfig } from '@noetl/config';
-import { Engine, InProcessBus, PerTenant, RuntimeMetrics, Worker, type Bus, type TenantRuntime } from '@noetl/runtime';
+import { Engine, InProcessBus, PerTenant, RuntimeMetrics, startTracing, stopTracing, Worker, type Bus, type TenantRuntime } from '@noetl/runtime';
 import { Database } from '@noetl/storage';
 import { NOETL_CONFIG } from './config.module';
 import { createLogger } from './logger';
@@ -27,10 +27,12 @@ const SWEEP_INTERVAL = 'noetl-sweep';
 
 /**
  * Runs the scheduler's sweep on an interval of @nestjs/schedule, and on
- * shutdown drains the worker (NOETL_SHUTDOWN_GRACE_SECONDS) before any
- * connection closes (Nest runs every beforeApplicationShutdown hook before
- * the first onApplicationShutdown one, which closes the database: the
- * worker's running tools still use it), then stops the engine and closes the bus.
+ * shutdown stops the engine (the worker drains first, for up to
+ * NOETL_SHUTDOWN_GRACE_SECONDS) in beforeApplicationShutdown: Nest runs every
+ * such hook before the first onApplicationShutdown one, and the database
+ * module's closes the pool. Stopped later, the engine's readers of the ledger
+ * and its sweep would find their connections gone and log the failure of a
+ * clean SIGTERM. The bus closes last, then the traces are flushed.
  */
 @Injectable()
 class RuntimeLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
@@ -48,13 +50,14 @@ class RuntimeLifecycle implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.engine.drainWorker(this.config.shutdown.graceMs);
+    if (this.schedules.doesExist('interval', SWEEP_INTERVAL)) this.schedules.deleteInterval(SWEEP_INTERVAL);
+    await this.engine.stop(this.config.shutdown.graceMs);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.schedules.doesExist('interval', SWEEP_INTERVAL)) this.schedules.deleteInterval(SWEEP_INTERVAL);
-    await this.engine.stop(this.config.shutdown.graceMs);
     await this.bus.close();
+    // Last: the spans of the work that just stopped are sent.
+    await stopTracing();
   }
 }
 
@@ -94,22 +97,25 @@ export class RuntimeModule {
           provide: NOETL_BUS,
           useFactory: (config: NoetlConfig): Promise<Bus> | Bus =>
             config.nats
-              ? NestBus.connect(config.nats.url, `noetl-${config.roles.join('+')}`, createLogger(config.log.level, 'nats'))
+              ? NestBus.connect(config.nats.url, `noetl-${config.roles.join('+')}`, createLogger(config.log, 'nats'))
               : new InProcessBus(),
           inject: [NOETL_CONFIG],
         },
         {
           provide: Engine,
-          useFactory: (config: NoetlConfig, database: Database, bus: Bus) =>
-            Engine.start({
+          useFactory: async (config: NoetlConfig, database: Database, bus: Bus) => {
+            // Before the engine starts: its first sweep may already end a step, whose span is then recorded.
+            if (config.tracing) await startTracing(config.tracing, `noetl-${config.roles.join('+')}`);
+            return Engine.start({
               config,
               database,
               bus,
               listen: !config.nats,
               workerId: options.workerId,
-              logger: createLogger(config.log.level, config.roles.join('+')),
+              logger: createLogger(config.log, config.roles.join('+')),
               sweepEvery: 'caller',
-            }),
+            });
+          },
           inject: [NOETL_CONFIG, Database, NOETL_BUS],
         },
         perTenant(TenantCatalogs, (tenant) => tenant.catalog),

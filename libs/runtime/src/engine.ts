@@ -383,15 +383,6 @@ export class Engine {
     await this.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'sweep failed; the next one retries'));
   }
 
-  /**
-   * Drains the worker for up to `graceMs` (see Worker.stop) while every
-   * connection is still open: a Nest process calls it before any shutdown
-   * hook closes the database, which the worker's running tools still use.
-   */
-  async drainWorker(graceMs: number): Promise<void> {
-    await this.parts.worker?.stop(graceMs);
-  }
-
   /** Stops every role; the worker first drains for up to `graceMs` (see Worker.stop). */
   async stop(graceMs = 0): Promise<void> {
     if (this.stopped) return;
@@ -463,7 +454,9 @@ export class Engine {
       const tenant = offeredTenant(this.config, this.shared.roles);
       const offer = (kind: Offer['kind'], key: 'command_id' | 'stage_id') => (message: Record<string, unknown>) => {
         const scope = scopeOfMessage(message);
-        if (typeof message[key] === 'string' && scope) worker.offer({ kind, id: message[key], scope, ...(kind === 'command' && message['alone'] === true ? { alone: true } : {}) });
+        if (typeof message[key] !== 'string' || !scope) return;
+        const traceparent = typeof message['traceparent'] === 'string' ? { traceparent: message['traceparent'] } : {};
+        worker.offer({ kind, id: message[key], scope, ...(kind === 'command' && message['alone'] === true ? { alone: true } : {}), ...traceparent });
       };
       const subjects: [string, (message: Record<string, unknown>) => void][] = [
         [Subjects.workFor(tenant, worker.workerId), offer('command', 'command_id')],

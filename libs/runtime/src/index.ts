@@ -42,3 +42,6 @@ export * from './auth/bootstrap-keys';
 export * from './schedules/schedule-types';
 export * from './schedules/schedule.service';
 export * from './schedules/schedule-ticker';
+export * from './tracing/tracing';
+export * from './tracing/trace-ids';
+export * from './tracing/execution-spans';

@@ -1417,6 +1417,8 @@ export interface components {
             loop_id: string;
             execution_id: string;
             step: string;
+            /** @description The loop step's run: the frame's trace span is a child of the run's */
+            run_id?: string;
             frame_index: number;
             attempt: number;
             /** Format: date-time */

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { Json, JsonObject } from '@noetl/event-kernel';
 import type { ClaimedFrame } from '@noetl/runtime';
 
@@ -20,6 +20,9 @@ export class ClaimedFrameDto implements ClaimedFrame {
 
   @ApiProperty()
   step!: string;
+
+  @ApiPropertyOptional({ description: "The loop step's run: the frame's trace span is a child of the run's" })
+  run_id?: string;
 
   @ApiProperty({ type: 'integer' })
   frame_index!: number;

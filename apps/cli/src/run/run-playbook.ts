@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { NoetlConfig } from '@noetl/config';
 import type { JsonObject } from '@noetl/event-kernel';
 import { DatabaseConnection } from '@noetl/platform';
-import { Engine, RuntimeError } from '@noetl/runtime';
+import { Engine, RuntimeError, startTracing, stopTracing } from '@noetl/runtime';
 import { cliLogger } from '../shared/cli-logger';
 import type { CliOutput } from '../shared/cli-output';
 import { printProblems } from '../shared/playbook-problems';
@@ -24,12 +24,24 @@ export interface RunOptions extends OutputOptions {
  * DATABASE_URL the ledger is the embedded PostgreSQL under NOETL_HOME. The
  * file is registered, executed with the `--set` payload and watched to its
  * end. Returns the exit code: 0 when the execution completed, else 1. The
- * engine and the database are stopped whatever happens.
+ * engine and the database are stopped whatever happens, and the traces sent.
  */
 export async function runPlaybook(file: string, options: RunOptions, output: CliOutput, config: NoetlConfig): Promise<number> {
   // Validate before starting a database: a typo is reported in milliseconds.
   if (validateFiles([file], output.err) > 0) return 1;
   const content = readFileSync(file, 'utf8');
+  if (!config.tracing) return runInProcess(file, content, options, output, config);
+  // With OTEL_* set, the run is a trace as on a server; its spans are sent before the command returns.
+  await startTracing(config.tracing, 'noetl-run');
+  try {
+    return await runInProcess(file, content, options, output, config);
+  } finally {
+    await stopTracing();
+  }
+}
+
+/** The engine on its database, with the file registered, executed and watched; both are stopped whatever happens. */
+async function runInProcess(file: string, content: string, options: RunOptions, output: CliOutput, config: NoetlConfig): Promise<number> {
   const connection = await DatabaseConnection.open(config);
   try {
     const engine = await Engine.start({

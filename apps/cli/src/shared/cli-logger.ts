@@ -1,6 +1,6 @@
-import type { LogLevel, NoetlConfig } from '@noetl/config';
+import type { NoetlConfig } from '@noetl/config';
 import { createLogger } from '@noetl/platform';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 
 /**
  * The engine's logger inside a CLI command: on stderr, so that stdout holds
@@ -9,6 +9,6 @@ import pino, { type Logger } from 'pino';
  * LOG_LEVEL=debug (or trace) still shows everything.
  */
 export function cliLogger(config: NoetlConfig, name: string): Logger {
-  const level: LogLevel = config.log.level === 'info' ? 'warn' : config.log.level;
-  return createLogger(level, name, pino.destination(2));
+  const level = config.log.level === 'info' ? 'warn' : config.log.level;
+  return createLogger({ ...config.log, level }, name, 2);
 }

@@ -1,6 +1,7 @@
 import { workToolKinds } from '@noetl/dsl';
 import type { JsonObject } from '@noetl/event-kernel';
 import type { Database, TenantScope, WorkerRepository, WorkerRow } from '@noetl/storage';
+import { executionContext, stepRunContext, traceparentOf } from '../tracing/tracing';
 import { scopeFields, Subjects, type Bus } from './bus';
 
 /** A command or a stage's frame slot that waits for a worker. */
@@ -8,6 +9,8 @@ export interface WorkOffer {
   executionId: string;
   /** The tool kinds the work needs (`workToolKinds`); a worker must run every one. */
   kinds: readonly string[];
+  /** The step run the work is for: with traces on, the offer carries its W3C trace context (else the execution's), and the worker's span is its child. */
+  runId?: string | null;
 }
 
 /** What an offer says of a command besides its id: the kinds it needs, and whether it must run alone on its worker. */
@@ -48,13 +51,19 @@ export class Offers {
   async command(offer: WorkOffer & { commandId: string; alone?: boolean }): Promise<void> {
     const { tenantId } = this.deps.scope;
     const target = await this.pick(offer.kinds, (workerId) => Subjects.workFor(tenantId, workerId));
-    const message = { command_id: offer.commandId, execution_id: offer.executionId, ...scopeFields(this.deps.scope), ...(offer.alone ? { alone: true } : {}) };
+    const message = {
+      command_id: offer.commandId,
+      execution_id: offer.executionId,
+      ...scopeFields(this.deps.scope),
+      ...(offer.alone ? { alone: true } : {}),
+      ...traceFields(offer),
+    };
     this.deps.bus.publish(target ? Subjects.workFor(tenantId, target) : Subjects.work(tenantId), message);
   }
 
   async stage(offer: WorkOffer & { stageId: string; slots: number }): Promise<void> {
     const { tenantId } = this.deps.scope;
-    const message = { stage_id: offer.stageId, execution_id: offer.executionId, ...scopeFields(this.deps.scope) };
+    const message = { stage_id: offer.stageId, execution_id: offer.executionId, ...scopeFields(this.deps.scope), ...traceFields(offer) };
     for (let slot = 0; slot < offer.slots; slot++) {
       const target = await this.pick(offer.kinds, (workerId) => Subjects.framesFor(tenantId, workerId));
       this.deps.bus.publish(target ? Subjects.framesFor(tenantId, target) : Subjects.frames(tenantId), message);
@@ -95,6 +104,12 @@ export class Offers {
       .finally(() => (this.reading = undefined));
     await this.reading;
   }
+}
+
+/** `{traceparent}` of the offer's step run, else of its execution; nothing when traces are off. */
+function traceFields(offer: WorkOffer): { traceparent?: string } {
+  const traceparent = traceparentOf(offer.runId ? stepRunContext(offer.executionId, offer.runId) : executionContext(offer.executionId));
+  return traceparent ? { traceparent } : {};
 }
 
 /** Whether the worker runs every kind (an unrestricted worker runs all). */

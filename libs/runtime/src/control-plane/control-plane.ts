@@ -85,6 +85,8 @@ export interface ClaimedFrame {
   loop_id: string;
   execution_id: string;
   step: string;
+  /** The loop step's run (absent from an older API): the frame's span is a child of the run's. */
+  run_id?: string;
   frame_index: number;
   attempt: number;
   lease_until: string;

@@ -2,6 +2,7 @@ import type { WorkerReport } from '@noetl/storage';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, type Dispatcher, request } from 'undici';
 import { RuntimeError, type RuntimeErrorCode } from '../runtime-error';
+import { traceparentOf } from '../tracing/tracing';
 import type {
   ChildOutcomeRequest,
   ChildOutcomeView,
@@ -194,9 +195,11 @@ export class HttpControlPlane implements ControlPlane {
       let cause: unknown;
       const timeout = AbortSignal.timeout(this.timeoutMs);
       try {
+        const traceparent = traceparentOf();
         const response = await request(url, {
           method: 'POST',
-          headers: this.headers,
+          // The W3C trace context of the worker's span: the api's span for the call is its child.
+          headers: traceparent ? { ...this.headers, traceparent } : this.headers,
           body,
           dispatcher: this.dispatcher,
           signal: timeout,

@@ -331,7 +331,7 @@ export class LocalControlPlane implements ControlPlane {
       await this.deps.commandRows.release(q, commandId);
       return locked;
     });
-    await this.deps.offers.command({ commandId, executionId: command.execution_id, ...workOf(command.spec ?? {}) });
+    await this.deps.offers.command({ commandId, executionId: command.execution_id, runId: command.run_id, ...workOf(command.spec ?? {}) });
   }
 
   async reportWorker(report: WorkerReport): Promise<void> {

@@ -131,7 +131,7 @@ export class LocalFrames {
       const found = state?.loops[stage.loop_id];
       if (!state || !found) throw new Error(`stage ${stageId} has no loop ${stage.loop_id} in its execution's state`);
       // What the frame needs of the loop; the collection is only sliced below, never changed.
-      return { catalogId: state.catalogId, loop: { collection: found.collection, collectionRef: found.collectionRef, size: found.size } };
+      return { catalogId: state.catalogId, loop: { collection: found.collection, collectionRef: found.collectionRef, size: found.size, runId: found.runId } };
     });
     const playbook = await catalog.playbook(catalogId);
     const step = playbook.steps.find((candidate) => candidate.name === stage.step_name);
@@ -146,6 +146,7 @@ export class LocalFrames {
       loop_id: stage.loop_id,
       execution_id: stage.execution_id,
       step: stage.step_name,
+      run_id: loop.runId,
       frame_index: frame.frame_index,
       attempt: claimed.attempt,
       lease_until: claimed.leaseUntil,

@@ -1,5 +1,5 @@
 import { workOf } from '../bus/offers';
-import { EventType, type ExecutionState, type IdGenerator, type LedgerEvent } from '@noetl/event-kernel';
+import { EventType, type ExecutionState, type IdGenerator, type LedgerEvent, type StepRun } from '@noetl/event-kernel';
 import type { CommandRepository, FrameRepository, IssuedLease, Queryable, StageRepository, TenantScope, TimerRepository } from '@noetl/storage';
 import { insertStage } from './stage-rows';
 
@@ -25,13 +25,15 @@ export interface MaterializeWorld {
 /** What a planned batch asks of the world once its transaction committed. */
 export interface Effects {
   /** Commands to offer to workers, with the tool kinds each needs. */
-  work: { command_id: string; execution_id: string; kind: string; kinds: string[]; alone?: true }[];
+  work: { command_id: string; execution_id: string; run_id: string; kind: string; kinds: string[]; alone?: true }[];
   /** New timers, to fire on time rather than at the next sweep. */
   timers: ArmedTimer[];
   /** Commands cancelled: a `playbook` command's child is cancelled too. */
   cancelledCommands: string[];
   /** Stages opened: offer their frames to workers, one message per frame slot. */
-  stages: { stage_id: string; execution_id: string; slots: number; kinds: string[] }[];
+  stages: { stage_id: string; execution_id: string; run_id: string | undefined; slots: number; kinds: string[] }[];
+  /** Step runs that ended, when traces are on: their spans are recorded. */
+  endedRuns: { executionId: string; run: StepRun }[];
 }
 
 /** A durable timer row just written. */
@@ -41,7 +43,7 @@ export interface ArmedTimer {
 }
 
 export function noEffects(): Effects {
-  return { work: [], timers: [], cancelledCommands: [], stages: [] };
+  return { work: [], timers: [], cancelledCommands: [], stages: [], endedRuns: [] };
 }
 
 /**
@@ -75,7 +77,7 @@ export async function materialize(
         loop_id: p.loop_id ?? null,
         iteration: p.iteration ?? null,
       }, lease);
-      if (!lease) effects.work.push({ command_id: p.command_id, execution_id: event.execution_id, kind: p.kind, ...workOf(p.spec) });
+      if (!lease) effects.work.push({ command_id: p.command_id, execution_id: event.execution_id, run_id: p.run_id, kind: p.kind, ...workOf(p.spec) });
       return;
     }
     case EventType.RetryScheduled:
@@ -103,7 +105,8 @@ export async function materialize(
       const p = event.payload;
       const body = await world.loopBody(p.step);
       const slots = await insertStage(q, world, event.execution_id, event.event_id, { ...p, ...body }, state.loops[p.loop_id]);
-      if (slots > 0) effects.stages.push({ stage_id: p.stage_id, execution_id: event.execution_id, slots, kinds: body.tools });
+      const runId = state.loops[p.loop_id]?.runId;
+      if (slots > 0) effects.stages.push({ stage_id: p.stage_id, execution_id: event.execution_id, run_id: runId, slots, kinds: body.tools });
       return;
     }
     case EventType.StageClosed:

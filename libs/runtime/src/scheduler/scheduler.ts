@@ -19,6 +19,8 @@ import { refsOfEvent, refsOfState, type PayloadCache } from '../state/payload-ca
 import { EagerClaims, type LocalSlots } from './eager-claims';
 import { materialize, noEffects, type ArmedTimer, type DerivedRows, type Effects } from './materialize';
 import { offloadCollections } from './offload-collections';
+import { recordExecution, recordStepRun } from '../tracing/execution-spans';
+import { tracingEnabled } from '../tracing/tracing';
 
 export interface SchedulerDeps {
   db: Database;
@@ -224,6 +226,7 @@ export class Scheduler {
       const wasRunning = state?.status === 'RUNNING';
       state = applyEvent(state, event);
       if (event.event_type === EventType.CommandIssued) this.deps.owners.remember(event.payload.command_id, event.execution_id);
+      if (event.event_type === EventType.StepExit && tracingEnabled()) effects.endedRuns.push({ executionId: event.execution_id, run: state.runs[event.payload.run_id]! });
       await materialize(q, world, event, state, effects);
       if (wasRunning && state.status !== 'RUNNING') terminal = state;
     };
@@ -346,17 +349,19 @@ export class Scheduler {
     const { bus, offers, ledger, metrics } = this.deps;
     for (const work of effects.work) {
       metrics.commandsIssued.inc({ kind: work.kind });
-      void offers.command({ commandId: work.command_id, executionId: work.execution_id, kinds: work.kinds, ...(work.alone ? { alone: true } : {}) });
+      void offers.command({ commandId: work.command_id, executionId: work.execution_id, runId: work.run_id, kinds: work.kinds, ...(work.alone ? { alone: true } : {}) });
     }
     for (const stage of effects.stages) {
-      void offers.stage({ stageId: stage.stage_id, executionId: stage.execution_id, slots: stage.slots, kinds: stage.kinds });
+      void offers.stage({ stageId: stage.stage_id, executionId: stage.execution_id, runId: stage.run_id, slots: stage.slots, kinds: stage.kinds });
     }
+    for (const { executionId, run } of effects.endedRuns) recordStepRun(executionId, run);
     for (const timer of effects.timers) this.deps.followUps.timerArmed(timer);
     for (const commandId of effects.cancelledCommands) this.deps.followUps.commandCancelled(commandId);
     if (terminal) {
       metrics.executionsFinished.inc({ status: terminal.status });
       bus.publish(Subjects.finished(ledger.scope.tenantId), { execution_id: terminal.executionId, status: terminal.status, ...scopeFields(ledger.scope) });
       this.deps.followUps.executionEnded(terminal);
+      recordExecution(terminal);
     }
   }
 }

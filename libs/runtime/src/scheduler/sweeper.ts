@@ -252,7 +252,7 @@ export class Sweeper implements SchedulerFollowUps {
   private async renotifyUnclaimed(): Promise<void> {
     const { db, ledger, offers } = this.deps;
     for (const command of await this.deps.commandRows.reofferUnclaimed(db, ledger.scope, this.renotifyAfterMs(), SWEEP_LIMIT)) {
-      await offers.command({ commandId: command.command_id, executionId: command.execution_id, ...workOf(command.spec ?? {}) });
+      await offers.command({ commandId: command.command_id, executionId: command.execution_id, runId: command.run_id, ...workOf(command.spec ?? {}) });
     }
   }
 

@@ -18,6 +18,7 @@ import { OutputTail } from './output-tail';
 import { keepLease } from './keep-lease';
 import { runNestedChild } from './nested-child';
 import { runShard } from './shard-runner';
+import { contextOf, executionContext, inSpan, stepRunContext } from '../tracing/tracing';
 
 /** The control plane that serves a tenant's work: in-process, that tenant's; over HTTP, the API (the key names the tenant). */
 export type ControlPlaneOf = (scope: TenantScope) => ControlPlane;
@@ -54,6 +55,8 @@ export interface Offer {
   id: string;
   scope: TenantScope;
   alone?: boolean;
+  /** The W3C trace context the offer came with (the step run's): the run's span is its child. */
+  traceparent?: string;
 }
 
 /**
@@ -274,26 +277,31 @@ export class Worker {
     const log = this.options.logger.child({ execution_id: frame.execution_id, step: frame.step, frame_id: frame.frame_id });
     const holder: Holder = { worker_id: this.workerId, lease_token: frame.lease_token };
     const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeatFrame(frame.frame_id, { ...holder, lease_ms: frame.lease_ms });
-    const heartbeat = keepLease(beat, frame.lease_ms, controller, log);
-    try {
-      const run = this.interpreterFor(
-        controlPlane,
-        { executionId: frame.execution_id, step: frame.step, scope: frame.scope, holder: { kind: 'frame', id: frame.frame_id }, leaseToken: frame.lease_token, attempt: frame.attempt },
-        retryableLookup(async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { ...holder, name })).data),
-      );
-      const report = await metrics.span('run', () => runClaimedFrame(frame, controller.signal, run));
-      if (controller.signal.aborted) {
-        if (this.releasing) await this.giveBack(() => controlPlane.releaseFrame(frame.frame_id, holder), log);
-        return;
+    const attributes = { execution_id: frame.execution_id, step: frame.step, frame_id: frame.frame_id, frame_index: frame.frame_index, attempt: frame.attempt, worker_id: this.workerId };
+    await inSpan('frame', frame.run_id ? stepRunContext(frame.execution_id, frame.run_id) : executionContext(frame.execution_id), attributes, async (span) => {
+      const heartbeat = keepLease(beat, frame.lease_ms, controller, log);
+      try {
+        const run = this.interpreterFor(
+          controlPlane,
+          { executionId: frame.execution_id, step: frame.step, scope: frame.scope, holder: { kind: 'frame', id: frame.frame_id }, leaseToken: frame.lease_token, attempt: frame.attempt },
+          retryableLookup(async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { ...holder, name })).data),
+        );
+        const report = await metrics.span('run', () => runClaimedFrame(frame, controller.signal, run));
+        if (controller.signal.aborted) {
+          span.set({ outcome: this.releasing ? 'released' : 'aborted' });
+          if (this.releasing) await this.giveBack(() => controlPlane.releaseFrame(frame.frame_id, holder), log);
+          return;
+        }
+        span.set({ outcome: report.status, rows: frame.rows.length });
+        const send = (): Promise<void> =>
+          report.status === 'COMMITTED'
+            ? controlPlane.commitFrame(frame.frame_id, { ...holder, ...report.request })
+            : controlPlane.failFrame(frame.frame_id, { ...holder, ...report.request });
+        await metrics.span('report', () => this.reportRun(frame.frame_id, () => this.deliver(send, frame.lease_ms, log, 'frame report')));
+      } finally {
+        clearInterval(heartbeat);
       }
-      const send = (): Promise<void> =>
-        report.status === 'COMMITTED'
-          ? controlPlane.commitFrame(frame.frame_id, { ...holder, ...report.request })
-          : controlPlane.failFrame(frame.frame_id, { ...holder, ...report.request });
-      await metrics.span('report', () => this.reportRun(frame.frame_id, () => this.deliver(send, frame.lease_ms, log, 'frame report')));
-    } finally {
-      clearInterval(heartbeat);
-    }
+    });
   }
 
   private async execute(controlPlane: ControlPlane, offer: Offer, controller: AbortController): Promise<void> {
@@ -320,52 +328,60 @@ export class Worker {
       this.offer({ ...offer, alone: true });
       return;
     }
-    let shared = false;
-    const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeat(commandId, { ...holder, lease_ms: leaseMs, ...(shared ? { alone: false } : {}) });
-    const heartbeat = keepLease(beat, leaseMs, controller, log);
-    const aloneFor = alone
-      ? setTimeout(() => {
-          shared = true;
-          // Recorded first: a death after this heartbeat is not this command's alone.
-          void beat().then(
-            () => {
-              this.runningAlone = false;
-              this.pump();
-            },
-            (error: unknown) => log.warn({ err: error }, 'could not say the command runs alone no more; it keeps its worker alone'),
-          );
-        }, ALONE_MS)
-      : undefined;
-    aloneFor?.unref();
-    // What user code prints goes to the debug log, and its last lines into the report (`noetl logs`).
-    const printed = new OutputTail();
-    try {
-      const run = this.interpreterFor(
-        controlPlane,
-        { executionId: command.execution_id, step: command.step, scope: command.scope, holder: { kind: 'command', id: commandId }, leaseToken: command.lease_token, attempt: command.attempt },
-        retryableLookup(async (name) => (await controlPlane.resolveCredential(commandId, { ...holder, name })).data),
-        printed,
-      );
-      // A fan-out shard runs its body like a loop row: a playbook call there is a nested child the worker waits for.
-      if (command.kind === 'playbook' && !command.shard) {
-        await this.startChild(controlPlane, command, holder, run, controller.signal);
-        return;
+    // A child of the step run's span: the offer's traceparent says which (over NATS), else every process derives it.
+    const parent = offer.traceparent ? contextOf(offer.traceparent) : stepRunContext(command.execution_id, command.run_id);
+    const attributes = { execution_id: command.execution_id, step: command.step, command_id: commandId, attempt: command.attempt, worker_id: this.workerId, tool_kind: command.kind };
+    await inSpan(`command ${command.kind}`, parent, attributes, async (span) => {
+      let shared = false;
+      const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeat(commandId, { ...holder, lease_ms: leaseMs, ...(shared ? { alone: false } : {}) });
+      const heartbeat = keepLease(beat, leaseMs, controller, log);
+      const aloneFor = alone
+        ? setTimeout(() => {
+            shared = true;
+            // Recorded first: a death after this heartbeat is not this command's alone.
+            void beat().then(
+              () => {
+                this.runningAlone = false;
+                this.pump();
+              },
+              (error: unknown) => log.warn({ err: error }, 'could not say the command runs alone no more; it keeps its worker alone'),
+            );
+          }, ALONE_MS)
+        : undefined;
+      aloneFor?.unref();
+      // What user code prints goes to the debug log, and its last lines into the report (`noetl logs`).
+      const printed = new OutputTail();
+      try {
+        const run = this.interpreterFor(
+          controlPlane,
+          { executionId: command.execution_id, step: command.step, scope: command.scope, holder: { kind: 'command', id: commandId }, leaseToken: command.lease_token, attempt: command.attempt },
+          retryableLookup(async (name) => (await controlPlane.resolveCredential(commandId, { ...holder, name })).data),
+          printed,
+        );
+        // A fan-out shard runs its body like a loop row: a playbook call there is a nested child the worker waits for.
+        if (command.kind === 'playbook' && !command.shard) {
+          await this.startChild(controlPlane, command, holder, run, controller.signal);
+          span.set({ outcome: 'child_started' });
+          return;
+        }
+        const report = await metrics.span('run', () => (command.shard ? runShard(command, command.shard, controller.signal, run) : runCommand(command, controller.signal, run)));
+        if (controller.signal.aborted) {
+          span.set({ outcome: this.releasing ? 'released' : 'aborted' });
+          if (this.releasing) await this.giveBack(() => controlPlane.release(commandId, holder), log);
+          return;
+        }
+        span.set({ outcome: report.status });
+        metrics.stepDuration.observe({ kind: command.kind }, (report.request.duration_ms ?? 0) / 1000);
+        const send = (): Promise<void> =>
+          report.status === 'COMPLETED'
+            ? controlPlane.complete(commandId, { ...holder, ...report.request, ...printed.report() })
+            : controlPlane.fail(commandId, { ...holder, ...report.request, ...printed.report() });
+        await metrics.span('report', () => this.reportRun(commandId, () => this.deliver(send, leaseMs, log, 'report')));
+      } finally {
+        clearInterval(heartbeat);
+        clearTimeout(aloneFor);
       }
-      const report = await metrics.span('run', () => (command.shard ? runShard(command, command.shard, controller.signal, run) : runCommand(command, controller.signal, run)));
-      if (controller.signal.aborted) {
-        if (this.releasing) await this.giveBack(() => controlPlane.release(commandId, holder), log);
-        return;
-      }
-      metrics.stepDuration.observe({ kind: command.kind }, (report.request.duration_ms ?? 0) / 1000);
-      const send = (): Promise<void> =>
-        report.status === 'COMPLETED'
-          ? controlPlane.complete(commandId, { ...holder, ...report.request, ...printed.report() })
-          : controlPlane.fail(commandId, { ...holder, ...report.request, ...printed.report() });
-      await metrics.span('report', () => this.reportRun(commandId, () => this.deliver(send, leaseMs, log, 'report')));
-    } finally {
-      clearInterval(heartbeat);
-      clearTimeout(aloneFor);
-    }
+    });
   }
 
   /**

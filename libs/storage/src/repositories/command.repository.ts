@@ -59,6 +59,7 @@ export interface CommandOffer {
   command_id: string;
   execution_id: string;
   tenant_id: string;
+  run_id: string | null;
   spec: JsonObject | null;
 }
 
@@ -223,7 +224,7 @@ export class CommandRepository {
            WHERE status = 'ISSUED' AND notified_at < now() - make_interval(secs => $3::double precision / 1000)
              AND tenant_id = $1 AND organization_id = $2
            ORDER BY notified_at LIMIT $4)
-        RETURNING command_id, execution_id, tenant_id, spec`,
+        RETURNING command_id, execution_id, tenant_id, run_id, spec`,
       [scope.tenantId, scope.organizationId, afterMs, limit],
     );
     return rows.map((row) => ({ ...row, command_id: String(row.command_id), execution_id: String(row.execution_id) }));
