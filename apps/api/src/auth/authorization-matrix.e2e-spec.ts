@@ -62,8 +62,10 @@ const ROUTES: Record<string, Route> = {
   'get /api/executions/counts': { access: 'viewer' },
   'get /api/executions/{id}': { access: 'viewer', param: (ids) => ids.execution },
   'get /api/executions/{id}/events': { access: 'viewer', param: (ids) => ids.execution },
+  'get /api/executions/{id}/timeline': { access: 'viewer', param: (ids) => ids.execution },
   'post /api/executions/{id}/cancel': { access: 'developer', param: (ids) => ids.execution, body: () => ({ reason: 'matrix' }), mutates: true },
   'get /api/replay/state': { access: 'viewer', query: (ids) => ({ execution_id: ids.execution }) },
+  'get /api/replay/diff': { access: 'viewer', query: (ids) => ({ execution_id: ids.execution, from_position: '1', to_position: '1' }) },
   'get /api/workers': { access: 'viewer' },
   'post /api/workers/{id}/heartbeat': {
     access: 'worker',

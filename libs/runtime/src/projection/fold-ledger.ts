@@ -19,6 +19,8 @@ const PAGE = 1000;
 export interface FoldOptions {
   /** Stops the fold before the first event it refuses (a replay's cutoff). */
   within?: (event: LedgerEvent) => boolean;
+  /** The last stream version wanted, when known: no page reads past it (a replay close after its snapshot reads a few events, not a thousand). */
+  until?: number;
   /** Sees the state after each event (the replay gate records what the projector held after every event). */
   observe?: (event: LedgerEvent, state: ExecutionState) => void;
 }
@@ -39,16 +41,19 @@ export async function foldLedger(
   let { state, version } = from;
   let folded = 0;
   let last: LedgerEvent | undefined;
+  const done = (): Folded => ({ state, version, folded, ...(last ? { last } : {}) });
   for (;;) {
-    const events = await ledger.readAfter(q, executionId, version, PAGE);
+    const wanted = Math.min(PAGE, (options.until ?? Infinity) - version);
+    if (wanted <= 0) return done();
+    const events = await ledger.readAfter(q, executionId, version, wanted);
     for (const event of events) {
-      if (options.within && !options.within(event)) return { state, version, folded, ...(last ? { last } : {}) };
+      if (options.within && !options.within(event)) return done();
       state = applyEvent(state, event);
       options.observe?.(event, state);
       version = event.stream_version;
       last = event;
       folded += 1;
     }
-    if (events.length < PAGE) return { state, version, folded, ...(last ? { last } : {}) };
+    if (events.length < wanted) return done();
   }
 }

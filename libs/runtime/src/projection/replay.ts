@@ -1,5 +1,6 @@
 import {
   checksumsOf,
+  diffStates,
   payloadUses,
   REDUCER_VERSION,
   surfacesOf,
@@ -7,6 +8,7 @@ import {
   type ExecutionState,
   type Json,
   type PayloadUse,
+  type StateChange,
   type Surface,
 } from '@noetl/event-kernel';
 import type { Database, ProjectionRepository } from '@noetl/storage';
@@ -49,6 +51,15 @@ export interface ReplayState {
   payloads?: Record<string, Json>;
 }
 
+/** What changed in an execution's state between two points of its ledger (`noetl replay --diff`, the explorer's diff mode). */
+export interface ReplayDiff {
+  execution_id: string;
+  from: ReplayState['position'];
+  to: ReplayState['position'];
+  /** The leaves and subtrees that differ, at their dotted paths (surface first), in path order. */
+  changes: StateChange[];
+}
+
 /**
  * Replay and time travel: the state of any execution as of any event, folded
  * from the ledger with the same reducer and upcasters as the projector, so
@@ -71,7 +82,7 @@ export class Replay {
     const folding = { reducerVersion: REDUCER_VERSION, registryDigest: this.ledger.upcasters.digest() };
     const snapshot = query.snapshots === false ? undefined : await this.projections.snapshotAtOrBefore<ExecutionState>(this.db, this.ledger.scope, executionId, cutoff, folding);
     const from: FoldPoint = snapshot ? { state: snapshot.state, version: snapshot.version } : { state: undefined, version: 0 };
-    const folded = await foldLedger(this.db, this.ledger, executionId, from, { within: (event) => event.stream_version <= cutoff });
+    const folded = await foldLedger(this.db, this.ledger, executionId, from, { within: (event) => event.stream_version <= cutoff, until: cutoff });
     const state = folded.state;
     if (!state) throw notFound('execution', executionId);
     const surfaces = surfacesOf(state);
@@ -89,6 +100,12 @@ export class Replay {
       payload_refs: refs,
       ...(query.payloads ? { payloads: await this.bodies(refs) } : {}),
     };
+  }
+
+  /** Both points replayed (each seeded from a snapshot), and what differs between their states. */
+  async diff(executionId: string, from: ReplayCutoff, to: ReplayCutoff): Promise<ReplayDiff> {
+    const [before, after] = await Promise.all([this.stateAt({ executionId, ...from }), this.stateAt({ executionId, ...to })]);
+    return { execution_id: executionId, from: before.position, to: after.position, changes: diffStates(before.state as Json, after.state as Json) };
   }
 
   /** The stream version the cutoff names (the last one when none is given); not found when it is not this execution's. */
