@@ -120,7 +120,7 @@ describe('the web UI in a browser', () => {
     await graph.getByText('call_child').waitFor();
     await graph.getByText('after_child').waitFor();
     await page.getByRole('list', { name: 'Timeline' }).getByText(/call_child attempt 1/).waitFor();
-    const status = page.getByText(/Status at this event/);
+    const status = page.getByText(/Status after event/);
     await textOf(status, /COMPLETED/);
 
     const slider = page.getByRole('slider', { name: 'Event position' });
