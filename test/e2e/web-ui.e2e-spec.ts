@@ -49,6 +49,8 @@ describe('the web UI in a browser', () => {
   let browser: Browser;
   let page: Page;
   let completedId: string;
+  let opsDatabase: TestDatabase | undefined;
+  let ops: CliServerProcess | undefined;
   const consoleErrors: string[] = [];
 
   beforeAll(async () => {
@@ -58,7 +60,7 @@ describe('the web UI in a browser', () => {
     server = await startCliServer({ DATABASE_URL: database.url, NOETL_HOME: home, NOETL_ROLES: 'api,scheduler,worker', LOG_LEVEL: 'warn' });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
     client = new NoetlHttpClient(server.url, server.apiKey);
-    for (const name of ['cancel-sleep', 'child', 'parent']) await client.register(e2ePlaybook(name));
+    for (const name of ['cancel-sleep', 'child', 'parent', 'linear']) await client.register(e2ePlaybook(name));
     completedId = await client.execute('e2e/parent');
     await client.waitForTerminal(completedId);
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -73,6 +75,8 @@ describe('the web UI in a browser', () => {
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
+    await ops?.stop();
+    await opsDatabase?.drop();
     await database?.drop();
     if (home) rmSync(home, { recursive: true, force: true });
   });
@@ -137,6 +141,36 @@ describe('the web UI in a browser', () => {
     await page.screenshot({ path: join(SCREENSHOTS, 'ui-execution.png'), fullPage: true });
   });
 
+  it('compares two positions in diff mode: the status went from RUNNING to COMPLETED', async () => {
+    await page.getByLabel('Diff mode: compare two positions').check();
+    const from = page.getByRole('slider', { name: 'Compare from position' });
+    await from.focus();
+    await page.keyboard.press('Home');
+    await textOf(page.getByText(/Changes from event \d+ to event \d+/), /from event 1 to event \d+: \d+/);
+    const status = page.getByRole('table', { name: 'Changes between the two positions' }).getByRole('row').filter({ hasText: 'execution.status' });
+    await textOf(status, /"RUNNING".*"COMPLETED"/);
+    await page.getByLabel('Diff mode: compare two positions').uncheck();
+  });
+
+  it('re-runs an execution with the same path, version and payload, and offers it to a viewer key not at all', async () => {
+    const original = await client.execute('e2e/linear', { base: 3 });
+    await client.waitForTerminal(original);
+    await page.goto(`${server.url}/ui/executions/${original}`);
+    await page.getByRole('button', { name: 'Re-run' }).click();
+    const [started] = (await textOf(page.getByRole('status').filter({ hasText: 'Re-run started' }), /Re-run started: \d+/)).match(/\d+/)!;
+    const rerun = await client.waitForTerminal(started!);
+    expect(rerun).toMatchObject({ path: 'e2e/linear', version: 1, status: 'COMPLETED', workload: { base: 3 } });
+    expect(rerun.result).toEqual((await client.detail(original)).result);
+
+    const viewer = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await viewer.goto(`${server.url}/ui/executions/${original}`);
+    await viewer.getByLabel('API key').fill(await client.createKey('viewer'));
+    await viewer.getByRole('button', { name: 'Sign in' }).click();
+    await textOf(viewer.getByText(/Status after event/), /COMPLETED/);
+    expect(await viewer.getByRole('button', { name: 'Re-run' }).count()).toBe(0);
+    await viewer.close();
+  });
+
   it('cancels a running execution after a confirmation', async () => {
     const running = await client.execute('e2e/cancel_sleep');
     await page.goto(`${server.url}/ui/executions/${running}`);
@@ -173,5 +207,30 @@ describe('the web UI in a browser', () => {
     await page.getByRole('button', { name: 'version 1' }).waitFor();
     await textOf(page.getByLabel('YAML of e2e/parent version 1'), /kind: playbook/);
     await page.screenshot({ path: join(SCREENSHOTS, 'ui-catalog.png') });
+  });
+
+  it('reclaims a command whose worker died holding it, from the stuck work page', async () => {
+    // A server of its own with no worker, whose sweep waits 10 minutes: the expired lease stays for the operator to find.
+    opsDatabase = await createTestDatabase();
+    ops = await startCliServer({ DATABASE_URL: opsDatabase.url, NOETL_HOME: join(home, 'ops'), NOETL_ROLES: 'api,scheduler', NOETL_SWEEP_MS: '600000', LOG_LEVEL: 'warn' });
+    const opsClient = new NoetlHttpClient(ops.url, ops.apiKey);
+    await opsClient.register(e2ePlaybook('linear'));
+    const executionId = await opsClient.execute('e2e/linear');
+    const commandId = await waitFor(async () => (await opsClient.events(executionId, ['command.issued']))[0]?.command_id ?? undefined);
+    // A worker takes it with a lease of 1 ms and is never heard from again.
+    const worker = new NoetlHttpClient(ops.url, await opsClient.createKey('worker'));
+    expect((await worker.request('post', `/api/commands/${commandId}/claim`).send({ worker_id: 'doomed-worker', lease_ms: 1 })).status).toBe(200);
+
+    await page.goto(`${ops.url}/ui/operations/stuck`);
+    await page.getByLabel('API key').fill(ops.apiKey!);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const row = page.getByRole('row').filter({ hasText: commandId });
+    await textOf(row, /doomed-worker.*lease_expired/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'ui-stuck.png') });
+    await page.getByRole('button', { name: `Reclaim command ${commandId}` }).click();
+    await page.getByRole('status').filter({ hasText: 'Done.' }).waitFor();
+    const [abandoned] = await opsClient.events(executionId, ['command.abandoned']);
+    expect(abandoned).toMatchObject({ command_id: commandId, payload: { reason: 'reclaimed by admin', worker_id: 'doomed-worker' } });
+    await page.getByText('Nothing is stuck.').waitFor();
   });
 });
