@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { startCliServer, type CliServerProcess } from '../support/cli-server-process';
+import { startLoopbackOidcProvider, type LoopbackOidcProvider } from '../support/loopback-oidc-provider';
 import { e2ePlaybook } from '../support/e2e-app';
 import { NoetlHttpClient } from '../support/noetl-http-client';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -49,6 +50,7 @@ describe('the web UI in a browser', () => {
   let browser: Browser;
   let page: Page;
   let completedId: string;
+  let provider: LoopbackOidcProvider;
   let opsDatabase: TestDatabase | undefined;
   let ops: CliServerProcess | undefined;
   const consoleErrors: string[] = [];
@@ -57,26 +59,43 @@ describe('the web UI in a browser', () => {
     database = await createTestDatabase();
     home = mkdtempSync(join(tmpdir(), 'noetl-home-'));
     mkdirSync(SCREENSHOTS, { recursive: true });
-    server = await startCliServer({ DATABASE_URL: database.url, NOETL_HOME: home, NOETL_ROLES: 'api,scheduler,worker', LOG_LEVEL: 'warn' });
+    provider = await startLoopbackOidcProvider({ clientId: 'noetl-ui', audience: 'noetl', claims: { noetl_tenant: 'default', noetl_organization: 'default', noetl_role: 'viewer' } });
+    server = await startCliServer({
+      DATABASE_URL: database.url,
+      NOETL_HOME: home,
+      NOETL_ROLES: 'api,scheduler,worker',
+      LOG_LEVEL: 'warn',
+      NOETL_OIDC_JWKS_URL: provider.jwksUrl,
+      NOETL_OIDC_ISSUER: provider.issuer,
+      NOETL_OIDC_AUDIENCE: 'noetl',
+      NOETL_OIDC_CLIENT_ID: 'noetl-ui',
+    });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
     client = new NoetlHttpClient(server.url, server.apiKey);
     for (const name of ['cancel-sleep', 'child', 'parent', 'linear']) await client.register(e2ePlaybook(name));
     completedId = await client.execute('e2e/parent');
     await client.waitForTerminal(completedId);
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.on('console', (message) => {
+    page = await newPage();
+  });
+
+  /** A page of its own tab (a new sessionStorage), whose console errors fail the file. */
+  async function newPage(): Promise<Page> {
+    const opened = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    opened.on('console', (message) => {
       // The one refusal the spec asks for: a wrong key at sign-in.
       const refusedSignIn = message.location().url.endsWith('/api/auth/me') && message.text().includes('401');
       if (message.type() === 'error' && !refusedSignIn) consoleErrors.push(`${message.text()} (${message.location().url})`);
     });
-    page.on('pageerror', (error) => consoleErrors.push(error.message));
-  });
+    opened.on('pageerror', (error) => consoleErrors.push(error.message));
+    return opened;
+  }
 
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
     await ops?.stop();
     await opsDatabase?.drop();
+    await provider?.close();
     await database?.drop();
     if (home) rmSync(home, { recursive: true, force: true });
   });
@@ -97,6 +116,18 @@ describe('the web UI in a browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await textOf(page.getByRole('heading', { level: 1 }), new RegExp(`Execution ${completedId}`));
     expect(page.url()).toBe(`${server.url}/ui/executions/${completedId}`);
+  });
+
+  it('signs in with the identity provider when OIDC is configured, and returns to the page that asked', async () => {
+    const tab = await newPage();
+    await tab.goto(`${server.url}/ui/operations/workers`);
+    await tab.getByRole('button', { name: `Continue with ${new URL(provider.issuer).host}` }).click();
+    await textOf(tab.getByRole('heading', { level: 1 }), /Workers/);
+    expect(tab.url()).toBe(`${server.url}/ui/operations/workers`);
+    // The provider's token is what the page now sends: the API reads a viewer from its claims.
+    const me: unknown = await tab.evaluate("fetch('/api/auth/me', { headers: { Authorization: 'Bearer ' + sessionStorage.getItem('noetl.apiKey') } }).then((r) => r.json())");
+    expect(me).toMatchObject({ role: 'viewer', subject: 'token:ada@example.test' });
+    await tab.close();
   });
 
   it('survives a reload of a deep link, with the key kept for the tab', async () => {
@@ -162,7 +193,7 @@ describe('the web UI in a browser', () => {
     expect(rerun).toMatchObject({ path: 'e2e/linear', version: 1, status: 'COMPLETED', workload: { base: 3 } });
     expect(rerun.result).toEqual((await client.detail(original)).result);
 
-    const viewer = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const viewer = await newPage();
     await viewer.goto(`${server.url}/ui/executions/${original}`);
     await viewer.getByLabel('API key').fill(await client.createKey('viewer'));
     await viewer.getByRole('button', { name: 'Sign in' }).click();

@@ -6,7 +6,7 @@ import { CatalogPage } from './pages/CatalogPage';
 import { ExecutionPage } from './pages/ExecutionPage';
 import { ExecutionsPage } from './pages/ExecutionsPage';
 import { SchedulesPage } from './pages/SchedulesPage';
-import { SignInPage } from './pages/SignInPage';
+import { OidcCallbackPage, SignInPage } from './pages/SignInPage';
 import { StuckPage } from './pages/StuckPage';
 import { WorkersPage } from './pages/WorkersPage';
 
@@ -14,6 +14,7 @@ export function App() {
   return (
     <Routes>
       <Route path="/sign-in" element={<SignInPage />} />
+      <Route path="/sign-in/callback" element={<OidcCallbackPage />} />
       <Route path="*" element={<SignedIn />} />
     </Routes>
   );

@@ -840,6 +840,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/sign-in-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How the web UI may sign in: with an API key always, and with the identity provider when OIDC is configured for it */
+        get: operations["getSignInOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/schedules": {
         parameters: {
             query?: never;
@@ -1704,6 +1721,16 @@ export interface components {
         };
         ApiKeyListDto: {
             keys: components["schemas"]["ApiKeyDto"][];
+        };
+        OidcSignInDto: {
+            /** @description The issuer (NOETL_OIDC_ISSUER): the page reads its /.well-known/openid-configuration */
+            issuer: string;
+            /** @description The web UI's public client at the issuer (NOETL_OIDC_CLIENT_ID); the page signs in with the authorization code flow and PKCE */
+            client_id: string;
+        };
+        SignInOptionsDto: {
+            /** @description Present when NOETL_OIDC_ISSUER and NOETL_OIDC_CLIENT_ID are set */
+            oidc?: components["schemas"]["OidcSignInDto"] | null;
         };
         CreateScheduleDto: {
             /** @description Pin a version of the playbook; absent or null: the latest at each fire */
@@ -4924,6 +4951,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+        };
+    };
+    getSignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInOptionsDto"];
                 };
             };
         };

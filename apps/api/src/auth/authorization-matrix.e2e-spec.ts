@@ -53,6 +53,7 @@ const ROUTES: Record<string, Route> = {
   'get /health/ready': { access: 'public' },
   'get /metrics': { access: 'public' },
   'get /api/schema/playbook': { access: 'public' },
+  'get /api/auth/sign-in-options': { access: 'public' },
   'post /api/catalog/register': { access: 'developer', body: () => ({ content: PLAYBOOK_B_LIKE }), mutates: true },
   'get /api/catalog': { access: 'viewer' },
   'get /api/catalog/versions': { access: 'viewer', query: () => ({ path: PATH_A }) },

@@ -14,6 +14,7 @@ const OPERATION_IDS: Readonly<Record<string, string>> = {
   'AdminController.purge': 'purgeExecution',
   'AdminController.cancel': 'adminCancelExecution',
   'ApiKeysController.me': 'getCaller',
+  'SignInOptionsController.options': 'getSignInOptions',
   'ApiKeysController.create': 'createApiKey',
   'ApiKeysController.list': 'listApiKeys',
   'ApiKeysController.revoke': 'revokeApiKey',
