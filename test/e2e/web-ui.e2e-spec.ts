@@ -170,6 +170,13 @@ describe('the web UI in a browser', () => {
     await page.getByText('Checksums').click();
     await textOf(page.getByRole('definition').filter({ hasText: /^[0-9a-f]{64}$/ }), /^[0-9a-f]{64}$/);
     await page.screenshot({ path: join(SCREENSHOTS, 'ui-execution.png'), fullPage: true });
+
+    // The Theme menu pins dark over the system's light.
+    await page.getByLabel('Theme').selectOption('dark');
+    expect(await page.evaluate('getComputedStyle(document.documentElement).backgroundColor')).toBe('rgb(13, 17, 23)');
+    await page.screenshot({ path: join(SCREENSHOTS, 'ui-execution-dark.png'), fullPage: true });
+    await page.getByLabel('Theme').selectOption('system');
+    expect(await page.evaluate('getComputedStyle(document.documentElement).backgroundColor')).toBe('rgb(255, 255, 255)');
   });
 
   it('compares two positions in diff mode: the status went from RUNNING to COMPLETED', async () => {
@@ -180,6 +187,7 @@ describe('the web UI in a browser', () => {
     await textOf(page.getByText(/Changes from event \d+ to event \d+/), /from event 1 to event \d+: \d+/);
     const status = page.getByRole('table', { name: 'Changes between the two positions' }).getByRole('row').filter({ hasText: 'execution.status' });
     await textOf(status, /"RUNNING".*"COMPLETED"/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'ui-diff.png') });
     await page.getByLabel('Diff mode: compare two positions').uncheck();
   });
 

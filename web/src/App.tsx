@@ -9,6 +9,7 @@ import { SchedulesPage } from './pages/SchedulesPage';
 import { OidcCallbackPage, SignInPage } from './pages/SignInPage';
 import { StuckPage } from './pages/StuckPage';
 import { WorkersPage } from './pages/WorkersPage';
+import { setTheme, type Theme, THEMES, useTheme } from './theme';
 
 export function App() {
   return (
@@ -51,6 +52,7 @@ function SignedIn() {
 }
 
 function Layout({ children }: { children: ReactNode }) {
+  const theme = useTheme();
   return (
     <>
       <header className="top">
@@ -62,6 +64,14 @@ function Layout({ children }: { children: ReactNode }) {
           <NavLink to="/operations/schedules">Schedules</NavLink>
           <NavLink to="/catalog">Catalog</NavLink>
         </nav>
+        <label className="inline">
+          Theme
+          <select value={theme} onChange={(e) => setTheme(e.target.value as Theme)}>
+            {THEMES.map((t) => (
+              <option key={t}>{t}</option>
+            ))}
+          </select>
+        </label>
         <button type="button" onClick={session.signOut}>
           Sign out
         </button>
