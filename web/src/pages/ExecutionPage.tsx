@@ -25,8 +25,10 @@ export function ExecutionPage() {
   });
   const running = detail.data?.status === 'RUNNING';
   const follow = running ? REFRESH_MS : false;
+  // In the keys of what is polled while it runs: the answers after its end are read once more, then kept.
+  const status = detail.data?.status;
   // The state after the last event (seeded from the latest snapshot): its position is the slider's end.
-  const latest = useQuery({ queryKey: ['execution', id, 'replay', 'latest'], queryFn: () => replayAt(id), refetchInterval: follow });
+  const latest = useQuery({ queryKey: ['execution', id, 'replay', 'latest', status], queryFn: () => replayAt(id), enabled: status !== undefined, refetchInterval: follow });
   const graph = useQuery({
     queryKey: ['playbook', detail.data?.path, detail.data?.version],
     queryFn: () => data(api.GET('/api/catalog/playbook', { params: { query: { path: detail.data!.path, version: detail.data!.version } } })),
@@ -39,8 +41,9 @@ export function ExecutionPage() {
     refetchInterval: follow,
   });
   const timeline = useQuery({
-    queryKey: ['execution', id, 'timeline'],
+    queryKey: ['execution', id, 'timeline', status],
     queryFn: () => data(api.GET('/api/executions/{id}/timeline', { params: { path: { id } } })),
+    enabled: status !== undefined,
     refetchInterval: follow,
   });
 
@@ -58,7 +61,7 @@ export function ExecutionPage() {
   const replay = position < last ? (pinned.data ?? latest.data) : latest.data;
   const historyFrom = Math.max(0, Math.floor((position - 1) / HISTORY_PAGE) * HISTORY_PAGE);
   const history = useQuery({
-    queryKey: ['execution', id, 'events', historyFrom],
+    queryKey: ['execution', id, 'events', historyFrom, status],
     queryFn: () => data(api.GET('/api/executions/{id}/events', { params: { path: { id }, query: { after_position: historyFrom, limit: HISTORY_PAGE } } })),
     enabled: last > 0,
     refetchInterval: historyFrom + HISTORY_PAGE >= last ? follow : false,
