@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { startCliServer, type CliServerProcess } from '../support/cli-server-process';
+import { startLoopbackOidcProvider, type LoopbackOidcProvider } from '../support/loopback-oidc-provider';
 import { e2ePlaybook } from '../support/e2e-app';
 import { NoetlHttpClient } from '../support/noetl-http-client';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -49,30 +50,52 @@ describe('the web UI in a browser', () => {
   let browser: Browser;
   let page: Page;
   let completedId: string;
+  let provider: LoopbackOidcProvider;
+  let opsDatabase: TestDatabase | undefined;
+  let ops: CliServerProcess | undefined;
   const consoleErrors: string[] = [];
 
   beforeAll(async () => {
     database = await createTestDatabase();
     home = mkdtempSync(join(tmpdir(), 'noetl-home-'));
     mkdirSync(SCREENSHOTS, { recursive: true });
-    server = await startCliServer({ DATABASE_URL: database.url, NOETL_HOME: home, NOETL_ROLES: 'api,scheduler,worker', LOG_LEVEL: 'warn' });
+    provider = await startLoopbackOidcProvider({ clientId: 'noetl-ui', audience: 'noetl', claims: { noetl_tenant: 'default', noetl_organization: 'default', noetl_role: 'viewer' } });
+    server = await startCliServer({
+      DATABASE_URL: database.url,
+      NOETL_HOME: home,
+      NOETL_ROLES: 'api,scheduler,worker',
+      LOG_LEVEL: 'warn',
+      NOETL_OIDC_JWKS_URL: provider.jwksUrl,
+      NOETL_OIDC_ISSUER: provider.issuer,
+      NOETL_OIDC_AUDIENCE: 'noetl',
+      NOETL_OIDC_CLIENT_ID: 'noetl-ui',
+    });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
     client = new NoetlHttpClient(server.url, server.apiKey);
-    for (const name of ['cancel-sleep', 'child', 'parent']) await client.register(e2ePlaybook(name));
+    for (const name of ['cancel-sleep', 'child', 'parent', 'linear']) await client.register(e2ePlaybook(name));
     completedId = await client.execute('e2e/parent');
     await client.waitForTerminal(completedId);
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.on('console', (message) => {
+    page = await newPage();
+  });
+
+  /** A page of its own tab (a new sessionStorage), whose console errors fail the file. */
+  async function newPage(): Promise<Page> {
+    const opened = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    opened.on('console', (message) => {
       // The one refusal the spec asks for: a wrong key at sign-in.
       const refusedSignIn = message.location().url.endsWith('/api/auth/me') && message.text().includes('401');
       if (message.type() === 'error' && !refusedSignIn) consoleErrors.push(`${message.text()} (${message.location().url})`);
     });
-    page.on('pageerror', (error) => consoleErrors.push(error.message));
-  });
+    opened.on('pageerror', (error) => consoleErrors.push(error.message));
+    return opened;
+  }
 
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
+    await ops?.stop();
+    await opsDatabase?.drop();
+    await provider?.close();
     await database?.drop();
     if (home) rmSync(home, { recursive: true, force: true });
   });
@@ -93,6 +116,18 @@ describe('the web UI in a browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await textOf(page.getByRole('heading', { level: 1 }), new RegExp(`Execution ${completedId}`));
     expect(page.url()).toBe(`${server.url}/ui/executions/${completedId}`);
+  });
+
+  it('signs in with the identity provider when OIDC is configured, and returns to the page that asked', async () => {
+    const tab = await newPage();
+    await tab.goto(`${server.url}/ui/operations/workers`);
+    await tab.getByRole('button', { name: `Continue with ${new URL(provider.issuer).host}` }).click();
+    await textOf(tab.getByRole('heading', { level: 1 }), /Workers/);
+    expect(tab.url()).toBe(`${server.url}/ui/operations/workers`);
+    // The provider's token is what the page now sends: the API reads a viewer from its claims.
+    const me: unknown = await tab.evaluate("fetch('/api/auth/me', { headers: { Authorization: 'Bearer ' + sessionStorage.getItem('noetl.apiKey') } }).then((r) => r.json())");
+    expect(me).toMatchObject({ role: 'viewer', subject: 'token:ada@example.test' });
+    await tab.close();
   });
 
   it('survives a reload of a deep link, with the key kept for the tab', async () => {
@@ -120,7 +155,7 @@ describe('the web UI in a browser', () => {
     await graph.getByText('call_child').waitFor();
     await graph.getByText('after_child').waitFor();
     await page.getByRole('list', { name: 'Timeline' }).getByText(/call_child attempt 1/).waitFor();
-    const status = page.getByText(/Status at this event/);
+    const status = page.getByText(/Status after event/);
     await textOf(status, /COMPLETED/);
 
     const slider = page.getByRole('slider', { name: 'Event position' });
@@ -135,6 +170,44 @@ describe('the web UI in a browser', () => {
     await page.getByText('Checksums').click();
     await textOf(page.getByRole('definition').filter({ hasText: /^[0-9a-f]{64}$/ }), /^[0-9a-f]{64}$/);
     await page.screenshot({ path: join(SCREENSHOTS, 'ui-execution.png'), fullPage: true });
+
+    // The Theme menu pins dark over the system's light.
+    await page.getByLabel('Theme').selectOption('dark');
+    expect(await page.evaluate('getComputedStyle(document.documentElement).backgroundColor')).toBe('rgb(13, 17, 23)');
+    await page.screenshot({ path: join(SCREENSHOTS, 'ui-execution-dark.png'), fullPage: true });
+    await page.getByLabel('Theme').selectOption('system');
+    expect(await page.evaluate('getComputedStyle(document.documentElement).backgroundColor')).toBe('rgb(255, 255, 255)');
+  });
+
+  it('compares two positions in diff mode: the status went from RUNNING to COMPLETED', async () => {
+    await page.getByLabel('Diff mode: compare two positions').check();
+    const from = page.getByRole('slider', { name: 'Compare from position' });
+    await from.focus();
+    await page.keyboard.press('Home');
+    await textOf(page.getByText(/Changes from event \d+ to event \d+/), /from event 1 to event \d+: \d+/);
+    const status = page.getByRole('table', { name: 'Changes between the two positions' }).getByRole('row').filter({ hasText: 'execution.status' });
+    await textOf(status, /"RUNNING".*"COMPLETED"/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'ui-diff.png') });
+    await page.getByLabel('Diff mode: compare two positions').uncheck();
+  });
+
+  it('re-runs an execution with the same path, version and payload, and offers it to a viewer key not at all', async () => {
+    const original = await client.execute('e2e/linear', { base: 3 });
+    await client.waitForTerminal(original);
+    await page.goto(`${server.url}/ui/executions/${original}`);
+    await page.getByRole('button', { name: 'Re-run' }).click();
+    const [started] = (await textOf(page.getByRole('status').filter({ hasText: 'Re-run started' }), /Re-run started: \d+/)).match(/\d+/)!;
+    const rerun = await client.waitForTerminal(started!);
+    expect(rerun).toMatchObject({ path: 'e2e/linear', version: 1, status: 'COMPLETED', workload: { base: 3 } });
+    expect(rerun.result).toEqual((await client.detail(original)).result);
+
+    const viewer = await newPage();
+    await viewer.goto(`${server.url}/ui/executions/${original}`);
+    await viewer.getByLabel('API key').fill(await client.createKey('viewer'));
+    await viewer.getByRole('button', { name: 'Sign in' }).click();
+    await textOf(viewer.getByText(/Status after event/), /COMPLETED/);
+    expect(await viewer.getByRole('button', { name: 'Re-run' }).count()).toBe(0);
+    await viewer.close();
   });
 
   it('cancels a running execution after a confirmation', async () => {
@@ -186,5 +259,30 @@ describe('the web UI in a browser', () => {
     await page.getByRole('button', { name: 'version 1' }).waitFor();
     await textOf(page.getByLabel('YAML of e2e/parent version 1'), /kind: playbook/);
     await page.screenshot({ path: join(SCREENSHOTS, 'ui-catalog.png') });
+  });
+
+  it('reclaims a command whose worker died holding it, from the stuck work page', async () => {
+    // A server of its own with no worker, whose sweep waits 10 minutes: the expired lease stays for the operator to find.
+    opsDatabase = await createTestDatabase();
+    ops = await startCliServer({ DATABASE_URL: opsDatabase.url, NOETL_HOME: join(home, 'ops'), NOETL_ROLES: 'api,scheduler', NOETL_SWEEP_MS: '600000', LOG_LEVEL: 'warn' });
+    const opsClient = new NoetlHttpClient(ops.url, ops.apiKey);
+    await opsClient.register(e2ePlaybook('linear'));
+    const executionId = await opsClient.execute('e2e/linear');
+    const commandId = await waitFor(async () => (await opsClient.events(executionId, ['command.issued']))[0]?.command_id ?? undefined);
+    // A worker takes it with a lease of 1 ms and is never heard from again.
+    const worker = new NoetlHttpClient(ops.url, await opsClient.createKey('worker'));
+    expect((await worker.request('post', `/api/commands/${commandId}/claim`).send({ worker_id: 'doomed-worker', lease_ms: 1 })).status).toBe(200);
+
+    await page.goto(`${ops.url}/ui/operations/stuck`);
+    await page.getByLabel('API key').fill(ops.apiKey!);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const row = page.getByRole('row').filter({ hasText: commandId });
+    await textOf(row, /doomed-worker.*lease_expired/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'ui-stuck.png') });
+    await page.getByRole('button', { name: `Reclaim command ${commandId}` }).click();
+    await page.getByRole('status').filter({ hasText: 'Done.' }).waitFor();
+    const [abandoned] = await opsClient.events(executionId, ['command.abandoned']);
+    expect(abandoned).toMatchObject({ command_id: commandId, payload: { reason: 'reclaimed by admin', worker_id: 'doomed-worker' } });
+    await page.getByText('Nothing is stuck.').waitFor();
   });
 });

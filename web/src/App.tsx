@@ -6,14 +6,16 @@ import { CatalogPage } from './pages/CatalogPage';
 import { ExecutionPage } from './pages/ExecutionPage';
 import { ExecutionsPage } from './pages/ExecutionsPage';
 import { SchedulesPage } from './pages/SchedulesPage';
-import { SignInPage } from './pages/SignInPage';
+import { OidcCallbackPage, SignInPage } from './pages/SignInPage';
 import { StuckPage } from './pages/StuckPage';
 import { WorkersPage } from './pages/WorkersPage';
+import { setTheme, type Theme, THEMES, useTheme } from './theme';
 
 export function App() {
   return (
     <Routes>
       <Route path="/sign-in" element={<SignInPage />} />
+      <Route path="/sign-in/callback" element={<OidcCallbackPage />} />
       <Route path="*" element={<SignedIn />} />
     </Routes>
   );
@@ -50,6 +52,7 @@ function SignedIn() {
 }
 
 function Layout({ children }: { children: ReactNode }) {
+  const theme = useTheme();
   return (
     <>
       <header className="top">
@@ -61,6 +64,14 @@ function Layout({ children }: { children: ReactNode }) {
           <NavLink to="/operations/schedules">Schedules</NavLink>
           <NavLink to="/catalog">Catalog</NavLink>
         </nav>
+        <label className="inline">
+          Theme
+          <select value={theme} onChange={(e) => setTheme(e.target.value as Theme)}>
+            {THEMES.map((t) => (
+              <option key={t}>{t}</option>
+            ))}
+          </select>
+        </label>
         <button type="button" onClick={session.signOut}>
           Sign out
         </button>

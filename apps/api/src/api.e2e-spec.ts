@@ -16,6 +16,7 @@ const ROUTES: Record<string, string[]> = {
   '/api/executions/counts': ['get'],
   '/api/executions/{id}': ['get'],
   '/api/executions/{id}/events': ['get'],
+  '/api/executions/{id}/timeline': ['get'],
   '/api/executions/{id}/cancel': ['post'],
   '/api/executions/{id}/signals/{name}': ['post'],
   '/api/schedules': ['post', 'get'],
@@ -43,6 +44,7 @@ const ROUTES: Record<string, string[]> = {
   '/api/executions/{id}/rerun': ['post'],
   '/api/credentials/{name}/uses': ['get'],
   '/api/settings/credentials': ['get', 'put'],
+  '/api/replay/diff': ['get'],
   '/api/workers': ['get'],
   '/api/workers/{id}/heartbeat': ['post'],
   '/api/admin/stuck': ['get'],
@@ -56,6 +58,7 @@ const ROUTES: Record<string, string[]> = {
   '/api/credentials': ['post', 'get'],
   '/api/credentials/{name}': ['get', 'delete'],
   '/api/auth/me': ['get'],
+  '/api/auth/sign-in-options': ['get'],
   '/api/keys': ['post', 'get'],
   '/api/keys/{id}': ['delete'],
 };

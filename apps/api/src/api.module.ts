@@ -7,6 +7,7 @@ import { ApiKeys, Authenticator, TokenVerifier } from '@noetl/runtime';
 import { ApiKeyRepository, Database } from '@noetl/storage';
 import type { Request } from 'express';
 import { ApiKeysController } from './auth/api-keys.controller';
+import { SignInOptionsController } from './auth/sign-in-options.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { AdminController } from './admin/admin.controller';
 import { CatalogController } from './catalog/catalog.controller';
@@ -70,6 +71,7 @@ export class ApiModule {
         LedgerVerificationController,
         CredentialSettingsController,
         ApiKeysController,
+        SignInOptionsController,
         SchedulesController,
         SchemaController,
       ],

@@ -31,6 +31,8 @@ export interface OidcConfig {
   jwksUrl: string;
   issuer?: string;
   audience?: string;
+  /** The web UI's (public, PKCE) client at the issuer: with `issuer`, the sign-in page offers the identity provider. */
+  clientId?: string;
   /** The claims that carry the caller's tenant, organization and role. */
   tenantClaim: string;
   organizationClaim: string;
@@ -242,13 +244,14 @@ function oidc(env: Env): OidcConfig | undefined {
   const jwksUrl = url(env, 'NOETL_OIDC_JWKS_URL', ['https:', 'http:']);
   const issuer = env.NOETL_OIDC_ISSUER?.trim();
   const audience = env.NOETL_OIDC_AUDIENCE?.trim();
+  const clientId = env.NOETL_OIDC_CLIENT_ID?.trim();
   const claims = {
     tenantClaim: claimName(env, 'NOETL_OIDC_TENANT_CLAIM', 'noetl_tenant'),
     organizationClaim: claimName(env, 'NOETL_OIDC_ORGANIZATION_CLAIM', 'noetl_organization'),
     roleClaim: claimName(env, 'NOETL_OIDC_ROLE_CLAIM', 'noetl_role'),
   };
   if (!jwksUrl) return undefined;
-  return { jwksUrl, ...(issuer ? { issuer } : {}), ...(audience ? { audience } : {}), ...claims };
+  return { jwksUrl, ...(issuer ? { issuer } : {}), ...(audience ? { audience } : {}), ...(clientId ? { clientId } : {}), ...claims };
 }
 
 /** `noetl-projector-2` or `2` -> 2; validated against the shard count. */
@@ -316,6 +319,7 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_OIDC_JWKS_URL',
   'NOETL_OIDC_ISSUER',
   'NOETL_OIDC_AUDIENCE',
+  'NOETL_OIDC_CLIENT_ID',
   'NOETL_OIDC_TENANT_CLAIM',
   'NOETL_OIDC_ORGANIZATION_CLAIM',
   'NOETL_OIDC_ROLE_CLAIM',

@@ -15,6 +15,7 @@ export * from './control-plane/local-control-plane';
 export * from './transport-factory';
 export * from './credentials';
 export * from './executions/execution.service';
+export * from './executions/execution-timeline';
 export * from './ledger';
 export * from './engine';
 export * from './admin/admin-types';

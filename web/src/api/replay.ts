@@ -12,26 +12,20 @@ export interface ReplayAnswer {
   state: {
     execution?: { status: string; ctx?: Record<string, unknown>; result?: unknown };
     steps?: { steps: Record<string, { step: string; status: string; attempts: number; startedAt: string; completedAt?: string }> };
-    commands?: Record<string, ReplayCommand>;
     loops?: Record<string, { step: string; size: number | null; succeededRows: number; failedRows: number; status: string }>;
   };
 }
 
-export interface ReplayCommand {
-  commandId: string;
-  step: string;
-  kind: string;
-  attempt: number;
-  maxAttempts: number;
-  status: string;
-  workerId?: string;
-  issuedAt: string;
-  completedAt?: string;
-  iteration?: number;
-}
+/**
+ * The surfaces the page shows; the others (commands, stages, frames,
+ * payloads) grow with every frame of a big loop and are left on the server.
+ * The checksums cover every surface either way.
+ */
+const SHOWN = ['execution', 'steps', 'loops'] as const;
 
-/** The state after the first `position` events of the execution. */
-export async function replayAt(executionId: string, position: number): Promise<ReplayAnswer> {
-  const answer = await data(api.GET('/api/replay/state', { params: { query: { execution_id: executionId, as_of_position: position } } }));
+/** The state after the first `position` events of the execution, or after its last event without one. */
+export async function replayAt(executionId: string, position?: number): Promise<ReplayAnswer> {
+  const query = { execution_id: executionId, projection: [...SHOWN], ...(position !== undefined ? { as_of_position: position } : {}) };
+  const answer = await data(api.GET('/api/replay/state', { params: { query } }));
   return answer as unknown as ReplayAnswer;
 }

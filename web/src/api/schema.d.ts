@@ -208,6 +208,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/executions/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An execution's Gantt: its commands, loop frame attempts, retries and waits, with workers and the events each began and ended with */
+        get: operations["getExecutionTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/executions/{id}/cancel": {
         parameters: {
             query?: never;
@@ -788,6 +805,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/replay/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What changed in an execution's state between two positions of its ledger, path by path (noetl replay --diff) */
+        get: operations["replayDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/executions/{id}/verify": {
         parameters: {
             query?: never;
@@ -870,6 +904,23 @@ export interface paths {
         post?: never;
         /** Revoke a key of the tenant: every process refuses it within seconds */
         delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sign-in-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How the web UI may sign in: with an API key always, and with the identity provider when OIDC is configured for it */
+        get: operations["getSignInOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1175,6 +1226,8 @@ export interface components {
             event_id: string;
             /** @example command.completed */
             event_type: string;
+            /** @description Its place in the execution's ledger, 1 for the first event (a replay's `as_of_position`) */
+            position: number;
             step: string | null;
             status: string | null;
             command_id: string | null;
@@ -1191,6 +1244,45 @@ export interface components {
             events: components["schemas"]["EventViewDto"][];
             /** @description Pass as `after` for the next page; null when this page was the last so far */
             next_after: string | null;
+        };
+        TimelinePointDto: {
+            /** @description The event's position in the execution's ledger */
+            position: number;
+            /** Format: date-time */
+            time: string;
+        };
+        TimelineBarDto: {
+            /**
+             * @description A command's run, a loop frame's run (one bar per attempt), a retry's delay, or a wait (a timer, or a step waiting for a signal)
+             * @enum {string}
+             */
+            kind: "command" | "frame" | "retry" | "wait";
+            /** @description The command id, `frame_id#attempt`, the timer id, or the waiting step run */
+            id: string;
+            step: string;
+            attempt?: number;
+            max_attempts?: number;
+            /** @description A loop command's iteration, or a frame's index in its stage */
+            index?: number;
+            /** @description The worker that claimed it */
+            worker_id?: string;
+            /** @description How it ended: COMPLETED, FAILED, ABANDONED, CANCELLED, COMMITTED, FIRED or SIGNALLED; absent while open */
+            status?: string;
+            /** @description The event it began with */
+            begin: components["schemas"]["TimelinePointDto"];
+            /** @description The claim of its worker */
+            claimed?: components["schemas"]["TimelinePointDto"];
+            /** @description The event it ended with; absent while open */
+            end?: components["schemas"]["TimelinePointDto"];
+            /**
+             * Format: date-time
+             * @description When a retry or a timer is due
+             */
+            due_at?: string;
+        };
+        ExecutionTimelineDto: {
+            /** @description In the order they began; a page showing position p draws those that began at or before p */
+            bars: components["schemas"]["TimelineBarDto"][];
         };
         CancelDto: {
             /** @description Why, recorded on execution.cancelled */
@@ -1668,6 +1760,31 @@ export interface components {
         WorkerReportedDto: {
             worker_id: string;
         };
+        ReplayPositionDto: {
+            event_id: string;
+            /** @description How many events of the execution the state covers */
+            stream_version: number;
+            /** Format: date-time */
+            event_time: string;
+        };
+        StateChangeDto: {
+            /**
+             * @description The dotted path of the value, surface first
+             * @example steps.steps.fetch.status
+             */
+            path: string;
+            /** @description Its value at `from`; absent when it did not exist yet */
+            before?: Record<string, never> | null;
+            /** @description Its value at `to`; absent when it no longer exists */
+            after?: Record<string, never> | null;
+        };
+        ReplayDiffDto: {
+            execution_id: string;
+            from: components["schemas"]["ReplayPositionDto"];
+            to: components["schemas"]["ReplayPositionDto"];
+            /** @description The leaves and subtrees that differ, in path order */
+            changes: components["schemas"]["StateChangeDto"][];
+        };
         LedgerVerificationDto: {
             execution_id: string;
             /** @description Whether every event is as it was written and none is missing */
@@ -1744,6 +1861,16 @@ export interface components {
         };
         ApiKeyListDto: {
             keys: components["schemas"]["ApiKeyDto"][];
+        };
+        OidcSignInDto: {
+            /** @description The issuer (NOETL_OIDC_ISSUER): the page reads its /.well-known/openid-configuration */
+            issuer: string;
+            /** @description The web UI's public client at the issuer (NOETL_OIDC_CLIENT_ID); the page signs in with the authorization code flow and PKCE */
+            client_id: string;
+        };
+        SignInOptionsDto: {
+            /** @description Present when NOETL_OIDC_ISSUER and NOETL_OIDC_CLIENT_ID are set */
+            oidc?: components["schemas"]["OidcSignInDto"] | null;
         };
         CreateScheduleDto: {
             /** @description Pin a version of the playbook; absent or null: the latest at each fire */
@@ -2600,6 +2727,8 @@ export interface operations {
             query?: {
                 /** @description Only events after this event id (the `next_after` of the previous page) */
                 after?: string;
+                /** @description Only events after this many of the execution's events (an event's `position`); not with `after` */
+                after_position?: number;
                 limit?: number;
                 /** @description Only these event types; repeat the parameter or separate with commas */
                 type?: string[];
@@ -2626,6 +2755,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description No valid API key or token (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description The caller's role may not (forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+        };
+    };
+    getExecutionTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecutionTimelineDto"];
                 };
             };
             /** @description No valid API key or token (unauthenticated) */
@@ -4806,6 +4982,67 @@ export interface operations {
             };
         };
     };
+    replayDiff: {
+        parameters: {
+            query: {
+                /** @description The execution to replay */
+                execution_id: string;
+                /** @description The state after this many events: the "before" side */
+                from_position: number;
+                /** @description The state after this many events: the "after" side */
+                to_position: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayDiffDto"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description No valid API key or token (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description The caller's role may not (forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description No such execution in your tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+        };
+    };
     verifyExecutionLedger: {
         parameters: {
             query?: never;
@@ -5107,6 +5344,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+        };
+    };
+    getSignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInOptionsDto"];
                 };
             };
         };

@@ -1,9 +1,41 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, data } from '../api/client';
+import { Link } from 'react-router';
+import { api, data, type Schemas } from '../api/client';
 
-/** Cancel (after a confirmation) and send a signal: what a developer may do to a running execution. */
-export function ExecutionActions({ executionId }: { executionId: string }) {
+/**
+ * What a developer may do to an execution: re-run it with the same payload
+ * (its path, version and workload, as POST /api/execute takes them), and
+ * while it runs, cancel it (after a confirmation) and send it a signal.
+ */
+export function ExecutionActions({ execution }: { execution: Schemas['ExecutionDetailDto'] }) {
+  const executionId = execution.execution_id;
+  const queries = useQueryClient();
+  const rerun = useMutation({
+    mutationFn: () =>
+      data(api.POST('/api/execute', { body: { path: execution.path, version: execution.version, payload: execution.workload as Record<string, never> } })),
+    onSuccess: () => queries.invalidateQueries({ queryKey: ['executions'] }),
+  });
+  return (
+    <section className="actions" aria-label="Actions">
+      <span>
+        <button type="button" onClick={() => rerun.mutate()} disabled={rerun.isPending}>
+          Re-run
+        </button>
+        {rerun.data && (
+          <span role="status">
+            {' '}Re-run started: <Link to={`/executions/${rerun.data.execution_id}`}>{rerun.data.execution_id}</Link>
+          </span>
+        )}
+        {rerun.error && <span role="alert"> {rerun.error.message}</span>}
+      </span>
+      {execution.status === 'RUNNING' && <RunningActions executionId={executionId} />}
+    </section>
+  );
+}
+
+/** Cancel (after a confirmation) and send a signal. */
+function RunningActions({ executionId }: { executionId: string }) {
   const queries = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const [signal, setSignal] = useState({ name: '', payload: '{}' });
@@ -30,7 +62,7 @@ export function ExecutionActions({ executionId }: { executionId: string }) {
     send.mutate({ name: signal.name.trim(), payload });
   }
   return (
-    <section className="actions" aria-label="Actions">
+    <>
       {!confirming ? (
         <button type="button" className="danger" onClick={() => setConfirming(true)}>
           Cancel
@@ -68,6 +100,6 @@ export function ExecutionActions({ executionId }: { executionId: string }) {
         {send.error && <p role="alert">{send.error.message}</p>}
         {send.isSuccess && <p role="status">Signal sent.</p>}
       </form>
-    </section>
+    </>
   );
 }

@@ -2,6 +2,7 @@ import dagre from '@dagrejs/dagre';
 import { Background, Controls, type Edge, type Node, ReactFlow } from '@xyflow/react';
 import { useMemo } from 'react';
 import type { Schemas } from '../api/client';
+import { useTheme } from '../theme';
 
 export interface StepProgress {
   status?: string;
@@ -25,6 +26,7 @@ function layout(graph: Schemas['PlaybookGraphDto']): Map<string, { x: number; y:
 /** The playbook: steps as nodes coloured by their status at the chosen event, next arcs as edges. */
 export function ExecutionGraph({ graph, progress }: { graph: Schemas['PlaybookGraphDto']; progress: Record<string, StepProgress> }) {
   const positions = useMemo(() => layout(graph), [graph]);
+  const theme = useTheme();
   const nodes: Node[] = graph.steps.map((s) => {
     const p = progress[s.step];
     const loop = p?.loop ? ` ${p.loop.done}/${p.loop.total ?? '?'}` : s.loop ? ' 0/?' : '';
@@ -40,7 +42,7 @@ export function ExecutionGraph({ graph, progress }: { graph: Schemas['PlaybookGr
   const edges: Edge[] = graph.arcs.map((a, i) => ({ id: `${a.from}-${a.to}-${i}`, source: a.from, target: a.to, ...(a.when ? { label: a.when } : {}) }));
   return (
     <div className="graph" role="figure" aria-label="Playbook graph">
-      <ReactFlow nodes={nodes} edges={edges} fitView fitViewOptions={{ maxZoom: 1 }} nodesDraggable={false} nodesConnectable={false} proOptions={{ hideAttribution: true }}>
+      <ReactFlow colorMode={theme} nodes={nodes} edges={edges} fitView fitViewOptions={{ maxZoom: 1 }} nodesDraggable={false} nodesConnectable={false} proOptions={{ hideAttribution: true }}>
         <Background />
         <Controls showInteractive={false} />
       </ReactFlow>

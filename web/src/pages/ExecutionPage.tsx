@@ -1,43 +1,34 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { api, data, type Schemas } from '../api/client';
+import { api, data } from '../api/client';
 import { replayAt, type ReplayAnswer } from '../api/replay';
+import { useMe } from '../api/me';
 import { EventHistory } from '../components/EventHistory';
 import { ExecutionActions } from '../components/ExecutionActions';
 import { ExecutionGraph, type StepProgress } from '../components/ExecutionGraph';
 import { duration, when } from '../components/format';
 import { StatusBadge } from '../components/StatusBadge';
+import { TimeTravel } from '../components/TimeTravel';
 import { Timeline } from '../components/Timeline';
 
 const REFRESH_MS = 1000;
-const EVENT_PAGE = 1000;
-
-/** Every event of the execution, a page of 1000 at a time. */
-async function allEvents(id: string): Promise<Schemas['EventViewDto'][]> {
-  const events: Schemas['EventViewDto'][] = [];
-  let after: string | undefined;
-  for (;;) {
-    const page = await data(api.GET('/api/executions/{id}/events', { params: { path: { id }, query: { limit: EVENT_PAGE, ...(after ? { after } : {}) } } }));
-    events.push(...page.events);
-    if (!page.next_after || page.events.length < EVENT_PAGE) return events;
-    after = page.next_after;
-  }
-}
+const HISTORY_PAGE = 50;
 
 export function ExecutionPage() {
   const { id = '' } = useParams();
+  const me = useMe();
   const detail = useQuery({
     queryKey: ['execution', id],
     queryFn: () => data(api.GET('/api/executions/{id}', { params: { path: { id } } })),
     refetchInterval: (q) => (q.state.data?.status === 'RUNNING' ? REFRESH_MS : false),
   });
   const running = detail.data?.status === 'RUNNING';
-  const events = useQuery({
-    queryKey: ['execution', id, 'events'],
-    queryFn: () => allEvents(id),
-    refetchInterval: running ? REFRESH_MS : false,
-  });
+  const follow = running ? REFRESH_MS : false;
+  // In the keys of what is polled while it runs: the answers after its end are read once more, then kept.
+  const status = detail.data?.status;
+  // The state after the last event (seeded from the latest snapshot): its position is the slider's end.
+  const latest = useQuery({ queryKey: ['execution', id, 'replay', 'latest', status], queryFn: () => replayAt(id), enabled: status !== undefined, refetchInterval: follow });
   const graph = useQuery({
     queryKey: ['playbook', detail.data?.path, detail.data?.version],
     queryFn: () => data(api.GET('/api/catalog/playbook', { params: { query: { path: detail.data!.path, version: detail.data!.version } } })),
@@ -47,20 +38,36 @@ export function ExecutionPage() {
   const children = useQuery({
     queryKey: ['execution', id, 'children'],
     queryFn: () => data(api.GET('/api/executions', { params: { query: { parent: id, limit: 100 } } })),
-    refetchInterval: running ? REFRESH_MS : false,
+    refetchInterval: follow,
+  });
+  const timeline = useQuery({
+    queryKey: ['execution', id, 'timeline', status],
+    queryFn: () => data(api.GET('/api/executions/{id}/timeline', { params: { path: { id } } })),
+    enabled: status !== undefined,
+    refetchInterval: follow,
   });
 
   // The scrubber's position: undefined follows the last event.
   const [chosen, setChosen] = useState<number>();
-  const last = events.data?.length ?? 0;
+  const last = latest.data?.position.stream_version ?? 0;
   const position = Math.min(chosen ?? last, last);
-  const replay = useQuery({
+  const pinned = useQuery({
     queryKey: ['execution', id, 'replay', position],
     queryFn: () => replayAt(id, position),
-    enabled: position > 0,
+    enabled: position > 0 && position < last,
     staleTime: Infinity,
     placeholderData: keepPreviousData,
   });
+  const replay = position < last ? (pinned.data ?? latest.data) : latest.data;
+  const historyFrom = Math.max(0, Math.floor((position - 1) / HISTORY_PAGE) * HISTORY_PAGE);
+  const history = useQuery({
+    queryKey: ['execution', id, 'events', historyFrom, status],
+    queryFn: () => data(api.GET('/api/executions/{id}/events', { params: { path: { id }, query: { after_position: historyFrom, limit: HISTORY_PAGE } } })),
+    enabled: last > 0,
+    refetchInterval: historyFrom + HISTORY_PAGE >= last ? follow : false,
+    placeholderData: keepPreviousData,
+  });
+  const choose = (next: number) => setChosen(next === last && running ? undefined : next);
 
   if (detail.error) return <p role="alert">{detail.error.message}</p>;
   if (!detail.data) return <p>Loading…</p>;
@@ -138,37 +145,23 @@ export function ExecutionPage() {
           </>
         )}
       </dl>
-      {running && <ExecutionActions executionId={e.execution_id} />}
+      {me.mayAct && <ExecutionActions execution={e} />}
 
-      <section className="time-travel" aria-label="Time travel">
-        <h2>Time travel</h2>
-        <label>
-          Event position
-          <input
-            type="range"
-            min={last > 0 ? 1 : 0}
-            max={last}
-            value={position}
-            disabled={last === 0}
-            onChange={(ev) => {
-              const next = Number(ev.target.value);
-              setChosen(next === last && running ? undefined : next);
-            }}
-          />
-        </label>
-        <output aria-live="polite">
-          {position} / {last}
-          {events.data?.[position - 1] && ` — ${events.data[position - 1]!.event_type}`}
-        </output>
-        {replay.data && <StateAtPosition replay={replay.data} />}
-        {replay.error && <p role="alert">{replay.error.message}</p>}
-      </section>
+      <TimeTravel
+        executionId={e.execution_id}
+        last={last}
+        position={position}
+        eventType={history.data?.events.find((ev) => ev.position === position)?.event_type}
+        replay={replay}
+        onChoose={choose}
+      />
+      {(latest.error ?? pinned.error) && <p role="alert">{(latest.error ?? pinned.error)!.message}</p>}
 
       <h2>Graph</h2>
-      {graph.data && <ExecutionGraph graph={graph.data.graph} progress={progressOf(replay.data)} />}
+      {graph.data && <ExecutionGraph graph={graph.data.graph} progress={progressOf(replay)} />}
       <h2>Timeline</h2>
-      {replay.data && <Timeline commands={Object.values(replay.data.state.commands ?? {})} until={replay.data.position.event_time} />}
-      {events.data && <EventHistory events={events.data} position={position} />}
+      {timeline.data && replay && <Timeline bars={timeline.data.bars} position={position} until={replay.position.event_time} />}
+      {history.data && <EventHistory events={history.data.events} position={position} total={last} onChoose={choose} />}
     </section>
   );
 }
@@ -181,53 +174,4 @@ function progressOf(replay: ReplayAnswer | undefined): Record<string, StepProgre
     progress[l.step] = { ...progress[l.step], loop: { done: l.succeededRows + l.failedRows, total: l.size } };
   }
   return progress;
-}
-
-function StateAtPosition({ replay }: { replay: ReplayAnswer }) {
-  const steps = Object.values(replay.state.steps?.steps ?? {});
-  return (
-    <div className="state-at">
-      <p>
-        Status at this event: <StatusBadge status={replay.state.execution?.status ?? 'RUNNING'} /> at {when(replay.position.event_time)}
-        {replay.seeded_from_snapshot !== null && ` (folded from snapshot ${replay.seeded_from_snapshot})`}
-      </p>
-      <table aria-label="Steps at this event">
-        <thead>
-          <tr>
-            <th>Step</th>
-            <th>Status</th>
-            <th>Attempts</th>
-          </tr>
-        </thead>
-        <tbody>
-          {steps.map((s) => (
-            <tr key={s.step}>
-              <td>{s.step}</td>
-              <td>
-                <StatusBadge status={s.status} />
-              </td>
-              <td>{s.attempts}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <details>
-        <summary>Variables</summary>
-        <pre>{JSON.stringify(replay.state.execution?.ctx ?? {}, null, 2)}</pre>
-      </details>
-      <details>
-        <summary>Checksums</summary>
-        <dl className="checksums" aria-label="Checksums">
-          {Object.entries(replay.checksums).map(([surface, sum]) => (
-            <div key={surface}>
-              <dt>{surface}</dt>
-              <dd>
-                <code>{sum}</code>
-              </dd>
-            </div>
-          ))}
-        </dl>
-      </details>
-    </div>
-  );
 }

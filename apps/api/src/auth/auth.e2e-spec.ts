@@ -92,6 +92,10 @@ describe('authentication over the API', () => {
     expect(res.body).toEqual({ code: 'forbidden', message: 'the viewer role may not POST /api/execute; it needs developer' });
   });
 
+  it('offers the web UI no identity provider sign-in while NOETL_OIDC_CLIENT_ID is unset, and asks no key for that answer', async () => {
+    expect((await request(api.http).get('/api/auth/sign-in-options').expect(200)).body).toEqual({ oidc: null });
+  });
+
   it('takes tenant, organization and role from a JWT of the configured issuer', async () => {
     const token = await issuer.sign({ noetl_tenant: 'globex', noetl_organization: 'us', noetl_role: 'developer' });
     const me = await request(api.http).get('/api/auth/me').set('Authorization', `Bearer ${token}`).expect(200);
@@ -126,15 +130,15 @@ describe('authentication over the API', () => {
     }
   });
 
-  it('keeps the health probes and the playbook schema open and shows the bearer scheme on every other route in Swagger', async () => {
+  it('keeps the health probes, the playbook schema and the sign-in options open and shows the bearer scheme on every other route in Swagger', async () => {
     await request(api.http).get('/health/live').expect(200);
     await request(api.http).get('/metrics').expect(200);
     const doc = (await request(api.http).get('/docs-json').expect(200)).body;
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>)) {
       for (const operation of Object.values(methods)) {
-        // /metrics takes a key when NOETL_METRICS_AUTH=key, so it shows the scheme too; the probes and the playbook schema are open.
-        if (!path.startsWith('/health/') && path !== '/api/schema/playbook') {
+        // /metrics takes a key when NOETL_METRICS_AUTH=key, so it shows the scheme too; the probes, the playbook schema and the sign-in options are open.
+        if (!path.startsWith('/health/') && path !== '/api/schema/playbook' && path !== '/api/auth/sign-in-options') {
           expect({ path, security: operation.security }).toEqual({ path, security: [{ bearer: [] }] });
           expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['401', '403']));
         } else expect({ path, security: operation.security }).toEqual({ path, security: undefined });

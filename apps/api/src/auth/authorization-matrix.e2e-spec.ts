@@ -53,6 +53,7 @@ const ROUTES: Record<string, Route> = {
   'get /health/ready': { access: 'public' },
   'get /metrics': { access: 'public' },
   'get /api/schema/playbook': { access: 'public' },
+  'get /api/auth/sign-in-options': { access: 'public' },
   'post /api/catalog/register': { access: 'developer', body: () => ({ content: PLAYBOOK_B_LIKE }), mutates: true },
   'get /api/catalog': { access: 'viewer' },
   'get /api/catalog/versions': { access: 'viewer', query: () => ({ path: PATH_A }) },
@@ -66,6 +67,8 @@ const ROUTES: Record<string, Route> = {
   'post /api/executions/{id}/cancel': { access: 'developer', param: (ids) => ids.execution, body: () => ({ reason: 'matrix' }), mutates: true },
   'get /api/replay/state': { access: 'viewer', query: (ids) => ({ execution_id: ids.execution }) },
   'get /api/executions/{id}/verify': { access: 'viewer', param: (ids) => ids.execution },
+  'get /api/executions/{id}/timeline': { access: 'viewer', param: (ids) => ids.execution },
+  'get /api/replay/diff': { access: 'viewer', query: (ids) => ({ execution_id: ids.execution, from_position: '1', to_position: '1' }) },
   'get /api/workers': { access: 'viewer' },
   'post /api/workers/{id}/heartbeat': {
     access: 'worker',

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import type { ExecutionStatus } from '@noetl/event-kernel';
+import type { ListEventsQuery } from '@noetl/runtime';
 import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { RawJson } from '../input/raw-json';
@@ -104,6 +105,13 @@ export class ListEventsQueryDto {
   @Matches(EVENT_ID, { message: 'after must be an event id' })
   after?: string;
 
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Only events after this many of the execution\'s events (an event\'s `position`); not with `after`' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  after_position?: number;
+
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE })
   @IsOptional()
   @Type(() => Number)
@@ -118,6 +126,10 @@ export class ListEventsQueryDto {
   @IsString({ each: true })
   @IsNotEmpty({ each: true })
   type?: string[];
+}
+
+export function listEventsQueryOf({ after_position, ...query }: ListEventsQueryDto): ListEventsQuery {
+  return { ...query, ...(after_position !== undefined ? { afterPosition: after_position } : {}) };
 }
 
 export class CancelDto {

@@ -221,6 +221,9 @@ export class EventViewDto implements EventView {
   @ApiProperty({ example: 'command.completed' })
   event_type!: string;
 
+  @ApiProperty({ type: 'integer', minimum: 1, description: "Its place in the execution's ledger, 1 for the first event (a replay's `as_of_position`)" })
+  position!: number;
+
   @ApiProperty({ nullable: true, type: String })
   step!: string | null;
 

@@ -26,7 +26,8 @@ import {
 import { Access } from '../auth/access.decorator';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrorDto } from '../errors/api-error.dto';
-import { CancelDto, ExecuteDto, ExecutionFilterDto, ListEventsQueryDto, ListExecutionsQueryDto, RerunDto, SignalDto } from './execution-requests.dto';
+import { ExecutionTimelineDto } from './execution-timeline.dto';
+import { CancelDto, ExecuteDto, ExecutionFilterDto, listEventsQueryOf, ListEventsQueryDto, ListExecutionsQueryDto, RerunDto, SignalDto } from './execution-requests.dto';
 import {
   CancelledExecutionDto,
   DeliveredSignalDto,
@@ -86,7 +87,15 @@ export class ExecutionsController {
   @ApiBadRequestResponse({ type: ApiErrorDto })
   @ApiNotFoundResponse({ type: ApiErrorDto })
   events(@Caller() caller: Principal, @Param('id') id: string, @Query() query: ListEventsQueryDto): Promise<EventPage> {
-    return this.executions.of(caller.scope).events(id, query);
+    return this.executions.of(caller.scope).events(id, listEventsQueryOf(query));
+  }
+
+  @Get('executions/:id/timeline')
+  @ApiOperation({ summary: "An execution's Gantt: its commands, loop frame attempts, retries and waits, with workers and the events each began and ended with" })
+  @ApiOkResponse({ type: ExecutionTimelineDto })
+  @ApiNotFoundResponse({ type: ApiErrorDto })
+  async timeline(@Caller() caller: Principal, @Param('id') id: string): Promise<ExecutionTimelineDto> {
+    return { bars: await this.executions.of(caller.scope).timeline(id) };
   }
 
   @Post('executions/:id/cancel')

@@ -52,6 +52,25 @@ export class ReplayQueryDto {
   snapshots?: boolean;
 }
 
+/** Two positions of one execution to compare. */
+export class ReplayDiffQueryDto {
+  @ApiProperty({ description: 'The execution to replay' })
+  @Matches(ID, { message: 'execution_id must be an execution id' })
+  execution_id!: string;
+
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'The state after this many events: the "before" side' })
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  from_position!: number;
+
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'The state after this many events: the "after" side' })
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  to_position!: number;
+}
+
 export function replayQueryOf(dto: ReplayQueryDto): ReplayQuery {
   return {
     executionId: dto.execution_id,

@@ -5,6 +5,7 @@ import { noopPlaybook, startApiTestApp, type ApiTestApp } from '../testing/api-t
 interface EventView {
   event_id: string;
   event_type: string;
+  position: number;
 }
 
 /** Time travel over REST: one process with the projector, so the projection and replay can be compared. */
@@ -51,6 +52,41 @@ describe('replay routes', () => {
     expect(Object.keys(body.state).sort()).toEqual(['commands', 'steps']);
     expect(Object.keys(body.checksums).sort()).toEqual(['all', 'commands', 'execution', 'frames', 'loops', 'payloads', 'stages', 'steps']);
     expect(body).toMatchObject({ reducer_version: expect.any(String), upcaster_digest: expect.stringMatching(/^[0-9a-f]{64}$/), payload_refs: [] });
+  });
+
+  it('diffs two positions path by path: RUNNING after the first event, COMPLETED after the last', async () => {
+    const diff = (from: unknown, to: unknown) => request(api.http).get('/api/replay/diff').query({ execution_id: executionId, from_position: from, to_position: to });
+    const body = (await diff(1, events.length).expect(200)).body;
+    expect(body.from).toMatchObject({ event_id: events[0]!.event_id, stream_version: 1 });
+    expect(body.to).toMatchObject({ event_id: events.at(-1)!.event_id, stream_version: events.length });
+    expect(body.changes).toContainEqual({ path: 'execution.status', before: 'RUNNING', after: 'COMPLETED' });
+    // A step that had not begun at the first event is a whole new subtree.
+    expect(body.changes).toContainEqual({ path: 'steps.steps.c', after: expect.objectContaining({ status: 'COMPLETED' }) });
+    expect((await diff(2, 2).expect(200)).body.changes).toEqual([]);
+    expect((await diff(0, 2).expect(400)).body.code).toBe('bad_request');
+    expect((await diff('x', 2).expect(400)).body.code).toBe('bad_request');
+    expect((await request(api.http).get('/api/replay/diff').query({ execution_id: '1', from_position: 1, to_position: 2 }).expect(404)).body.code).toBe('not_found');
+  });
+
+  it('pages the events by position, each with its position', async () => {
+    expect(events.map((e) => e.position)).toEqual(events.map((_, i) => i + 1));
+    const page = (query: Record<string, unknown>) => request(api.http).get(`/api/executions/${executionId}/events`).query(query);
+    expect((await page({ after_position: 2, limit: 2 }).expect(200)).body.events.map((e: EventView) => e.event_id)).toEqual([events[2]!.event_id, events[3]!.event_id]);
+    expect((await page({ after_position: events.length }).expect(200)).body.events).toEqual([]);
+    expect((await page({ after_position: -1 }).expect(400)).body.code).toBe('bad_request');
+    expect((await page({ after_position: 1, after: events[0]!.event_id }).expect(400)).body.code).toBe('invalid_request');
+  });
+
+  it('draws the timeline: one bar per command, with the worker that ran it and the events it began and ended with', async () => {
+    const { bars } = (await request(api.http).get(`/api/executions/${executionId}/timeline`).expect(200)).body;
+    expect(bars.map((b: { step: string }) => b.step)).toEqual(['a', 'b', 'c']);
+    for (const bar of bars) {
+      expect(bar).toMatchObject({ kind: 'command', attempt: 1, status: 'COMPLETED', worker_id: expect.any(String) });
+      const issuedAt = events[bar.begin.position - 1]!;
+      expect(issuedAt.event_type).toBe('command.issued');
+      expect(events[bar.end.position - 1]!.event_type).toBe('command.completed');
+    }
+    expect((await request(api.http).get('/api/executions/1/timeline').expect(404)).body.code).toBe('not_found');
   });
 
   it('answers bad input with 400 and an unknown execution or event with 404', async () => {

@@ -104,6 +104,8 @@ export interface ExecutionPage {
 export interface ListEventsQuery {
   /** Events after this event id (exclusive), in ledger order. */
   after?: string;
+  /** Events after this many of the execution's events (its stream position; at most one of `after` and this). */
+  afterPosition?: number;
   limit?: number;
   /** Only these event types. */
   type?: string[];
@@ -113,6 +115,8 @@ export interface ListEventsQuery {
 export interface EventView {
   event_id: string;
   event_type: string;
+  /** Its place in the execution's ledger: 1 for the first event (a replay's `as_of_position`). */
+  position: number;
   step: string | null;
   status: string | null;
   command_id: string | null;

@@ -46,6 +46,7 @@ export function eventView(event: LedgerEvent): EventView {
   return {
     event_id: event.event_id,
     event_type: event.event_type,
+    position: event.stream_version,
     step: event.node_name,
     status: event.status,
     command_id: event.command_id,

@@ -1,5 +1,5 @@
 import { SIGNAL_NAME } from '@noetl/dsl';
-import { EventType, isTerminalExecutionEvent, type Json, type JsonObject } from '@noetl/event-kernel';
+import { EventType, isTerminalExecutionEvent, type Json, type JsonObject, type LedgerEvent } from '@noetl/event-kernel';
 import { EVENT_SELECT_LIST, toLedgerEvent, type Database, type EventRow, type ExecutionCountFilter, type ExecutionRepository, type Queryable, type TenantRepository } from '@noetl/storage';
 import { notifyExecution, type Bus } from '../bus/bus';
 import type { CatalogService } from '../catalog/catalog.service';
@@ -11,6 +11,7 @@ import type { PlannedPass } from '../scheduler/scheduler';
 import type { ExecutionStates } from '../state/execution-states';
 import type { PayloadCache } from '../state/payload-cache';
 import { deepMerge } from './deep-merge';
+import { timelineOf, type TimelineBar } from './execution-timeline';
 import { eventView, executionDetail } from './execution-view';
 import { rerunSource, type RerunSource } from './rerun-source';
 import type {
@@ -292,11 +293,12 @@ export class ExecutionService {
   async events(executionId: string, query: ListEventsQuery): Promise<EventPage> {
     if (!ID.test(executionId) || !(await this.exists(executionId))) throw notFound('execution', executionId);
     if (query.after !== undefined && !ID.test(query.after)) throw new RuntimeError('invalid_request', '"after" must be an event id');
+    if (query.after !== undefined && query.afterPosition !== undefined) throw new RuntimeError('invalid_request', 'give at most one of after and after_position');
     const limit = Math.min(Math.max(query.limit ?? 100, 1), MAX_PAGE);
     const rows = await this.db.query<EventRow>(
       `SELECT ${EVENT_SELECT_LIST} FROM noetl.event
         WHERE stream_id = $1 AND tenant_id = $2 AND organization_id = $3
-          AND stream_version > COALESCE((SELECT stream_version FROM noetl.event WHERE event_id = $4::bigint AND stream_id = $1), 0)
+          AND stream_version > COALESCE((SELECT stream_version FROM noetl.event WHERE event_id = $4::bigint AND stream_id = $1), $7::bigint, 0)
           AND ($5::text[] IS NULL OR event_type = ANY($5::text[]))
         ORDER BY stream_version LIMIT $6`,
       [
@@ -306,10 +308,23 @@ export class ExecutionService {
         query.after ?? null,
         query.type && query.type.length > 0 ? query.type : null,
         limit,
+        query.afterPosition ?? null,
       ],
     );
     const events = rows.map((row) => eventView(toLedgerEvent(row)));
     return { events, next_after: events.length === limit ? (events[events.length - 1]?.event_id ?? null) : null };
+  }
+
+  /** The Gantt of its commands, frame attempts, retries and waits, from its whole ledger (GET /api/executions/{id}/timeline). */
+  async timeline(executionId: string): Promise<TimelineBar[]> {
+    if (!ID.test(executionId) || !(await this.exists(executionId))) throw notFound('execution', executionId);
+    const events: LedgerEvent[] = [];
+    for (let after = 0; ; ) {
+      const page = await this.ledger.readAfter(this.db, executionId, after, MAX_PAGE);
+      events.push(...page);
+      if (page.length < MAX_PAGE) return timelineOf(events);
+      after = page[page.length - 1]!.stream_version;
+    }
   }
 
   /**

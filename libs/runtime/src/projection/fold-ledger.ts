@@ -20,6 +20,8 @@ const PAGE = 1000;
 export interface FoldOptions {
   /** Stops the fold before the first event it refuses (a replay's cutoff). */
   within?: (event: LedgerEvent) => boolean;
+  /** The last stream version wanted, when known: no page reads past it (a replay close after its snapshot reads a few events, not a thousand). */
+  until?: number;
   /** Sees the state after each event (the replay gate records what the projector held after every event). */
   observe?: (event: LedgerEvent, state: ExecutionState) => void;
   /** Refuses a gap in the stream's versions (`ledger_corrupt`) instead of folding past it: replay, which must not show a state no ledger made. */
@@ -42,10 +44,13 @@ export async function foldLedger(
   let { state, version } = from;
   let folded = 0;
   let last: LedgerEvent | undefined;
+  const done = (): Folded => ({ state, version, folded, ...(last ? { last } : {}) });
   for (;;) {
-    const events = await ledger.readAfter(q, executionId, version, PAGE);
+    const wanted = Math.min(PAGE, (options.until ?? Infinity) - version);
+    if (wanted <= 0) return done();
+    const events = await ledger.readAfter(q, executionId, version, wanted);
     for (const event of events) {
-      if (options.within && !options.within(event)) return { state, version, folded, ...(last ? { last } : {}) };
+      if (options.within && !options.within(event)) return done();
       if (options.gapless && event.stream_version !== version + 1) {
         throw new RuntimeError('ledger_corrupt', `execution ${executionId}'s ledger lacks version ${version + 1}: ${event.event_type} ${event.event_id} is version ${event.stream_version}`, {
           first_bad_position: event.event_id,
@@ -57,6 +62,6 @@ export async function foldLedger(
       last = event;
       folded += 1;
     }
-    if (events.length < PAGE) return { state, version, folded, ...(last ? { last } : {}) };
+    if (events.length < wanted) return done();
   }
 }

@@ -1,5 +1,6 @@
 import {
   checksumsOf,
+  diffStates,
   payloadUses,
   REDUCER_VERSION,
   surfacesOf,
@@ -7,6 +8,7 @@ import {
   type ExecutionState,
   type Json,
   type PayloadUse,
+  type StateChange,
   type Surface,
 } from '@noetl/event-kernel';
 import type { Database, ProjectionRepository } from '@noetl/storage';
@@ -48,6 +50,15 @@ export interface ReplayState {
   state: Partial<Record<Surface, Json>>;
   payload_refs: PayloadUse[];
   payloads?: Record<string, Json>;
+}
+
+/** What changed in an execution's state between two points of its ledger (`noetl replay --diff`, the explorer's diff mode). */
+export interface ReplayDiff {
+  execution_id: string;
+  from: ReplayState['position'];
+  to: ReplayState['position'];
+  /** The leaves and subtrees that differ, at their dotted paths (surface first), in path order. */
+  changes: StateChange[];
 }
 
 /**
@@ -101,6 +112,12 @@ export class Replay {
     };
   }
 
+  /** Both points replayed (each seeded from a snapshot), and what differs between their states. */
+  async diff(executionId: string, from: ReplayCutoff, to: ReplayCutoff): Promise<ReplayDiff> {
+    const [before, after] = await Promise.all([this.stateAt({ executionId, ...from }), this.stateAt({ executionId, ...to })]);
+    return { execution_id: executionId, from: before.position, to: after.position, changes: diffStates(before.state as Json, after.state as Json) };
+  }
+
   /**
    * Folds to `cutoff`, refusing a gap in the stream. A fold that fails is
    * explained by a verification of the ledger: a broken one answers
@@ -112,7 +129,7 @@ export class Replay {
   private async fold(executionId: string, from: FoldPoint, cutoff: number): Promise<Folded> {
     const within = (event: { stream_version: number }) => event.stream_version <= cutoff;
     try {
-      return await foldLedger(this.db, this.ledger, executionId, from, { within, gapless: true });
+      return await foldLedger(this.db, this.ledger, executionId, from, { within, until: cutoff, gapless: true });
     } catch (error) {
       const verified = await this.verification.verify(executionId);
       if (!verified.ok) {
@@ -120,7 +137,7 @@ export class Replay {
       }
       if (!(error instanceof RuntimeError && error.code === 'ledger_corrupt')) throw error;
       // From the first event: the failed fold may have changed the snapshot's state it started from.
-      return foldLedger(this.db, this.ledger, executionId, { state: undefined, version: 0 }, { within });
+      return foldLedger(this.db, this.ledger, executionId, { state: undefined, version: 0 }, { within, until: cutoff });
     }
   }
 
