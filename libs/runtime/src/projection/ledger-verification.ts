@@ -36,12 +36,13 @@ export class LedgerVerification {
     const purged = await this.ledger.wasPurged(this.db, executionId);
     const verifier = new ChainVerifier({ purged });
     let last: ChainedEvent | undefined;
-    for (let page: ChainedEvent[] = []; !last || page.length === PAGE; ) {
+    let page: ChainedEvent[];
+    // A page at a time, while pages come back full.
+    do {
       page = await this.ledger.readChain(this.db, executionId, last?.event.stream_version ?? 0, PAGE);
-      if (page.length === 0) break;
       verifier.add(page);
-      last = page[page.length - 1];
-    }
+      last = page.at(-1) ?? last;
+    } while (page.length === PAGE);
     if (!last) throw notFound('execution', executionId);
     const verdict = verifier.verdict();
     const view = { execution_id: executionId, events: verdict.events };
