@@ -37,9 +37,22 @@ function maxAttemptsOf(step: Step): number {
   return 1 + (step.loop?.maxShardRetries ?? 0);
 }
 
-/** Items of the loop no shard was issued for yet (the next is the lowest: items are issued in order). */
-function unissued(loop: LoopState): number {
-  return (loop.size ?? 0) - Object.keys(loop.shards ?? {}).length;
+/** Whether every item has had a shard issued: items are issued in order, so the last one's is the last. O(1), as a shard end must be. */
+function allIssued(loop: LoopState): boolean {
+  return loop.size === null || loop.size === 0 || loop.shards?.[loop.size - 1] !== undefined;
+}
+
+/**
+ * The item whose shard a terminal shard end makes room for, if any. Until
+ * every item is issued, max_in_flight shards are open: so the shards issued
+ * are the terminal ones (this one counted, by the fold) plus the open ones
+ * before this end. Counted, not listed: a walk over the shards per end would
+ * make a large fan-out quadratic. A shard already issued (a ledger from
+ * before max_in_flight was honoured issued them all) is never issued again.
+ */
+function nextItem(loop: LoopState): number | undefined {
+  const next = loop.succeededRows + loop.failedRows - 1 + loop.maxInFlight;
+  return next < (loop.size ?? 0) && loop.shards?.[next] === undefined ? next : undefined;
 }
 
 /** A fan-out shard's command ended: completed, failed, or its lease ran out. */
@@ -61,7 +74,7 @@ export function isQuietShardEnd(state: ExecutionState, event: LedgerEvent): bool
   const loopId = event.command_id === null ? undefined : state.commands[event.command_id]?.loopId;
   const loop = loopId === undefined ? undefined : state.loops[loopId];
   if (!loop || loop.status !== 'RUNNING') return true;
-  return Object.keys(event.payload.ctx ?? {}).length === 0 && !isLoopFinished(loop) && unissued(loop) === 0;
+  return Object.keys(event.payload.ctx ?? {}).length === 0 && !isLoopFinished(loop) && allIssued(loop);
 }
 
 /**
@@ -82,10 +95,13 @@ export function onShardEnd(ctx: PlanContext, event: ShardEndEvent): void {
   }
   if (shard.status === 'RETRYING') {
     issueShard(ctx, shardWork(ctx, ctx.step(loop.step), loop.runId, loop.loopId), command.iteration, command.attempt + 1, command.maxAttempts);
-  } else if (unissued(loop) > 0) {
+  } else {
     // This shard is done: its place goes to the next item (max_in_flight).
-    const step = ctx.step(loop.step);
-    issueShard(ctx, shardWork(ctx, step, loop.runId, loop.loopId), Object.keys(loop.shards ?? {}).length, 1, maxAttemptsOf(step));
+    const next = nextItem(loop);
+    if (next !== undefined) {
+      const step = ctx.step(loop.step);
+      issueShard(ctx, shardWork(ctx, step, loop.runId, loop.loopId), next, 1, maxAttemptsOf(step));
+    }
   }
   const current = ctx.state.loops[loop.loopId];
   if (current && isLoopFinished(current)) closeLoop(ctx, loop.loopId);
