@@ -94,36 +94,28 @@ const NO_SPAN: SpanHandle = { set: () => undefined, rename: () => undefined };
  * received over NATS or HTTP, or a span context every process derives, see
  * `stepRunContext`); the span ends with `work`, failed when it throws.
  */
-export async function inSpan<T>(name: string, parent: Context | undefined, attributes: Attributes, work: (span: SpanHandle) => Promise<T>): Promise<T> {
+export function inSpan<T>(name: string, parent: Context | undefined, attributes: Attributes, work: (span: SpanHandle) => Promise<T>): Promise<T> {
   if (!tracer) return work(NO_SPAN);
-  const span = tracer.startSpan(name, { attributes, kind: SpanKind.INTERNAL }, parent ?? context.active());
+  return runInSpan(name, SpanKind.INTERNAL, parent ?? context.active(), attributes, work);
+}
+
+/** Runs `work` inside a server span for a request whose caller sent `traceparent` (the api serving a worker); `work` may rename it once routed. */
+export function inServerSpan<T>(name: string, traceparent: string | undefined, attributes: Attributes, work: (span: SpanHandle) => Promise<T>): Promise<T> {
+  if (!tracer || !traceparent) return work(NO_SPAN);
+  return runInSpan(name, SpanKind.SERVER, contextOf(traceparent), attributes, work);
+}
+
+/** A span of `kind` under `parent` around `work`, active while it runs; it ends with `work`, failed when it throws. */
+async function runInSpan<T>(name: string, kind: SpanKind, parent: Context, attributes: Attributes, work: (span: SpanHandle) => Promise<T>): Promise<T> {
+  const span = tracer!.startSpan(name, { attributes, kind }, parent);
   try {
-    return await context.with(trace.setSpan(parent ?? context.active(), span), () => work({ set: (more) => span.setAttributes(more), rename: (renamed) => span.updateName(renamed) }));
+    return await context.with(trace.setSpan(parent, span), () => work({ set: (more) => span.setAttributes(more), rename: (renamed) => span.updateName(renamed) }));
   } catch (error) {
     failed(span, error);
     throw error;
   } finally {
     span.end();
   }
-}
-
-/** Runs `work` inside a server span for a request whose caller sent `traceparent` (the api serving a worker); `work` may rename it once routed. */
-export function inServerSpan<T>(name: string, traceparent: string | undefined, attributes: Attributes, work: (span: SpanHandle) => Promise<T>): Promise<T> {
-  if (!tracer || !traceparent) return work(NO_SPAN);
-  const parent = contextOf(traceparent);
-  const span = tracer.startSpan(name, { attributes, kind: SpanKind.SERVER }, parent);
-  const handle: SpanHandle = { set: (more) => span.setAttributes(more), rename: (renamed) => span.updateName(renamed) };
-  return context.with(trace.setSpan(parent, span), () => work(handle)).then(
-    (result) => {
-      span.end();
-      return result;
-    },
-    (error: unknown) => {
-      failed(span, error);
-      span.end();
-      throw error;
-    },
-  );
 }
 
 /**
