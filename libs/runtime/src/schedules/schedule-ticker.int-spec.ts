@@ -7,6 +7,9 @@ import { createTestDatabase, type TestDatabase } from '../../../../test/support/
 import { TEST_ENCRYPTION_KEY } from '../../../../test/support/test-engine';
 import { waitFor } from '../../../../test/support/wait-for';
 
+// Tests wait up to 10 s for an execution to end (waitForTerminal), which jest's 5 s default cut short.
+jest.setTimeout(30_000);
+
 const playbook = (path: string, tool: string, metadata = ''): string => `
 apiVersion: noetl.io/v2
 kind: Playbook
