@@ -58,7 +58,8 @@ export interface NoetlConfig {
   home: string;
   encryptionKey?: Secret;
   tenancy: { tenantId: string; organizationId: string };
-  payloads: { inlineLimitBytes: number };
+  /** inlineLimitBytes: a payload over it leaves its event; offloadItems: a loop of more items keeps its collection and frames' results in the payload store, in parts. */
+  payloads: { inlineLimitBytes: number; offloadItems: number };
   log: { level: LogLevel; format: LogFormat };
   worker: {
     python: boolean;
@@ -287,6 +288,7 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_TENANT_ID',
   'NOETL_ORGANIZATION_ID',
   'NOETL_PAYLOAD_INLINE_LIMIT',
+  'NOETL_COLLECTION_OFFLOAD_ITEMS',
   'LOG_LEVEL',
   'LOG_FORMAT',
   'NOETL_PYTHON',
@@ -369,7 +371,10 @@ export function loadConfig(env: Env): NoetlConfig {
     home: env.NOETL_HOME?.trim() || join(homedir(), '.noetl'),
     encryptionKey: encryptionKey(env),
     tenancy: { tenantId: scopeId(env, 'NOETL_TENANT_ID'), organizationId: scopeId(env, 'NOETL_ORGANIZATION_ID') },
-    payloads: { inlineLimitBytes: integer(env, 'NOETL_PAYLOAD_INLINE_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024) },
+    payloads: {
+      inlineLimitBytes: integer(env, 'NOETL_PAYLOAD_INLINE_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024),
+      offloadItems: integer(env, 'NOETL_COLLECTION_OFFLOAD_ITEMS', 1000, 1, 100_000_000),
+    },
     log: { level: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'), format: oneOf(env, 'LOG_FORMAT', LOG_FORMATS, 'auto') },
     worker: {
       python: python === 'on',

@@ -2,6 +2,7 @@ import { canonicalChecksum } from './canonical-json';
 import type { EventPayloads, JsonObject, PayloadRef } from './event-payloads';
 import { EventType, type EventTypeName } from './event-types';
 import type { IdGenerator } from './ids';
+import type { StagedPayload } from './payload-parts';
 
 export type AggregateType = 'execution' | 'command' | 'stage' | 'frame' | 'timer';
 
@@ -68,6 +69,8 @@ export interface EventDraft<T extends EventTypeName> {
   status?: string | null;
   payloadRef?: PayloadRef | null;
   meta?: JsonObject;
+  /** Payloads the event refers to that a pure planner could only state: whoever appends the draft stores them first (invariant 6). Not part of the envelope. */
+  staged?: StagedPayload[];
 }
 
 export interface EnvelopeContext {

@@ -199,8 +199,14 @@ export interface EventPayloads {
     total: number;
     succeeded: number;
     failed: number;
+    /** Every row's result in collection order; absent when the step's result went by `result_ref`. */
     results?: Json[];
-    results_ref?: PayloadRef;
+    /**
+     * A large loop whose results no template reads: the step's result
+     * `{results, stats}` as a manifest of its frames' outputs
+     * (`LOOP_RESULT_MEDIA_TYPE`), so nothing holds every result at once.
+     */
+    result_ref?: PayloadRef;
   };
   [EventType.StageOpened]: {
     stage_id: string;

@@ -1,6 +1,7 @@
 export * from './event-types';
 export * from './event-payloads';
 export * from './canonical-json';
+export * from './payload-parts';
 export * from './ids';
 export * from './envelope';
 export * from './hash-chain';

@@ -1,4 +1,4 @@
-import { EventType } from '@noetl/event-kernel';
+import { EventType, LOOP_RESULT_MEDIA_TYPE, type PayloadRef } from '@noetl/event-kernel';
 import { PlannerHarness, workflow } from './testing/planner-harness';
 
 const body = '{ kind: python, code: "result = 1" }';
@@ -45,6 +45,48 @@ describe('closeLoop', () => {
       next: ['end'],
     });
     expect(h.state.status).toBe('COMPLETED');
+  });
+
+  it('closes a loop no template reads lean: its result is a manifest of the frames\' outputs, staged by ref, never aggregated', () => {
+    const playbook = workflow(`
+  - step: process
+    loop: { in: "{{ items }}", iterator: item, spec: { mode: parallel, max_in_flight: 3, frame: { max_rows: 2 } } }
+    tool: ${body}
+    next: [end]
+  - step: end
+`, 'workload: { items: [1, 2, 3, 4, 5] }');
+    const h = new PlannerHarness(playbook).start();
+    h.commitFrame('process', 2, [{ n: 5 }]);
+    h.commitFrame('process', 0, [{ n: 1 }, { n: 2 }], { byRef: true });
+    const last = h.commitFrame('process', 1, [{ n: 3 }, { error: boom }]);
+    const stored = h.ofType(EventType.FrameCommitted).find((e) => e.payload.frame_index === 0)!.payload.output_ref!;
+    const [done] = h.batches.get(last.event_id)!;
+    expect(done?.type).toBe(EventType.LoopDone);
+    const ref = (done?.payload as { result_ref: PayloadRef }).result_ref;
+    expect(done?.payload).not.toHaveProperty('results');
+    expect(ref.media_type).toBe(LOOP_RESULT_MEDIA_TYPE);
+    expect(done?.staged?.map((staged) => staged.ref)).toEqual([ref]);
+    const stats = { total: 5, succeeded: 4, success: 4, failed: 1 };
+    expect(h.env.resolve(ref)).toEqual({ items: 5, parts: [{ ref: stored, items: 2 }, { values: [{ n: 3 }, null, { n: 5 }] }], stats });
+    expect(h.ofType(EventType.StepExit)[0]?.payload).toMatchObject({ status: 'COMPLETED', result_ref: ref, next: ['end'] });
+    expect(h.ofType(EventType.StepExit)[0]?.payload).not.toHaveProperty('result');
+    expect(h.state.status).toBe('COMPLETED');
+  });
+
+  it('aggregates the results when a template reads them, even from stored frame outputs', () => {
+    const playbook = workflow(`
+  - step: process
+    loop: { in: [1, 2, 3], iterator: item, spec: { frame: { max_rows: 2 } } }
+    tool: ${body}
+    next: [end]
+  - step: end
+    tool: { kind: noop, input: { all: "{{ process.results }}" } }
+`);
+    const h = new PlannerHarness(playbook).start();
+    h.commitFrame('process', 0, [1, 2], { byRef: true });
+    h.commitFrame('process', 1, [3]);
+    expect(h.ofType(EventType.LoopDone)[0]?.payload).toMatchObject({ results: [1, 2, 3] });
+    expect(h.ofType(EventType.LoopDone)[0]?.payload).not.toHaveProperty('result_ref');
   });
 
   it('applies the loop step set once, at loop.done, and the frames\' ctx writes in commit order before it', () => {
@@ -181,11 +223,14 @@ describe('closeLoop', () => {
     expect(h.state.status).toBe('COMPLETED');
   });
 
-  it('fails the loop step when a frame output is not a list of results', () => {
+  it('fails the loop step when a frame output it aggregates is not a list of results', () => {
     const playbook = workflow(`
   - step: process
     loop: { in: [1], iterator: item }
     tool: ${body}
+    next: [after]
+  - step: after
+    tool: { kind: noop, input: { all: "{{ process.results }}" } }
 `);
     const h = new PlannerHarness(playbook).start();
     const loop = h.loop('process');

@@ -1,15 +1,31 @@
-import { EventType, type EventError, type EventPayloads, type Json, type LoopState } from '@noetl/event-kernel';
+import {
+  appendPart,
+  EventType,
+  LOOP_RESULT_MEDIA_TYPE,
+  stagedJson,
+  type EventError,
+  type EventPayloads,
+  type Json,
+  type ListPart,
+  type LoopState,
+  type PayloadRef,
+} from '@noetl/event-kernel';
+import type { Playbook, Step } from '../model';
 import { completeStep } from './complete-step';
 import { guardStep } from './fail-step';
 import { maxRowsOf } from './frame-policy';
 import { StepFailure, type PlanContext } from './plan-context';
+import { playbookScopeNames, stepScopeNames } from './scope-names';
 
 /** How many iteration errors the failure message of a loop step quotes. */
 const QUOTED_ERRORS = 5;
 
 /** The rows of a loop epoch, in collection order, with what became of them. */
 interface Aggregate {
+  /** Every row's result, in collection order (empty for a lean close, which has `parts`). */
   results: Json[];
+  /** A lean close: the parts that hold the results (frames' stored outputs, inline values, runs of nulls). */
+  parts?: ListPart[];
   succeeded: number;
   failed: number;
   errors: { index: number; error: EventError }[];
@@ -43,10 +59,14 @@ export function closeLoop(ctx: PlanContext, loopId: string): void {
   if (!loop || loop.status !== 'RUNNING') return;
   guardStep(ctx, loop.runId, loop.step, () => {
     const step = ctx.step(loop.step);
-    const aggregate = loop.shards ? aggregateShards(ctx, loop) : aggregateFrames(ctx, loop, step.loop ? maxRowsOf(step.loop.frame) : 1);
-    const { results, succeeded, failed } = aggregate;
+    const lean = closesLean(ctx.playbook, step, loop);
+    const maxRows = step.loop ? maxRowsOf(step.loop.frame) : 1;
+    const aggregate = loop.shards ? aggregateShards(ctx, loop) : aggregateFrames(ctx, loop, maxRows, lean);
+    const { succeeded, failed } = aggregate;
     const total = loop.size ?? succeeded + failed;
     const status = failed > 0 ? 'partial' : 'complete';
+    const stats = { total, succeeded, success: succeeded, failed };
+    const staged = aggregate.parts ? stagedJson({ items: total, parts: aggregate.parts, stats }, LOOP_RESULT_MEDIA_TYPE) : undefined;
     const done: EventPayloads[typeof EventType.LoopDone] = {
       loop_id: loopId,
       step: loop.step,
@@ -55,9 +75,9 @@ export function closeLoop(ctx: PlanContext, loopId: string): void {
       total,
       succeeded,
       failed,
-      results,
+      ...(staged ? { result_ref: staged.ref } : { results: aggregate.results }),
     };
-    ctx.emit({ type: EventType.LoopDone, step: loop.step, loopId, stageId: loop.stageId, payload: done });
+    ctx.emit({ type: EventType.LoopDone, step: loop.step, loopId, stageId: loop.stageId, payload: done, ...(staged ? { staged: [staged] } : {}) });
     ctx.emit({
       type: EventType.StageClosed,
       step: loop.step,
@@ -66,7 +86,9 @@ export function closeLoop(ctx: PlanContext, loopId: string): void {
       payload: { stage_id: loop.stageId, loop_id: loopId, committed: aggregate.committedFrames, failed: aggregate.failedFrames },
     });
     completeStep(ctx, loop.runId, {
-      value: { results, stats: { total, succeeded, success: succeeded, failed } },
+      // A lean close: no template reads the results (closesLean), so the value is never rendered; the ref is the result.
+      value: staged ? { stats } : { results: aggregate.results, stats },
+      ...(staged ? { ref: staged.ref } : {}),
       trigger: { name: EventType.LoopDone, payload: done },
       fanin: { status, done: succeeded + failed, failed, total },
       ...(failed > 0 ? { unrouted: iterationsError(loop.step, aggregate, total) } : {}),
@@ -74,8 +96,36 @@ export function closeLoop(ctx: PlanContext, loopId: string): void {
   });
 }
 
-function aggregateFrames(ctx: PlanContext, loop: LoopState, maxRows: number): Aggregate {
-  const aggregate: Aggregate = { results: [], succeeded: 0, failed: 0, errors: [], committedFrames: 0, failedFrames: 0 };
+/**
+ * Whether a loop closes lean (issue 23 item 6): its frames' outputs went to
+ * the payload store, and nothing the scheduler renders can read its results
+ * (no template names the step, its own templates name neither `event` nor
+ * `output`, and no `set` writes into its result). Then the step's result is a
+ * manifest of those outputs, stated by ref, and neither the scheduler nor the
+ * projector ever holds every result; a reader that asks for them (the API, a
+ * python step's scope) reads the parts.
+ */
+export function closesLean(playbook: Playbook, step: Step, loop: LoopState): boolean {
+  if (loop.shards || !Object.values(loop.frames).some((frame) => frame.outputRef && !frame.results)) return false;
+  const own = stepScopeNames(step);
+  const writesResult = [...step.set, ...step.next.arcs.flatMap((arc) => arc.set)].some((op) => op.scope === 'step');
+  return !writesResult && !own.has('event') && !own.has('output') && !playbookScopeNames(playbook).has(step.name);
+}
+
+/** The payloads closing `loop` reads, once it is finished (none before): its frames' stored outputs unless it closes lean, its shards' results. */
+export function refsToClose(playbook: Playbook, loop: LoopState): PayloadRef[] {
+  if (loop.status !== 'RUNNING' || !isLoopFinished(loop)) return [];
+  if (loop.shards) return Object.values(loop.shards).flatMap((shard) => (shard.resultRef ? [shard.resultRef] : []));
+  const step = playbook.steps.find((candidate) => candidate.name === loop.step);
+  if (!step || closesLean(playbook, step, loop)) return [];
+  // A frame whose results came inline is aggregated from them; only the others need their Arrow output read.
+  return Object.values(loop.frames).flatMap((frame) => (frame.outputRef && !frame.results ? [frame.outputRef] : []));
+}
+
+function aggregateFrames(ctx: PlanContext, loop: LoopState, maxRows: number, lean: boolean): Aggregate {
+  const results: Json[] = [];
+  const parts: ListPart[] = [];
+  const aggregate: Aggregate = { results, ...(lean ? { parts } : {}), succeeded: 0, failed: 0, errors: [], committedFrames: 0, failedFrames: 0 };
   const indices = Object.keys(loop.frames)
     .map(Number)
     .sort((a, b) => a - b);
@@ -86,16 +136,21 @@ function aggregateFrames(ctx: PlanContext, loop: LoopState, maxRows: number): Ag
     if (frame.status === 'FAILED') {
       aggregate.failedFrames += 1;
       const rows = loop.size === null ? 1 : Math.max(0, Math.min(maxRows, loop.size - first));
-      for (let row = 0; row < rows; row += 1) aggregate.results.push(null);
+      if (lean) appendPart(parts, { nulls: rows });
+      else for (let row = 0; row < rows; row += 1) results.push(null);
       aggregate.failed += rows;
       const error = frame.error ?? { kind: 'internal', message: `frame ${index} failed` };
       aggregate.errors.push({ index: first, error });
       continue;
     }
     aggregate.committedFrames += 1;
-    const results = frameResults(ctx, loop, frame.results, frame.outputRef, index);
-    const count = Math.max(frame.rowCount, results.length);
-    for (let row = 0; row < count; row += 1) aggregate.results.push(results[row] ?? null);
+    if (lean && frame.outputRef && !frame.results) appendPart(parts, { ref: frame.outputRef, items: frame.rowCount });
+    else {
+      const rows = frameResults(ctx, loop, frame.results, frame.outputRef, index);
+      const count = Math.max(frame.rowCount, rows.length);
+      if (lean) appendPart(parts, { values: Array.from({ length: count }, (_, row) => rows[row] ?? null) });
+      else for (let row = 0; row < count; row += 1) results.push(rows[row] ?? null);
+    }
     aggregate.succeeded += frame.rowCount - frame.failedRows.length;
     aggregate.failed += frame.failedRows.length;
     for (const row of frame.failedRows) aggregate.errors.push({ index: row.index, error: row.error ?? { kind: 'internal', message: 'iteration failed' } });
@@ -105,16 +160,17 @@ function aggregateFrames(ctx: PlanContext, loop: LoopState, maxRows: number): Ag
 
 /** A fan-out's shards in collection order: each its result, or its last error. */
 function aggregateShards(ctx: PlanContext, loop: LoopState): Aggregate {
-  const aggregate: Aggregate = { results: [], succeeded: 0, failed: 0, errors: [], committedFrames: 0, failedFrames: 0 };
+  const results: Json[] = [];
+  const aggregate: Aggregate = { results, succeeded: 0, failed: 0, errors: [], committedFrames: 0, failedFrames: 0 };
   for (let index = 0; index < (loop.size ?? 0); index += 1) {
     const shard = loop.shards?.[index];
     if (shard?.status === 'COMPLETED') {
       aggregate.succeeded += 1;
-      aggregate.results.push(shard.resultRef ? ctx.env.resolve(shard.resultRef) : (shard.result ?? null));
+      results.push(shard.resultRef ? ctx.env.resolve(shard.resultRef) : (shard.result ?? null));
       continue;
     }
     aggregate.failed += 1;
-    aggregate.results.push(null);
+    results.push(null);
     aggregate.errors.push({ index, error: shard?.error ?? { kind: 'internal', message: `shard ${index} failed` } });
   }
   return aggregate;

@@ -5,6 +5,7 @@ export { DEFAULT_COMMAND_MAX_ATTEMPTS, commandSpec } from './issue-command';
 export { reachability, canReach, type Reachability } from './reachability';
 export { executionResult, isSettled } from './check-completion';
 export { loopBodySpec } from './loop-body-spec';
+export { refsToClose } from './close-loop';
 export { workToolKinds } from './work-tool-kinds';
 export { credentialRefs, type CredentialRefs } from './credential-refs';
 export { playbookScopeNames, scopeNamesOf } from './scope-names';

@@ -4,7 +4,7 @@ import type { CommandRow, PayloadStore } from '@noetl/storage';
 import type { CatalogService } from '../catalog/catalog.service';
 import { refsOfState, type PayloadCache } from '../state/payload-cache';
 import type { ClaimedCommand, ShardItem } from './control-plane';
-import { loopCollection } from './loop-collection';
+import { loopItems } from './loop-collection';
 
 /** What building a claim's render scope reads: the playbook, and results stored by reference. */
 export interface ClaimScopeDeps {
@@ -36,7 +36,7 @@ export async function claimScope(
 ): Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>> {
   const only = scopeNamesOf(spec);
   const playbook = await deps.catalog.playbook(state.catalogId);
-  const resolve = await deps.payloads.resolverFor(refsOfState(state, { openLoops: false, ...(only ? { only } : {}) }), options.via);
+  const resolve = await deps.payloads.resolverFor(refsOfState(state, only ? { only } : {}), options.via);
   // toPlainJson copies: the scope shares nothing with the (cached, folded-into) state.
   const scope = toPlainJson(buildScope({ state, playbook, resolve, extra: options.extra ?? {}, ...(only ? { only } : {}) }));
   return { scope: isJsonObject(scope) ? scope : {}, result_views: resultViewsOf(state, playbook, only) };
@@ -61,7 +61,7 @@ export async function claimedCommand(
   const loop = command.loop_id === null ? undefined : state.loops[command.loop_id];
   const shard: ShardItem | undefined =
     loop && command.iteration !== null
-      ? { loop_id: loop.loopId, index: command.iteration, total: loop.size, item: toPlainJson((await loopCollection(loop, payloads, via))[command.iteration] ?? null) }
+      ? { loop_id: loop.loopId, index: command.iteration, total: loop.size, item: toPlainJson((await loopItems(loop, command.iteration, 1, payloads, via))[0] ?? null) }
       : undefined;
   const extra = chunk ? { chunk: chunkView(chunk, await payloads.get(chunk.rows_ref, via)) } : {};
   return {

@@ -65,6 +65,8 @@ export interface LocalControlPlaneDeps extends ReportAndPlanDeps {
   payloads: PayloadCache;
   payloadStore: PayloadStore;
   inlineLimitBytes: number;
+  /** A loop's rows from this index on commit their results to the payload store (NOETL_COLLECTION_OFFLOAD_ITEMS). */
+  offloadItems: number;
   credentials: CredentialStore;
   executions: ExecutionService;
   bus: Bus;

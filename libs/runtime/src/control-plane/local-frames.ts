@@ -21,7 +21,7 @@ import {
 } from './control-plane';
 import { FrameExecutions } from './frame-executions';
 import { frameLeaseMs } from './frame-policy';
-import { loopCollection } from './loop-collection';
+import { loopItems } from './loop-collection';
 import { reportAndPlan } from './report-and-plan';
 import { storableFrameReport } from './storable-reports';
 
@@ -137,7 +137,6 @@ export class LocalFrames {
     const step = playbook.steps.find((candidate) => candidate.name === stage.step_name);
     if (!step) throw new Error(`stage ${stageId} names step ${stage.step_name}, which its playbook lacks`);
     const first = Number(frame.cursor.first ?? 0);
-    const collection = await loopCollection(loop, payloads);
     const spec = loopBodySpec(playbook, step);
     return {
       frame_id: frame.frame_id,
@@ -151,7 +150,7 @@ export class LocalFrames {
       attempt: claimed.attempt,
       lease_until: claimed.leaseUntil,
       lease_ms: claimed.leaseMs,
-      rows: stage.mode === 'cursor' ? [] : structuredClone(collection.slice(first, first + frame.row_count)),
+      rows: stage.mode === 'cursor' ? [] : structuredClone(await loopItems(loop, first, frame.row_count, payloads)),
       first_index: first,
       total: loop.size,
       spec,
@@ -186,13 +185,14 @@ export class LocalFrames {
    * the execution ended) fails alone; the others land.
    */
   async commit(frameId: string, reported: CommitFrameRequest): Promise<void> {
-    const { ledger, payloadStore, inlineLimitBytes, frameRows, db } = this.deps;
+    const { ledger, payloadStore, inlineLimitBytes, offloadItems, frameRows, db } = this.deps;
     const request = storableFrameReport(reported);
     const rows = [...request.rows].sort((a, b) => a.index - b.index);
     const results: Json[] = rows.map((row) => row.result ?? null);
     // Inline, the event holds every row's outcome (failed rows with their error); a copy in the store would add nothing.
+    // A loop keeps at most `offloadItems` rows' results inline: the state of a large loop holds its frames' refs, not their results.
     const output: QueuedCommit['output'] =
-      Buffer.byteLength(JSON.stringify(results)) <= inlineLimitBytes
+      (rows.at(-1)?.index ?? 0) < offloadItems && Buffer.byteLength(JSON.stringify(results)) <= inlineLimitBytes
         ? { results }
         : // Content-addressed: a retried commit stores the same bytes once.
           { outputRef: await putFrameOutput(payloadStore, rows.map(({ error, ...row }): FrameOutputRow => ({ ...row, ...(error ? { error: { ...error } as Json } : {}) })), ledger.scope) };

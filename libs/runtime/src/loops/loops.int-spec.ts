@@ -1,4 +1,4 @@
-import { EventType } from '@noetl/event-kernel';
+import { EventType, LIST_PARTS_MEDIA_TYPE, LOOP_RESULT_MEDIA_TYPE } from '@noetl/event-kernel';
 import type { ClaimedFrame } from '@noetl/runtime';
 import { Client } from 'pg';
 import { startTestEngine, type TestEngine } from '../../../../test/support/test-engine';
@@ -74,15 +74,41 @@ workflow:
     const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 60_000 });
     expect(detail).toMatchObject({ status: 'COMPLETED', result: { n: 3000, ordered: true } });
     const [started] = (await t.engine.executions.events(execution_id, { type: [EventType.LoopStarted] })).events;
-    expect(started?.payload).toMatchObject({ size: 3000, collection_ref: { sha256: expect.any(String) } });
+    // Over NOETL_COLLECTION_OFFLOAD_ITEMS (1,000): the collection is stored in parts, which each frame reads its rows from.
+    expect(started?.payload).toMatchObject({ size: 3000, collection_ref: { media_type: LIST_PARTS_MEDIA_TYPE } });
     expect(started?.payload).not.toHaveProperty('collection');
     const committed = (await t.engine.executions.events(execution_id, { type: [EventType.FrameCommitted] })).events;
     expect(committed).toHaveLength(6);
-    // 500 small results fit inline: the event holds every row's outcome, and no copy goes to the payload store.
+    // The first 1,000 rows' small results stay inline (the event holds every row's outcome); the later frames' go to the payload store.
     for (const event of committed) {
-      expect((event.payload as { results?: unknown[] }).results).toHaveLength(500);
-      expect(event.payload).not.toHaveProperty('output_ref');
+      const { first_index: first } = event.payload as { first_index: number };
+      if (first < 1000) {
+        expect((event.payload as { results?: unknown[] }).results).toHaveLength(500);
+        expect(event.payload).not.toHaveProperty('output_ref');
+      } else expect(event.payload).toMatchObject({ output_ref: { rows: 500 } });
     }
+  }, 60_000);
+
+  it('closes a large loop no template reads lean: its result is a manifest of the frame outputs, which a reader gets whole', async () => {
+    await t.engine.catalog.register(`
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: lean, path: tests/loop-lean}
+workload: {count: 2500}
+workflow:
+  - step: each
+    loop: {in: "{{ range(0, count) }}", iterator: item, spec: {mode: parallel, max_in_flight: 4, frame: {max_rows: 300}}}
+    tool: {kind: javascript, code: "return input.i * 2", input: {i: "{{ item }}"}}
+`);
+    const { execution_id } = await t.engine.executions.start({ path: 'tests/loop-lean' });
+    const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 60_000 });
+    expect(detail.status).toBe('COMPLETED');
+    expect(detail.result).toEqual({ results: Array.from({ length: 2500 }, (_, i) => i * 2), stats: { total: 2500, succeeded: 2500, success: 2500, failed: 0 } });
+    const [done] = (await t.engine.executions.events(execution_id, { type: [EventType.LoopDone] })).events;
+    expect(done?.payload).toMatchObject({ total: 2500, result_ref: { media_type: LOOP_RESULT_MEDIA_TYPE } });
+    expect(done?.payload).not.toHaveProperty('results');
+    const [exit] = (await t.engine.executions.events(execution_id, { type: [EventType.StepExit] })).events;
+    expect(exit?.payload).toMatchObject({ result_ref: (done?.payload as { result_ref: object }).result_ref });
   }, 60_000);
 
   it("stores a frame's rows as Arrow in the payload store when their results do not fit inline, and still returns every result", async () => {

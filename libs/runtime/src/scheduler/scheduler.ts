@@ -6,7 +6,7 @@ import {
   type ExecutionState,
   type LedgerEvent,
 } from '@noetl/event-kernel';
-import { credentialRefs, loopBodySpec, plan, playbookScopeNames, workToolKinds, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
+import { credentialRefs, loopBodySpec, plan, playbookScopeNames, refsToClose, workToolKinds, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
 import type { Database, ExecutionRepository, PayloadStore, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { scopeFields, Subjects, type Bus } from '../bus/bus';
@@ -18,7 +18,7 @@ import type { CommandOwners } from '../state/command-owners';
 import { refsOfEvent, refsOfState, type PayloadCache } from '../state/payload-cache';
 import { EagerClaims, type LocalSlots } from './eager-claims';
 import { materialize, noEffects, type ArmedTimer, type DerivedRows, type Effects } from './materialize';
-import { offloadCollections } from './offload-collections';
+import { storePlannedPayloads } from './store-planned-payloads';
 import { recordExecution, recordStepRun } from '../tracing/execution-spans';
 import { tracingEnabled } from '../tracing/tracing';
 
@@ -30,6 +30,8 @@ export interface SchedulerDeps {
   /** The payload store on the pass's connection: refs are read, and a loop collection above `inlineLimitBytes` is stored, through it. */
   payloadStoreWithin: (q: Queryable) => PayloadStore;
   inlineLimitBytes: number;
+  /** More items than this and a loop's collection is stored in parts (NOETL_COLLECTION_OFFLOAD_ITEMS). */
+  offloadItems: number;
   /** Items one loop may iterate (NOETL_MAX_LOOP_ITEMS). */
   maxLoopItems: number;
   engine: ExpressionEngine;
@@ -279,7 +281,7 @@ export class Scheduler {
     const playbook = await catalog.playbook(state.catalogId, q);
     // Only results a template of the playbook can name are read: the planner renders nothing else.
     const only = playbookScopeNames(playbook);
-    const resolve = await payloads.resolverFor([...refsOfState(state, { openLoops: true, only }), ...refsOfEvent(event)], store);
+    const resolve = await payloads.resolverFor([...refsOfState(state, { closing: (loop) => refsToClose(playbook, loop), only }), ...refsOfEvent(event)], store);
     const env: PlannerEnv = {
       now: ledger.now(),
       newId: () => ledger.ids.next(),
@@ -305,7 +307,7 @@ export class Scheduler {
         },
       ];
     }
-    return offloadCollections(drafts, { store, scope: ledger.scope, inlineLimitBytes: this.deps.inlineLimitBytes });
+    return storePlannedPayloads(drafts, { store, scope: ledger.scope, inlineLimitBytes: this.deps.inlineLimitBytes, offloadItems: this.deps.offloadItems });
   }
 
   /** What a loop step's stage keeps of its body: the tool kinds its frames need and the credentials they may resolve. */

@@ -120,6 +120,7 @@ export class PlannerHarness {
     this.events.push(event);
     this.state = applyEvent(this.state, event);
     const decisions = plan(this.playbook, this.state, event, this.env);
+    for (const staged of decisions.flatMap((decision) => decision.staged ?? [])) this.payloads.set(staged.ref.sha256, JSON.parse(staged.body) as Json);
     this.batches.set(event.event_id, decisions);
     for (const decision of decisions) this.append(decision);
     return event;
