@@ -18,6 +18,7 @@ function frameArgs(step: Step, rows: unknown[], extra: Partial<FrameArgs> = {}):
     rowConcurrency: 1,
     scope: defaultScope(),
     signal: new AbortController().signal,
+    recordCalls: true,
     ...extra,
   };
 }
@@ -36,6 +37,14 @@ describe('runFrame', () => {
       { index: 10, status: 'ok', result: { n: 3, i: 10, first: false, len: 20 } },
       { index: 11, status: 'ok', result: { n: 4, i: 11, first: false, len: 20 } },
     ]);
+  });
+
+  it('keeps a record of each call only when asked (a shard reports them; a frame does not)', async () => {
+    const deps = fakeDeps(() => 'ok');
+    expect((await runFrame(frameArgs(stepOf(BODY), [3, 4]), deps)).calls).toMatchObject([{ status: 'ok' }, { status: 'ok' }]);
+    const unrecorded = await runFrame(frameArgs(stepOf(BODY), [3, 4], { recordCalls: false }), deps);
+    expect(unrecorded.calls).toEqual([]);
+    expect(unrecorded.rows.map((row) => row.status)).toEqual(['ok', 'ok']);
   });
 
   it('retries a failing row in process by the step retry policy, then records it failed when attempts run out', async () => {

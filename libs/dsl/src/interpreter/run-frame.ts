@@ -28,6 +28,8 @@ export interface FrameArgs {
   rowConcurrency: number;
   scope: Record<string, unknown>;
   signal: AbortSignal;
+  /** Keep each call's record (a fan-out shard reports them); a frame's calls are no event, so a frame does not. */
+  recordCalls: boolean;
 }
 
 export interface RowResult {
@@ -43,6 +45,7 @@ export interface FrameRunResult {
   rows: RowResult[];
   /** `ctx.*` writes of the rows, flat by dotted key, applied in row order. */
   ctx: Record<string, unknown>;
+  /** Empty unless `recordCalls`. */
   calls: CallRecord[];
 }
 
@@ -75,7 +78,9 @@ export async function runFrame(args: FrameArgs, deps: InterpreterDeps): Promise<
     }));
     return { rows, ctx: outcome.ctx, calls };
   }
-  const results: { row: RowResult; ctx: Record<string, unknown> }[] = new Array(args.rows.length);
+  // One outcome per row, and a row's ctx writes only when it made some: a frame's rows stay alive until its commit.
+  const rows: RowResult[] = new Array(args.rows.length);
+  const ctxWrites: (Record<string, unknown> | undefined)[] = new Array(args.rows.length);
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < args.rows.length) {
@@ -91,18 +96,23 @@ export async function runFrame(args: FrameArgs, deps: InterpreterDeps): Promise<
       };
       const scope = extendScope(args.scope, { [args.iterator]: item, iter, loop: { index, length: args.total } });
       const outcome = await runIteration(args, scope, calls, deps);
-      results[position] = { row: { ...outcome.row, index, ...(outcome.row.status === 'ok' ? { result: outcome.result } : {}) }, ctx: outcome.ctx };
+      rows[position] = outcome.row.status === 'ok' ? { index, status: 'ok', result: outcome.result } : { ...outcome.row, index };
+      for (const _ in outcome.ctx) {
+        ctxWrites[position] = outcome.ctx;
+        break;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(args.rowConcurrency, args.rows.length)) }, lane));
   const ctx: Record<string, unknown> = {};
-  for (const { ctx: writes } of results) {
+  for (const writes of ctxWrites) {
+    if (!writes) continue;
     for (const [key, value] of Object.entries(writes)) {
       delete ctx[key];
       ctx[key] = value;
     }
   }
-  return { rows: results.map(({ row }) => row), ctx, calls };
+  return { rows, ctx, calls };
 }
 
 interface IterationOutcome {
@@ -116,7 +126,7 @@ async function runIteration(args: FrameArgs, scope: Record<string, unknown>, cal
   let outcome: StepCallResult;
   for (let attempt = 1; ; attempt++) {
     outcome = await runStepCall({ stepName: args.stepName, tool: args.tool, stepInput: args.stepInput, retry: args.retry, scope, signal: args.signal }, deps);
-    calls.push(...outcome.calls);
+    if (args.recordCalls) calls.push(...outcome.calls);
     if (outcome.status === 'ok' || args.signal.aborted) break;
     let decision;
     try {
@@ -159,7 +169,7 @@ async function runIterationSink(
 ): Promise<CallErrorInfo | undefined> {
   for (let attempt = 1; ; attempt++) {
     const run = await runSinkRecorded(sink, { iterationResult: outcome.result, scope: extendScope(scope, { iter: outcome.iter }), signal: args.signal }, deps);
-    calls.push(...run.records);
+    if (args.recordCalls) calls.push(...run.records);
     if (run.status === 'ok') return undefined;
     if (args.signal.aborted) return run.error;
     let decision;

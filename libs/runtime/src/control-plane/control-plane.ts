@@ -112,10 +112,10 @@ export interface FrameRowReport {
   error?: EventError;
 }
 
+/** A frame's rows' outcomes and ctx writes; its calls are not reported (a row's calls are no event: DESIGN.md "Loops are stages of frames"). */
 export interface CommitFrameRequest extends Holder {
   rows: FrameRowReport[];
   ctx?: JsonObject;
-  calls?: EventCall[];
 }
 
 export interface NestedChildRequest extends Holder {

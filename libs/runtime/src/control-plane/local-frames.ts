@@ -187,7 +187,7 @@ export class LocalFrames {
   async commit(frameId: string, reported: CommitFrameRequest): Promise<void> {
     const { ledger, payloadStore, inlineLimitBytes, offloadItems, frameRows, db } = this.deps;
     const request = storableFrameReport(reported);
-    const rows = [...request.rows].sort((a, b) => a.index - b.index);
+    const rows = inIndexOrder(request.rows) ? request.rows : [...request.rows].sort((a, b) => a.index - b.index);
     const results: Json[] = rows.map((row) => row.result ?? null);
     // Inline, the event holds every row's outcome (failed rows with their error); a copy in the store would add nothing.
     // A loop keeps at most `offloadItems` rows' results inline: the state of a large loop holds its frames' refs, not their results.
@@ -440,6 +440,12 @@ function where(frame: FrameRow): FrameWhere {
 }
 
 /** The `frame.committed` of a queued commit whose frame is locked. */
+/** Rows as a worker reports them: already in index order, unless a remote one sent them otherwise. */
+function inIndexOrder(rows: readonly FrameRowReport[]): boolean {
+  for (let i = 1; i < rows.length; i += 1) if (rows[i]!.index < rows[i - 1]!.index) return false;
+  return true;
+}
+
 function committedDraft(commit: QueuedCommit, frame: LockedFrame): EventDraft<EventTypeName> {
   const { request, rows, output } = commit;
   const failedRows: RowOutcome[] = rows.filter((row) => row.status !== 'ok').map((row) => ({ index: row.index, status: 'error', ...(row.error ? { error: row.error } : {}) }));

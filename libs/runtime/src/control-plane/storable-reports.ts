@@ -30,8 +30,8 @@ export function storableFrameReport(request: CommitFrameRequest): CommitFrameReq
     if (at === undefined) return row.error ? { ...row, error: escapeNul(row.error) } : row;
     return { index: row.index, status: 'error', error: unstorable(at) };
   });
-  const { ctx, calls, ...rest } = request;
-  return { ...rest, rows, ...(ctx && ctxAt === undefined ? { ctx } : {}), ...(calls ? { calls: escapeNul(calls) } : {}) };
+  const { ctx, ...rest } = request;
+  return { ...rest, rows, ...(ctx && ctxAt === undefined ? { ctx } : {}) };
 }
 
 function unstorable(at: string): EventError {

@@ -135,16 +135,17 @@ export function refsOfState(state: ExecutionState, options: { closing?: (loop: L
 }
 
 /**
- * The refs an event carries (`result_ref`, `output_ref`, ... and the
- * envelope's `payload_ref`); not a streamed chunk's rows, which only the call
- * that gets the chunk reads (a stream must not pass through the scheduler's memory).
+ * The refs of an event the planner may read: a command's result
+ * (`command.completed`'s `result_ref`, the step's value) and the envelope's
+ * `payload_ref`. Not a frame's output nor a collection, which only a closing
+ * loop (`refsToClose`) or a frame reads; not a streamed chunk's rows, which
+ * only the call that gets the chunk reads; not a result the planner itself
+ * stated (`step.exit`, `loop.done`), which templates reach through the state
+ * (neither a loop nor a stream passes through the scheduler's memory).
  */
 export function refsOfEvent(event: LedgerEvent): PayloadRef[] {
   const refs: PayloadRef[] = event.payload_ref ? [event.payload_ref] : [];
-  if (event.event_type === EventType.CallPartial) return refs;
-  for (const [key, value] of Object.entries(event.payload as object)) {
-    if (key.endsWith('_ref') && isPayloadRef(value)) refs.push(value);
-  }
+  if (event.event_type === EventType.CommandCompleted && isPayloadRef(event.payload.result_ref)) refs.push(event.payload.result_ref);
   return refs;
 }
 

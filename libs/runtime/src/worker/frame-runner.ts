@@ -13,7 +13,7 @@ import {
   type ToolSpec,
 } from '@noetl/dsl';
 import type { Holder, ClaimedFrame, CommitFrameRequest, FailRequest } from '../control-plane/control-plane';
-import { callReportOf, eventErrorOf } from './call-errors';
+import { eventErrorOf } from './call-errors';
 import type { WorkerRun } from './command-runner';
 
 export type FrameReport = { status: 'COMMITTED'; request: Omit<CommitFrameRequest, keyof Holder> } | { status: 'FAILED'; request: Omit<FailRequest, keyof Holder> };
@@ -47,7 +47,7 @@ async function interpretFrame(frame: ClaimedFrame, signal: AbortSignal, run: Wor
     return { status: 'FAILED', request: { error: eventErrorOf(toCallErrorInfo(error), frame.step) } };
   }
   const outcome = await runFrame(
-    { ...loopBodyArgs(spec, frame.step), rows, firstIndex, total: frame.total, frameIndex: frame.frame_index, scope, signal },
+    { ...loopBodyArgs(spec, frame.step), rows, firstIndex, total: frame.total, frameIndex: frame.frame_index, scope, signal, recordCalls: false },
     deps,
   );
   const ctx = toPlainJson(outcome.ctx);
@@ -61,13 +61,12 @@ async function interpretFrame(frame: ClaimedFrame, signal: AbortSignal, run: Wor
         ...(row.error ? { error: eventErrorOf(row.error, frame.step) } : {}),
       })),
       ...(isJsonObject(ctx) ? { ctx } : {}),
-      calls: outcome.calls.map(callReportOf),
     },
   };
 }
 
 /** The loop body of a `loopBodySpec` (a frame's, or a fan-out shard command's spec) as the interpreter takes it. */
-export function loopBodyArgs(spec: JsonObject, step: string): Omit<FrameArgs, 'rows' | 'firstIndex' | 'total' | 'frameIndex' | 'scope' | 'signal'> {
+export function loopBodyArgs(spec: JsonObject, step: string): Omit<FrameArgs, 'rows' | 'firstIndex' | 'total' | 'frameIndex' | 'scope' | 'signal' | 'recordCalls'> {
   return {
     stepName: step,
     tool: spec['tool'] as unknown as ToolSpec,

@@ -21,7 +21,7 @@ export async function runShard(command: ClaimedCommand, shard: ShardItem, signal
     return run.secrets.scrub({ status: 'FAILED', request: { error: eventErrorOf(toCallErrorInfo(error), command.step), duration_ms: elapsed() } });
   }
   const outcome = await runFrame(
-    { ...loopBodyArgs(command.spec, command.step), process: 'row', rows: [shard.item], firstIndex: shard.index, total: shard.total, frameIndex: shard.index, scope, signal },
+    { ...loopBodyArgs(command.spec, command.step), process: 'row', rows: [shard.item], firstIndex: shard.index, total: shard.total, frameIndex: shard.index, scope, signal, recordCalls: true },
     run.interpreter,
   );
   const row = outcome.rows[0];
