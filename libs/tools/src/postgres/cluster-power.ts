@@ -14,7 +14,8 @@ import type { RowsOf } from './database-identity';
  * Each true column is a reason to refuse the connection.
  */
 const POWER_SQL = `
-SELECT r.rolsuper AS superuser,
+SELECT r.rolname AS role,
+       r.rolsuper AS superuser,
        pg_has_role(current_user, 'pg_execute_server_program', 'MEMBER') AS execute_server_program,
        pg_has_role(current_user, 'pg_read_server_files', 'MEMBER') OR pg_has_role(current_user, 'pg_write_server_files', 'MEMBER') AS server_files,
        r.rolcreaterole AS createrole,
@@ -41,11 +42,12 @@ const REASONS: Record<string, string> = {
   ledger_privilege: "it holds a privilege on the ledger's database",
 };
 
-/** Why the connection's role has power over the cluster whose ledger database is `ledgerName`; [] when it has none. */
-export async function clusterPowers(rowsOf: RowsOf, ledgerName: string): Promise<string[]> {
+/** The connection's role, and why it has power over the cluster whose ledger database is `ledgerName` ([] when it has none). */
+export async function clusterPowers(rowsOf: RowsOf, ledgerName: string): Promise<{ role: string; powers: string[] }> {
   const [row] = await rowsOf(POWER_SQL, [ledgerName]);
-  if (!row) return [REASONS.superuser!];
-  return Object.entries(REASONS)
+  if (!row) throw new Error('the server did not say who this connection is');
+  const powers = Object.entries(REASONS)
     .filter(([column]) => row[column] === true)
     .map(([, reason]) => reason);
+  return { role: String(row.role), powers };
 }

@@ -76,8 +76,6 @@ async function refusal(target: ProtectedDatabase, rowsOf: RowsOf): Promise<Error
   const [reached, guarded] = await Promise.all([readDatabaseIdentity(rowsOf), target.identity()]);
   if (sameDatabase(reached, guarded)) return protectedDatabaseError(reached.name, target.reason);
   if (!target.cluster || !sameCluster(reached, guarded)) return undefined;
-  const powers = await clusterPowers(rowsOf, guarded.name);
-  if (powers.length === 0) return undefined;
-  const [who] = await rowsOf('SELECT current_user AS role');
-  return protectedClusterError(String(who?.role), powers, target.cluster.hint);
+  const { role, powers } = await clusterPowers(rowsOf, guarded.name);
+  return powers.length === 0 ? undefined : protectedClusterError(role, powers, target.cluster.hint);
 }
