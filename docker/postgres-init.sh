@@ -5,14 +5,17 @@
 # as the superuser.
 #   noetl_owner  owns the schema noetl; only the migration runs as it.
 #   noetl_app    every role's DATABASE_URL: data in noetl, never DDL.
-# Re-running it changes nothing (the roles are made when missing).
+# Re-running it changes nothing (the roles are made when missing, their
+# passwords set again).
 set -eu
 psql -v ON_ERROR_STOP=1 --no-psqlrc --quiet --username "$POSTGRES_USER" --dbname "$POSTGRES_DB" \
   -v owner_password="$NOETL_OWNER_PASSWORD" -v app_password="$NOETL_APP_PASSWORD" <<'SQL'
-SELECT format('CREATE ROLE noetl_owner LOGIN PASSWORD %L', :'owner_password')
- WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'noetl_owner') \gexec
-SELECT format('CREATE ROLE noetl_app LOGIN PASSWORD %L', :'app_password')
- WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'noetl_app') \gexec
+SELECT 'CREATE ROLE noetl_owner' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'noetl_owner') \gexec
+SELECT 'CREATE ROLE noetl_app' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'noetl_app') \gexec
+-- Logins with passwords here, also when a migration of another database of
+-- the cluster made noetl_app first (NOLOGIN, reached there by SET ROLE).
+SELECT format('ALTER ROLE noetl_owner LOGIN PASSWORD %L', :'owner_password') \gexec
+SELECT format('ALTER ROLE noetl_app LOGIN PASSWORD %L', :'app_password') \gexec
 SET client_min_messages = warning;
 CREATE SCHEMA IF NOT EXISTS noetl AUTHORIZATION noetl_owner;
 -- The migrations table, public.noetl_migrations, is the owner's too; the

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readKeyFile } from '../../libs/config/src/key-files';
 import { freePort } from '../../libs/storage/src/free-port';
+import { SUPERUSER_PLAYBOOKS_ENV } from './postgres';
 import { waitFor } from './wait-for';
 
 const appMain = (app: string): string => join(__dirname, '..', '..', 'dist', 'apps', app, 'src', 'main.js');
@@ -49,7 +50,7 @@ export interface CliRun {
 /** `noetl <args>` from the built CLI in a clean environment plus `env`, to its exit (killed after `timeoutMs`). */
 export async function runCli(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<CliRun> {
   if (!existsSync(CLI_MAIN)) throw new Error(`${CLI_MAIN} is missing: run \`npm run build\` before this spec`);
-  const child = spawn(process.execPath, [CLI_MAIN, ...args], { env: { ...inheritedEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI_MAIN, ...args], { env: { ...inheritedEnv(), ...SUPERUSER_PLAYBOOKS_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -87,7 +88,7 @@ async function startBuiltApp(
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const home = env.NOETL_HOME ?? homeOf(env.DATABASE_URL ?? label);
   const child = spawn(process.execPath, args, {
-    env: { ...inheritedEnv(), PORT: String(port), NOETL_HOME: home, ...env },
+    env: { ...inheritedEnv(), ...SUPERUSER_PLAYBOOKS_ENV, PORT: String(port), NOETL_HOME: home, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

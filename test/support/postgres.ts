@@ -12,6 +12,14 @@ export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres
 export const TEMPLATE_DATABASE = `noetl_test_template_${createHash('sha256').update(resolve(__dirname, '..', '..')).digest('hex').slice(0, 8)}`;
 export const POSTGRES_START_COMMAND = 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start';
 
+/**
+ * The tests' playbooks log in to the test services as the cluster superuser, as a developer's do
+ * on a laptop, and that cluster also holds the runtime's ledger: by default (issue 25 item 2) the
+ * postgres tool refuses a role with that power there. The runtimes the specs start take this,
+ * which keeps the ledger database itself refused; a spec of that refusal sets `refuse`.
+ */
+export const SUPERUSER_PLAYBOOKS_ENV: Record<string, string> = { NOETL_TOOLS_LEDGER_ACCESS: 'database' };
+
 export function baseDatabaseUrl(): string {
   return process.env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL;
 }

@@ -1,6 +1,7 @@
 import { loadConfig, type NoetlConfig, type Role } from '../../libs/config/src';
 import { Engine } from '../../libs/runtime/src';
 import { Database } from '../../libs/storage/src';
+import { SUPERUSER_PLAYBOOKS_ENV } from './postgres';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 /** A 32-byte key for specs that store credentials. */
@@ -31,6 +32,7 @@ export async function startTestEngine(options: TestEngineOptions = {}): Promise<
     LOG_LEVEL: 'silent',
     NOETL_SWEEP_MS: '100',
     NOETL_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    ...SUPERUSER_PLAYBOOKS_ENV,
     ...options.env,
   });
   const database = await Database.connect(testDatabase.url, { sessions: config.database.sessions });

@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NoetlConfig } from '@noetl/config';
-import { AppRootModule, createLogger, listenForNotifications, PinoNestLogger, warnIfLedgerBypassable, type RoleModules } from '@noetl/platform';
+import { AppRootModule, createLogger, listenForNotifications, PinoNestLogger, warnIfLedgerBypassable, warnIfUserCodeExposed, type RoleModules } from '@noetl/platform';
 import { Database } from '@noetl/storage';
 import { ApiKeys } from '@noetl/runtime';
 import type { Logger } from 'pino';
@@ -26,6 +26,7 @@ export async function startApi(
   app.enableShutdownHooks();
   await listenForNotifications(app, config, name);
   await warnIfLedgerBypassable(app.get(Database), logger);
+  warnIfUserCodeExposed(config, logger);
   await bootstrapAuth(app.get(ApiKeys), config, logger);
   await app.listen(config.http.port);
   return { app, logger };

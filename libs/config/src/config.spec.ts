@@ -38,6 +38,12 @@ describe('loadConfig', () => {
     expect(config.worker.python).toBe(false);
   });
 
+  it('works as the runtime role noetl_app unless NOETL_DB_RUNTIME_ROLE names another or none', () => {
+    expect(loadConfig({}).database.runtimeRole).toBe('noetl_app');
+    expect(loadConfig({ NOETL_DB_RUNTIME_ROLE: 'ledger_rw' }).database.runtimeRole).toBe('ledger_rw');
+    expect(loadConfig({ NOETL_DB_RUNTIME_ROLE: 'none' }).database).not.toHaveProperty('runtimeRole');
+  });
+
   it('reads the limits of the tools user code runs in, with safe defaults', () => {
     expect(loadConfig({}).tools).toEqual({
       ledgerAccess: 'refuse',
@@ -127,7 +133,8 @@ describe('loadConfig', () => {
     [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT must be one of auto, json, pretty'],
     [{ NOETL_ENCRYPTION_KEY: 'short' }, 'NOETL_ENCRYPTION_KEY must be 32 bytes'],
     [{ NOETL_PYTHON: 'maybe' }, 'NOETL_PYTHON must be one of on, off'],
-    [{ NOETL_TOOLS_LEDGER_ACCESS: 'yes' }, 'NOETL_TOOLS_LEDGER_ACCESS must be one of refuse, allow'],
+    [{ NOETL_TOOLS_LEDGER_ACCESS: 'yes' }, 'NOETL_TOOLS_LEDGER_ACCESS must be one of refuse, database, allow'],
+    [{ NOETL_DB_RUNTIME_ROLE: 'noetl app' }, 'NOETL_DB_RUNTIME_ROLE must be a lower-case role name (letters, digits, _) or none, got "noetl app"'],
     [{ NOETL_JS_MAX_TIMEOUT_SECONDS: '0' }, 'NOETL_JS_MAX_TIMEOUT_SECONDS must be between 1 and 86400, got 0'],
     [{ NOETL_SHARD_ID: 'noetl-projector-3', NOETL_SHARD_COUNT: '3' }, 'names shard 3, outside NOETL_SHARD_COUNT 3'],
     [{ NOETL_SHARD_ID: 'projector' }, 'NOETL_SHARD_ID must be a shard index or a pod name ending in one'],

@@ -48,7 +48,16 @@ export interface NoetlConfig {
    * (a stopped process then holds no lock for long), and a lock waited for
    * longer fails the statement instead of stalling it.
    */
-  database: { url?: Secret; sessions: { idleInTransactionMs: number; lockTimeoutMs: number } };
+  database: {
+    url?: Secret;
+    sessions: { idleInTransactionMs: number; lockTimeoutMs: number };
+    /**
+     * The role the runtime's pool works as (`NOETL_DB_RUNTIME_ROLE`, default `noetl_app`): a login
+     * that may become it (a superuser, the embedded server's) connects with `role` set to it, so the
+     * runtime holds DML on `noetl` and nothing more. Absent (`none`): the login's own role.
+     */
+    runtimeRole?: string;
+  };
   /** Absent: no BullMQ lane; the durable timer sweep alone fires retries. */
   redis?: { url: Secret };
   /** Absent: the in-process transport. */
@@ -75,8 +84,12 @@ export interface NoetlConfig {
   scheduler: { sweepMs: number };
   /** What user code runs inside (README "Isolation"). */
   tools: {
-    /** `refuse` (default): postgres steps cannot reach the runtime's own database, however it is spelled. */
-    ledgerAccess: 'refuse' | 'allow';
+    /**
+     * `refuse` (default): postgres steps cannot reach the runtime's own database, however it is
+     * spelled, nor its cluster as a role with power over it (a superuser, ...). `database`: only the
+     * database itself is refused (a laptop whose playbooks log in as the local superuser). `allow`: neither.
+     */
+    ledgerAccess: 'refuse' | 'database' | 'allow';
     javascript: {
       /** Sandbox threads; absent: the CPU count, at most 4. */
       threads?: number;
@@ -233,6 +246,16 @@ function scopeId(env: Env, name: string): string {
   return raw;
 }
 
+/** `NOETL_DB_RUNTIME_ROLE`: a plain role name (it travels in the connection's startup options unquoted), or `none`. */
+function runtimeRole(env: Env): { runtimeRole?: string } {
+  const raw = env.NOETL_DB_RUNTIME_ROLE?.trim() || 'noetl_app';
+  if (raw === 'none') return {};
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) {
+    throw new ConfigError(`NOETL_DB_RUNTIME_ROLE must be a lower-case role name (letters, digits, _) or none, got "${raw}"`);
+  }
+  return { runtimeRole: raw };
+}
+
 /** A claim name: letters, digits and `_ . : / -`. */
 function claimName(env: Env, name: string, fallback: string): string {
   const raw = env[name]?.trim();
@@ -327,6 +350,7 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_OIDC_ROLE_CLAIM',
   'NOETL_DB_IDLE_IN_TRANSACTION_MS',
   'NOETL_DB_LOCK_TIMEOUT_MS',
+  'NOETL_DB_RUNTIME_ROLE',
   'NOETL_HTTP_MAX_TIMEOUT_SECONDS',
   'NOETL_PYTHON_MAX_TIMEOUT_SECONDS',
   'NOETL_MAX_PLAYBOOK_DEPTH',
@@ -363,6 +387,7 @@ export function loadConfig(env: Env): NoetlConfig {
         idleInTransactionMs: integer(env, 'NOETL_DB_IDLE_IN_TRANSACTION_MS', 10_000, 100, 3_600_000),
         lockTimeoutMs: integer(env, 'NOETL_DB_LOCK_TIMEOUT_MS', 5_000, 100, 3_600_000),
       },
+      ...runtimeRole(env),
     },
     redis: redisUrl ? { url: new Secret(redisUrl) } : undefined,
     nats: natsUrl ? { url: natsUrl } : undefined,
@@ -385,7 +410,7 @@ export function loadConfig(env: Env): NoetlConfig {
     },
     scheduler: { sweepMs: integer(env, 'NOETL_SWEEP_MS', 1000, 10, 600_000) },
     tools: {
-      ledgerAccess: oneOf(env, 'NOETL_TOOLS_LEDGER_ACCESS', ['refuse', 'allow'] as const, 'refuse'),
+      ledgerAccess: oneOf(env, 'NOETL_TOOLS_LEDGER_ACCESS', ['refuse', 'database', 'allow'] as const, 'refuse'),
       javascript: {
         ...(jsThreads !== undefined ? { threads: jsThreads } : {}),
         memoryMb: integer(env, 'NOETL_JS_MEMORY_MB', 64, 8, 4096),

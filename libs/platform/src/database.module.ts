@@ -1,13 +1,16 @@
 import { Global, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { NoetlConfig } from '@noetl/config';
-import { Database, migrate, startEmbeddedPostgres, type EmbeddedPostgres } from '@noetl/storage';
+import { Database, migrate, runtimeRoleFor, startEmbeddedPostgres, type EmbeddedPostgres } from '@noetl/storage';
 import { NOETL_CONFIG } from './config.module';
 
 /**
  * The process's connection to the ledger database. Without DATABASE_URL it
  * starts the embedded PostgreSQL under NOETL_HOME (DESIGN.md "Embedded
  * default"); either way it applies pending migrations (under their advisory
- * lock) before anything else touches the schema, and stops cleanly.
+ * lock) before anything else touches the schema, and stops cleanly. The
+ * migrations run as the login; the pool then works as the runtime role
+ * (NOETL_DB_RUNTIME_ROLE) when the login may become it, so the runtime has no
+ * power over the ledger's triggers even when given a superuser's URL.
  */
 @Injectable()
 export class DatabaseConnection implements OnApplicationShutdown {
@@ -24,7 +27,9 @@ export class DatabaseConnection implements OnApplicationShutdown {
       await migrate(url, 'up');
       // Migrations above ran on a pool of their own, without the runtime's lock timeout: DDL may wait for traffic.
       // The pid in application_name tells which process a session in pg_stat_activity belongs to.
-      const database = await Database.connect(url, { sessions: config.database.sessions, applicationName: `noetl-${process.pid}` });
+      const wanted = config.database.runtimeRole;
+      const role = wanted ? await runtimeRoleFor(url, wanted) : undefined;
+      const database = await Database.connect(url, { sessions: config.database.sessions, applicationName: `noetl-${process.pid}`, ...(role ? { role } : {}) });
       return new DatabaseConnection(database, url, embedded);
     } catch (error) {
       await embedded?.stop();

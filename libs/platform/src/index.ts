@@ -10,3 +10,4 @@ export * from './transport/queue-group-nats.server';
 export * from './transport/on-notification.decorator';
 export * from './tenant-services';
 export * from './ledger-bypass-warning';
+export * from './user-code-exposure';

@@ -5,6 +5,7 @@ import { NATS_RECONNECT_FOREVER, RuntimeMetrics, Worker } from '@noetl/runtime';
 import { Database } from '@noetl/storage';
 import { pingDatabase } from './database.module';
 import { warnIfLedgerBypassable } from './ledger-bypass-warning';
+import { warnIfUserCodeExposed } from './user-code-exposure';
 import { createLogger, PinoNestLogger } from './logger';
 import { startProbeServer } from './probe-server';
 import { QueueGroupNatsServer } from './transport/queue-group-nats.server';
@@ -30,6 +31,7 @@ export async function bootRole(name: string, config: NoetlConfig, root: DynamicM
   }
   const database = app.get(Database);
   await warnIfLedgerBypassable(database, logger);
+  warnIfUserCodeExposed(config, logger);
   const metrics = app.get(RuntimeMetrics);
   const worker = config.roles.includes('worker') ? app.get(Worker) : undefined;
   const probe = await startProbeServer(

@@ -20,6 +20,12 @@ export interface DataSourceOptions {
    * it), and fails a statement that waits this long for a lock.
    */
   sessions?: { idleInTransactionMs: number; lockTimeoutMs: number };
+  /**
+   * The role every session of the pool works as (`SET ROLE`), given at connect time as the
+   * startup option `role`: it costs no statement, holds for the whole session, and `RESET ROLE`
+   * or `DISCARD ALL` come back to it rather than to the login (see `runtimeRoleFor`).
+   */
+  role?: string;
 }
 
 /**
@@ -41,8 +47,11 @@ export function createDataSource(url: string, options: DataSourceOptions = {}): 
     poolSize: options.poolSize ?? 10,
     applicationName: options.applicationName ?? 'noetl',
     connectTimeoutMS: options.connectTimeoutMs ?? 10_000,
-    ...(options.sessions
-      ? { extra: { idle_in_transaction_session_timeout: options.sessions.idleInTransactionMs, lock_timeout: options.sessions.lockTimeoutMs } }
-      : {}),
+    extra: {
+      ...(options.sessions
+        ? { idle_in_transaction_session_timeout: options.sessions.idleInTransactionMs, lock_timeout: options.sessions.lockTimeoutMs }
+        : {}),
+      ...(options.role ? { options: `-c role=${options.role}` } : {}),
+    },
   });
 }

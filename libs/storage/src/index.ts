@@ -20,3 +20,4 @@ export * from './jsonb-text';
 export * from './repositories';
 export * from './dedicated-connection';
 export * from './ledger-bypass';
+export * from './runtime-role';

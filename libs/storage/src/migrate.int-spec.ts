@@ -99,7 +99,8 @@ describe('migrate', () => {
     expect(await migrate(db.url, 'up')).toEqual(ALL_MIGRATIONS);
     expect(await schemaExists()).toBe(true);
     expect(await indexNames()).toEqual(expect.arrayContaining(NAMED_INDEXES));
-  });
+    // Two pools per migrate() call, and some 45 calls: over 5 s on a loaded machine.
+  }, 30_000);
 
   it('keeps its bookkeeping outside schema noetl', async () => {
     const { rows } = await client.query('SELECT name FROM public.' + MIGRATIONS_TABLE);

@@ -2,6 +2,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { loadConfig, type NoetlConfig } from '@noetl/config';
 import type { App } from 'supertest/types';
+import { SUPERUSER_PLAYBOOKS_ENV } from '../../../../test/support/postgres';
 import { createTestDatabase } from '../../../../test/support/test-database';
 import { AppRootModule, listenForNotifications } from '@noetl/platform';
 import { serverRoles } from '../../../cli/src/server/server-roles';
@@ -26,7 +27,7 @@ export interface ApiTestApp {
 export async function startApiTestApp(env: Record<string, string> = {}): Promise<ApiTestApp> {
   const db = await createTestDatabase();
   try {
-    const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', NOETL_PYTHON: 'off', NOETL_ROLES: 'api', NOETL_AUTH: 'off', ...env });
+    const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', NOETL_PYTHON: 'off', NOETL_ROLES: 'api', NOETL_AUTH: 'off', ...SUPERUSER_PLAYBOOKS_ENV, ...env });
     const moduleRef = await Test.createTestingModule({ imports: [AppRootModule.forRoot(config, serverRoles)] }).compile();
     const app = moduleRef.createNestApplication<NestExpressApplication>({ logger: false });
     configureApi(app, config);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig, type NoetlConfig } from '@noetl/config';
 import { Database, ScheduleRepository } from '@noetl/storage';
-import { baseDatabaseUrl } from '../../../../test/support/postgres';
+import { baseDatabaseUrl, SUPERUSER_PLAYBOOKS_ENV } from '../../../../test/support/postgres';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
 import { captureOutput } from '../shared/testing/capture-output';
 import { runPlaybook } from './run-playbook';
@@ -37,7 +37,7 @@ describe('noetl run', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
+    config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', ...SUPERUSER_PLAYBOOKS_ENV });
     scratch = mkdtempSync(join(tmpdir(), 'noetl-cli-'));
   });
 

@@ -7,7 +7,8 @@ const MiB = 1024 * 1024;
 /**
  * The tools a worker runs user code with, limited as the configuration says (README
  * "Isolation"). Unless `NOETL_TOOLS_LEDGER_ACCESS=allow`, postgres steps are refused the
- * runtime's own database: `ledger` tells what that database is, as its server sees it.
+ * runtime's own database, and (by default, `refuse`) its cluster to a role with power over it:
+ * `ledger` tells what that database is, as its server sees it.
  */
 export function workerToolOptions(config: NoetlConfig, ledger: Queryable): DefaultToolsOptions {
   const { javascript, python, http, ledgerAccess } = config.tools;
@@ -19,6 +20,9 @@ export function workerToolOptions(config: NoetlConfig, ledger: Queryable): Defau
             protectedDatabase: {
               identity: () => readDatabaseIdentity((sql) => ledger.query<Record<string, unknown>>(sql)),
               reason: "it is this runtime's own ledger database (NOETL_TOOLS_LEDGER_ACCESS=allow permits it)",
+              ...(ledgerAccess === 'refuse'
+                ? { cluster: { hint: 'use a role without that power; NOETL_TOOLS_LEDGER_ACCESS=database permits it' } }
+                : {}),
             },
           },
     javascript: {

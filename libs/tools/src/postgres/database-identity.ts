@@ -14,7 +14,7 @@ export interface DatabaseIdentity {
 }
 
 /** Runs one statement and gives its rows (a pg client, the runtime's own pool, ...). */
-export type RowsOf = (sql: string) => Promise<Array<Record<string, unknown>>>;
+export type RowsOf = (sql: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>;
 
 const IDENTITY_SQL =
   'SELECT pg_postmaster_start_time()::text AS started_at, d.oid::text AS oid, d.datname AS name FROM pg_database d WHERE d.datname = current_database()';
@@ -31,10 +31,14 @@ export async function readDatabaseIdentity(rowsOf: RowsOf): Promise<DatabaseIden
   return { cluster, startedAt: String(row.started_at), oid: String(row.oid), name: String(row.name) };
 }
 
-/** Same cluster (by system identifier when both sides read it, else by start time) and same database. */
-export function sameDatabase(a: DatabaseIdentity, b: DatabaseIdentity): boolean {
-  if (a.oid !== b.oid || a.name !== b.name) return false;
+/** Same cluster: by system identifier when both sides read it, else by the postmaster's start time. */
+export function sameCluster(a: DatabaseIdentity, b: DatabaseIdentity): boolean {
   return a.cluster !== null && b.cluster !== null ? a.cluster === b.cluster : a.startedAt === b.startedAt;
+}
+
+/** Same cluster and same database. */
+export function sameDatabase(a: DatabaseIdentity, b: DatabaseIdentity): boolean {
+  return a.oid === b.oid && a.name === b.name && sameCluster(a, b);
 }
 
 /** A database the tool must never run statements on: the runtime's own ledger, unless allowed. */
@@ -42,9 +46,24 @@ export interface ProtectedDatabase {
   identity(): Promise<DatabaseIdentity>;
   /** Why, for the step's error: e.g. `it is the runtime's ledger (NOETL_TOOLS_LEDGER_ACCESS=allow permits it)`. */
   reason: string;
+  /**
+   * Also refuse its cluster to a role with power over it (`clusterPowers`): a superuser reaches
+   * the ledger from any database of the cluster (dblink, COPY FROM PROGRAM). Ordinary roles pass.
+   */
+  cluster?: { hint: string };
 }
 
 export const PROTECTED_DATABASE = 'PROTECTED_DATABASE';
+
+/** A role with power over the ledger's cluster: `powers` says which. */
+export function protectedClusterError(role: string, powers: string[], hint: string): CallError {
+  return new CallError({
+    kind: 'auth',
+    message: `postgres: refusing to connect as role "${role}" to the cluster of this runtime's ledger: ${powers.join('; ')} (${hint})`,
+    retryable: false,
+    code: PROTECTED_DATABASE,
+  });
+}
 
 export function protectedDatabaseError(name: string, reason: string): CallError {
   return new CallError({

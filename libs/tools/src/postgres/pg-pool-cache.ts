@@ -1,6 +1,7 @@
 import { Pool, type PoolClient } from 'pg';
 import { errorMessage } from '../shared/tool-errors';
-import { type ProtectedDatabase, protectedDatabaseError, readDatabaseIdentity, sameDatabase } from './database-identity';
+import { clusterPowers } from './cluster-power';
+import { type ProtectedDatabase, protectedClusterError, protectedDatabaseError, readDatabaseIdentity, sameCluster, sameDatabase, type RowsOf } from './database-identity';
 import { type PgConnectionConfig, poolKey } from './pg-connection-config';
 import { resultTypes } from './pg-value-parsers';
 
@@ -60,14 +61,21 @@ export class PgPoolCache {
 
 /**
  * pg-pool's `verify` hook: asks the new connection which database it reached and refuses it when
- * that is the protected one. Per connection, not per config: a name may resolve elsewhere later.
+ * that is the protected one, or (with `cluster`) another of its cluster reached by a role with
+ * power over it. Per connection, not per config: a name may resolve elsewhere later. A pool keeps
+ * its connections, so a step pays for this when its pool opens one, not per statement.
  */
 function refuseProtected(target: ProtectedDatabase): (client: PoolClient, done: (err?: Error) => void) => void {
   return (client, done) => {
-    const rowsOf = async (sql: string): Promise<Array<Record<string, unknown>>> => (await client.query<Record<string, unknown>>(sql)).rows;
-    Promise.all([readDatabaseIdentity(rowsOf), target.identity()]).then(
-      ([reached, guarded]) => done(sameDatabase(reached, guarded) ? protectedDatabaseError(reached.name, target.reason) : undefined),
-      (err: unknown) => done(err instanceof Error ? err : new Error(errorMessage(err))),
-    );
+    const rowsOf: RowsOf = async (sql, params) => (await client.query<Record<string, unknown>>(sql, params)).rows;
+    refusal(target, rowsOf).then(done, (err: unknown) => done(err instanceof Error ? err : new Error(errorMessage(err))));
   };
+}
+
+async function refusal(target: ProtectedDatabase, rowsOf: RowsOf): Promise<Error | undefined> {
+  const [reached, guarded] = await Promise.all([readDatabaseIdentity(rowsOf), target.identity()]);
+  if (sameDatabase(reached, guarded)) return protectedDatabaseError(reached.name, target.reason);
+  if (!target.cluster || !sameCluster(reached, guarded)) return undefined;
+  const { role, powers } = await clusterPowers(rowsOf, guarded.name);
+  return powers.length === 0 ? undefined : protectedClusterError(role, powers, target.cluster.hint);
 }

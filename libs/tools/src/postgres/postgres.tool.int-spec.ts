@@ -7,6 +7,7 @@ import { PostgresTool } from './postgres.tool';
 import { callFailure } from '../testing/call-failure';
 import { testToolContext } from '../testing/tool-context';
 import { createEmptyDatabase, type TestDatabase } from '../../../../test/support/test-database';
+import { withAdminClient } from '../../../../test/support/postgres';
 import { waitFor } from '../../../../test/support/wait-for';
 import { readDatabaseIdentity } from './database-identity';
 
@@ -325,5 +326,87 @@ describe('PostgresTool with a protected database (issue 15 defect 7: playbooks r
 
   it('runs statements on another database of the same server', async () => {
     expect(await tool.run({ connection: other.url, query: 'SELECT current_database() AS db' }, context())).toMatchObject({ rows: [{ db: other.name }] });
+  });
+});
+
+/**
+ * Issue 25 item 2: from another database of the ledger's cluster, a superuser
+ * reached the ledger anyway (`CREATE EXTENSION dblink` then
+ * `dblink_exec('dbname=<ledger>', 'SET LOCAL session_replication_role = replica; DELETE ...')`,
+ * or `COPY ... FROM PROGRAM 'psql ...'`). A role with power over the cluster is
+ * now refused there before any statement runs; ordinary roles keep working.
+ */
+describe('PostgresTool on the cluster of a protected database', () => {
+  let ledger: TestDatabase;
+  let other: TestDatabase;
+  let ledgerClient: Client;
+  let tool: PostgresTool;
+  const suffix = randomBytes(4).toString('hex');
+  const roles = { ordinary: `noetl_t_plain_${suffix}`, program: `noetl_t_program_${suffix}`, granted: `noetl_t_granted_${suffix}` };
+
+  /** `other`'s URL as `role` (the test cluster trusts loopback). */
+  const as = (role: string): string => {
+    const url = new URL(other.url);
+    url.username = role;
+    url.password = '';
+    return url.toString();
+  };
+
+  beforeAll(async () => {
+    [ledger, other] = await Promise.all([createEmptyDatabase(), createEmptyDatabase()]);
+    ledgerClient = new Client({ connectionString: ledger.url });
+    ledgerClient.on('error', () => undefined);
+    await ledgerClient.connect();
+    await ledgerClient.query(`CREATE ROLE ${roles.ordinary} LOGIN; CREATE ROLE ${roles.program} LOGIN IN ROLE pg_execute_server_program; CREATE ROLE ${roles.granted} LOGIN`);
+    await ledgerClient.query(`GRANT TEMPORARY ON DATABASE ${ledger.name} TO ${roles.granted}`);
+    tool = new PostgresTool({
+      connectTimeoutMs: 3_000,
+      protectedDatabase: {
+        identity: () => readDatabaseIdentity(async (sql) => (await ledgerClient.query<Record<string, unknown>>(sql)).rows),
+        reason: 'it is the ledger',
+        cluster: { hint: 'use a role without that power' },
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await tool?.close();
+    await ledgerClient?.end();
+    await Promise.all([ledger?.drop(), other?.drop()]);
+    await withAdminClient((admin) => admin.query(`DROP ROLE IF EXISTS ${roles.ordinary}; DROP ROLE IF EXISTS ${roles.program}; DROP ROLE IF EXISTS ${roles.granted}`));
+  });
+
+  const refusal = async (connection: string, command: string) => (await callFailure(tool.run({ connection, command }, context()))).info;
+
+  it('refuses the superuser CREATE EXTENSION dblink and COPY FROM PROGRAM on another database, running neither', async () => {
+    const superuser = new URL(ledger.url).username || 'postgres';
+    for (const command of ['CREATE EXTENSION dblink', "CREATE TABLE reached (line text); COPY reached FROM PROGRAM 'echo reached'"]) {
+      const info = await refusal(other.url, command);
+      expect(info).toMatchObject({ kind: 'auth', code: 'PROTECTED_DATABASE', retryable: false });
+      expect(info.message).toBe(
+        `postgres: refusing to connect as role "${superuser}" to the cluster of this runtime's ledger: it is a superuser; it may run server programs (pg_execute_server_program); ` +
+          "it may read or write the server's files (pg_read_server_files, pg_write_server_files); it may create and grant roles (CREATEROLE); it is a replication role; " +
+          "it holds a privilege on the ledger's database (use a role without that power)",
+      );
+    }
+    const check = new Client({ connectionString: other.url });
+    await check.connect();
+    try {
+      expect((await check.query("SELECT to_regclass('reached') AS t, (SELECT count(*)::int FROM pg_extension WHERE extname = 'dblink') AS dblink")).rows).toEqual([{ t: null, dblink: 0 }]);
+    } finally {
+      await check.end();
+    }
+  });
+
+  it('refuses a role that may run server programs, and one granted a privilege on the ledger database', async () => {
+    expect((await refusal(as(roles.program), 'SELECT 1')).message).toContain(`as role "${roles.program}" to the cluster of this runtime's ledger: it may run server programs`);
+    expect((await refusal(as(roles.granted), 'SELECT 1')).message).toContain(`as role "${roles.granted}" to the cluster of this runtime's ledger: it holds a privilege on the ledger's database`);
+  });
+
+  it('runs an ordinary role on another database of the cluster, and still refuses it the ledger itself', async () => {
+    expect(await tool.run({ connection: as(roles.ordinary), query: 'SELECT current_user AS who' }, context())).toMatchObject({ rows: [{ who: roles.ordinary }] });
+    const ledgerAsOrdinary = new URL(ledger.url);
+    ledgerAsOrdinary.username = roles.ordinary;
+    expect((await refusal(ledgerAsOrdinary.toString(), 'SELECT 1')).message).toContain(`refusing to connect to database "${ledger.name}": it is the ledger`);
   });
 });
