@@ -5,8 +5,11 @@
  * (`noetl server`'s shape), each size in a child process of its own on a
  * fresh database, so each peak RSS is that size's alone. Prints and writes
  * bench/results/loop-memory.{md,json}: items/s, peak RSS from the start to
- * the execution's end, and each size's peak over the smallest's. The run
- * then reads the result (every item's) to check it, outside the window.
+ * the execution's end, and each size's peak over the smallest's; beside it
+ * the peak heap still in use right after a full collection (what the run
+ * retains, without the headroom V8 grows its heap by under a high
+ * allocation rate). The run then reads the result (every item's) to check
+ * it, outside the window.
  *
  * DATABASE_URL names the server (the database noetl_bench_loop_memory is
  * recreated on it); without it, the embedded PostgreSQL under NOETL_HOME.
@@ -14,6 +17,7 @@
 import { fork } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '@noetl/config';
 import type { ExecutionService } from '@noetl/runtime';
@@ -34,6 +38,8 @@ interface SizeResult {
   seconds: number;
   items_per_s: number;
   peak_rss_mb: number;
+  /** The most heap that was still in use right after a full collection: what the run retains, without V8's headroom. */
+  peak_live_heap_mb: number;
 }
 
 const playbook = (rows: number): string => `apiVersion: noetl.io/v2
@@ -53,6 +59,13 @@ async function runSize(items: number, rows: number): Promise<SizeResult> {
   const bench = await startBenchEngine(loadConfig({ ...env, DATABASE_URL: benchDb.url }), benchDb.url, WORKER_SLOTS);
   let peak = process.memoryUsage().rss;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), RSS_SAMPLE_MS);
+  let live = 0;
+  const collections = new PerformanceObserver((list) => {
+    if (list.getEntries().some((entry) => (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)) {
+      live = Math.max(live, process.memoryUsage().heapUsed);
+    }
+  });
+  collections.observe({ entryTypes: ['gc'] });
   try {
     await bench.engine.catalog.register(playbook(rows));
     const began = performance.now();
@@ -60,15 +73,23 @@ async function runSize(items: number, rows: number): Promise<SizeResult> {
     await untilEnded(bench.engine.executions, execution_id);
     const seconds = (performance.now() - began) / 1000;
     clearInterval(sampler);
+    collections.disconnect();
     const peakRss = Math.max(peak, process.resourceUsage().maxRSS * 1024);
     // Outside the measured window: the result as a reader gets it (GET /api/executions/{id}), every item's.
     const detail = await bench.engine.executions.get(execution_id);
     if (detail.status !== 'COMPLETED') throw new Error(`the ${items}-item loop ended ${detail.status}: ${JSON.stringify(detail.error)}`);
     const results = (detail.result as { results?: unknown[] } | null)?.results;
     if (results?.length !== items) throw new Error(`the ${items}-item loop's result holds ${results?.length} results`);
-    return { items, seconds: Math.round(seconds * 10) / 10, items_per_s: Math.round(items / seconds), peak_rss_mb: Math.round(peakRss / 2 ** 20) };
+    return {
+      items,
+      seconds: Math.round(seconds * 10) / 10,
+      items_per_s: Math.round(items / seconds),
+      peak_rss_mb: Math.round(peakRss / 2 ** 20),
+      peak_live_heap_mb: Math.round(live / 2 ** 20),
+    };
   } finally {
     clearInterval(sampler);
+    collections.disconnect();
     await bench.close();
     await benchDb.close();
   }
@@ -109,12 +130,16 @@ async function main(): Promise<void> {
     process.stdout.write(`${items} items: ${JSON.stringify(results.at(-1))}\n`);
   }
   const base = results[0]!.peak_rss_mb;
+  const liveBase = Math.max(1, results[0]!.peak_live_heap_mb);
   const table = [
     `Loop memory: no-op loops over range(0, n), ${rows}-row frames, max_in_flight ${MAX_IN_FLIGHT}, scheduler and worker in one process (node ${process.version}, ${new Date().toISOString()})`,
     '',
-    '| items | s | items/s | peak RSS MB | peak / smallest |',
-    '| --- | --- | --- | --- | --- |',
-    ...results.map((r) => `| ${r.items.toLocaleString('en-US')} | ${r.seconds} | ${r.items_per_s.toLocaleString('en-US')} | ${r.peak_rss_mb} | ${(r.peak_rss_mb / base).toFixed(2)} |`),
+    '| items | s | items/s | peak RSS MB | peak / smallest | peak live heap MB (after a full GC) | live / smallest |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...results.map(
+      (r) =>
+        `| ${r.items.toLocaleString('en-US')} | ${r.seconds} | ${r.items_per_s.toLocaleString('en-US')} | ${r.peak_rss_mb} | ${(r.peak_rss_mb / base).toFixed(2)} | ${r.peak_live_heap_mb} | ${(r.peak_live_heap_mb / liveBase).toFixed(2)} |`,
+    ),
   ].join('\n');
   const dir = join(repoRoot(), 'bench', 'results');
   await mkdir(dir, { recursive: true });
