@@ -138,6 +138,11 @@ export function envelopeChecksum(event: Omit<EventEnvelope, 'checksum'>): string
   return canonicalChecksum(rest);
 }
 
+/** Whether an event as stored still matches its checksum: false when its row was changed behind the runtime (issue 25). */
+export function isIntact(event: EventEnvelope): boolean {
+  return envelopeChecksum(event) === event.checksum;
+}
+
 /** Completes a new event with what the store assigns at append. */
 export function sealEvent<T extends EventTypeName>(event: NewEvent<T>, streamVersion: number, ingestTime: Date): EventEnvelope<T> {
   const sealed = { ...event, stream_version: streamVersion, ingest_time: ingestTime.toISOString() };

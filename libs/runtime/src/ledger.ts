@@ -2,6 +2,7 @@ import {
   buildEvent,
   defaultUpcasters,
   EventType,
+  isIntact,
   streamIdOf,
   type AnyNewEvent,
   type ChainedEvent,
@@ -120,13 +121,28 @@ export class Ledger {
 
   /** The execution's events after `afterVersion`, in stream order, as `q` sees them (its own transaction's appends included). */
   async readAfter(q: Queryable, executionId: string, afterVersion: number, limit = 1000): Promise<LedgerEvent[]> {
+    return (await this.readIntactAfter(q, executionId, afterVersion, limit, { verify: false })).events;
+  }
+
+  /**
+   * `readAfter`, each event checked against its checksum as stored (before
+   * it is upcast) when `verify`: the events before the first changed one,
+   * and that one (as stored) in `changed`.
+   */
+  async readIntactAfter(q: Queryable, executionId: string, afterVersion: number, limit: number, { verify }: { verify: boolean }): Promise<{ events: LedgerEvent[]; changed?: LedgerEvent }> {
     // What this transaction deferred is part of what it sees.
     await this.store.flushWithin(q);
     const rows = await q.query<EventRow>(
       READ_AFTER_SQL,
       [executionStream(executionId), afterVersion, this.scope.tenantId, this.scope.organizationId, limit],
     );
-    return rows.map((row) => this.upcasters.upcast(toLedgerEvent(row)) as LedgerEvent);
+    const events: LedgerEvent[] = [];
+    for (const row of rows) {
+      const stored = toLedgerEvent(row);
+      if (verify && !isIntact(stored)) return { events, changed: stored };
+      events.push(this.upcasters.upcast(stored) as LedgerEvent);
+    }
+    return { events };
   }
 
   /**

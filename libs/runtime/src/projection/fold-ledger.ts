@@ -26,6 +26,8 @@ export interface FoldOptions {
   observe?: (event: LedgerEvent, state: ExecutionState) => void;
   /** Refuses a gap in the stream's versions (`ledger_corrupt`) instead of folding past it: replay, which must not show a state no ledger made. */
   gapless?: boolean;
+  /** Stops before the first event changed behind the runtime (its checksum no longer matches) and hands it here (the projector). */
+  refuseChanged?: (event: LedgerEvent) => void;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function foldLedger(
   for (;;) {
     const wanted = Math.min(PAGE, (options.until ?? Infinity) - version);
     if (wanted <= 0) return done();
-    const events = await ledger.readAfter(q, executionId, version, wanted);
+    const { events, changed } = await ledger.readIntactAfter(q, executionId, version, wanted, { verify: options.refuseChanged !== undefined });
     for (const event of events) {
       if (options.within && !options.within(event)) return done();
       if (options.gapless && event.stream_version !== version + 1) {
@@ -61,6 +63,10 @@ export async function foldLedger(
       version = event.stream_version;
       last = event;
       folded += 1;
+    }
+    if (changed) {
+      options.refuseChanged!(changed);
+      return done();
     }
     if (events.length < wanted) return done();
   }

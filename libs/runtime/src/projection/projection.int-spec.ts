@@ -1,5 +1,6 @@
 import { loadConfig } from '@noetl/config';
 import { checksumsOf, foldEvents, REDUCER_VERSION, stateChecksum, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
+import { Client } from 'pg';
 import { Database, EVENT_SELECT_LIST, ProjectionRepository, toLedgerEvent, type EventRow } from '@noetl/storage';
 import { startTestEngine, type TestEngine } from '../../../../test/support/test-engine';
 import { waitFor } from '../../../../test/support/wait-for';
@@ -170,6 +171,26 @@ describe('projections and replay', () => {
       [executionId],
     );
     expect(row).toEqual({ reducer_version: REDUCER_VERSION, text: before.text });
+  });
+
+  it('does not project past an event changed behind the runtime, and counts it', async () => {
+    const { executionId, lastVersion } = await completedAndProjected();
+    const changed = (await ledger(executionId)).find((event) => event.event_type === 'command.completed')!;
+    const superuser = new Client({ connectionString: t.config.database.url!.reveal() });
+    await superuser.connect();
+    try {
+      await superuser.query('BEGIN');
+      await superuser.query('SET LOCAL session_replication_role = replica');
+      await superuser.query(`UPDATE noetl.event SET payload = jsonb_set(payload, '{result}', '{"doubled": 400}') WHERE event_id = $1`, [changed.event_id]);
+      await superuser.query(`DELETE FROM noetl.projection WHERE projection_key = $1`, [executionId]);
+      await superuser.query('COMMIT');
+    } finally {
+      await superuser.end();
+    }
+    expect(await t.engine.projector!.rebuild([executionId])).toBe(1);
+    expect(Number((await stored(executionId))!.version)).toBe(changed.stream_version - 1);
+    expect(changed.stream_version - 1).toBeLessThan(lastVersion);
+    expect(await t.engine.metrics.registry.getSingleMetricAsString('noetl_projector_corrupt_events_total')).toMatch(/noetl_projector_corrupt_events_total\{shard="0"\} [1-9]/);
   });
 
   it("refuses a replay of another tenant's execution", async () => {

@@ -5,6 +5,7 @@ export class ProjectorMetrics {
   readonly events: Counter<'shard'>;
   readonly stale: Counter<'shard'>;
   readonly errors: Counter<'shard'>;
+  readonly corrupt: Counter<'shard'>;
   readonly lagMs: Gauge<'shard'>;
   readonly lagEvents: Gauge<'shard'>;
   readonly lastEventId: Gauge<'shard'>;
@@ -19,6 +20,12 @@ export class ProjectorMetrics {
       registers,
     });
     this.errors = new Counter({ name: 'noetl_projector_errors_total', help: 'Deliveries the projector failed to fold (redelivered)', labelNames: ['shard'], registers });
+    this.corrupt = new Counter({
+      name: 'noetl_projector_corrupt_events_total',
+      help: 'Events found changed behind the runtime (checksum mismatch): their execution is not projected past them',
+      labelNames: ['shard'],
+      registers,
+    });
     this.lagMs = new Gauge({ name: 'noetl_projector_lag_ms', help: 'Age of the last folded event when it was folded', labelNames: ['shard'], registers });
     this.lagEvents = new Gauge({ name: 'noetl_projector_lag_events', help: "Events waiting for this shard (its JetStream consumers' pending)", labelNames: ['shard'], registers });
     this.lastEventId = new Gauge({ name: 'noetl_projector_last_event_id', help: 'Id of the last event folded', labelNames: ['shard'], registers });

@@ -1,6 +1,7 @@
-import { applyEvent, EventType, REDUCER_VERSION, stateChecksum, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
+import { applyEvent, EventType, isIntact, REDUCER_VERSION, stateChecksum, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
 import { AdminActions } from '../admin/admin-types';
 import type { Database, ProjectionRepository, ProjectionRow, Queryable } from '@noetl/storage';
+import type { Logger } from 'pino';
 import type { Ledger } from '../ledger';
 import { foldLedger, type Folded, type FoldPoint } from './fold-ledger';
 import type { ProjectorMetrics } from './projector-metrics';
@@ -16,6 +17,8 @@ export interface ProjectorOptions {
   snapshotEvery: number;
   /** Sees the state after every event folded (the replay gate's recorder); unset in production. */
   observe?: (event: LedgerEvent, state: ExecutionState) => void;
+  /** Where a refused (changed) event is said; a standalone rebuild has only the metric. */
+  logger?: Logger;
 }
 
 /** What a projector role may be tuned with (EngineOptions.projectorTuning). */
@@ -156,15 +159,35 @@ export class Projector {
   private async fold(q: Queryable, executionId: string, base: FoldPoint, delivered: readonly LedgerEvent[] | undefined): Promise<Folded> {
     const { ledger, observe } = this.options;
     const follows = delivered !== undefined && delivered.every((event, i) => event.stream_version === base.version + i + 1);
-    if (!follows) return foldLedger(q, ledger, executionId, base, observe ? { observe } : {});
-    let state = base.state;
+    const refuseChanged = (event: LedgerEvent): void => this.refuse(event);
+    if (!follows) return foldLedger(q, ledger, executionId, base, { refuseChanged, ...(observe ? { observe } : {}) });
+    let { state, version } = base;
+    let last: LedgerEvent | undefined;
     for (const event of delivered) {
+      if (!isIntact(event)) {
+        refuseChanged(event);
+        break;
+      }
       // Delivered events are as they were written: lift them as the ledger's reads do.
       state = applyEvent(state, ledger.upcasters.upcast(event) as LedgerEvent);
       observe?.(event, state);
+      ({ stream_version: version } = event);
+      last = event;
     }
-    const last = delivered.at(-1);
-    return { state, version: last?.stream_version ?? base.version, folded: delivered.length, ...(last ? { last } : {}) };
+    return { state, version, folded: version - base.version, ...(last ? { last } : {}) };
+  }
+
+  /**
+   * An event changed behind the runtime (issue 25): the projection stops
+   * before it, and stays there, rather than show a state no intact ledger
+   * made; said at error level and in a metric, each time it is met.
+   */
+  private refuse(event: LedgerEvent): void {
+    this.options.metrics.corrupt.inc({ shard: this.options.shard });
+    this.options.logger?.error(
+      { event_id: event.event_id, event_type: event.event_type, execution_id: event.execution_id, position: event.stream_version },
+      'an event no longer matches its checksum (changed behind the runtime): its execution is not projected past it; `noetl verify` names it',
+    );
   }
 
   /**

@@ -1,5 +1,5 @@
 import { ErrorCode, headers, JSONCodec, NatsError, type JetStreamClient, type JetStreamManager } from 'nats';
-import { envelopeChecksum, type LedgerEvent } from '@noetl/event-kernel';
+import { isIntact, type LedgerEvent } from '@noetl/event-kernel';
 import type { Database, LeadershipRepository, LedgerCursorRepository, TailEvent, TenantScope } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { ensureEventStream, PAYLOAD_ELIDED_HEADER, type EventStreamLimits } from '../event-stream/event-stream';
@@ -94,7 +94,7 @@ export class EventRelay {
    */
   private async publishBatch(events: readonly TailEvent[]): Promise<void> {
     const intact = events.filter(({ event }) => {
-      if (envelopeChecksum(event) === event.checksum) return true;
+      if (isIntact(event)) return true;
       this.options.metrics.corrupt.inc();
       this.options.logger.error(
         { event_id: event.event_id, event_type: event.event_type, execution_id: event.execution_id },

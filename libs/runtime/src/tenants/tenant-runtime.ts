@@ -254,6 +254,7 @@ export class TenantRuntime {
         metrics: shared.projectorMetrics,
         shard: String(config.projector.shardIndex),
         snapshotEvery: PROJECTION_SNAPSHOT_EVERY,
+        logger: shared.logger.child({ role: 'projector', tenant: scope.tenantId }),
         ...shared.projectorTuning,
       });
     }
