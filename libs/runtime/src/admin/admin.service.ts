@@ -10,6 +10,7 @@ import {
   type FrameRow,
   type Queryable,
 } from '@noetl/storage';
+import type { Logger } from 'pino';
 import type { Offers } from '../bus/offers';
 import type { Ledger } from '../ledger';
 import { RuntimeError, notFound } from '../runtime-error';
@@ -25,6 +26,7 @@ import {
   type StuckQuery,
   type WorkKind,
 } from './admin-types';
+import { collectUnreferencedObjects, type ObjectCollection } from './collect-unreferenced-objects';
 import { stuckCommands, stuckFrames } from './stuck-work';
 
 export interface AdminServiceDeps {
@@ -37,6 +39,10 @@ export interface AdminServiceDeps {
   commandRows: CommandRepository;
   frameRows: FrameRepository;
   executionRows: ExecutionRepository;
+  /** With an object tier: a purge then deletes the objects nothing references any more. */
+  objectCollection?: ObjectCollection;
+  /** Where a collection that failed after a purge is reported (the purge stands; the next one collects). */
+  logger: Logger;
 }
 
 const DEFAULT_ACTOR = 'admin';
@@ -155,12 +161,14 @@ export class AdminService {
    * `execution.started`, its terminal event and its audits, and loses every
    * other event and the rows derived from them; the purge's own
    * `admin.action` says who did it and why, and the database refuses the
-   * deletes without it. A running execution is not purged.
+   * deletes without it. A running execution is not purged. With an object
+   * tier, the objects no event references any more go too, once older than
+   * the grace period (collectUnreferencedObjects).
    */
   async purge(executionId: string, request: AdminReasonedRequest): Promise<AdminActionResult> {
     const reason = requireReason(request);
     const { db, ledger } = this.deps;
-    return db.transaction(async (q) => {
+    const result = await db.transaction(async (q) => {
       if (!(await this.deps.executionRows.exists(q, ledger.scope, executionId))) throw notFound('execution', executionId);
       await ledger.lockStream(q, executionId);
       if (!(await ledger.hasEnded(q, executionId))) {
@@ -174,6 +182,19 @@ export class AdminService {
       await this.deps.executionRows.purge(q, executionId);
       return actionResult(target, AdminActions.purge, audit, status);
     });
+    await this.collectObjects();
+    return result;
+  }
+
+  private async collectObjects(): Promise<void> {
+    const { objectCollection, db, ledger, logger } = this.deps;
+    if (!objectCollection) return;
+    try {
+      const deleted = await collectUnreferencedObjects(db, ledger.scope, objectCollection, ledger.now());
+      if (deleted.length > 0) logger.info({ objects: deleted.length }, 'retention deleted unreferenced payload objects');
+    } catch (error) {
+      logger.error({ err: error }, 'retention could not collect payload objects; the next purge tries again');
+    }
   }
 
   private async reclaimCommand(commandId: string, request: AdminRequest): Promise<AdminActionResult> {

@@ -3,13 +3,13 @@ import type { NoetlConfig, Role } from '@noetl/config';
 import type { ExpressionEngine } from '@noetl/dsl';
 import type { IdGenerator } from '@noetl/event-kernel';
 import {
-  PgPayloadStore,
   type CommandRepository,
   type Database,
   type ExecutionRepository,
   type FrameRepository,
   type LeadershipRepository,
   type LedgerCursorRepository,
+  type PayloadReferenceRepository,
   type PgEventStore,
   type Queryable,
   type ProjectionRepository,
@@ -32,6 +32,7 @@ import { PgCredentialStore } from '../credentials/pg-credential-store';
 import { ExecutionService } from '../executions/execution.service';
 import { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
+import type { PayloadStores } from '../payload-stores';
 import { ProjectedStates } from '../projection/projected-states';
 import { Projector, type ProjectorTuning } from '../projection/projector';
 import type { ProjectorMetrics } from '../projection/projector-metrics';
@@ -65,6 +66,7 @@ export interface Repositories {
   scheduleRows: ScheduleRepository;
   leadership: LeadershipRepository;
   ledgerCursors: LedgerCursorRepository;
+  payloadReferences: PayloadReferenceRepository;
 }
 
 /** What a process builds once and every tenant's runtime uses. */
@@ -79,7 +81,7 @@ export interface SharedParts {
   producer: string;
   metrics: RuntimeMetrics;
   bus: Bus;
-  payloadStore: PgPayloadStore;
+  payloads: PayloadStores;
   /** Absent: credentials are locked here (a process that never decrypts, or one without NOETL_ENCRYPTION_KEY and none stored). */
   cipher: CredentialCipher | undefined;
   repositories: Repositories;
@@ -127,7 +129,8 @@ export class TenantRuntime {
     readonly scope: TenantScope,
     shared: SharedParts,
   ) {
-    const { config, roles, database: db, bus, metrics, repositories: repos, payloadStore } = shared;
+    const { config, roles, database: db, bus, metrics, repositories: repos } = shared;
+    const { store: payloadStore, within: payloadStoreWithin } = shared.payloads;
     const rows = {
       commandRows: repos.commandRows,
       frameRows: repos.frameRows,
@@ -151,7 +154,7 @@ export class TenantRuntime {
           ledger,
           catalog,
           payloads,
-          payloadStoreWithin: (q) => new PgPayloadStore(q),
+          payloadStoreWithin,
           inlineLimitBytes: config.payloads.inlineLimitBytes,
           offloadItems: config.payloads.offloadItems,
           maxLoopItems: config.limits.loopItems,
@@ -195,6 +198,7 @@ export class TenantRuntime {
       catalog,
       payloads,
       payloadStore,
+      payloadStoreWithin,
       inlineLimitBytes: config.payloads.inlineLimitBytes,
       offloadItems: config.payloads.offloadItems,
       credentials,
@@ -218,7 +222,16 @@ export class TenantRuntime {
     this.credentials = credentials;
     this.offers = offers;
     this.schedules = new ScheduleService({ db, ledger, rows: repos.scheduleRows, catalog, executions });
-    this.admin = new AdminService({ db, ledger, offers, notify: (executionId) => notifyExecution(bus, scope, executionId), ...rows });
+    const { objects } = shared.payloads;
+    this.admin = new AdminService({
+      db,
+      ledger,
+      offers,
+      notify: (executionId) => notifyExecution(bus, scope, executionId),
+      ...rows,
+      ...(objects && config.payloads.s3 ? { objectCollection: { objects, references: repos.payloadReferences, graceMs: config.payloads.s3.gcGraceMs } } : {}),
+      logger: shared.logger.child({ role: 'admin', tenant: scope.tenantId }),
+    });
     this.replay = new Replay(db, ledger, repos.projections, payloads);
     this.workers = new WorkerDirectory({ db, workerRows: repos.workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
 
