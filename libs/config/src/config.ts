@@ -515,27 +515,25 @@ function tracing(env: Env): TracingConfig | undefined {
   };
 }
 
-/** `NOETL_PAYLOAD_STORE=s3` and its settings; nothing (the database store) when it is `database` or unset. */
+/** `NOETL_PAYLOAD_STORE=s3` and its settings (checked whichever store is selected); nothing, the database store, for `database` or unset. */
 function s3Payloads(env: Env): { s3?: S3PayloadConfig } {
-  if (oneOf(env, 'NOETL_PAYLOAD_STORE', ['database', 's3'] as const, 'database') !== 's3') return {};
+  const store = oneOf(env, 'NOETL_PAYLOAD_STORE', ['database', 's3'] as const, 'database');
   const bucket = env.NOETL_S3_BUCKET?.trim();
-  if (!bucket) throw new ConfigError('NOETL_S3_BUCKET is required when NOETL_PAYLOAD_STORE=s3');
-  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError(`NOETL_S3_BUCKET must be a bucket name (3-63 lowercase letters, digits, . or -), got "${bucket}"`);
+  const endpoint = url(env, 'NOETL_S3_ENDPOINT', ['http:', 'https:']);
   const prefix = (env.NOETL_S3_PREFIX ?? 'noetl').trim().replace(/^\/+|\/+$/g, '');
   if (!/^[\w./-]{0,200}$/.test(prefix)) throw new ConfigError(`NOETL_S3_PREFIX must be letters, digits and _ . / -, got "${prefix}"`);
-  const endpoint = url(env, 'NOETL_S3_ENDPOINT', ['http:', 'https:']);
-  return {
-    s3: {
-      ...(endpoint ? { endpoint } : {}),
-      bucket,
-      region: env.NOETL_S3_REGION?.trim() || 'us-east-1',
-      prefix,
-      forcePathStyle: oneOf(env, 'NOETL_S3_FORCE_PATH_STYLE', ['true', 'false'] as const, 'false') === 'true',
-      minBytes: integer(env, 'NOETL_S3_MIN_BYTES', 256 * 1024, 0, 1024 ** 3),
-      maxAttempts: integer(env, 'NOETL_S3_MAX_ATTEMPTS', 10, 1, 100),
-      gcGraceMs: integer(env, 'NOETL_S3_GC_GRACE_SECONDS', 86_400, 0, 365 * 86_400) * 1000,
-    },
+  const settings = {
+    region: env.NOETL_S3_REGION?.trim() || 'us-east-1',
+    prefix,
+    forcePathStyle: oneOf(env, 'NOETL_S3_FORCE_PATH_STYLE', ['true', 'false'] as const, 'false') === 'true',
+    minBytes: integer(env, 'NOETL_S3_MIN_BYTES', 256 * 1024, 0, 1024 ** 3),
+    maxAttempts: integer(env, 'NOETL_S3_MAX_ATTEMPTS', 10, 1, 100),
+    gcGraceMs: integer(env, 'NOETL_S3_GC_GRACE_SECONDS', 86_400, 0, 365 * 86_400) * 1000,
   };
+  if (store !== 's3') return {};
+  if (!bucket) throw new ConfigError('NOETL_S3_BUCKET is required when NOETL_PAYLOAD_STORE=s3');
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError(`NOETL_S3_BUCKET must be a bucket name (3-63 lowercase letters, digits, . or -), got "${bucket}"`);
+  return { s3: { ...(endpoint ? { endpoint } : {}), bucket, ...settings } };
 }
 
 function bootstrapKeys(env: Env): BootstrapKeys {
