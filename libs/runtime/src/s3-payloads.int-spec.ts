@@ -139,6 +139,7 @@ describe('payloads in an S3 bucket', () => {
     await t.engine.admin.purge(execution_id, { reason: 'retention spec' });
 
     // The 2 MB result was named only by purged events; the execution's result is still named by its row and kept terminal event.
+    await t.engine.own.objectCollector!.idle();
     expect(await inBucket(intermediate)).toBe(false);
     expect(await inBucket(final)).toBe(true);
     expect(await t.engine.executions.get(execution_id)).toMatchObject({ status: 'COMPLETED', result: { length: 2 * ONE_MB + 36 } });

@@ -10,7 +10,6 @@ import {
   type FrameRow,
   type Queryable,
 } from '@noetl/storage';
-import type { Logger } from 'pino';
 import type { Offers } from '../bus/offers';
 import type { Ledger } from '../ledger';
 import { RuntimeError, notFound } from '../runtime-error';
@@ -26,7 +25,7 @@ import {
   type StuckQuery,
   type WorkKind,
 } from './admin-types';
-import { collectUnreferencedObjects, type ObjectCollection } from './collect-unreferenced-objects';
+import type { ObjectCollector } from './object-collector';
 import { stuckCommands, stuckFrames } from './stuck-work';
 
 export interface AdminServiceDeps {
@@ -39,10 +38,8 @@ export interface AdminServiceDeps {
   commandRows: CommandRepository;
   frameRows: FrameRepository;
   executionRows: ExecutionRepository;
-  /** With an object tier: a purge then deletes the objects nothing references any more. */
-  objectCollection?: ObjectCollection;
-  /** Where a collection that failed after a purge is reported (the purge stands; the next one collects). */
-  logger: Logger;
+  /** With an object tier: after a purge it deletes the objects nothing references any more. */
+  objectCollector?: ObjectCollector;
 }
 
 const DEFAULT_ACTOR = 'admin';
@@ -163,7 +160,7 @@ export class AdminService {
    * `admin.action` says who did it and why, and the database refuses the
    * deletes without it. A running execution is not purged. With an object
    * tier, the objects no event references any more go too, once older than
-   * the grace period (collectUnreferencedObjects).
+   * the grace period (ObjectCollector).
    */
   async purge(executionId: string, request: AdminReasonedRequest): Promise<AdminActionResult> {
     const reason = requireReason(request);
@@ -182,19 +179,9 @@ export class AdminService {
       await this.deps.executionRows.purge(q, executionId);
       return actionResult(target, AdminActions.purge, audit, status);
     });
-    await this.collectObjects();
+    // After the commit, off the request's path: the objects only the purged events named.
+    void this.deps.objectCollector?.request();
     return result;
-  }
-
-  private async collectObjects(): Promise<void> {
-    const { objectCollection, db, ledger, logger } = this.deps;
-    if (!objectCollection) return;
-    try {
-      const deleted = await collectUnreferencedObjects(db, ledger.scope, objectCollection, ledger.now());
-      if (deleted.length > 0) logger.info({ objects: deleted.length }, 'retention deleted unreferenced payload objects');
-    } catch (error) {
-      logger.error({ err: error }, 'retention could not collect payload objects; the next purge tries again');
-    }
   }
 
   private async reclaimCommand(commandId: string, request: AdminRequest): Promise<AdminActionResult> {

@@ -22,6 +22,7 @@ import {
 } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { AdminService } from '../admin/admin.service';
+import { ObjectCollector } from '../admin/object-collector';
 import { notifyExecution, type Bus } from '../bus/bus';
 import { Offers } from '../bus/offers';
 import { CatalogService } from '../catalog/catalog.service';
@@ -124,6 +125,8 @@ export class TenantRuntime {
   readonly sweeper?: Sweeper;
   /** With the projector role. */
   readonly projector?: Projector;
+  /** With an object tier: retention of the tenant's objects after purges. */
+  readonly objectCollector?: ObjectCollector;
 
   constructor(
     readonly scope: TenantScope,
@@ -223,14 +226,22 @@ export class TenantRuntime {
     this.offers = offers;
     this.schedules = new ScheduleService({ db, ledger, rows: repos.scheduleRows, catalog, executions });
     const { objects } = shared.payloads;
+    if (objects && config.payloads.s3) {
+      this.objectCollector = ObjectCollector.forTenant({
+        db,
+        scope,
+        collection: { objects, references: repos.payloadReferences, graceMs: config.payloads.s3.gcGraceMs },
+        now: () => ledger.now(),
+        logger: shared.logger.child({ role: 'retention', tenant: scope.tenantId }),
+      });
+    }
     this.admin = new AdminService({
       db,
       ledger,
       offers,
       notify: (executionId) => notifyExecution(bus, scope, executionId),
       ...rows,
-      ...(objects && config.payloads.s3 ? { objectCollection: { objects, references: repos.payloadReferences, graceMs: config.payloads.s3.gcGraceMs } } : {}),
-      logger: shared.logger.child({ role: 'admin', tenant: scope.tenantId }),
+      ...(this.objectCollector ? { objectCollector: this.objectCollector } : {}),
     });
     this.replay = new Replay(db, ledger, repos.projections, payloads);
     this.workers = new WorkerDirectory({ db, workerRows: repos.workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
@@ -277,6 +288,7 @@ export class TenantRuntime {
     this.sweeper?.stop();
     await this.sweeper?.resign().catch(() => undefined); // its lease runs out instead
     await this.scheduler?.idle();
+    await this.objectCollector?.idle();
   }
 }
 
