@@ -106,6 +106,18 @@ describe('S3 payload store (against s3rver on loopback)', () => {
     await expect(store.put(bytes, 'text/plain', { tenantId: '../x', organizationId: 'org-a' })).rejects.toMatchObject({ code: 'payload_ref_invalid' });
   });
 
+  it('names the bucket when it does not exist', async () => {
+    const astray = await storeFor(server, { NOETL_S3_BUCKET: 'no-such-bucket' });
+    try {
+      await expect(astray.put(Buffer.from('x'), 'text/plain', SCOPE)).rejects.toMatchObject({
+        code: 'payload_store_unavailable',
+        message: expect.stringMatching(/^put s3:\/\/no-such-bucket\/spec\/tenant-a\/org-a\/[0-9a-f]{64} failed: .*bucket does not exist/),
+      });
+    } finally {
+      astray.close();
+    }
+  });
+
   it('retries through a server that is down for 3 s, then stores and reads', async () => {
     const bytes = randomBytes(64 * 1024);
     await server.stop();
