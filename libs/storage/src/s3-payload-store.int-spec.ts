@@ -69,6 +69,22 @@ describe('S3 payload store (against s3rver on loopback)', () => {
     expect(await getJson(store, second, SCOPE)).toEqual(value);
   });
 
+  it('writes an object again when a put finds it older than half the grace period, so retention spares it', async () => {
+    const eager = await storeFor(server, { NOETL_S3_GC_GRACE_SECONDS: '0' });
+    try {
+      const ref = await eager.put(Buffer.from(`refresh ${Date.now()}`), 'text/plain', SCOPE);
+      const before = server.requests().length;
+
+      await eager.put(Buffer.from(await eager.get(ref, SCOPE)), 'text/plain', SCOPE);
+
+      const key = `/${server.bucket}/${keyOf(ref.sha256)}`;
+      const sent = server.requests().slice(before).filter((r) => !r.startsWith('GET '));
+      expect(sent.map((r) => r.split('?')[0])).toEqual([`HEAD ${key}`, `PUT ${key}`]);
+    } finally {
+      eager.close();
+    }
+  });
+
   it('uploads a 6 MB body in parts and reads it back whole', async () => {
     const bytes = randomBytes(6 * 1024 * 1024);
     const before = server.requests().length;

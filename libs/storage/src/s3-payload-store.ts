@@ -16,6 +16,8 @@ export interface S3PayloadStoreSettings {
   prefix: string;
   forcePathStyle: boolean;
   maxAttempts: number;
+  /** Retention's grace period: a put rewrites an object older than half of it (see put). */
+  gcGraceMs: number;
 }
 
 /** One stored object, as retention lists them. */
@@ -42,7 +44,7 @@ interface S3Sdk {
  * bytes against their address. The SDK retries 5xx, throttling and connection
  * errors with the backoff above. Objects are written outside any database
  * transaction: one a rolled-back transaction leaves behind is unreferenced, and
- * retention deletes it (collectUnreferenced).
+ * retention deletes it (collectUnreferencedObjects).
  */
 export class S3PayloadStore implements PayloadStore {
   private constructor(
@@ -50,6 +52,7 @@ export class S3PayloadStore implements PayloadStore {
     private readonly client: S3Client,
     private readonly bucket: string,
     private readonly prefix: string,
+    private readonly refreshAfterMs: number,
   ) {}
 
   static async connect(settings: S3PayloadStoreSettings): Promise<S3PayloadStore> {
@@ -64,14 +67,19 @@ export class S3PayloadStore implements PayloadStore {
       responseChecksumValidation: 'WHEN_REQUIRED',
       ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
     };
-    return new S3PayloadStore(sdk, new sdk.client.S3Client(config), settings.bucket, settings.prefix);
+    return new S3PayloadStore(sdk, new sdk.client.S3Client(config), settings.bucket, settings.prefix, settings.gcGraceMs / 2);
   }
 
   async put(bytes: Uint8Array | string, mediaType: string, scope: TenantScope): Promise<PayloadRef> {
     const data = toBuffer(bytes);
     const ref = payloadRefOf(data, mediaType);
     const key = this.keyOf(ref.sha256, scope);
-    if (await this.headExists(key)) return ref;
+    // An object is reused as it is while young. One older than half the grace
+    // period is written again, so its age restarts: retention, which deletes
+    // only unreferenced objects older than the grace period and checks the age
+    // again just before it deletes, leaves alone one a new event is about to name.
+    const modified = await this.head(key);
+    if (modified && Date.now() - modified.getTime() < this.refreshAfterMs) return ref;
     await this.request('put', key, () =>
       new this.sdk.storage.Upload({
         client: this.client,
@@ -101,7 +109,12 @@ export class S3PayloadStore implements PayloadStore {
   }
 
   async exists(sha256: string, scope: TenantScope): Promise<boolean> {
-    return this.headExists(this.keyOf(payloadSha(sha256), scope));
+    return (await this.modifiedAt(sha256, scope)) !== undefined;
+  }
+
+  /** When the object was last written; undefined when there is none. */
+  async modifiedAt(sha256: string, scope: TenantScope): Promise<Date | undefined> {
+    return this.head(this.keyOf(payloadSha(sha256), scope));
   }
 
   /** Every object of the scope, with when it was last written. */
@@ -140,13 +153,15 @@ export class S3PayloadStore implements PayloadStore {
     return [this.prefix, scope.tenantId, scope.organizationId].filter(Boolean).join('/');
   }
 
-  private async headExists(key: string): Promise<boolean> {
+  /** The object's last write (to the second, as HEAD dates it), or undefined when there is none. */
+  private async head(key: string): Promise<Date | undefined> {
     return this.request('head', key, async () => {
       try {
-        await this.client.send(new this.sdk.client.HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-        return true;
+        const head = await this.client.send(new this.sdk.client.HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+        if (!head.LastModified) throw new ObjectStoreError(`head s3://${this.bucket}/${key}: the object store answered without Last-Modified`);
+        return head.LastModified;
       } catch (error) {
-        if (error instanceof this.sdk.client.NotFound || isNotFound(error)) return false;
+        if (error instanceof this.sdk.client.NotFound || isNotFound(error)) return undefined;
         throw error;
       }
     });
