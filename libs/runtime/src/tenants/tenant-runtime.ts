@@ -230,7 +230,7 @@ export class TenantRuntime {
       this.objectCollector = ObjectCollector.forTenant({
         db,
         scope,
-        collection: { objects, references: repos.payloadReferences, graceMs: config.payloads.s3.gcGraceMs },
+        collection: { objects, payloads: payloadStore, references: repos.payloadReferences, graceMs: config.payloads.s3.gcGraceMs },
         now: () => ledger.now(),
         logger: shared.logger.child({ role: 'retention', tenant: scope.tenantId }),
       });

@@ -1,3 +1,4 @@
+import type { PayloadRef } from '@noetl/event-kernel';
 import type { Queryable } from '../database';
 import type { TenantScope } from '../storage-error';
 
@@ -24,5 +25,29 @@ export class PayloadReferenceRepository {
       [scope.tenantId, scope.organizationId, candidates],
     );
     return new Set(rows.map((row) => row.sha256));
+  }
+
+  /**
+   * The refs of `mediaTypes` (manifests, whose parts are refs in turn) that
+   * some event or execution of the scope names, each once; one pass over
+   * the scope's events.
+   */
+  async refsOfTypes(q: Queryable, scope: TenantScope, mediaTypes: readonly string[]): Promise<PayloadRef[]> {
+    const rows = await q.query<{ ref: PayloadRef }>(
+      `WITH docs AS (
+         SELECT e.payload AS doc FROM noetl.event e WHERE e.tenant_id = $1 AND e.organization_id = $2
+         UNION ALL
+         SELECT e.payload_ref FROM noetl.event e WHERE e.tenant_id = $1 AND e.organization_id = $2 AND e.payload_ref IS NOT NULL
+         UNION ALL
+         SELECT x.result FROM noetl.execution x WHERE x.tenant_id = $1 AND x.organization_id = $2 AND x.result IS NOT NULL
+         UNION ALL
+         SELECT x.result_ref FROM noetl.execution x WHERE x.tenant_id = $1 AND x.organization_id = $2 AND x.result_ref IS NOT NULL
+       )
+       SELECT DISTINCT ON (ref->>'sha256') ref FROM docs
+         CROSS JOIN LATERAL jsonb_path_query(docs.doc, 'strict $.** ? (@.sha256.type() == "string" && @.media_type.type() == "string")') AS ref
+        WHERE ref->>'media_type' = ANY($3::text[])`,
+      [scope.tenantId, scope.organizationId, mediaTypes],
+    );
+    return rows.map((row) => row.ref);
   }
 }
