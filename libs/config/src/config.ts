@@ -67,8 +67,13 @@ export interface NoetlConfig {
   home: string;
   encryptionKey?: Secret;
   tenancy: { tenantId: string; organizationId: string };
-  /** inlineLimitBytes: a payload over it leaves its event; offloadItems: a loop of more items keeps its collection and frames' results in the payload store, in parts. */
-  payloads: { inlineLimitBytes: number; offloadItems: number };
+  /**
+   * inlineLimitBytes: a payload over it leaves its event (DESIGN.md invariant 6) for the database's
+   * `noetl.payload`, or, with `s3`, one of `s3.minBytes` or more for an S3-compatible bucket
+   * (docs/operations.md "Payload storage"); offloadItems: a loop of more items keeps its collection
+   * and frames' results in the payload store, in parts.
+   */
+  payloads: { inlineLimitBytes: number; offloadItems: number; s3?: S3PayloadConfig };
   log: { level: LogLevel; format: LogFormat };
   worker: {
     python: boolean;
@@ -170,6 +175,24 @@ export interface NoetlConfig {
 export interface BootstrapKeys {
   admin?: Secret;
   worker?: Secret;
+}
+
+/** The object store tier (`NOETL_PAYLOAD_STORE=s3`); credentials come from the AWS SDK's default chain. */
+export interface S3PayloadConfig {
+  /** Absent: AWS S3 for `region`; set for MinIO, SeaweedFS, GCS interoperability. */
+  endpoint?: string;
+  bucket: string;
+  region: string;
+  /** Keys are `<prefix>/<tenant>/<organization>/<sha256>` (no prefix: `<tenant>/...`). */
+  prefix: string;
+  /** Path-style URLs (`<endpoint>/<bucket>/<key>`), as MinIO and most local servers want. */
+  forcePathStyle: boolean;
+  /** Payloads this large or larger go to the bucket; smaller ones stay in the database. */
+  minBytes: number;
+  /** Attempts of one request (the SDK's retry strategy) before a 5xx, throttling or connection error is given up on. */
+  maxAttempts: number;
+  /** Retention deletes an object no event references only once it is older than this. */
+  gcGraceMs: number;
 }
 
 /** Where and how spans are exported (README "Observability"). */
@@ -312,6 +335,15 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_ORGANIZATION_ID',
   'NOETL_PAYLOAD_INLINE_LIMIT',
   'NOETL_COLLECTION_OFFLOAD_ITEMS',
+  'NOETL_PAYLOAD_STORE',
+  'NOETL_S3_ENDPOINT',
+  'NOETL_S3_BUCKET',
+  'NOETL_S3_REGION',
+  'NOETL_S3_PREFIX',
+  'NOETL_S3_FORCE_PATH_STYLE',
+  'NOETL_S3_MIN_BYTES',
+  'NOETL_S3_MAX_ATTEMPTS',
+  'NOETL_S3_GC_GRACE_SECONDS',
   'LOG_LEVEL',
   'LOG_FORMAT',
   'NOETL_PYTHON',
@@ -399,6 +431,7 @@ export function loadConfig(env: Env): NoetlConfig {
     payloads: {
       inlineLimitBytes: integer(env, 'NOETL_PAYLOAD_INLINE_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024),
       offloadItems: integer(env, 'NOETL_COLLECTION_OFFLOAD_ITEMS', 1000, 1, 100_000_000),
+      ...s3Payloads(env),
     },
     log: { level: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'), format: oneOf(env, 'LOG_FORMAT', LOG_FORMATS, 'auto') },
     worker: {
@@ -480,6 +513,27 @@ function tracing(env: Env): TracingConfig | undefined {
     protocol,
     ...(serviceName ? { serviceName } : {}),
   };
+}
+
+/** `NOETL_PAYLOAD_STORE=s3` and its settings (checked whichever store is selected); nothing, the database store, for `database` or unset. */
+function s3Payloads(env: Env): { s3?: S3PayloadConfig } {
+  const store = oneOf(env, 'NOETL_PAYLOAD_STORE', ['database', 's3'] as const, 'database');
+  const bucket = env.NOETL_S3_BUCKET?.trim();
+  const endpoint = url(env, 'NOETL_S3_ENDPOINT', ['http:', 'https:']);
+  const prefix = (env.NOETL_S3_PREFIX ?? 'noetl').trim().replace(/^\/+|\/+$/g, '');
+  if (!/^[\w./-]{0,200}$/.test(prefix)) throw new ConfigError(`NOETL_S3_PREFIX must be letters, digits and _ . / -, got "${prefix}"`);
+  const settings = {
+    region: env.NOETL_S3_REGION?.trim() || 'us-east-1',
+    prefix,
+    forcePathStyle: oneOf(env, 'NOETL_S3_FORCE_PATH_STYLE', ['true', 'false'] as const, 'false') === 'true',
+    minBytes: integer(env, 'NOETL_S3_MIN_BYTES', 256 * 1024, 0, 1024 ** 3),
+    maxAttempts: integer(env, 'NOETL_S3_MAX_ATTEMPTS', 10, 1, 100),
+    gcGraceMs: integer(env, 'NOETL_S3_GC_GRACE_SECONDS', 86_400, 0, 365 * 86_400) * 1000,
+  };
+  if (store !== 's3') return {};
+  if (!bucket) throw new ConfigError('NOETL_S3_BUCKET is required when NOETL_PAYLOAD_STORE=s3');
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError(`NOETL_S3_BUCKET must be a bucket name (3-63 lowercase letters, digits, . or -), got "${bucket}"`);
+  return { s3: { ...(endpoint ? { endpoint } : {}), bucket, ...settings } };
 }
 
 function bootstrapKeys(env: Env): BootstrapKeys {

@@ -9,8 +9,8 @@ import {
   FrameRepository,
   LeadershipRepository,
   LedgerCursorRepository,
+  PayloadReferenceRepository,
   PgEventStore,
-  PgPayloadStore,
   ProjectionRepository,
   ScheduleRepository,
   StageRepository,
@@ -37,6 +37,7 @@ import type { EngineOptions } from './engine-types';
 import type { ExecutionDetail } from './executions/execution-types';
 import type { ExecutionService } from './executions/execution.service';
 import { RuntimeMetrics } from './metrics';
+import { openPayloadStores } from './payload-stores';
 import { LedgerFeed } from './projection/ledger-feed';
 import type { Projector } from './projection/projector';
 import { ProjectorMetrics } from './projection/projector-metrics';
@@ -191,6 +192,7 @@ export class Engine {
       scheduleRows: new ScheduleRepository(),
       leadership: new LeadershipRepository(),
       ledgerCursors: new LedgerCursorRepository(),
+      payloadReferences: new PayloadReferenceRepository(),
     };
     metrics.trackBacklog({ commands: () => repositories.commandRows.backlog(database), frames: () => repositories.frameRows.backlog(database) });
     // A worker on a remote control plane asks the API for credentials; it never decrypts one itself.
@@ -208,7 +210,7 @@ export class Engine {
       producer: roles.join('+') || 'engine',
       metrics,
       bus,
-      payloadStore: new PgPayloadStore(database),
+      payloads: await openPayloadStores(config.payloads, database),
       cipher: await openCredentialCipher(database, config.encryptionKey, { decrypts }),
       repositories,
       expressions: new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() }, { limits: { maxRangeSize: config.limits.rangeItems } }),
@@ -400,6 +402,7 @@ export class Engine {
     await this.parts.feed?.stop();
     await this.parts.relay?.stop();
     await this.parts.nats?.close();
+    this.shared.payloads.objects?.close();
     if (this.parts.ownsBus) await this.bus.close();
   }
 

@@ -21,3 +21,5 @@ export * from './repositories';
 export * from './dedicated-connection';
 export * from './ledger-bypass';
 export * from './runtime-role';
+export * from './s3-payload-store';
+export * from './tiered-payload-store';

@@ -37,7 +37,7 @@ export class InvalidPayloadRefError extends StorageError {
   readonly code = 'payload_ref_invalid';
 }
 
-const SHA256_HEX = /^[0-9a-f]{64}$/;
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** The validated sha256 of a ref or a bare digest. */
 export function payloadSha(ref: PayloadRef | string): string {

@@ -2,8 +2,8 @@
 export abstract class StorageError extends Error {
   abstract readonly code: string;
 
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = new.target.name;
   }
 }

@@ -198,6 +198,8 @@ export interface ComposeService {
   healthcheck?: { test: string[] };
   volumes?: string[];
   stop_grace_period?: string;
+  profiles?: string[];
+  entrypoint?: string[];
 }
 
 export interface ComposeFile {
@@ -205,9 +207,12 @@ export interface ComposeFile {
   volumes?: Record<string, unknown>;
 }
 
-/** docker-compose.yml with its YAML merge keys (`<<: *noetl`) applied, as compose reads it. */
-export function loadCompose(): ComposeFile {
-  return parse(readRepoFile(COMPOSE_FILE), { merge: true }) as ComposeFile;
+/** The opt-in override that points the NoETL services at the `s3` profile's MinIO. */
+export const COMPOSE_S3_FILE = 'docker-compose.s3.yml';
+
+/** docker-compose.yml (or another compose file) with its YAML merge keys (`<<: *noetl`) applied, as compose reads it. */
+export function loadCompose(file: string = COMPOSE_FILE): ComposeFile {
+  return parse(readRepoFile(file), { merge: true }) as ComposeFile;
 }
 
 export interface EnvFileEntry {

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, BadRequestException, Logger } from '@nestjs/common';
 import { RuntimeError, type RuntimeErrorCode } from '@noetl/runtime';
+import { ObjectStoreError } from '@noetl/storage';
 import { ApiExceptionFilter } from './api-exception.filter';
 
 /** Runs the filter on `error` and returns what it answered. */
@@ -52,6 +53,11 @@ describe('ApiExceptionFilter', () => {
       status: 400,
       body: { code: 'bad_request', message: 'a must be a string; b should not exist', details: ['a must be a string', 'b should not exist'] },
     });
+  });
+
+  it('answers an object store outage with 503 unavailable, naming the object', () => {
+    const message = 'put s3://noetl-payloads/noetl/default/default/ab12 failed: connect ECONNREFUSED 10.0.0.7:9000';
+    expect(answer(new ObjectStoreError(message))).toEqual({ status: 503, body: { code: 'unavailable', message } });
   });
 
   it('answers a body-parser client error (an exposed http error) with its status', () => {

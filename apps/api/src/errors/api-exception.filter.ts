@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { RuntimeError } from '@noetl/runtime';
-import { isLockNotAvailable } from '@noetl/storage';
+import { isLockNotAvailable, ObjectStoreError } from '@noetl/storage';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { RUNTIME_ERROR_STATUS } from './runtime-error-status';
@@ -52,6 +52,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (error instanceof RuntimeError) return runtimeErrorBody(error);
     // A lock the request needed stayed held past the database's lock_timeout (a long pass, a stopped process): try again.
     if (isLockNotAvailable(error)) return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'busy', message: 'the work this request touches is busy; retry shortly' }];
+    // The payload bucket failed past the client's retries (an outage): the caller's retry, later, can succeed.
+    if (error instanceof ObjectStoreError) return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'unavailable', message: error.message }];
     if (error instanceof HttpException) return httpExceptionBody(error);
     if (isExposedHttpError(error)) return [error.status, { code: codeOf(error.status), message: error.message }];
     const errorId = randomUUID();

@@ -25,6 +25,7 @@ import {
   type StuckQuery,
   type WorkKind,
 } from './admin-types';
+import type { ObjectCollector } from './object-collector';
 import { stuckCommands, stuckFrames } from './stuck-work';
 
 export interface AdminServiceDeps {
@@ -37,6 +38,8 @@ export interface AdminServiceDeps {
   commandRows: CommandRepository;
   frameRows: FrameRepository;
   executionRows: ExecutionRepository;
+  /** With an object tier: after a purge it deletes the objects nothing references any more. */
+  objectCollector?: ObjectCollector;
 }
 
 const DEFAULT_ACTOR = 'admin';
@@ -155,12 +158,14 @@ export class AdminService {
    * `execution.started`, its terminal event and its audits, and loses every
    * other event and the rows derived from them; the purge's own
    * `admin.action` says who did it and why, and the database refuses the
-   * deletes without it. A running execution is not purged.
+   * deletes without it. A running execution is not purged. With an object
+   * tier, the objects no event references any more go too, once older than
+   * the grace period (ObjectCollector).
    */
   async purge(executionId: string, request: AdminReasonedRequest): Promise<AdminActionResult> {
     const reason = requireReason(request);
     const { db, ledger } = this.deps;
-    return db.transaction(async (q) => {
+    const result = await db.transaction(async (q) => {
       if (!(await this.deps.executionRows.exists(q, ledger.scope, executionId))) throw notFound('execution', executionId);
       await ledger.lockStream(q, executionId);
       if (!(await ledger.hasEnded(q, executionId))) {
@@ -174,6 +179,9 @@ export class AdminService {
       await this.deps.executionRows.purge(q, executionId);
       return actionResult(target, AdminActions.purge, audit, status);
     });
+    // After the commit, off the request's path: the objects only the purged events named.
+    void this.deps.objectCollector?.request();
+    return result;
   }
 
   private async reclaimCommand(commandId: string, request: AdminRequest): Promise<AdminActionResult> {

@@ -2,7 +2,6 @@ import { EventType, type EventDraft, type EventTypeName } from '@noetl/event-ker
 import { credentialRefs, workToolKinds, type JsonObject } from '@noetl/dsl';
 import {
   isTerminalCommand,
-  PgPayloadStore,
   putJson,
   type CommandRepository,
   type CommandRow,
@@ -64,6 +63,8 @@ export interface LocalControlPlaneDeps extends ReportAndPlanDeps {
   catalog: CatalogService;
   payloads: PayloadCache;
   payloadStore: PayloadStore;
+  /** The payload store on one transaction's connection (code holding a lock must not wait for a second connection). */
+  payloadStoreWithin: (q: Queryable) => PayloadStore;
   inlineLimitBytes: number;
   /** A loop's rows from this index on commit their results to the payload store (NOETL_COLLECTION_OFFLOAD_ITEMS). */
   offloadItems: number;
@@ -153,7 +154,7 @@ export class LocalControlPlane implements ControlPlane {
       return command.execution_id;
     };
     const fromPlan = async (q: Queryable, _executionId: string, planned: PlannedPass | undefined): Promise<undefined> => {
-      assembled = planned && claimed ? await claimedCommand(claimed.command, claimed, planned.state, this.deps, new PgPayloadStore(q)) : undefined;
+      assembled = planned && claimed ? await claimedCommand(claimed.command, claimed, planned.state, this.deps, this.deps.payloadStoreWithin(q)) : undefined;
       return undefined;
     };
     // Without the scheduler here a claim is not planned (nor announced): the report that follows it is.

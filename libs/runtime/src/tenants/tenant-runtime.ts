@@ -3,13 +3,13 @@ import type { NoetlConfig, Role } from '@noetl/config';
 import type { ExpressionEngine } from '@noetl/dsl';
 import type { IdGenerator } from '@noetl/event-kernel';
 import {
-  PgPayloadStore,
   type CommandRepository,
   type Database,
   type ExecutionRepository,
   type FrameRepository,
   type LeadershipRepository,
   type LedgerCursorRepository,
+  type PayloadReferenceRepository,
   type PgEventStore,
   type Queryable,
   type ProjectionRepository,
@@ -22,6 +22,7 @@ import {
 } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { AdminService } from '../admin/admin.service';
+import { ObjectCollector } from '../admin/object-collector';
 import { notifyExecution, type Bus } from '../bus/bus';
 import { Offers } from '../bus/offers';
 import { CatalogService } from '../catalog/catalog.service';
@@ -32,6 +33,7 @@ import { PgCredentialStore } from '../credentials/pg-credential-store';
 import { ExecutionService } from '../executions/execution.service';
 import { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
+import type { PayloadStores } from '../payload-stores';
 import { ProjectedStates } from '../projection/projected-states';
 import { Projector, type ProjectorTuning } from '../projection/projector';
 import type { ProjectorMetrics } from '../projection/projector-metrics';
@@ -65,6 +67,7 @@ export interface Repositories {
   scheduleRows: ScheduleRepository;
   leadership: LeadershipRepository;
   ledgerCursors: LedgerCursorRepository;
+  payloadReferences: PayloadReferenceRepository;
 }
 
 /** What a process builds once and every tenant's runtime uses. */
@@ -79,7 +82,7 @@ export interface SharedParts {
   producer: string;
   metrics: RuntimeMetrics;
   bus: Bus;
-  payloadStore: PgPayloadStore;
+  payloads: PayloadStores;
   /** Absent: credentials are locked here (a process that never decrypts, or one without NOETL_ENCRYPTION_KEY and none stored). */
   cipher: CredentialCipher | undefined;
   repositories: Repositories;
@@ -122,12 +125,15 @@ export class TenantRuntime {
   readonly sweeper?: Sweeper;
   /** With the projector role. */
   readonly projector?: Projector;
+  /** With an object tier: retention of the tenant's objects after purges. */
+  readonly objectCollector?: ObjectCollector;
 
   constructor(
     readonly scope: TenantScope,
     shared: SharedParts,
   ) {
-    const { config, roles, database: db, bus, metrics, repositories: repos, payloadStore } = shared;
+    const { config, roles, database: db, bus, metrics, repositories: repos } = shared;
+    const { store: payloadStore, within: payloadStoreWithin } = shared.payloads;
     const rows = {
       commandRows: repos.commandRows,
       frameRows: repos.frameRows,
@@ -151,7 +157,7 @@ export class TenantRuntime {
           ledger,
           catalog,
           payloads,
-          payloadStoreWithin: (q) => new PgPayloadStore(q),
+          payloadStoreWithin,
           inlineLimitBytes: config.payloads.inlineLimitBytes,
           offloadItems: config.payloads.offloadItems,
           maxLoopItems: config.limits.loopItems,
@@ -195,6 +201,7 @@ export class TenantRuntime {
       catalog,
       payloads,
       payloadStore,
+      payloadStoreWithin,
       inlineLimitBytes: config.payloads.inlineLimitBytes,
       offloadItems: config.payloads.offloadItems,
       credentials,
@@ -218,7 +225,24 @@ export class TenantRuntime {
     this.credentials = credentials;
     this.offers = offers;
     this.schedules = new ScheduleService({ db, ledger, rows: repos.scheduleRows, catalog, executions });
-    this.admin = new AdminService({ db, ledger, offers, notify: (executionId) => notifyExecution(bus, scope, executionId), ...rows });
+    const { objects } = shared.payloads;
+    if (objects && config.payloads.s3) {
+      this.objectCollector = ObjectCollector.forTenant({
+        db,
+        scope,
+        collection: { objects, payloads: payloadStore, references: repos.payloadReferences, graceMs: config.payloads.s3.gcGraceMs },
+        now: () => ledger.now(),
+        logger: shared.logger.child({ role: 'retention', tenant: scope.tenantId }),
+      });
+    }
+    this.admin = new AdminService({
+      db,
+      ledger,
+      offers,
+      notify: (executionId) => notifyExecution(bus, scope, executionId),
+      ...rows,
+      ...(this.objectCollector ? { objectCollector: this.objectCollector } : {}),
+    });
     this.replay = new Replay(db, ledger, repos.projections, payloads);
     this.workers = new WorkerDirectory({ db, workerRows: repos.workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
 
@@ -265,6 +289,7 @@ export class TenantRuntime {
     this.sweeper?.stop();
     await this.sweeper?.resign().catch(() => undefined); // its lease runs out instead
     await this.scheduler?.idle();
+    await this.objectCollector?.idle();
   }
 }
 

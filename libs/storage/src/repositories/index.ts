@@ -12,3 +12,4 @@ export * from './tenant.repository';
 export * from './schedule.repository';
 export * from './leadership.repository';
 export * from './ledger-cursor.repository';
+export * from './payload-reference.repository';
