@@ -40,7 +40,7 @@ describe('storePlannedPayloads and the payload cache', () => {
   });
 
   it('stores a collection of more than offloadItems in parts of bounded size, and the cache reads any range of it', async () => {
-    const collection = Array.from({ length: 120_000 }, (_, i) => ({ id: i }));
+    const collection = Array.from({ length: 120_000 }, (_, i) => ({ id: i, pad: 'x'.repeat(40) }));
     const [draft] = await storePlannedPayloads([started(collection)], placement);
     const payload = draft?.payload as { collection?: Json[]; collection_ref: { media_type: string } };
     expect(payload).not.toHaveProperty('collection');
@@ -54,9 +54,9 @@ describe('storePlannedPayloads and the payload cache', () => {
     const ref = payload.collection_ref as never;
     // A range that spans two parts, the first item, the last, and past the end.
     const spanFirst = 'items' in manifest.parts[0]! ? manifest.parts[0].items - 2 : 0;
-    expect(await cache.slice(ref, spanFirst, 4)).toEqual([0, 1, 2, 3].map((i) => ({ id: spanFirst + i })));
-    expect(await cache.slice(ref, 0, 1)).toEqual([{ id: 0 }]);
-    expect(await cache.slice(ref, 119_999, 10)).toEqual([{ id: 119_999 }]);
+    expect(await cache.slice(ref, spanFirst, 4)).toEqual([0, 1, 2, 3].map((i) => collection[spanFirst + i]));
+    expect(await cache.slice(ref, 0, 1)).toEqual([collection[0]]);
+    expect(await cache.slice(ref, 119_999, 10)).toEqual([collection[119_999]]);
     expect(await cache.get(ref)).toEqual(collection);
   });
 

@@ -10,8 +10,12 @@ export interface PayloadPlacement {
   offloadItems: number;
 }
 
-/** At most this much JSON text per stored part of a collection, so a frame reads about this much for its rows. */
-const PART_BYTES = 256 * 1024;
+/**
+ * At most this much JSON text per stored part of a collection, so a frame
+ * reads about this much for its rows; above the object store's default tier
+ * (NOETL_S3_MIN_BYTES, 256 KiB), so a large collection's parts go there.
+ */
+const PART_BYTES = 1024 * 1024;
 
 /**
  * Stores what a planned batch refers to before it is appended (invariant
@@ -19,7 +23,7 @@ const PART_BYTES = 256 * 1024;
  * and each loop collection over the inline limit or `offloadItems`, which
  * `loop.started` then carries as `collection_ref`: the planner states the
  * collection, the scheduler decides where it lives. A large collection is
- * stored in parts of about PART_BYTES, so a frame reads the part that holds
+ * stored in parts of about PART_BYTES (1 MiB), so a frame reads the part that holds
  * its rows, never the whole list.
  */
 export async function storePlannedPayloads(drafts: EventDraft<EventTypeName>[], placement: PayloadPlacement): Promise<EventDraft<EventTypeName>[]> {
