@@ -20,6 +20,7 @@ import { WorkerIdPerTenant1796300000000 } from './1796300000000-WorkerIdPerTenan
 import { EventHashChain1796300000001 } from './1796300000001-EventHashChain';
 import { CredentialBinding1796300000002 } from './1796300000002-CredentialBinding';
 import { ExecutionRerunOf1796300000003 } from './1796300000003-ExecutionRerunOf';
+import { WorkPools1796400000100 } from './1796400000100-WorkPools';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
@@ -47,4 +48,5 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   EventHashChain1796300000001,
   CredentialBinding1796300000002,
   ExecutionRerunOf1796300000003,
+  WorkPools1796400000100,
 ];

@@ -343,6 +343,19 @@ export const CONFIG_ENV_NAMES = [
   'OTEL_SERVICE_NAME',
 ] as const;
 
+/**
+ * `NOETL_WORKER_POOL`: it names NATS subjects and Kubernetes objects, so the
+ * rule of a playbook's `pool` (POOL_NAME in libs/dsl) holds for it too.
+ */
+function workerPool(env: Env): string | undefined {
+  const pool = env.NOETL_WORKER_POOL?.trim();
+  if (!pool) return undefined;
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/.test(pool)) {
+    throw new ConfigError(`NOETL_WORKER_POOL must be 1-63 of A-Z a-z 0-9 _ - (not starting with _ or -), got "${pool}"`);
+  }
+  return pool;
+}
+
 export function loadConfig(env: Env): NoetlConfig {
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
@@ -350,7 +363,7 @@ export function loadConfig(env: Env): NoetlConfig {
   const python = oneOf(env, 'NOETL_PYTHON', ['on', 'off'] as const, 'on');
   const serverUrl = url(env, 'NOETL_SERVER_URL', ['http:', 'https:']);
   const tools = list(env, 'NOETL_WORKER_TOOLS');
-  const pool = env.NOETL_WORKER_POOL?.trim();
+  const pool = workerPool(env);
   const jsThreads = env.NOETL_JS_THREADS?.trim() ? integer(env, 'NOETL_JS_THREADS', 1, 1, 256) : undefined;
   const authIssuer = oidc(env);
   const apiKey = env.NOETL_API_KEY?.trim();

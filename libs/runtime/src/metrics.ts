@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { PoolCount } from '@noetl/storage';
 
 /** The phases of a step `noetl_step_span_seconds` times. */
 export const STEP_SPANS = ['plan', 'append', 'claim', 'run', 'report'] as const;
@@ -95,21 +96,33 @@ export class RuntimeMetrics {
    * Work waiting for a worker, read from the database at each scrape (the
    * same figure from every process): what KEDA scales the workers on.
    */
-  trackBacklog(read: { commands: () => Promise<number>; frames: () => Promise<number> }): void {
+  /**
+   * The backlog gauges, labelled by worker pool (`pool=""`: work without a
+   * pool, always present): what KEDA scales each pool's workers by.
+   */
+  trackBacklog(read: { commands: () => Promise<PoolCount[]>; frames: () => Promise<PoolCount[]> }): void {
+    const perPool = async (gauge: Gauge<'pool'>, counts: Promise<PoolCount[]>): Promise<void> => {
+      const rows = await counts;
+      gauge.reset();
+      gauge.set({ pool: '' }, 0);
+      for (const row of rows) gauge.set({ pool: row.pool ?? '' }, row.count);
+    };
     new Gauge({
       name: 'noetl_command_backlog_total',
-      help: 'Commands issued and not yet claimed by a worker',
+      help: 'Commands issued and not yet claimed by a worker, per worker pool',
+      labelNames: ['pool'],
       registers: [this.registry],
       async collect() {
-        this.set(await read.commands());
+        await perPool(this, read.commands());
       },
     });
     new Gauge({
       name: 'noetl_frame_backlog_total',
-      help: 'Frames of open stages waiting for a worker',
+      help: 'Frames of open stages waiting for a worker, per worker pool',
+      labelNames: ['pool'],
       registers: [this.registry],
       async collect() {
-        this.set(await read.frames());
+        await perPool(this, read.frames());
       },
     });
   }

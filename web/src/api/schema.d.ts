@@ -761,7 +761,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's registered workers with their capacity and status */
+        /** The tenant's registered workers with their capacity and status, and per worker pool its workers and backlog */
         get: operations["listWorkers"];
         put?: never;
         post?: never;
@@ -1326,6 +1326,8 @@ export interface components {
             lease_token?: string;
             /** @description The tool kinds the worker runs (NOETL_WORKER_TOOLS); work needing another is refused (403 tool_not_allowed) */
             tools?: string[];
+            /** @description The worker pool it serves (NOETL_WORKER_POOL); work of another pool, or of a pool when it names none, is refused (403 wrong_pool) */
+            pool?: string;
         };
         ShardItemDto: {
             /** @description The fan-out loop */
@@ -1742,13 +1744,30 @@ export interface components {
             /** Format: date-time */
             last_seen_at: string;
         };
+        PoolBacklogDto: {
+            /** @description Commands issued to the pool and not claimed (ISSUED) */
+            commands: number;
+            /** @description Frames of the pool's open stages waiting for a claim (PENDING) */
+            frames: number;
+        };
+        PoolViewDto: {
+            /** @description null: workers without NOETL_WORKER_POOL and work without a pool */
+            pool: string | null;
+            /** @description Its active workers */
+            workers: number;
+            slots: number;
+            free_slots: number;
+            backlog: components["schemas"]["PoolBacklogDto"];
+        };
         WorkerListDto: {
             workers: components["schemas"]["WorkerViewDto"][];
+            /** @description Per worker pool: its active workers and its backlog (every pool with either) */
+            pools: components["schemas"]["PoolViewDto"][];
         };
         WorkerHeartbeatDto: {
             /** @description Host or pod the worker runs on */
             node: string;
-            /** @description Its pool (NOETL_WORKER_POOL) */
+            /** @description Its pool (NOETL_WORKER_POOL): it takes only that pool's work */
             pool?: string;
             /** @description The tool kinds it runs; absent: every kind */
             tools?: string[];

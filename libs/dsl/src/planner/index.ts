@@ -6,5 +6,6 @@ export { reachability, canReach, type Reachability } from './reachability';
 export { executionResult, isSettled } from './check-completion';
 export { loopBodySpec } from './loop-body-spec';
 export { workToolKinds } from './work-tool-kinds';
+export { stepPool, workPool } from './work-pool';
 export { credentialRefs, type CredentialRefs } from './credential-refs';
 export { playbookScopeNames, scopeNamesOf } from './scope-names';

@@ -184,6 +184,8 @@ export interface ClaimRequest {
   lease_token?: string;
   /** The tool kinds the worker runs (NOETL_WORKER_TOOLS); absent: every kind. Work needing another is refused (`tool_not_allowed`). */
   tools?: string[];
+  /** The worker's pool (NOETL_WORKER_POOL); absent: none. Work of another pool (or, without one, of any pool) is refused (`wrong_pool`). */
+  pool?: string;
 }
 
 export interface ClaimedCommand {

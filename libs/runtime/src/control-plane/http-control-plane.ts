@@ -55,6 +55,7 @@ const RUNTIME_ERROR_CODES: Record<RuntimeErrorCode, true> = {
   already_claimed: true,
   lease_lost: true,
   tool_not_allowed: true,
+  wrong_pool: true,
   credential_not_allowed: true,
   credentials_locked: true,
   unauthenticated: true,

@@ -1,5 +1,5 @@
 import { EventType, type EventDraft, type EventTypeName } from '@noetl/event-kernel';
-import { credentialRefs, workToolKinds, type JsonObject } from '@noetl/dsl';
+import { credentialRefs, type JsonObject } from '@noetl/dsl';
 import {
   isTerminalCommand,
   PgPayloadStore,
@@ -16,7 +16,8 @@ import {
   type WorkerRepository,
 } from '@noetl/storage';
 import { notifyExecution, type Bus } from '../bus/bus';
-import { runsAll, workOf, type Offers } from '../bus/offers';
+import { workOf, type Offers } from '../bus/offers';
+import { assertClaimFits } from './claim-fit';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { CredentialStore, CredentialUse } from '../credentials/credential-types';
 import type { ExecutionService } from '../executions/execution.service';
@@ -129,10 +130,7 @@ export class LocalControlPlane implements ControlPlane {
     const claimIn = async (q: Queryable): Promise<string> => {
       assembled = undefined;
       const command = await this.locked(q, commandId);
-      const kinds = workToolKinds(command.spec ?? {});
-      if (request.tools && !runsAll({ tools: request.tools }, kinds)) {
-        throw new RuntimeError('tool_not_allowed', `command ${commandId} runs ${kinds.join(', ')}; worker ${request.worker_id} runs only ${request.tools.join(', ')}`);
-      }
+      assertClaimFits(`command ${commandId}`, request, workOf(command.spec ?? {}));
       if (command.status !== 'ISSUED') {
         // A repeated claim gets its lease back only with the token the first one returned: a worker id is public.
         if ((command.status === 'RUNNING' || command.status === 'CLAIMED') && request.lease_token !== undefined && holdsLease(command, request as Holder)) {

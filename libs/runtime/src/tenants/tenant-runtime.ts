@@ -218,7 +218,7 @@ export class TenantRuntime {
     this.schedules = new ScheduleService({ db, ledger, rows: repos.scheduleRows, catalog, executions });
     this.admin = new AdminService({ db, ledger, offers, notify: (executionId) => notifyExecution(bus, scope, executionId), ...rows });
     this.replay = new Replay(db, ledger, repos.projections, payloads);
-    this.workers = new WorkerDirectory({ db, workerRows: repos.workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
+    this.workers = new WorkerDirectory({ db, workerRows: repos.workerRows, commandRows: repos.commandRows, frameRows: repos.frameRows, scope, freshMs: 3 * WORKER_REPORT_MS });
 
     if (scheduler) {
       sweeper = new Sweeper(

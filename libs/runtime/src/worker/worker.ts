@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ClaimRequest, ClaimedCommand, ClaimedFrame, ControlPlane, HeartbeatResult, Holder } from '../control-plane/control-plane';
 import type { TenantScope, WorkerReport } from '@noetl/storage';
-import { runsAll } from '../bus/offers';
+import { takes, type WorkNeeds } from '../bus/offers';
 import type { SlotReservation } from '../scheduler/eager-claims';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError } from '../runtime-error';
@@ -38,7 +38,7 @@ export interface WorkerOptions {
   kinds?: string[];
   /** Default: host, pid and a random suffix. */
   workerId?: string;
-  /** Its pool (NOETL_WORKER_POOL), shown in the registry. */
+  /** Its pool (NOETL_WORKER_POOL): it takes only that pool's work (none: only work without a pool). */
   pool?: string;
   /** How often it reports its capacity to the registry (default 5 s). */
   reportEveryMs?: number;
@@ -169,13 +169,13 @@ export class Worker {
    * goes on before more start (depth first, as a workflow engine runs a
    * workflow), at most MAX_CONTINUATIONS times in a row while offers wait;
    * anything else needs a free slot and an empty queue (offers came first).
-   * Undefined when neither, or the worker is stopping or does not run
-   * `kinds`. The holder runs the claimed command in the slot once its claim
+   * Undefined when neither, or the worker is stopping or does not take
+   * `work` (another pool's, or a kind it does not run). The holder runs the claimed command in the slot once its claim
    * committed, or cancels.
    */
-  reserve(scope: TenantScope, kinds: readonly string[], after?: string): SlotReservation | undefined {
+  reserve(scope: TenantScope, work: WorkNeeds, after?: string): SlotReservation | undefined {
     if (this.stopping || this.runningAlone) return undefined;
-    if (this.options.kinds && !runsAll({ tools: this.options.kinds }, kinds)) return undefined;
+    if (!takes({ ...(this.options.kinds ? { tools: this.options.kinds } : {}), pool: this.options.pool }, work)) return undefined;
     if (after !== undefined && this.handable.has(after)) {
       if (this.queue.length > 0 && this.continuations >= MAX_CONTINUATIONS) return undefined;
       this.handable.delete(after);
@@ -423,7 +423,8 @@ export class Worker {
   }
 
   private claimRequest(): ClaimRequest {
-    return { worker_id: this.workerId, ...(this.options.kinds ? { tools: this.options.kinds } : {}) };
+    const { kinds, pool } = this.options;
+    return { worker_id: this.workerId, ...(kinds ? { tools: kinds } : {}), ...(pool ? { pool } : {}) };
   }
 
   /** Releases work cut short by the shutdown; refused (it ended meanwhile) is fine. */

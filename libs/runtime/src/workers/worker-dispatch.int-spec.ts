@@ -115,7 +115,8 @@ describe('worker registry, targeted offers, tool restrictions and release', () =
   it('exports the command backlog as a gauge read at scrape time', async () => {
     await issuedCommand();
     const metrics = await t.engine.metrics.registry.getSingleMetricAsString('noetl_command_backlog_total');
-    const value = Number(/noetl_command_backlog_total (\d+)/.exec(metrics)?.[1]);
+    // Work without a pool is the `pool=""` series.
+    const value = Number(/noetl_command_backlog_total\{pool=""\} (\d+)/.exec(metrics)?.[1]);
     const [row] = await t.database.query<{ count: number }>(`SELECT count(*)::int AS count FROM noetl.command WHERE status = 'ISSUED'`);
     expect(value).toBeGreaterThan(0);
     expect(value).toBe(row?.count);
