@@ -245,7 +245,7 @@ describe('k8s/ manifests', () => {
         const pool = config.worker.pool ?? null;
         pools.push(pool);
         // The backlog of the workers' own pool, and no other's (pool="" is the work without a pool).
-        const series = [...trigger!.metadata.query.matchAll(/(noetl_(?:frame|command)_backlog_total)\{pool="([^"]*)"\}/g)];
+        const series = [...(trigger!.metadata.query ?? '').matchAll(/(noetl_(?:frame|command)_backlog_total)\{pool="([^"]*)"\}/g)];
         expect({ scaler: scaled.name, series: series.map((m) => `${m[1]}:${m[2]}`).sort() }).toEqual({
           scaler: scaled.name,
           series: [`noetl_command_backlog_total:${pool ?? ''}`, `noetl_frame_backlog_total:${pool ?? ''}`],

@@ -65,6 +65,12 @@ export interface NoetlConfig {
     concurrency: number;
     /** Lease of a claimed command; heartbeats renew it at a third of it. */
     leaseMs: number;
+    /**
+     * Backpressure of a streamed result (`NOETL_STREAM_MAX_PENDING_CHUNKS`):
+     * the worker reads no further chunk while this many are reported and not
+     * yet consumed.
+     */
+    streamMaxPendingChunks: number;
     /** Tool kinds this worker runs (`NOETL_WORKER_TOOLS`); absent: every kind. */
     tools?: string[];
     /** The worker pool it serves (`NOETL_WORKER_POOL`); absent: the default pool. */
@@ -303,6 +309,7 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_EVENTS_MAX_BYTES',
   'NOETL_EVENTS_DUPLICATE_WINDOW_SECONDS',
   'NOETL_SHUTDOWN_GRACE_SECONDS',
+  'NOETL_STREAM_MAX_PENDING_CHUNKS',
   'NOETL_SERVER_URL',
   'NOETL_TOOLS_LEDGER_ACCESS',
   'NOETL_JS_THREADS',
@@ -388,6 +395,7 @@ export function loadConfig(env: Env): NoetlConfig {
       python: python === 'on',
       concurrency: integer(env, 'NOETL_WORKER_CONCURRENCY', 8, 1, 1024),
       leaseMs: integer(env, 'NOETL_LEASE_SECONDS', 30, 1, 86_400) * 1000,
+      streamMaxPendingChunks: integer(env, 'NOETL_STREAM_MAX_PENDING_CHUNKS', 8, 1, 100_000),
       ...(tools ? { tools } : {}),
       ...(pool ? { pool } : {}),
     },

@@ -241,6 +241,7 @@ export class Engine {
         logger: logger.child({ role: 'worker' }),
         concurrency: config.worker.concurrency,
         leaseMs: config.worker.leaseMs,
+        streamMaxPendingChunks: config.worker.streamMaxPendingChunks,
         pythonEnabled: config.worker.python,
         ...(config.worker.tools ? { kinds: config.worker.tools } : {}),
         ...(config.worker.pool ? { pool: config.worker.pool } : {}),

@@ -47,6 +47,20 @@ export class RuntimeMetrics {
     registers: [this.registry],
   });
 
+  /** Backpressure of streamed results: the chunks after which the producing worker waited for its consumers. */
+  readonly streamWaits = new Counter({
+    name: 'noetl_stream_backpressure_waits_total',
+    help: 'Chunks of a streamed result after which the worker waited, NOETL_STREAM_MAX_PENDING_CHUNKS being unconsumed',
+    registers: [this.registry],
+  });
+
+  /** The most chunks of one stream seen in flight at a report (reported, not yet consumed): at most NOETL_STREAM_MAX_PENDING_CHUNKS. */
+  readonly streamPendingChunks = new Gauge({
+    name: 'noetl_stream_pending_chunks_max',
+    help: 'The most chunks of a streamed result seen reported and not yet consumed, at a report',
+    registers: [this.registry],
+  });
+
   readonly stepDuration = new Histogram({
     name: 'noetl_step_duration_seconds',
     help: 'Duration of a command run at the worker, by tool kind',

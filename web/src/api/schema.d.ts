@@ -361,6 +361,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/commands/{id}/stream-backlog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** How many of the command's streamed chunks are not yet consumed (backpressure: the worker waits while too many are) */
+        post: operations["getStreamBacklog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/commands/{id}/release": {
         parameters: {
             query?: never;
@@ -1471,6 +1488,18 @@ export interface components {
             command_id: string;
             /** @description The chunk recorded as call.partial (a repeated report of it records nothing more) */
             chunk_index: number;
+            /** @description The stream's chunks not yet consumed, this one included (see stream-backlog) */
+            pending_chunks: number;
+        };
+        HolderDto: {
+            /** @description The worker that holds the lease */
+            worker_id: string;
+            /** @description The lease token its claim returned */
+            lease_token: string;
+        };
+        StreamBacklogDto: {
+            /** @description Chunks reported and not yet consumed: not yet routed by the scheduler, or with a step run of an `on: call.partial` arc still going. The worker reads no further while it is at NOETL_STREAM_MAX_PENDING_CHUNKS */
+            pending_chunks: number;
         };
         StartChildDto: {
             /** @description The worker that holds the lease */
@@ -3333,6 +3362,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PartialRecordedDto"];
+                };
+            };
+            /** @description No valid API key or token (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description The caller's role may not (forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description No such command */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description lease_lost, or already_terminal */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+        };
+    };
+    getStreamBacklog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HolderDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamBacklogDto"];
                 };
             };
             /** @description No valid API key or token (unauthenticated) */

@@ -33,6 +33,7 @@ import { claimedCommand, claimScope } from './claimed-command';
 import { reportAndPlan, type ReportAndPlanDeps } from './report-and-plan';
 import { callDrafts, commandWhere, storedResult, terminalDraft, type CommandOutcome } from './command-outcome';
 import { storableOutcome } from './storable-reports';
+import { streamBacklog, type StreamBacklog } from './stream-backlog';
 import { LocalFrames } from './local-frames';
 import { assertNamesCredential, holdsLease, newLeaseToken, type Holder } from './lease-token';
 import { childOutcome } from '../executions/child-outcome';
@@ -291,7 +292,7 @@ export class LocalControlPlane implements ControlPlane {
     });
   }
 
-  async reportPartial(commandId: string, request: PartialRequest): Promise<void> {
+  async reportPartial(commandId: string, request: PartialRequest): Promise<StreamBacklog> {
     const { db, ledger, payloadStore } = this.deps;
     // Stored first, outside the transaction (content-addressed: a retried report writes it once).
     const rowsRef = await putJson(payloadStore, request.rows, ledger.scope);
@@ -316,6 +317,13 @@ export class LocalControlPlane implements ControlPlane {
       return command.execution_id;
     });
     notifyExecution(this.deps.bus, ledger.scope, executionId);
+    return streamBacklog(this.deps, executionId, commandId);
+  }
+
+  async streamBacklog(commandId: string, request: Holder): Promise<StreamBacklog> {
+    const command = this.usable(commandId, await this.deps.commandRows.read(this.deps.db, this.deps.ledger.scope, commandId));
+    this.assertHolder(command, request);
+    return streamBacklog(this.deps, command.execution_id, commandId);
   }
 
   async release(commandId: string, request: LeaseRequest): Promise<void> {

@@ -40,6 +40,8 @@ export interface WorkerOptions {
   workerId?: string;
   /** Its pool (NOETL_WORKER_POOL): it takes only that pool's work (none: only work without a pool). */
   pool?: string;
+  /** A streamed result's chunks reported and not yet consumed at which it reads no further (NOETL_STREAM_MAX_PENDING_CHUNKS; default 8). */
+  streamMaxPendingChunks?: number;
   /** How often it reports its capacity to the registry (default 5 s). */
   reportEveryMs?: number;
 }
@@ -92,6 +94,8 @@ export class Worker {
   private runningAlone = false;
   /** Slots handed from a reporting run to the next command while offers waited, since the queue last started one. */
   private continuations = 0;
+  /** The most chunks of a stream this worker saw in flight at a report (the `noetl_stream_pending_chunks_max` gauge). */
+  private streamPendingPeak = 0;
   /** Why the registry does not know this worker as it is now (its last report failed); undefined once a report went through. */
   private unregistered: string | undefined = 'it has not reported to the registry yet';
 
@@ -489,10 +493,29 @@ export class Worker {
     );
   }
 
-  /** A chunk of the command's streamed result; a refused or failed report fails the call (its stream stops). */
+  /**
+   * A chunk of the command's streamed result; a refused or failed report
+   * fails the call (its stream stops). Backpressure (issue 27 item 5): the
+   * tool reads its next chunk only once this returns, and this returns only
+   * once fewer than `streamMaxPendingChunks` chunks are unconsumed, polling
+   * the backlog meanwhile (the lease is heartbeated as ever). So no more
+   * than that many chunks are ever in flight, and the worker holds at most
+   * the chunk it waits with and the one it read ahead.
+   */
   private async reportPartial(controlPlane: ControlPlane, commandId: string, leaseToken: string, chunk: StreamChunk): Promise<void> {
+    const holder: Holder = { worker_id: this.workerId, lease_token: leaseToken };
+    const max = this.options.streamMaxPendingChunks ?? DEFAULT_STREAM_MAX_PENDING_CHUNKS;
+    const { metrics } = this.options;
     try {
-      await controlPlane.reportPartial(commandId, { worker_id: this.workerId, lease_token: leaseToken, ...chunk, rows: toPlainRows(chunk.rows) });
+      let { pending_chunks: pending } = await controlPlane.reportPartial(commandId, { ...holder, ...chunk, rows: toPlainRows(chunk.rows) });
+      if (pending > this.streamPendingPeak) metrics.streamPendingChunks.set((this.streamPendingPeak = pending));
+      // After the last chunk nothing more is read: nothing to wait for.
+      if (!chunk.has_more || pending < max) return;
+      metrics.streamWaits.inc();
+      for (let pause = STREAM_POLL_MS; pending >= max; pause = Math.min(pause * 2, STREAM_POLL_MAX_MS)) {
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        ({ pending_chunks: pending } = await controlPlane.streamBacklog(commandId, holder));
+      }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw new CallError({ kind: 'internal', message: `reporting chunk ${chunk.chunk_index} failed: ${message}`, retryable: !(error instanceof RuntimeError) });
@@ -505,6 +528,13 @@ const MAX_CONTINUATIONS = 32;
 
 /** How long a command offered `alone` keeps its worker to itself before other work may start beside it. */
 const ALONE_MS = 10_000;
+
+/** NOETL_STREAM_MAX_PENDING_CHUNKS when the worker is given none. */
+const DEFAULT_STREAM_MAX_PENDING_CHUNKS = 8;
+
+/** The first pause of a worker waiting for its stream's consumers, and the longest between two looks at the backlog. */
+const STREAM_POLL_MS = 20;
+const STREAM_POLL_MAX_MS = 500;
 
 /** The first pause before a failed report is sent again, and the longest. */
 const REPORT_RETRY_MS = 200;
