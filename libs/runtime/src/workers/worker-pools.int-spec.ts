@@ -32,9 +32,9 @@ workflow:
 `;
 
 /**
- * Worker pools that route (issue 27 item 6): a scheduler and workers of
- * pools a, b and none, each an engine of its own on one database and one
- * bus, as separate processes would be. Each step runs only on its pool's
+ * Worker pools that route (issue 27 item 6): a scheduler with a worker of
+ * pool a, and workers of pools b and none, each an engine of its own on one
+ * database and one bus, as separate processes would be. Each step runs only on its pool's
  * worker; a pool without a worker keeps its work ISSUED, counted as that
  * pool's backlog, until a worker of the pool starts.
  */
@@ -62,8 +62,8 @@ describe('worker pools', () => {
   beforeAll(async () => {
     testDatabase = await createTestDatabase();
     database = await Database.connect(testDatabase.url);
-    scheduler = await start(['scheduler'], 'scheduler');
-    await start(['worker'], 'worker-a', 'a');
+    // The scheduler's own worker serves pool a: its commands go to it at issue (eager dispatch), the other pools' never.
+    scheduler = await start(['scheduler', 'worker'], 'worker-a', 'a');
     await start(['worker'], 'worker-none');
     await scheduler.catalog.register(PLAYBOOK('tests/pools', 'b', 'b'));
   });
