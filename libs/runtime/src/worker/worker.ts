@@ -18,6 +18,7 @@ import { OutputTail } from './output-tail';
 import { keepLease } from './keep-lease';
 import { runNestedChild } from './nested-child';
 import { runShard } from './shard-runner';
+import { DEFAULT_STREAM_MAX_PENDING_CHUNKS, StreamPacer } from './stream-pacer';
 import { contextOf, executionContext, inSpan, stepRunContext } from '../tracing/tracing';
 
 /** The control plane that serves a tenant's work: in-process, that tenant's; over HTTP, the API (the key names the tenant). */
@@ -94,13 +95,14 @@ export class Worker {
   private runningAlone = false;
   /** Slots handed from a reporting run to the next command while offers waited, since the queue last started one. */
   private continuations = 0;
-  /** The most chunks of a stream this worker saw in flight at a report (the `noetl_stream_pending_chunks_max` gauge). */
-  private streamPendingPeak = 0;
+  /** Holds each stream's producer while its consumers are behind. */
+  private readonly pacer: StreamPacer;
   /** Why the registry does not know this worker as it is now (its last report failed); undefined once a report went through. */
   private unregistered: string | undefined = 'it has not reported to the registry yet';
 
   constructor(private readonly options: WorkerOptions) {
     this.workerId = options.workerId ?? newWorkerId();
+    this.pacer = new StreamPacer(options.streamMaxPendingChunks ?? DEFAULT_STREAM_MAX_PENDING_CHUNKS, options.metrics);
   }
 
   /** Registers with the registry and keeps reporting its capacity. */
@@ -174,8 +176,8 @@ export class Worker {
    * workflow), at most MAX_CONTINUATIONS times in a row while offers wait;
    * anything else needs a free slot and an empty queue (offers came first).
    * Undefined when neither, or the worker is stopping or does not take
-   * `work` (another pool's, or a kind it does not run). The holder runs the claimed command in the slot once its claim
-   * committed, or cancels.
+   * `work` (another pool's, or a kind it does not run). The holder runs the
+   * claimed command in the slot once its claim committed, or cancels.
    */
   reserve(scope: TenantScope, work: WorkNeeds, after?: string): SlotReservation | undefined {
     if (this.stopping || this.runningAlone) return undefined;
@@ -494,28 +496,12 @@ export class Worker {
   }
 
   /**
-   * A chunk of the command's streamed result; a refused or failed report
-   * fails the call (its stream stops). Backpressure (issue 27 item 5): the
-   * tool reads its next chunk only once this returns, and this returns only
-   * once fewer than `streamMaxPendingChunks` chunks are unconsumed, polling
-   * the backlog meanwhile (the lease is heartbeated as ever). So no more
-   * than that many chunks are ever in flight, and the worker holds at most
-   * the chunk it waits with and the one it read ahead.
+   * A chunk of the command's streamed result, paced by its consumers (see
+   * StreamPacer); a refused or failed report fails the call (its stream stops).
    */
   private async reportPartial(controlPlane: ControlPlane, commandId: string, leaseToken: string, chunk: StreamChunk): Promise<void> {
-    const holder: Holder = { worker_id: this.workerId, lease_token: leaseToken };
-    const max = this.options.streamMaxPendingChunks ?? DEFAULT_STREAM_MAX_PENDING_CHUNKS;
-    const { metrics } = this.options;
     try {
-      let { pending_chunks: pending } = await controlPlane.reportPartial(commandId, { ...holder, ...chunk, rows: toPlainRows(chunk.rows) });
-      if (pending > this.streamPendingPeak) metrics.streamPendingChunks.set((this.streamPendingPeak = pending));
-      // After the last chunk nothing more is read: nothing to wait for.
-      if (!chunk.has_more || pending < max) return;
-      metrics.streamWaits.inc();
-      for (let pause = STREAM_POLL_MS; pending >= max; pause = Math.min(pause * 2, STREAM_POLL_MAX_MS)) {
-        await new Promise((resolve) => setTimeout(resolve, pause));
-        ({ pending_chunks: pending } = await controlPlane.streamBacklog(commandId, holder));
-      }
+      await this.pacer.report(controlPlane, commandId, { worker_id: this.workerId, lease_token: leaseToken }, { ...chunk, rows: toPlainRows(chunk.rows) });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw new CallError({ kind: 'internal', message: `reporting chunk ${chunk.chunk_index} failed: ${message}`, retryable: !(error instanceof RuntimeError) });
@@ -528,13 +514,6 @@ const MAX_CONTINUATIONS = 32;
 
 /** How long a command offered `alone` keeps its worker to itself before other work may start beside it. */
 const ALONE_MS = 10_000;
-
-/** NOETL_STREAM_MAX_PENDING_CHUNKS when the worker is given none. */
-const DEFAULT_STREAM_MAX_PENDING_CHUNKS = 8;
-
-/** The first pause of a worker waiting for its stream's consumers, and the longest between two looks at the backlog. */
-const STREAM_POLL_MS = 20;
-const STREAM_POLL_MAX_MS = 500;
 
 /** The first pause before a failed report is sent again, and the longest. */
 const REPORT_RETRY_MS = 200;
