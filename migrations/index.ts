@@ -21,6 +21,7 @@ import { EventHashChain1796300000001 } from './1796300000001-EventHashChain';
 import { CredentialBinding1796300000002 } from './1796300000002-CredentialBinding';
 import { ExecutionRerunOf1796300000003 } from './1796300000003-ExecutionRerunOf';
 import { RuntimeRole1796400000000 } from './1796400000000-RuntimeRole';
+import { WorkPools1796400000100 } from './1796400000100-WorkPools';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
@@ -49,4 +50,5 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   CredentialBinding1796300000002,
   ExecutionRerunOf1796300000003,
   RuntimeRole1796400000000,
+  WorkPools1796400000100,
 ];

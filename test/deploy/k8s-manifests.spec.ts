@@ -105,7 +105,9 @@ describe('k8s/ manifests', () => {
 
     it('each pod\'s environment passes the runtime\'s configuration validation, with the role its workload is named for', () => {
       for (const w of services) {
-        const role = w.podLabels['app.kubernetes.io/component'];
+        // A named pool's workers are `worker-pool` (their own selector, PDB and scaler): the worker role.
+        const component = w.podLabels['app.kubernetes.io/component'];
+        const role = component === 'worker-pool' ? 'worker' : component;
         expect(ROLES).toContain(role);
         for (const podName of w.podNames) {
           const env = containerEnv(containersOf(w)[0]!, manifests, podName);
@@ -175,7 +177,7 @@ describe('k8s/ manifests', () => {
     it('Prometheus scrapes /metrics on the container port (annotations)', () => {
       const scraped = services.filter((w) => w.annotations['prometheus.io/scrape'] === 'true');
       // Every role serves /metrics on its port (the api with its REST, the others on their probe server).
-      expect(scraped.map((w) => w.manifest.name).sort()).toEqual(['noetl-api', 'noetl-projector', 'noetl-scheduler', 'noetl-worker']);
+      expect(scraped.map((w) => w.manifest.name).sort()).toEqual(['noetl-api', 'noetl-projector', 'noetl-scheduler', 'noetl-worker', 'noetl-worker-batch']);
       for (const w of scraped) {
         const env = containerEnv(containersOf(w)[0]!, manifests, w.podNames[0]!);
         expect({ workload: w.manifest.name, port: w.annotations['prometheus.io/port'], path: w.annotations['prometheus.io/path'] }).toEqual({ workload: w.manifest.name, port: env.PORT, path: '/metrics' });
@@ -225,7 +227,7 @@ describe('k8s/ manifests', () => {
         ...hpas.map((h) => h.doc.spec!.scaleTargetRef),
         ...scaledObjects.map((s) => ({ kind: s.doc.spec.scaleTargetRef.kind ?? 'Deployment', name: s.doc.spec.scaleTargetRef.name })),
       ];
-      expect(targets.map((t) => `${t.kind}/${t.name}`).sort()).toEqual(['Deployment/noetl-api', 'Deployment/noetl-worker']);
+      expect(targets.map((t) => `${t.kind}/${t.name}`).sort()).toEqual(['Deployment/noetl-api', 'Deployment/noetl-worker', 'Deployment/noetl-worker-batch']);
       for (const target of targets) {
         const w = workloads.find((x) => x.manifest.kind === target.kind && x.manifest.name === target.name);
         expect({ target: target.name, exists: w !== undefined, replicas: w?.replicas }).toEqual({ target: target.name, exists: true, replicas: undefined });
@@ -233,19 +235,29 @@ describe('k8s/ manifests', () => {
       expect(hpas.map((h) => h.doc.spec!.scaleTargetRef.name)).toEqual(['noetl-api']);
     });
 
-    it('KEDA scales workers on the frame and command backlog, one worker per NOETL_WORKER_CONCURRENCY units', () => {
-      expect(scaledObjects).toHaveLength(1);
-      const spec = scaledObjects[0]!.doc.spec;
-      const [trigger] = spec.triggers;
-      expect(trigger!.type).toBe('prometheus');
-      expect(trigger!.metadata.query).toContain('noetl_frame_backlog_total');
-      expect(trigger!.metadata.query).toContain('noetl_command_backlog_total');
-      expect(trigger!.metadata.serverAddress).toMatch(/^https?:\/\//);
-      const worker = workloads.find((w) => w.manifest.name === spec.scaleTargetRef.name)!;
-      const env = containerEnv(containersOf(worker)[0]!, manifests, worker.podNames[0]!);
-      expect(Number(trigger!.metadata.threshold)).toBe(loadConfig(env).worker.concurrency);
-      expect(spec.minReplicaCount).toBeGreaterThanOrEqual(1);
-      expect(spec.maxReplicaCount).toBeGreaterThan(spec.minReplicaCount!);
+    it('KEDA scales each worker pool on its own frame and command backlog, one worker per NOETL_WORKER_CONCURRENCY units', () => {
+      const pools: (string | null)[] = [];
+      for (const scaled of scaledObjects) {
+        const spec = scaled.doc.spec;
+        const [trigger] = spec.triggers;
+        const worker = workloads.find((w) => w.manifest.name === spec.scaleTargetRef.name)!;
+        const config = loadConfig(containerEnv(containersOf(worker)[0]!, manifests, worker.podNames[0]!));
+        const pool = config.worker.pool ?? null;
+        pools.push(pool);
+        // The backlog of the workers' own pool, and no other's (pool="" is the work without a pool).
+        const series = [...(trigger!.metadata.query ?? '').matchAll(/(noetl_(?:frame|command)_backlog_total)\{pool="([^"]*)"\}/g)];
+        expect({ scaler: scaled.name, series: series.map((m) => `${m[1]}:${m[2]}`).sort() }).toEqual({
+          scaler: scaled.name,
+          series: [`noetl_command_backlog_total:${pool ?? ''}`, `noetl_frame_backlog_total:${pool ?? ''}`],
+        });
+        expect(trigger!.type).toBe('prometheus');
+        expect(trigger!.metadata.serverAddress).toMatch(/^https?:\/\//);
+        expect(Number(trigger!.metadata.threshold)).toBe(config.worker.concurrency);
+        expect(spec.minReplicaCount).toBeGreaterThanOrEqual(pool === null ? 1 : 0);
+        expect(spec.maxReplicaCount).toBeGreaterThan(spec.minReplicaCount!);
+      }
+      // One scaler per pool: the default workers and each named pool.
+      expect(pools.sort()).toEqual(['batch', null]);
     });
 
     it('every pod is given longer to stop than its preStop pause plus NOETL_SHUTDOWN_GRACE_SECONDS', () => {

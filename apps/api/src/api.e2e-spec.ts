@@ -25,6 +25,7 @@ const ROUTES: Record<string, string[]> = {
   '/api/commands/{id}/claim': ['post'],
   '/api/commands/{id}/heartbeat': ['post'],
   '/api/commands/{id}/partial': ['post'],
+  '/api/commands/{id}/stream-backlog': ['post'],
   '/api/commands/{id}/complete': ['post'],
   '/api/commands/{id}/fail': ['post'],
   '/api/commands/{id}/child': ['post'],

@@ -44,18 +44,18 @@ export function targetedOffersController(tenant: string, workerId: string): Type
   return TargetedOffersController;
 }
 
-/** Offers on the broadcast subjects, shared by the workers that run every tool kind: one of the group takes each. */
-export function broadcastOffersController(tenant: string): Type<unknown> {
+/** Offers on the broadcast subjects of the worker's pool, shared by its workers that run every tool kind: one of the group takes each. */
+export function broadcastOffersController(tenant: string, pool: string | undefined): Type<unknown> {
   @Controller()
   class BroadcastOffersController {
     constructor(private readonly worker: Worker) {}
 
-    @OnNotification(Subjects.work(tenant), QueueGroups.workers)
+    @OnNotification(Subjects.work(tenant, pool), QueueGroups.workers)
     onCommand(@Payload() message: OfferMessage): void {
       offer(this.worker, message, 'command');
     }
 
-    @OnNotification(Subjects.frames(tenant), QueueGroups.workers)
+    @OnNotification(Subjects.frames(tenant, pool), QueueGroups.workers)
     onStage(@Payload() message: OfferMessage): void {
       offer(this.worker, message, 'stage');
     }

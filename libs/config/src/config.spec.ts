@@ -152,6 +152,13 @@ describe('loadConfig', () => {
     expect(loadConfig({}).worker.tools).toBeUndefined();
   });
 
+  it('refuses a worker pool that cannot name a NATS subject, and bounds a stream\'s pending chunks (default 8)', () => {
+    expect(() => loadConfig({ NOETL_WORKER_POOL: 'gpu.a' })).toThrow('NOETL_WORKER_POOL must be 1-63 of A-Z a-z 0-9 _ - (not starting with _ or -), got "gpu.a"');
+    expect(loadConfig({}).worker.streamMaxPendingChunks).toBe(8);
+    expect(loadConfig({ NOETL_STREAM_MAX_PENDING_CHUNKS: '2' }).worker.streamMaxPendingChunks).toBe(2);
+    expect(() => loadConfig({ NOETL_STREAM_MAX_PENDING_CHUNKS: '0' })).toThrow('NOETL_STREAM_MAX_PENDING_CHUNKS must be between 1 and 100000, got 0');
+  });
+
   it('takes the relay and the events stream limits, with defaults', () => {
     expect(loadConfig({}).relay).toEqual({
       batch: 500,

@@ -80,6 +80,12 @@ export interface NoetlConfig {
     concurrency: number;
     /** Lease of a claimed command; heartbeats renew it at a third of it. */
     leaseMs: number;
+    /**
+     * Backpressure of a streamed result (`NOETL_STREAM_MAX_PENDING_CHUNKS`):
+     * the worker reads no further chunk while this many are reported and not
+     * yet consumed.
+     */
+    streamMaxPendingChunks: number;
     /** Tool kinds this worker runs (`NOETL_WORKER_TOOLS`); absent: every kind. */
     tools?: string[];
     /** The worker pool it serves (`NOETL_WORKER_POOL`); absent: the default pool. */
@@ -360,6 +366,7 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_EVENTS_MAX_BYTES',
   'NOETL_EVENTS_DUPLICATE_WINDOW_SECONDS',
   'NOETL_SHUTDOWN_GRACE_SECONDS',
+  'NOETL_STREAM_MAX_PENDING_CHUNKS',
   'NOETL_SERVER_URL',
   'NOETL_TOOLS_LEDGER_ACCESS',
   'NOETL_JS_THREADS',
@@ -401,6 +408,19 @@ export const CONFIG_ENV_NAMES = [
   'OTEL_SERVICE_NAME',
 ] as const;
 
+/**
+ * `NOETL_WORKER_POOL`: it names NATS subjects and Kubernetes objects, so the
+ * rule of a playbook's `pool` (POOL_NAME in libs/dsl) holds for it too.
+ */
+function workerPool(env: Env): string | undefined {
+  const pool = env.NOETL_WORKER_POOL?.trim();
+  if (!pool) return undefined;
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/.test(pool)) {
+    throw new ConfigError(`NOETL_WORKER_POOL must be 1-63 of A-Z a-z 0-9 _ - (not starting with _ or -), got "${pool}"`);
+  }
+  return pool;
+}
+
 export function loadConfig(env: Env): NoetlConfig {
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
@@ -408,7 +428,7 @@ export function loadConfig(env: Env): NoetlConfig {
   const python = oneOf(env, 'NOETL_PYTHON', ['on', 'off'] as const, 'on');
   const serverUrl = url(env, 'NOETL_SERVER_URL', ['http:', 'https:']);
   const tools = list(env, 'NOETL_WORKER_TOOLS');
-  const pool = env.NOETL_WORKER_POOL?.trim();
+  const pool = workerPool(env);
   const jsThreads = env.NOETL_JS_THREADS?.trim() ? integer(env, 'NOETL_JS_THREADS', 1, 1, 256) : undefined;
   const authIssuer = oidc(env);
   const apiKey = env.NOETL_API_KEY?.trim();
@@ -438,6 +458,7 @@ export function loadConfig(env: Env): NoetlConfig {
       python: python === 'on',
       concurrency: integer(env, 'NOETL_WORKER_CONCURRENCY', 8, 1, 1024),
       leaseMs: integer(env, 'NOETL_LEASE_SECONDS', 30, 1, 86_400) * 1000,
+      streamMaxPendingChunks: integer(env, 'NOETL_STREAM_MAX_PENDING_CHUNKS', 8, 1, 100_000),
       ...(tools ? { tools } : {}),
       ...(pool ? { pool } : {}),
     },

@@ -243,6 +243,7 @@ export class Engine {
         logger: logger.child({ role: 'worker' }),
         concurrency: config.worker.concurrency,
         leaseMs: config.worker.leaseMs,
+        streamMaxPendingChunks: config.worker.streamMaxPendingChunks,
         pythonEnabled: config.worker.python,
         ...(config.worker.tools ? { kinds: config.worker.tools } : {}),
         ...(config.worker.pool ? { pool: config.worker.pool } : {}),
@@ -465,8 +466,9 @@ export class Engine {
         [Subjects.workFor(tenant, worker.workerId), offer('command', 'command_id')],
         [Subjects.framesFor(tenant, worker.workerId), offer('stage', 'stage_id')],
       ];
-      // A restricted worker takes only the offers made to it; the broadcast is for workers that run every kind.
-      if (!this.config.worker.tools) subjects.push([Subjects.work(tenant), offer('command', 'command_id')], [Subjects.frames(tenant), offer('stage', 'stage_id')]);
+      // A restricted worker takes only the offers made to it; the broadcast (its pool's) is for workers that run every kind.
+      const { tools, pool } = this.config.worker;
+      if (!tools) subjects.push([Subjects.work(tenant, pool), offer('command', 'command_id')], [Subjects.frames(tenant, pool), offer('stage', 'stage_id')]);
       for (const [subject, handler] of subjects) this.subscriptions.push(this.bus.subscribe(subject, handler, { queue: QueueGroups.workers }));
     }
     worker?.start();

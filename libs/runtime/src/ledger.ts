@@ -34,6 +34,12 @@ const READ_CHAIN_SQL = prepared(`
 const WAS_PURGED_SQL = prepared(`
   SELECT 1 FROM noetl.event WHERE execution_id = $1::bigint AND event_type = '${EventType.AdminAction}' AND payload->>'action' = 'purge' LIMIT 1`);
 const HAS_ENDED_SQL = prepared(`SELECT 1 FROM noetl.event WHERE execution_id = $1::bigint AND event_type IN ${TERMINAL_EVENT_TYPES_SQL} LIMIT 1`);
+/** The command's `call.partial` events past its execution's planned version: chunks the scheduler has not routed yet (only the stream's tail is read). */
+const UNPLANNED_PARTIALS_SQL = prepared(`
+  SELECT count(*)::int AS count FROM noetl.event ev
+   WHERE ev.stream_id = $1 AND ev.tenant_id = $3 AND ev.organization_id = $4
+     AND ev.stream_version > (SELECT x.planned_version FROM noetl.execution x WHERE x.execution_id = $2::bigint)
+     AND ev.event_type = '${EventType.CallPartial}' AND ev.command_id = $5::bigint`);
 const READ_AFTER_SQL = prepared(`
   SELECT ${EVENT_SELECT_LIST} FROM noetl.event
    WHERE stream_id = $1 AND stream_version > $2 AND tenant_id = $3 AND organization_id = $4
@@ -117,6 +123,12 @@ export class Ledger {
   appendedWithin(q: Queryable, executionId: string): { before: number; events: LedgerEvent[] } | undefined {
     const appended = appendedWithin(q, executionStream(executionId));
     return appended && { before: appended.before, events: appended.events.map((event) => this.upcasters.upcast(event) as LedgerEvent) };
+  }
+
+  /** How many of the command's streamed chunks (`call.partial`) the scheduler has not planned yet. */
+  async unplannedPartials(q: Queryable, executionId: string, commandId: string): Promise<number> {
+    const [row] = await q.query<{ count: number }>(UNPLANNED_PARTIALS_SQL, [executionStream(executionId), executionId, this.scope.tenantId, this.scope.organizationId, commandId]);
+    return row?.count ?? 0;
   }
 
   /** The execution's events after `afterVersion`, in stream order, as `q` sees them (its own transaction's appends included). */

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { PoolCount } from '@noetl/storage';
 
 /** The phases of a step `noetl_step_span_seconds` times. */
 export const STEP_SPANS = ['plan', 'append', 'claim', 'run', 'report'] as const;
@@ -43,6 +44,20 @@ export class RuntimeMetrics {
     name: 'noetl_command_claim_latency_seconds',
     help: 'From command.issued to command.claimed',
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+    registers: [this.registry],
+  });
+
+  /** Backpressure of streamed results: the chunks after which the producing worker waited for its consumers. */
+  readonly streamWaits = new Counter({
+    name: 'noetl_stream_backpressure_waits_total',
+    help: 'Chunks of a streamed result after which the worker waited, NOETL_STREAM_MAX_PENDING_CHUNKS being unconsumed',
+    registers: [this.registry],
+  });
+
+  /** The most chunks of one stream seen in flight at a report (reported, not yet consumed): at most NOETL_STREAM_MAX_PENDING_CHUNKS. */
+  readonly streamPendingChunks = new Gauge({
+    name: 'noetl_stream_pending_chunks_max',
+    help: 'The most chunks of a streamed result seen reported and not yet consumed, at a report',
     registers: [this.registry],
   });
 
@@ -95,21 +110,33 @@ export class RuntimeMetrics {
    * Work waiting for a worker, read from the database at each scrape (the
    * same figure from every process): what KEDA scales the workers on.
    */
-  trackBacklog(read: { commands: () => Promise<number>; frames: () => Promise<number> }): void {
+  /**
+   * The backlog gauges, labelled by worker pool (`pool=""`: work without a
+   * pool, always present): what KEDA scales each pool's workers by.
+   */
+  trackBacklog(read: { commands: () => Promise<PoolCount[]>; frames: () => Promise<PoolCount[]> }): void {
+    const perPool = async (gauge: Gauge<'pool'>, counts: Promise<PoolCount[]>): Promise<void> => {
+      const rows = await counts;
+      gauge.reset();
+      gauge.set({ pool: '' }, 0);
+      for (const row of rows) gauge.set({ pool: row.pool ?? '' }, row.count);
+    };
     new Gauge({
       name: 'noetl_command_backlog_total',
-      help: 'Commands issued and not yet claimed by a worker',
+      help: 'Commands issued and not yet claimed by a worker, per worker pool',
+      labelNames: ['pool'],
       registers: [this.registry],
       async collect() {
-        this.set(await read.commands());
+        await perPool(this, read.commands());
       },
     });
     new Gauge({
       name: 'noetl_frame_backlog_total',
-      help: 'Frames of open stages waiting for a worker',
+      help: 'Frames of open stages waiting for a worker, per worker pool',
+      labelNames: ['pool'],
       registers: [this.registry],
       async collect() {
-        this.set(await read.frames());
+        await perPool(this, read.frames());
       },
     });
   }

@@ -14,6 +14,8 @@ export type RuntimeErrorCode =
   | 'already_claimed'
   | 'lease_lost'
   | 'tool_not_allowed'
+  /** A worker claimed work of another pool (or work of a pool without being of one): nothing changed. */
+  | 'wrong_pool'
   | 'credential_not_allowed'
   | 'credentials_locked'
   | 'unauthenticated'

@@ -361,6 +361,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/commands/{id}/stream-backlog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** How many of the command's streamed chunks are not yet consumed (backpressure: the worker waits while too many are) */
+        post: operations["getStreamBacklog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/commands/{id}/release": {
         parameters: {
             query?: never;
@@ -761,7 +778,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's registered workers with their capacity and status */
+        /** The tenant's registered workers with their capacity and status, and per worker pool its workers and backlog */
         get: operations["listWorkers"];
         put?: never;
         post?: never;
@@ -1326,6 +1343,8 @@ export interface components {
             lease_token?: string;
             /** @description The tool kinds the worker runs (NOETL_WORKER_TOOLS); work needing another is refused (403 tool_not_allowed) */
             tools?: string[];
+            /** @description The worker pool it serves (NOETL_WORKER_POOL); work of another pool, or of a pool when it names none, is refused (403 wrong_pool) */
+            pool?: string;
         };
         ShardItemDto: {
             /** @description The fan-out loop */
@@ -1469,6 +1488,18 @@ export interface components {
             command_id: string;
             /** @description The chunk recorded as call.partial (a repeated report of it records nothing more) */
             chunk_index: number;
+            /** @description The stream's chunks not yet consumed, this one included (see stream-backlog) */
+            pending_chunks: number;
+        };
+        HolderDto: {
+            /** @description The worker that holds the lease */
+            worker_id: string;
+            /** @description The lease token its claim returned */
+            lease_token: string;
+        };
+        StreamBacklogDto: {
+            /** @description Chunks reported and not yet consumed: not yet routed by the scheduler, or with a step run of an `on: call.partial` arc still going. The worker reads no further while it is at NOETL_STREAM_MAX_PENDING_CHUNKS */
+            pending_chunks: number;
         };
         StartChildDto: {
             /** @description The worker that holds the lease */
@@ -1742,13 +1773,30 @@ export interface components {
             /** Format: date-time */
             last_seen_at: string;
         };
+        PoolBacklogDto: {
+            /** @description Commands issued to the pool and not claimed (ISSUED) */
+            commands: number;
+            /** @description Frames of the pool's open stages waiting for a claim (PENDING) */
+            frames: number;
+        };
+        PoolViewDto: {
+            /** @description null: workers without NOETL_WORKER_POOL and work without a pool */
+            pool: string | null;
+            /** @description Its active workers */
+            workers: number;
+            slots: number;
+            free_slots: number;
+            backlog: components["schemas"]["PoolBacklogDto"];
+        };
         WorkerListDto: {
             workers: components["schemas"]["WorkerViewDto"][];
+            /** @description Per worker pool: its active workers and its backlog (every pool with either) */
+            pools: components["schemas"]["PoolViewDto"][];
         };
         WorkerHeartbeatDto: {
             /** @description Host or pod the worker runs on */
             node: string;
-            /** @description Its pool (NOETL_WORKER_POOL) */
+            /** @description Its pool (NOETL_WORKER_POOL): it takes only that pool's work */
             pool?: string;
             /** @description The tool kinds it runs; absent: every kind */
             tools?: string[];
@@ -3314,6 +3362,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PartialRecordedDto"];
+                };
+            };
+            /** @description No valid API key or token (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description The caller's role may not (forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description No such command */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description lease_lost, or already_terminal */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+        };
+    };
+    getStreamBacklog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HolderDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamBacklogDto"];
                 };
             };
             /** @description No valid API key or token (unauthenticated) */

@@ -90,6 +90,8 @@ const ROUTES: Record<string, Route> = {
     body: () => ({ ...holder, chunk_index: 0, has_more: false, columns: ['n'], rows: [{ n: 1 }] }),
     mutates: true,
   },
+  // Answers only the lease's holder (409 lease_lost to the matrix's forged one), as a heartbeat does.
+  'post /api/commands/{id}/stream-backlog': { access: 'worker', param: (ids) => ids.command, body: () => holder, mutates: true },
   'post /api/commands/{id}/child': { access: 'worker', param: (ids) => ids.command, body: () => ({ ...holder, path: PATH_A }), mutates: true },
   'post /api/commands/{id}/credential': { access: 'worker', param: (ids) => ids.command, body: () => ({ ...holder, name: CREDENTIAL_A }), mutates: true },
   'post /api/events': {

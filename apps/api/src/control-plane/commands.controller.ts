@@ -1,12 +1,12 @@
 import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { TenantControlPlanes } from '@noetl/platform';
-import type { ClaimedCommand, HeartbeatResult, Principal, ResolvedCredential } from '@noetl/runtime';
+import type { ClaimedCommand, HeartbeatResult, Principal, ResolvedCredential, StreamBacklog } from '@noetl/runtime';
 import { Access } from '../auth/access.decorator';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrorDto } from '../errors/api-error.dto';
-import { ClaimDto, CompleteDto, CredentialRequestDto, FailDto, LeaseDto, PartialDto, StartChildDto } from './control-plane-requests.dto';
-import { ChildStartedDto, ClaimedCommandDto, CommandReportedDto, HeartbeatResultDto, PartialRecordedDto, ResolvedCredentialDto } from './control-plane-responses.dto';
+import { ClaimDto, CompleteDto, CredentialRequestDto, FailDto, HolderDto, LeaseDto, PartialDto, StartChildDto } from './control-plane-requests.dto';
+import { ChildStartedDto, ClaimedCommandDto, CommandReportedDto, HeartbeatResultDto, PartialRecordedDto, ResolvedCredentialDto, StreamBacklogDto } from './control-plane-responses.dto';
 
 /** The worker control plane over HTTP (DESIGN.md s6): each route is one call of the `ControlPlane` port. */
 @ApiTags('control-plane')
@@ -60,8 +60,17 @@ export class CommandsController {
   @ApiAcceptedResponse({ type: PartialRecordedDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost, or already_terminal' })
   async partial(@Caller() caller: Principal, @Param('id') id: string, @Body() body: PartialDto): Promise<PartialRecordedDto> {
-    await this.controlPlane.of(caller.scope).reportPartial(id, body);
-    return { command_id: id, chunk_index: body.chunk_index };
+    const backlog = await this.controlPlane.of(caller.scope).reportPartial(id, body);
+    return { command_id: id, chunk_index: body.chunk_index, ...backlog };
+  }
+
+  @Post('stream-backlog')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: "How many of the command's streamed chunks are not yet consumed (backpressure: the worker waits while too many are)" })
+  @ApiOkResponse({ type: StreamBacklogDto })
+  @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost, or already_terminal' })
+  streamBacklog(@Caller() caller: Principal, @Param('id') id: string, @Body() body: HolderDto): Promise<StreamBacklog> {
+    return this.controlPlane.of(caller.scope).streamBacklog(id, body);
   }
 
   @Post('release')

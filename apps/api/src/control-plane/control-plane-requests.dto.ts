@@ -14,8 +14,8 @@ import type {
 } from '@noetl/runtime';
 import { Type } from 'class-transformer';
 import { RawJson } from '../input/raw-json';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { MAX_CHUNK_ROWS } from '@noetl/dsl';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { MAX_CHUNK_ROWS, POOL_NAME } from '@noetl/dsl';
 
 /** A day: longer leases would hide a dead worker for longer than any reaper cycle is worth. */
 const MAX_LEASE_MS = 86_400_000;
@@ -74,6 +74,12 @@ export class ClaimDto implements ClaimRequest {
   @IsArray()
   @IsString({ each: true })
   tools?: string[];
+
+  @ApiPropertyOptional({ description: 'The worker pool it serves (NOETL_WORKER_POOL); work of another pool, or of a pool when it names none, is refused (403 wrong_pool)' })
+  @IsOptional()
+  @IsString()
+  @Matches(POOL_NAME, { message: 'pool must be 1-63 of A-Z a-z 0-9 _ - (not starting with _ or -)' })
+  pool?: string;
 }
 
 export class EventErrorDto implements EventError {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { Json, JsonObject } from '@noetl/event-kernel';
-import type { ClaimedCommand, HeartbeatResult, ResolvedCredential, ShardItem } from '@noetl/runtime';
+import type { ClaimedCommand, HeartbeatResult, ResolvedCredential, ShardItem, StreamBacklog } from '@noetl/runtime';
 
 /** The item a fan-out shard's command runs the loop body for (DSL.md s4.2). */
 export class ShardItemDto implements ShardItem {
@@ -97,6 +97,17 @@ export class PartialRecordedDto {
 
   @ApiProperty({ type: 'integer', description: 'The chunk recorded as call.partial (a repeated report of it records nothing more)' })
   chunk_index!: number;
+
+  @ApiProperty({ type: 'integer', description: "The stream's chunks not yet consumed, this one included (see stream-backlog)" })
+  pending_chunks!: number;
+}
+
+export class StreamBacklogDto implements StreamBacklog {
+  @ApiProperty({
+    type: 'integer',
+    description: 'Chunks reported and not yet consumed: not yet routed by the scheduler, or with a step run of an `on: call.partial` arc still going. The worker reads no further while it is at NOETL_STREAM_MAX_PENDING_CHUNKS',
+  })
+  pending_chunks!: number;
 }
 
 export class ResolvedCredentialDto implements ResolvedCredential {

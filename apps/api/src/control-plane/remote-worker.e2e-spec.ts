@@ -24,6 +24,22 @@ workflow:
     tool: {kind: javascript, code: "return {total: input.d + 2}", input: {d: "{{ start.doubled }}"}}
 `;
 
+/** One step for the gpu pool's workers only. */
+const POOLED = `
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: pooled, path: tests/remote-worker-pool}
+workflow:
+  - step: start
+    tool: {kind: javascript, code: "return {on: 'gpu'}", pool: gpu}
+`;
+
+/** How many commands a worker app ran. */
+async function ran(app: INestMicroservice): Promise<number> {
+  const values = (await app.get(RuntimeMetrics).stepDuration.get()).values;
+  return values.find((value) => value.metricName?.endsWith('_count'))?.value ?? 0;
+}
+
 /**
  * The microservice shape of DESIGN.md s3: the api + scheduler in one app, the
  * worker app (its Nest microservice, as `apps/worker` boots it) in another,
@@ -33,6 +49,8 @@ workflow:
 describe('a worker on the HTTP control plane, over NATS', () => {
   let api: ApiTestApp;
   let worker: INestMicroservice;
+  /** A worker of pool gpu (NOETL_WORKER_POOL): it takes only gpu's work, the other none of it. */
+  let gpuWorker: INestMicroservice;
 
   beforeAll(async () => {
     const nats = await requireNats();
@@ -41,22 +59,29 @@ describe('a worker on the HTTP control plane, over NATS', () => {
     api = await startApiTestApp({ NOETL_ROLES: 'api,scheduler', NATS_URL: nats, NOETL_TENANT_ID: tenant, NOETL_SWEEP_MS: '200' });
     await api.app.listen(0, '127.0.0.1');
     const { port } = api.app.getHttpServer().address() as AddressInfo;
-    const config = loadConfig({
-      DATABASE_URL: api.config.database.url!.reveal(),
-      NATS_URL: nats,
-      NOETL_TENANT_ID: tenant,
-      NOETL_ROLES: 'worker',
-      NOETL_SERVER_URL: `http://127.0.0.1:${port}`,
-      LOG_LEVEL: 'silent',
-    });
-    worker = await NestFactory.createMicroservice(AppRootModule.forRoot(config, (loaded, workerId) => [WorkerModule.forRoot(loaded, workerId)]), {
-      strategy: new QueueGroupNatsServer({ servers: [nats] }),
-      logger: false,
-    });
-    await worker.listen();
+    const startWorker = async (env: Record<string, string> = {}): Promise<INestMicroservice> => {
+      const config = loadConfig({
+        DATABASE_URL: api.config.database.url!.reveal(),
+        NATS_URL: nats,
+        NOETL_TENANT_ID: tenant,
+        NOETL_ROLES: 'worker',
+        NOETL_SERVER_URL: `http://127.0.0.1:${port}`,
+        LOG_LEVEL: 'silent',
+        ...env,
+      });
+      const app = await NestFactory.createMicroservice(AppRootModule.forRoot(config, (loaded, workerId) => [WorkerModule.forRoot(loaded, workerId)]), {
+        strategy: new QueueGroupNatsServer({ servers: [nats] }),
+        logger: false,
+      });
+      await app.listen();
+      return app;
+    };
+    worker = await startWorker();
+    gpuWorker = await startWorker({ NOETL_WORKER_POOL: 'gpu' });
   });
 
   afterAll(async () => {
+    await gpuWorker?.close();
     await worker?.close();
     await api?.close();
   });
@@ -72,8 +97,27 @@ describe('a worker on the HTTP control plane, over NATS', () => {
       { timeoutMs: 20_000 },
     );
     expect(detail).toMatchObject({ status: 'COMPLETED', result: { total: 42 } });
-    // The api process runs no worker: both commands were run by the remote one.
-    const ran = await worker.get(RuntimeMetrics).stepDuration.get();
-    expect(ran.values.find((value) => value.metricName?.endsWith('_count'))?.value).toBe(2);
+    // The api process runs no worker: both commands were run by the remote one, none by the gpu pool's.
+    expect(await ran(worker)).toBe(2);
+    expect(await ran(gpuWorker)).toBe(0);
+  });
+
+  it("runs a step of a pool on that pool's worker only, its claim naming the pool over HTTP", async () => {
+    await request(api.http).post('/api/catalog/register').send({ content: POOLED }).expect(201);
+    const { body } = await request(api.http).post('/api/execute').send({ path: 'tests/remote-worker-pool' }).expect(201);
+    const detail = await waitFor(
+      async () => {
+        const { body: current } = await request(api.http).get(`/api/executions/${body.execution_id}`).expect(200);
+        return current.status === 'RUNNING' ? undefined : current;
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(detail).toMatchObject({ status: 'COMPLETED', result: { on: 'gpu' } });
+    expect(await ran(gpuWorker)).toBe(1);
+    expect(await ran(worker)).toBe(2);
+    const { body: listed } = await request(api.http).get('/api/workers').expect(200);
+    expect(listed.pools).toEqual(
+      expect.arrayContaining([expect.objectContaining({ pool: 'gpu', workers: 1 }), expect.objectContaining({ pool: null, workers: 1 })]),
+    );
   });
 });

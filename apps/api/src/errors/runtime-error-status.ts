@@ -13,6 +13,7 @@ export const RUNTIME_ERROR_STATUS: Record<RuntimeErrorCode, HttpStatus> = {
   lease_lost: HttpStatus.CONFLICT,
   // The worker asked for work its NOETL_WORKER_TOOLS do not cover.
   tool_not_allowed: HttpStatus.FORBIDDEN,
+  wrong_pool: HttpStatus.FORBIDDEN,
   // The holder asked for a credential its work does not name.
   credential_not_allowed: HttpStatus.FORBIDDEN,
   // The server lacks its key: the request is fine, the service cannot serve it yet.

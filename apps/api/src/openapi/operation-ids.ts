@@ -29,6 +29,7 @@ const OPERATION_IDS: Readonly<Record<string, string>> = {
   'CommandsController.complete': 'completeCommand',
   'CommandsController.fail': 'reportCommandFailure',
   'CommandsController.partial': 'reportPartialResult',
+  'CommandsController.streamBacklog': 'getStreamBacklog',
   'CommandsController.release': 'releaseCommand',
   'CommandsController.child': 'startCommandChild',
   'CommandsController.credential': 'resolveCommandCredential',

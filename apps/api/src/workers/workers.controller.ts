@@ -18,11 +18,13 @@ export class WorkersController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: "The tenant's registered workers with their capacity and status" })
+  @ApiOperation({ summary: "The tenant's registered workers with their capacity and status, and per worker pool its workers and backlog" })
   @ApiOkResponse({ type: WorkerListDto })
   @ApiBadRequestResponse({ type: ApiErrorDto })
   async list(@Caller() caller: Principal, @Query() query: WorkerListQueryDto): Promise<WorkerListDto> {
-    return { workers: await this.directory.of(caller.scope).list(query.status) };
+    const directory = this.directory.of(caller.scope);
+    const [workers, pools] = await Promise.all([directory.list(query.status), directory.pools()]);
+    return { workers, pools };
   }
 
   @Post(':id/heartbeat')

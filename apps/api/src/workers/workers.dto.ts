@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { WORKER_STATUSES, type WorkerReport, type WorkerStatus } from '@noetl/storage';
-import { WORKER_VIEW_STATUSES, type WorkerView } from '@noetl/runtime';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { WORKER_VIEW_STATUSES, type PoolView, type WorkerView } from '@noetl/runtime';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { POOL_NAME } from '@noetl/dsl';
 
 const MAX_SLOTS = 1024;
 
@@ -13,10 +14,10 @@ export class WorkerHeartbeatDto implements Omit<WorkerReport, 'worker_id'> {
   @MaxLength(255)
   node!: string;
 
-  @ApiPropertyOptional({ description: 'Its pool (NOETL_WORKER_POOL)' })
+  @ApiPropertyOptional({ description: 'Its pool (NOETL_WORKER_POOL): it takes only that pool\'s work' })
   @IsOptional()
   @IsString()
-  @MaxLength(255)
+  @Matches(POOL_NAME, { message: 'pool must be 1-63 of A-Z a-z 0-9 _ - (not starting with _ or -)' })
   pool?: string;
 
   @ApiPropertyOptional({ type: [String], description: 'The tool kinds it runs; absent: every kind' })
@@ -79,9 +80,37 @@ export class WorkerListQueryDto {
   status?: WorkerView['status'];
 }
 
+export class PoolBacklogDto {
+  @ApiProperty({ type: 'integer', description: 'Commands issued to the pool and not claimed (ISSUED)' })
+  commands!: number;
+
+  @ApiProperty({ type: 'integer', description: "Frames of the pool's open stages waiting for a claim (PENDING)" })
+  frames!: number;
+}
+
+export class PoolViewDto implements PoolView {
+  @ApiProperty({ type: String, nullable: true, description: 'null: workers without NOETL_WORKER_POOL and work without a pool' })
+  pool!: string | null;
+
+  @ApiProperty({ type: 'integer', description: 'Its active workers' })
+  workers!: number;
+
+  @ApiProperty({ type: 'integer' })
+  slots!: number;
+
+  @ApiProperty({ type: 'integer' })
+  free_slots!: number;
+
+  @ApiProperty({ type: PoolBacklogDto })
+  backlog!: PoolBacklogDto;
+}
+
 export class WorkerListDto {
   @ApiProperty({ type: [WorkerViewDto] })
   workers!: WorkerViewDto[];
+
+  @ApiProperty({ type: [PoolViewDto], description: 'Per worker pool: its active workers and its backlog (every pool with either)' })
+  pools!: PoolViewDto[];
 }
 
 export class WorkerReportedDto {

@@ -92,6 +92,10 @@ describe('noetl list commands, logs and output formats against a running server'
     const stopped = captureOutput();
     await listWorkers(client, { status: 'stopped' }, stopped);
     expect(stopped.stdout).toEqual(['no workers registered']);
+    const pools = captureOutput();
+    await listWorkers(client, { pools: true }, pools);
+    expect(pools.stdout[0]).toMatch(/^POOL\s+WORKERS\s+SLOTS\s+FREE\s+COMMANDS WAITING\s+FRAMES WAITING$/);
+    expect(pools.stdout[1]).toMatch(/^-\s+1\s+\d+\s+\d+\s+\d+\s+\d+$/);
     await expect(client.workers('gone' as 'stopped')).rejects.toThrow(/^bad_request: status must be one of the following values: active, draining, stale, stopped/);
   });
 

@@ -19,6 +19,7 @@ import type {
   StartedExecution,
   TriggeredSchedule,
   WorkerView,
+  PoolView,
 } from '@noetl/runtime';
 import type { Command } from 'commander';
 
@@ -103,7 +104,7 @@ export class ServerClient {
     return this.call('GET', `/api/executions/${encodeURIComponent(id)}/verify`);
   }
 
-  workers(status?: WorkerView['status']): Promise<{ workers: WorkerView[] }> {
+  workers(status?: WorkerView['status']): Promise<{ workers: WorkerView[]; pools: PoolView[] }> {
     return this.call('GET', `/api/workers${status !== undefined ? `?${new URLSearchParams({ status }).toString()}` : ''}`);
   }
 

@@ -38,6 +38,8 @@ export interface Step {
   next: Next;
   /** Per-iteration sink when it sits on the step instead of inside `loop:`. */
   sink?: Sink;
+  /** The worker pool its commands and frames go to (`tool.pool`); absent: the playbook's default. */
+  pool?: string;
   /** Step-level result options as written, e.g. `{output_select: [...]}` (three NoETL fixtures). */
   output?: JsonObject;
 }
@@ -64,7 +66,8 @@ export interface Playbook {
   workload: JsonObject;
   keychain: KeychainEntry[];
   workbook: WorkbookEntry[];
-  executor: { entryStep: string; finalStep?: string };
+  /** `pool`: `executor.spec.pool`, the worker pool of every step that names none. */
+  executor: { entryStep: string; finalStep?: string; pool?: string };
   /** In document order; names are unique. */
   steps: Step[];
   /** `metadata.schedule`: applied to the catalog's schedules when the playbook is registered. */

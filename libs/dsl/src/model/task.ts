@@ -9,6 +9,12 @@ export type ToolKind = (typeof TOOL_KINDS)[number];
 export const SIGNAL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
 /**
+ * A worker pool's name (`tool.pool`, `executor.spec.pool`, NOETL_WORKER_POOL):
+ * it names NATS subjects and Kubernetes objects, so no dots, spaces or wildcards.
+ */
+export const POOL_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
+
+/**
  * One tool call: a single `tool:` or one entry of a pipeline (list-valued
  * `tool:`). Aliases are already resolved (`js` -> javascript, `endpoint` -> url,
  * `payload`/`json`/`data` -> body, `credential` -> auth, `args` -> input).
@@ -32,4 +38,6 @@ export interface ToolSpec {
   tasks: Task[];
   /** True when `tool:` was a list: the step result is then pipeline-shaped (RESULT_SHAPES s1.6). */
   pipeline: boolean;
+  /** `tool.pool` as a name: only workers of that pool run the step. */
+  pool?: string;
 }

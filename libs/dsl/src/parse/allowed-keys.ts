@@ -5,7 +5,7 @@
  *
  * Not listed here, and open by design:
  * - `metadata`, `workload`, any `spec` mapping (their extra keys are ignored);
- * - tool tasks: a tool may carry keys it ignores (`pool`, `output`, `task`,
+ * - tool tasks: a tool may carry keys it ignores (`output`, `task`,
  *   `assert`, ...), so only the required keys of its kind are checked;
  * - keychain entries: kept as written.
  */
@@ -36,8 +36,8 @@ export const STEP_KEYS = keys(
   'vars',
 );
 
-/** Keys of a task that are not tool configuration. */
-export const TASK_STRUCTURE_KEYS = keys('kind', 'name', 'input', 'args', 'set', 'spec');
+/** Keys of a task that are not tool configuration (`pool`: the worker pool, or NoETL's connection-pool options, ignored). */
+export const TASK_STRUCTURE_KEYS = keys('kind', 'name', 'input', 'args', 'set', 'spec', 'pool');
 
 export const NEXT_KEYS = keys('spec', 'arcs');
 export const ARC_KEYS = keys('step', 'when', 'set', 'on');

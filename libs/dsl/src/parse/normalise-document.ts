@@ -1,6 +1,7 @@
 import type { JsonObject, Playbook, Step } from '../model';
 import { EXECUTOR_KEYS, TOP_KEYS } from './allowed-keys';
 import { normaliseSchedule } from './normalise-schedule';
+import { readPool } from './normalise-pool';
 import { normaliseStep } from './normalise-step';
 import { normaliseKeychain, normaliseWorkbook } from './normalise-workbook';
 import { checkKeys, type ParseContext } from './parse-context';
@@ -94,7 +95,7 @@ function readWorkflow(raw: RawMap, ctx: ParseContext): Step[] {
   return read.map((r) => r.step);
 }
 
-/** `executor.spec.entry_step` (default: `start` if present, else the first step) and `final_step`. */
+/** `executor.spec.entry_step` (default: `start` if present, else the first step), `final_step` and `pool` (the steps' default worker pool). */
 function readExecutor(raw: RawMap, steps: Step[], stepNames: ReadonlySet<string>, ctx: ParseContext): Playbook['executor'] {
   const fallback = stepNames.has('start') ? 'start' : (steps[0]?.name ?? '');
   const executor: Playbook['executor'] = { entryStep: fallback };
@@ -114,6 +115,8 @@ function readExecutor(raw: RawMap, steps: Step[], stepNames: ReadonlySet<string>
   if (entry !== undefined) executor.entryStep = entry;
   const final = stepReference(spec, 'final_step', stepNames, ctx);
   if (final !== undefined) executor.finalStep = final;
+  const pool = readPool(spec.pool, 'executor.spec.pool', ctx);
+  if (pool !== undefined) executor.pool = pool;
   return executor;
 }
 

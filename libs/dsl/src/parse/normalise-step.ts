@@ -35,6 +35,7 @@ export function normaliseStep(raw: unknown, path: string, ctx: ParseContext): St
   };
   const tool = bareKind ? bareKindTool(raw, path, name, ctx) : has(raw, 'tool') && raw.tool !== null ? normaliseToolSpec(raw.tool, keyPath(path, 'tool'), name, ctx) : undefined;
   if (tool) step.tool = tool;
+  if (tool?.pool !== undefined) step.pool = tool.pool;
   if (has(raw, 'loop')) {
     const loop = normaliseLoop(raw.loop, keyPath(path, 'loop'), ctx);
     if (loop) step.loop = loop;

@@ -51,7 +51,9 @@ describe('tools', () => {
 
   it('accepts any extra key on a tool: only the required ones are checked', () => {
     const [step] = stepsOf('- step: s\n  tool: {kind: postgres, auth: pg, query: "SELECT 1", pool: {size: 2}, output: {store: {kind: kv}}}');
-    expect(step?.tool?.tasks[0]?.config).toEqual({ auth: 'pg', query: 'SELECT 1', pool: { size: 2 }, output: { store: { kind: 'kv' } } });
+    // A mapping `pool` is NoETL's connection-pool options: ignored, and no worker pool.
+    expect(step?.tool?.tasks[0]?.config).toEqual({ auth: 'pg', query: 'SELECT 1', output: { store: { kind: 'kv' } } });
+    expect(step?.pool).toBeUndefined();
   });
 
   it('reports duplicate task names with the line of the first', () => {

@@ -2,6 +2,7 @@ import { TOOL_KINDS, type JsonObject, type Task, type ToolKind, type ToolSpec } 
 import { compileRules, compileSet } from '../policy';
 import { TASK_STRUCTURE_KEYS } from './allowed-keys';
 import { normaliseBindings } from './normalise-bindings';
+import { readPool } from './normalise-pool';
 import { pickAlias, suggest, type ParseContext } from './parse-context';
 import { has, indexPath, isNonEmptyString, isRawMap, keyPath, toJson, type RawMap } from './raw-shape';
 import { checkRequiredKeys } from './tool-requirements';
@@ -38,9 +39,11 @@ export function normaliseToolSpec(raw: unknown, path: string, stepName: string, 
     return undefined;
   }
   const task = normaliseTask(raw, path, ctx, { pipeline: false, name: stepName, kindPath, stepTool: true });
+  // In the bare-kind form (`tool: http`) the tool's keys, `pool` among them, sit on the step: `path` is the step's then.
+  const pool = readPool(raw.pool, keyPath(path, 'pool'), ctx);
   if (!task) return undefined;
   checkJumpTargets([{ task, raw, path }], ctx);
-  return { tasks: [task], pipeline: false };
+  return { tasks: [task], pipeline: false, ...(pool !== undefined ? { pool } : {}) };
 }
 
 function normalisePipeline(raw: unknown[], path: string, ctx: ParseContext): ToolSpec | undefined {
@@ -80,6 +83,9 @@ export function normaliseTask(raw: unknown, path: string, ctx: ParseContext, opt
   checkRequiredKeys(kind, config, path, ctx);
   if (kind === 'wait' && !options.stepTool) {
     ctx.problems.add(options.kindPath ?? keyPath(path, 'kind'), 'a "wait" must be the whole tool of a step: it parks the step, so no pipeline task, workbook entry or sink can wait');
+  }
+  if (!options.stepTool && typeof raw.pool === 'string') {
+    ctx.problems.add(keyPath(path, 'pool'), 'a worker pool is chosen per step: put "pool" on the step (a pipeline, workbook entry or sink runs where its step runs)');
   }
   if (kind === 'workbook' && isNonEmptyString(config.name)) ctx.workbookRefs.push({ name: config.name, path: keyPath(path, 'name') });
   if (name === undefined) return undefined;

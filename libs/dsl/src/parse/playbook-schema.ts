@@ -1,4 +1,4 @@
-import { TOOL_KINDS, type Json, type JsonObject } from '../model';
+import { POOL_NAME, TOOL_KINDS, type Json, type JsonObject } from '../model';
 import { OVERLAP_POLICIES, SCHEDULE_KEYS } from '../schedule';
 import {
   ARC_KEYS,
@@ -34,6 +34,8 @@ export function playbookSchema(): JsonObject {
   const positiveOrTemplate: JsonObject = { anyOf: [{ type: 'integer', minimum: 1 }, template] };
   const mapping: JsonObject = { type: 'object' };
   const kinds: Json[] = [...TOOL_KINDS, 'js'];
+  const poolName: JsonObject = { type: 'string', pattern: POOL_NAME.source, description: 'a worker pool: only workers started with NOETL_WORKER_POOL set to it run the step' };
+  const pool: JsonObject = { anyOf: [poolName, { type: 'object', description: "NoETL's connection-pool options (ignored)" }] };
 
   const task = (): JsonObject => ({
     type: 'object',
@@ -46,8 +48,10 @@ export function playbookSchema(): JsonObject {
         args: mapping,
         set: mapping,
         spec: { type: 'object', properties: { policy: { description: 'task policy: {mode: exclusive, rules: [{when, then: {do}}, {else}]}' } } },
+        pool,
       }),
-      ...open(TOOL_CONFIG_KEYS),
+      // `pool` is in both lists (a step key it hints at): described the same in each.
+      ...open(TOOL_CONFIG_KEYS, { pool }),
     },
   });
   const sink: JsonObject = {
@@ -150,7 +154,7 @@ export function playbookSchema(): JsonObject {
       workload: { type: ['object', 'null'], description: 'the default inputs; an execution payload is deep-merged over it' },
       keychain: { type: ['array', 'null'], items: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, kind: { type: 'string' }, credential: { type: 'string' } } } },
       workbook: { type: ['array', 'null'], items: closed(WORKBOOK_ENTRY_KEYS, { name: { type: 'string', minLength: 1 }, tool: task(), desc: { type: 'string' }, description: { type: 'string' } }, ['name', 'tool']) },
-      executor: { anyOf: [closed(EXECUTOR_KEYS, { spec: { type: 'object', properties: { entry_step: { type: 'string' }, final_step: { type: 'string' } } } }), { type: 'null' }] },
+      executor: { anyOf: [closed(EXECUTOR_KEYS, { spec: { type: 'object', properties: { entry_step: { type: 'string' }, final_step: { type: 'string' }, pool: poolName } } }), { type: 'null' }] },
       workflow: { type: 'array', minItems: 1, items: step },
     }, ['apiVersion', 'kind', 'metadata', 'workflow']),
   };

@@ -7,5 +7,6 @@ export { executionResult, isSettled } from './check-completion';
 export { loopBodySpec } from './loop-body-spec';
 export { refsToClose } from './close-loop';
 export { workToolKinds } from './work-tool-kinds';
+export { stepPool, workPool } from './work-pool';
 export { credentialRefs, type CredentialRefs } from './credential-refs';
 export { playbookScopeNames, scopeNamesOf } from './scope-names';

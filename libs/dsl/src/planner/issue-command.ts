@@ -4,6 +4,7 @@ import { isJsonObject, toPlainJson } from '../scope';
 import { keychainReferences } from './keychain-refs';
 import type { PlanContext } from './plan-context';
 import { resolveWorkbookTasks } from './resolve-workbook';
+import { stepPool } from './work-pool';
 
 /** Lease re-dispatches a command gets (DESIGN.md invariant 4), its first run included. */
 export const DEFAULT_COMMAND_MAX_ATTEMPTS = 3;
@@ -15,6 +16,7 @@ export const DEFAULT_COMMAND_MAX_ATTEMPTS = 3;
  * the playbook's entries the call reads, which the worker resolves (DSL.md s7).
  * `retry` holds the policies a success outcome can match (`on: success` and
  * `on: any`); error-side retry is the scheduler's (schedule-retry.ts).
+ * `pool`: the worker pool it goes to (only that pool's workers claim it).
  */
 export function commandSpec(ctx: PlanContext, step: Step, options: IssueOptions = {}): JsonObject {
   const call = {
@@ -23,12 +25,14 @@ export function commandSpec(ctx: PlanContext, step: Step, options: IssueOptions 
     retry: step.retry.filter((policy) => policy.on !== 'error'),
   };
   const keychain = keychainReferences(ctx.playbook.keychain, call);
+  const pool = stepPool(ctx.playbook, step);
   const spec = toPlainJson({
     ...call,
     scope_ref: { execution_id: ctx.state.executionId },
     step: step.name,
     ...(keychain.length > 0 ? { keychain } : {}),
     ...(options.runAlone ? { run_alone: true } : {}),
+    ...(pool !== undefined ? { pool } : {}),
   });
   return isJsonObject(spec) ? spec : {};
 }

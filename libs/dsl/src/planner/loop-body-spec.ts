@@ -4,6 +4,7 @@ import { isJsonObject, toPlainJson } from '../scope';
 import { maxRowsOf } from './frame-policy';
 import { keychainReferences } from './keychain-refs';
 import { resolveWorkbookTasks } from './resolve-workbook';
+import { stepPool } from './work-pool';
 
 /**
  * What a worker needs to interpret a loop step's body for a frame (DSL.md
@@ -12,7 +13,8 @@ import { resolveWorkbookTasks } from './resolve-workbook';
  * process by the error-side ones), the iterator name, the frame policy and
  * the per-iteration sink (inside `loop:` or on the step), a cursor
  * loop's claim (DSL.md s4.3), and the keychain entries all of these read.
- * A fan-out shard's command carries it as its spec (DSL.md s4.2).
+ * A fan-out shard's command carries it as its spec (DSL.md s4.2); `pool` is the
+ * worker pool its frames or shards go to.
  */
 export function loopBodySpec(playbook: Playbook, step: Step): JsonObject {
   const loop = step.loop;
@@ -29,6 +31,7 @@ export function loopBodySpec(playbook: Playbook, step: Step): JsonObject {
     cursor: loop?.source.kind === 'cursor' ? loop.source.cursor : null,
   };
   const keychain = keychainReferences(playbook.keychain, body);
-  const spec = toPlainJson({ ...body, ...(keychain.length > 0 ? { keychain } : {}) });
+  const pool = stepPool(playbook, step);
+  const spec = toPlainJson({ ...body, ...(keychain.length > 0 ? { keychain } : {}), ...(pool !== undefined ? { pool } : {}) });
   return isJsonObject(spec) ? spec : {};
 }

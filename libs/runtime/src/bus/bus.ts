@@ -29,10 +29,13 @@ export interface Bus {
 
 /** The subjects the roles speak on, per tenant (`*` as the tenant subscribes to every tenant's). */
 export const Subjects = {
-  /** `{command_id, execution_id}`: a command is ready to claim (unrestricted workers, queue group `workers`). */
-  work: (tenantId: string): string => `noetl.${tenantId}.work`,
-  /** `{stage_id, execution_id}`: a stage has frames to claim (unrestricted workers, queue group `workers`; one message per frame slot). */
-  frames: (tenantId: string): string => `noetl.${tenantId}.frames`,
+  /**
+   * `{command_id, execution_id}`: a command is ready to claim (unrestricted workers, queue group `workers`);
+   * work of a pool goes to that pool's subject, which only the pool's workers hear.
+   */
+  work: (tenantId: string, pool?: string | null): string => (pool ? `noetl.${tenantId}.pool.${pool}.work` : `noetl.${tenantId}.work`),
+  /** `{stage_id, execution_id}`: a stage has frames to claim (as `work`: per pool; one message per frame slot). */
+  frames: (tenantId: string, pool?: string | null): string => (pool ? `noetl.${tenantId}.pool.${pool}.frames` : `noetl.${tenantId}.frames`),
   /** `work`, offered to one worker that registered free slots for the work's tool kinds (seed 001 P4.3). */
   workFor: (tenantId: string, workerId: string): string => `noetl.${tenantId}.worker.${workerId}.work`,
   /** `frames`, offered to one worker. */

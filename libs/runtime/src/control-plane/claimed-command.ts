@@ -63,7 +63,7 @@ export async function claimedCommand(
     loop && command.iteration !== null
       ? { loop_id: loop.loopId, index: command.iteration, total: loop.size, item: toPlainJson((await loopItems(loop, command.iteration, 1, payloads, via))[0] ?? null) }
       : undefined;
-  const extra = chunk ? { chunk: chunkView(chunk, await payloads.get(chunk.rows_ref, via)) } : {};
+  const extra = chunk ? { chunk: chunkView(chunk, await payloads.readOnce(chunk.rows_ref, via)) } : {};
   return {
     command_id: command.command_id,
     lease_token: lease.token,

@@ -2,8 +2,10 @@ import type { ResultViews } from '@noetl/dsl';
 import type { EventCall, EventError, EventOutputLine, Json, JsonObject } from '@noetl/event-kernel';
 import type { WorkerReport } from '@noetl/storage';
 import type { Holder } from './lease-token';
+import type { StreamBacklog } from './stream-backlog';
 
 export type { Holder } from './lease-token';
+export type { StreamBacklog } from './stream-backlog';
 
 /**
  * The worker's side of the runtime (DESIGN.md s4 step 4, s6 "worker control
@@ -46,8 +48,17 @@ export interface ControlPlane {
    * One chunk of the command's streamed result (DSL.md s3 `stream`): its rows
    * go to the payload store and `call.partial` carries their ref. Idempotent
    * per command and chunk index (a retried report appends nothing more).
+   * Answers the stream's backlog with this chunk counted: the worker reads
+   * no further while it is at NOETL_STREAM_MAX_PENDING_CHUNKS.
    */
-  reportPartial(commandId: string, request: PartialRequest): Promise<void>;
+  reportPartial(commandId: string, request: PartialRequest): Promise<StreamBacklog>;
+  /**
+   * The chunks of the command's stream not yet consumed (`pending_chunks`),
+   * for the worker that holds it and waits for room (backpressure). Throws
+   * `lease_lost` / `already_terminal` like a heartbeat: a stream nobody
+   * consumes any more stops.
+   */
+  streamBacklog(commandId: string, request: Holder): Promise<StreamBacklog>;
   /**
    * Gives an unrun (or abandoned mid-run) command back: `command.released`,
    * claimable again at once and no attempt spent (a worker shutting down).
@@ -184,6 +195,8 @@ export interface ClaimRequest {
   lease_token?: string;
   /** The tool kinds the worker runs (NOETL_WORKER_TOOLS); absent: every kind. Work needing another is refused (`tool_not_allowed`). */
   tools?: string[];
+  /** The worker's pool (NOETL_WORKER_POOL); absent: none. Work of another pool (or, without one, of any pool) is refused (`wrong_pool`). */
+  pool?: string;
 }
 
 export interface ClaimedCommand {

@@ -88,7 +88,8 @@ describe('HttpControlPlane', () => {
       { status: 200 },
       { status: 201, body: { execution_id: '99' } },
       { status: 202 },
-      { status: 202, body: { command_id: '11', chunk_index: 0 } },
+      { status: 202, body: { command_id: '11', chunk_index: 0, pending_chunks: 2 } },
+      { status: 200, body: { pending_chunks: 1 } },
       { status: 200, body: { type: 'postgres', data: { password: 'pw' } } },
     );
 
@@ -99,7 +100,8 @@ describe('HttpControlPlane', () => {
     await expect(plane.startChild('11', { worker_id: 'w1', lease_token: 'tok', path: 'child/flow', version: 2, payload: { x: 1 } })).resolves.toEqual({ execution_id: '99' });
     await expect(plane.recordCalls('11', { worker_id: 'w1', lease_token: 'tok', calls })).resolves.toBeUndefined();
     const chunk = { chunk_index: 0, has_more: false, columns: ['n'], rows: [{ n: 1 }] };
-    await expect(plane.reportPartial('11', { worker_id: 'w1', lease_token: 'tok', ...chunk })).resolves.toBeUndefined();
+    await expect(plane.reportPartial('11', { worker_id: 'w1', lease_token: 'tok', ...chunk })).resolves.toEqual({ pending_chunks: 2 });
+    await expect(plane.streamBacklog('11', { worker_id: 'w1', lease_token: 'tok' })).resolves.toEqual({ pending_chunks: 1 });
     await expect(plane.resolveCredential('11', { worker_id: 'w1', lease_token: 'tok', name: 'pg' })).resolves.toEqual({ type: 'postgres', data: { password: 'pw' } });
 
     expect(api.received).toEqual(
@@ -111,9 +113,16 @@ describe('HttpControlPlane', () => {
         ['/api/commands/11/child', { worker_id: 'w1', lease_token: 'tok', path: 'child/flow', version: 2, payload: { x: 1 } }],
         ['/api/events', { command_id: '11', worker_id: 'w1', lease_token: 'tok', calls }],
         ['/api/commands/11/partial', { worker_id: 'w1', lease_token: 'tok', chunk_index: 0, has_more: false, columns: ['n'], rows: [{ n: 1 }] }],
+        ['/api/commands/11/stream-backlog', { worker_id: 'w1', lease_token: 'tok' }],
         ['/api/commands/11/credential', { worker_id: 'w1', lease_token: 'tok', name: 'pg' }],
       ].map(([url, body]) => ({ method: 'POST', url, contentType: 'application/json', body })),
     );
+  });
+
+  it('reads no backlog from an API older than backpressure: the stream goes on', async () => {
+    api.answer({ status: 202, body: { command_id: '11', chunk_index: 0 } });
+    const chunk = { chunk_index: 0, has_more: true, columns: ['n'], rows: [{ n: 1 }] };
+    await expect(plane.reportPartial('11', { worker_id: 'w1', lease_token: 'tok', ...chunk })).resolves.toEqual({ pending_chunks: 0 });
   });
 
   it.each([

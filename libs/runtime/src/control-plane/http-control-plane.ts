@@ -21,6 +21,8 @@ import type {
   RecordCallsRequest,
   ResolvedCredential,
   StartChildRequest,
+  StreamBacklog,
+  Holder,
 } from './control-plane';
 
 export interface HttpControlPlaneOptions {
@@ -55,6 +57,7 @@ const RUNTIME_ERROR_CODES: Record<RuntimeErrorCode, true> = {
   already_claimed: true,
   lease_lost: true,
   tool_not_allowed: true,
+  wrong_pool: true,
   credential_not_allowed: true,
   credentials_locked: true,
   unauthenticated: true,
@@ -132,8 +135,14 @@ export class HttpControlPlane implements ControlPlane {
     await this.post(framePath(frameId, 'release'), request, anyBody);
   }
 
-  async reportPartial(commandId: string, request: PartialRequest): Promise<void> {
-    await this.post(commandPath(commandId, 'partial'), request, anyBody);
+  /** An API from before backpressure answers no `pending_chunks`: nothing is known to be pending, and the stream goes on unthrottled. */
+  async reportPartial(commandId: string, request: PartialRequest): Promise<StreamBacklog> {
+    const answer = await this.post(commandPath(commandId, 'partial'), request, anyBody);
+    return { pending_chunks: isObject(answer) && typeof answer.pending_chunks === 'number' ? answer.pending_chunks : 0 };
+  }
+
+  streamBacklog(commandId: string, request: Holder): Promise<StreamBacklog> {
+    return this.post(commandPath(commandId, 'stream-backlog'), request, isStreamBacklog);
   }
 
   async recordCalls(commandId: string, request: RecordCallsRequest): Promise<void> {
@@ -295,6 +304,10 @@ function isClaimedCommand(value: unknown): value is ClaimedCommand {
 
 function isHeartbeatResult(value: unknown): value is HeartbeatResult {
   return isObject(value) && typeof value.lease_until === 'string' && typeof value.cancelled === 'boolean';
+}
+
+function isStreamBacklog(value: unknown): value is StreamBacklog {
+  return isObject(value) && typeof value.pending_chunks === 'number';
 }
 
 function isStartedChild(value: unknown): value is { execution_id: string } {

@@ -1,5 +1,5 @@
 import { EventType, type EventDraft, type EventTypeName } from '@noetl/event-kernel';
-import { credentialRefs, workToolKinds, type JsonObject } from '@noetl/dsl';
+import { credentialRefs, type JsonObject } from '@noetl/dsl';
 import {
   isTerminalCommand,
   putJson,
@@ -15,7 +15,8 @@ import {
   type WorkerRepository,
 } from '@noetl/storage';
 import { notifyExecution, type Bus } from '../bus/bus';
-import { runsAll, workOf, type Offers } from '../bus/offers';
+import { workOf, type Offers } from '../bus/offers';
+import { assertClaimFits } from './claim-fit';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { CredentialStore, CredentialUse } from '../credentials/credential-types';
 import type { ExecutionService } from '../executions/execution.service';
@@ -31,6 +32,7 @@ import { claimedCommand, claimScope } from './claimed-command';
 import { reportAndPlan, type ReportAndPlanDeps } from './report-and-plan';
 import { callDrafts, commandWhere, storedResult, terminalDraft, type CommandOutcome } from './command-outcome';
 import { storableOutcome } from './storable-reports';
+import { streamBacklog, type StreamBacklog } from './stream-backlog';
 import { LocalFrames } from './local-frames';
 import { assertNamesCredential, holdsLease, newLeaseToken, type Holder } from './lease-token';
 import { childOutcome } from '../executions/child-outcome';
@@ -132,10 +134,7 @@ export class LocalControlPlane implements ControlPlane {
     const claimIn = async (q: Queryable): Promise<string> => {
       assembled = undefined;
       const command = await this.locked(q, commandId);
-      const kinds = workToolKinds(command.spec ?? {});
-      if (request.tools && !runsAll({ tools: request.tools }, kinds)) {
-        throw new RuntimeError('tool_not_allowed', `command ${commandId} runs ${kinds.join(', ')}; worker ${request.worker_id} runs only ${request.tools.join(', ')}`);
-      }
+      assertClaimFits(`command ${commandId}`, request, workOf(command.spec ?? {}));
       if (command.status !== 'ISSUED') {
         // A repeated claim gets its lease back only with the token the first one returned: a worker id is public.
         if ((command.status === 'RUNNING' || command.status === 'CLAIMED') && request.lease_token !== undefined && holdsLease(command, request as Holder)) {
@@ -296,7 +295,7 @@ export class LocalControlPlane implements ControlPlane {
     });
   }
 
-  async reportPartial(commandId: string, request: PartialRequest): Promise<void> {
+  async reportPartial(commandId: string, request: PartialRequest): Promise<StreamBacklog> {
     const { db, ledger, payloadStore } = this.deps;
     // Stored first, outside the transaction (content-addressed: a retried report writes it once).
     const rowsRef = await putJson(payloadStore, request.rows, ledger.scope);
@@ -321,6 +320,13 @@ export class LocalControlPlane implements ControlPlane {
       return command.execution_id;
     });
     notifyExecution(this.deps.bus, ledger.scope, executionId);
+    return streamBacklog(this.deps, executionId, commandId);
+  }
+
+  async streamBacklog(commandId: string, request: Holder): Promise<StreamBacklog> {
+    const command = this.usable(commandId, await this.deps.commandRows.read(this.deps.db, this.deps.ledger.scope, commandId));
+    this.assertHolder(command, request);
+    return streamBacklog(this.deps, command.execution_id, commandId);
   }
 
   async release(commandId: string, request: LeaseRequest): Promise<void> {

@@ -4,7 +4,7 @@ import { putFrameOutput, type FrameOutputRow, type FrameRow, type LockedFrame, t
 import type { PayloadRef } from '@noetl/event-kernel';
 import type { HandOver, SlotReservation } from '../scheduler/eager-claims';
 import { notifyExecution } from '../bus/bus';
-import { runsAll } from '../bus/offers';
+import { assertClaimFits } from './claim-fit';
 import { holdsLease, newLeaseToken, type Holder } from './lease-token';
 import { RuntimeError, notFound } from '../runtime-error';
 import type { LocalControlPlaneDeps } from './local-control-plane';
@@ -85,11 +85,7 @@ export class LocalFrames {
     const { ledger, frameRows, stageRows } = this.deps;
     const stage = await stageRows.lock(q, ledger.scope, stageId, (execution) => ledger.lockStream(q, execution), executionId);
     if (!stage) throw notFound('stage', stageId);
-    for (const request of requests) {
-      if (request.tools && !runsAll({ tools: request.tools }, stage.tools)) {
-        throw new RuntimeError('tool_not_allowed', `stage ${stageId} runs ${stage.tools.join(', ')}; worker ${request.worker_id} runs only ${request.tools.join(', ')}`);
-      }
-    }
+    for (const request of requests) assertClaimFits(`stage ${stageId}`, request, { kinds: stage.tools, pool: stage.pool });
     if (stage.status !== 'OPEN' || stage.execution_ended) return [];
     const { held, next } = await frameRows.claimable(q, stageId, requests.length);
     const free = Math.max(0, stage.max_in_flight - held);
@@ -265,7 +261,7 @@ export class LocalFrames {
       if (slot) slot.slots++;
       else offered.set(frame.stage_id, { frame, slots: 1 });
     }
-    for (const { frame, slots } of offered.values()) void this.deps.offers.stage({ stageId: frame.stage_id, executionId: frame.execution_id, slots, kinds: frame.tools });
+    for (const { frame, slots } of offered.values()) void this.deps.offers.stage({ stageId: frame.stage_id, executionId: frame.execution_id, slots, kinds: frame.tools, pool: frame.pool });
   }
 
   /**
@@ -287,7 +283,7 @@ export class LocalFrames {
     };
     try {
       for (const frame of done) {
-        const reservation = this.deps.slots?.reserve(this.deps.ledger.scope, frame.tools, frame.frame_id);
+        const reservation = this.deps.slots?.reserve(this.deps.ledger.scope, { kinds: frame.tools, pool: frame.pool }, frame.frame_id);
         if (!reservation) continue;
         reservations.push(reservation);
         const stage = byStage.get(frame.stage_id);
@@ -296,7 +292,8 @@ export class LocalFrames {
       }
       const runs: (() => void)[] = [];
       for (const [stageId, slots] of byStage) {
-        const claims = await this.claimWithin(q, stageId, slots.map(({ reservation }) => ({ worker_id: reservation.workerId })), executionId);
+        // The slot was reserved for the frame's pool and kinds (`reserve` checked them): its claim is of that pool.
+        const claims = await this.claimWithin(q, stageId, slots.map(({ frame, reservation }) => ({ worker_id: reservation.workerId, ...(frame.pool ? { pool: frame.pool } : {}) })), executionId);
         for (const [i, { frame, reservation }] of slots.entries()) {
           const claimed = claims[i];
           if (!claimed) {
@@ -371,7 +368,7 @@ export class LocalFrames {
   /** The scheduler plans the frame's end (or release); the stage's next frame is offered. */
   private afterTerminal(frame: FrameRow): void {
     notifyExecution(this.deps.bus, this.deps.ledger.scope, frame.execution_id);
-    void this.deps.offers.stage({ stageId: frame.stage_id, executionId: frame.execution_id, slots: 1, kinds: frame.tools });
+    void this.deps.offers.stage({ stageId: frame.stage_id, executionId: frame.execution_id, slots: 1, kinds: frame.tools, pool: frame.pool });
   }
 
   /** A cursor stage's next frame slot, unless a claim already came back empty (the cursor is drained). */

@@ -21,7 +21,7 @@ function slots(free: number): LocalSlots & { log: string[] } {
   const log: string[] = [];
   return {
     log,
-    reserve(_scope, kinds): SlotReservation | undefined {
+    reserve(_scope, { kinds }): SlotReservation | undefined {
       if (free === 0) return undefined;
       free--;
       return {

@@ -1,6 +1,6 @@
 import { EventType, type EventDraft, type EventPayloads, type EventTypeName, type ExecutionState } from '@noetl/event-kernel';
 import type { AppendResult, IssuedLease, PayloadStore, TenantScope } from '@noetl/storage';
-import { workOf } from '../bus/offers';
+import { workOf, type WorkNeeds } from '../bus/offers';
 import { claimedCommand, type ClaimScopeDeps } from '../control-plane/claimed-command';
 import type { ClaimedCommand, ClaimedFrame } from '../control-plane/control-plane';
 import { newLeaseToken } from '../control-plane/lease-token';
@@ -19,11 +19,11 @@ export interface SlotReservation {
 /** This process's worker as the scheduler sees it: where a command it issues may start at once. */
 export interface LocalSlots {
   /**
-   * A slot for work of `scope` needing `kinds`: a free one, or the slot of
+   * A slot for work of `scope` that this worker takes (its pool, its kinds): a free one, or the slot of
    * the run whose report on `after` (a command or frame) led to the work;
    * undefined when neither (the command is offered instead).
    */
-  reserve(scope: TenantScope, kinds: readonly string[], after?: string): SlotReservation | undefined;
+  reserve(scope: TenantScope, work: WorkNeeds, after?: string): SlotReservation | undefined;
 }
 
 interface EagerClaim {
@@ -74,7 +74,7 @@ export class EagerClaims {
       const work = workOf(issued.spec);
       // A command to run alone waits for its worker to empty: it goes through the offer, which knows.
       if (work.alone) continue;
-      const reservation = this.slots.reserve(this.scope, work.kinds, this.after);
+      const reservation = this.slots.reserve(this.scope, work, this.after);
       if (!reservation) continue;
       const token = newLeaseToken();
       const leaseUntil = new Date(this.now().getTime() + this.leaseMs);

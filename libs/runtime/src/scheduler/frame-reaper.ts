@@ -12,14 +12,22 @@ const SWEEP_LIMIT = 100;
  * once it used up its policy's `max_attempts`. Returns the executions to plan
  * and the stages to offer again.
  */
+/** A stage a reaped frame belongs to: offered again to its pool's workers that run its kinds. */
+interface ReapedStage {
+  stage_id: string;
+  execution_id: string;
+  tools: string[];
+  pool: string | null;
+}
+
 export async function reapExpiredFrames(
   db: Database,
   ledger: Ledger,
   frameRows: FrameRepository,
-): Promise<{ executions: string[]; stages: { stage_id: string; execution_id: string; tools: string[] }[] }> {
+): Promise<{ executions: string[]; stages: ReapedStage[] }> {
   const expired = await frameRows.expiredLeases(db, ledger.scope, SWEEP_LIMIT);
   const executions = new Set<string>();
-  const stages = new Map<string, { stage_id: string; execution_id: string; tools: string[] }>();
+  const stages = new Map<string, ReapedStage>();
   for (const frameId of expired) {
     const reaped = await db.transaction(async (q) => {
       const frame = await frameRows.lock(q, ledger.scope, frameId, (executionId) => ledger.lockStream(q, executionId));
@@ -56,7 +64,7 @@ export async function reapExpiredFrames(
     });
     if (reaped) {
       executions.add(reaped.execution_id);
-      stages.set(reaped.stage_id, { stage_id: reaped.stage_id, execution_id: reaped.execution_id, tools: reaped.tools });
+      stages.set(reaped.stage_id, { stage_id: reaped.stage_id, execution_id: reaped.execution_id, tools: reaped.tools, pool: reaped.pool });
     }
   }
   return { executions: [...executions], stages: [...stages.values()] };
@@ -65,6 +73,6 @@ export async function reapExpiredFrames(
 /** Open stages with pending frames and a free slot that nobody took for a while: offered again. */
 export async function reofferStages(db: Database, ledger: Ledger, stageRows: StageRepository, offers: Offers, afterMs: number): Promise<void> {
   for (const stage of await stageRows.reofferIdle(db, ledger.scope, afterMs, SWEEP_LIMIT)) {
-    await offers.stage({ stageId: stage.stage_id, executionId: stage.execution_id, slots: stage.slots, kinds: stage.tools });
+    await offers.stage({ stageId: stage.stage_id, executionId: stage.execution_id, slots: stage.slots, kinds: stage.tools, pool: stage.pool });
   }
 }

@@ -1,3 +1,4 @@
+import { workPool } from '@noetl/dsl';
 import { workOf } from '../bus/offers';
 import { EventType, type ExecutionState, type IdGenerator, type LedgerEvent, type StepRun } from '@noetl/event-kernel';
 import type { CommandRepository, FrameRepository, IssuedLease, Queryable, StageRepository, TenantScope, TimerRepository } from '@noetl/storage';
@@ -16,22 +17,29 @@ export interface MaterializeWorld {
   scope: TenantScope;
   ids: IdGenerator;
   rows: DerivedRows;
-  /** The tool kinds a loop step's body runs and the credentials it names (null: any, a name is a template). */
-  loopBody: (step: string) => Promise<{ tools: string[]; credentials: string[] | null }>;
+  /** The tool kinds a loop step's body runs, its worker pool (null: none) and the credentials it names (null: any, a name is a template). */
+  loopBody: (step: string) => Promise<LoopBody>;
   /** The lease of a command claimed as it is issued (eager dispatch): its row starts RUNNING and it is offered to nobody. */
   leaseOf?: (commandId: string) => IssuedLease | undefined;
+}
+
+/** What a loop step's stage keeps of its body. */
+export interface LoopBody {
+  tools: string[];
+  pool: string | null;
+  credentials: string[] | null;
 }
 
 /** What a planned batch asks of the world once its transaction committed. */
 export interface Effects {
   /** Commands to offer to workers, with the tool kinds each needs. */
-  work: { command_id: string; execution_id: string; run_id: string; kind: string; kinds: string[]; alone?: true }[];
+  work: { command_id: string; execution_id: string; run_id: string; kind: string; kinds: string[]; pool: string | null; alone?: true }[];
   /** New timers, to fire on time rather than at the next sweep. */
   timers: ArmedTimer[];
   /** Commands cancelled: a `playbook` command's child is cancelled too. */
   cancelledCommands: string[];
   /** Stages opened: offer their frames to workers, one message per frame slot. */
-  stages: { stage_id: string; execution_id: string; run_id: string | undefined; slots: number; kinds: string[] }[];
+  stages: { stage_id: string; execution_id: string; run_id: string | undefined; slots: number; kinds: string[]; pool: string | null }[];
   /** Step runs that ended, when traces are on: their spans are recorded. */
   endedRuns: { executionId: string; run: StepRun }[];
 }
@@ -76,6 +84,7 @@ export async function materialize(
         issued_event_id: event.event_id,
         loop_id: p.loop_id ?? null,
         iteration: p.iteration ?? null,
+        pool: workPool(p.spec),
       }, lease);
       if (!lease) effects.work.push({ command_id: p.command_id, execution_id: event.execution_id, run_id: p.run_id, kind: p.kind, ...workOf(p.spec) });
       return;
@@ -106,7 +115,7 @@ export async function materialize(
       const body = await world.loopBody(p.step);
       const slots = await insertStage(q, world, event.execution_id, event.event_id, { ...p, ...body }, state.loops[p.loop_id]);
       const runId = state.loops[p.loop_id]?.runId;
-      if (slots > 0) effects.stages.push({ stage_id: p.stage_id, execution_id: event.execution_id, run_id: runId, slots, kinds: body.tools });
+      if (slots > 0) effects.stages.push({ stage_id: p.stage_id, execution_id: event.execution_id, run_id: runId, slots, kinds: body.tools, pool: body.pool });
       return;
     }
     case EventType.StageClosed:

@@ -6,7 +6,7 @@ import {
   type ExecutionState,
   type LedgerEvent,
 } from '@noetl/event-kernel';
-import { credentialRefs, loopBodySpec, plan, playbookScopeNames, refsToClose, workToolKinds, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
+import { credentialRefs, loopBodySpec, plan, playbookScopeNames, refsToClose, workPool, workToolKinds, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
 import type { Database, ExecutionRepository, PayloadStore, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { scopeFields, Subjects, type Bus } from '../bus/bus';
@@ -17,7 +17,7 @@ import type { RuntimeMetrics } from '../metrics';
 import type { CommandOwners } from '../state/command-owners';
 import { refsOfEvent, refsOfState, type PayloadCache } from '../state/payload-cache';
 import { EagerClaims, type LocalSlots } from './eager-claims';
-import { materialize, noEffects, type ArmedTimer, type DerivedRows, type Effects } from './materialize';
+import { materialize, noEffects, type ArmedTimer, type DerivedRows, type Effects, type LoopBody } from './materialize';
 import { storePlannedPayloads } from './store-planned-payloads';
 import { recordExecution, recordStepRun } from '../tracing/execution-spans';
 import { tracingEnabled } from '../tracing/tracing';
@@ -310,14 +310,14 @@ export class Scheduler {
     return storePlannedPayloads(drafts, { store, scope: ledger.scope, inlineLimitBytes: this.deps.inlineLimitBytes, offloadItems: this.deps.offloadItems });
   }
 
-  /** What a loop step's stage keeps of its body: the tool kinds its frames need and the credentials they may resolve. */
-  private async loopBody(q: Queryable, state: ExecutionState, stepName: string): Promise<{ tools: string[]; credentials: string[] | null }> {
+  /** What a loop step's stage keeps of its body: the tool kinds its frames need, their pool and the credentials they may resolve. */
+  private async loopBody(q: Queryable, state: ExecutionState, stepName: string): Promise<LoopBody> {
     const playbook = await this.deps.catalog.playbook(state.catalogId, q);
     const step = playbook.steps.find((candidate) => candidate.name === stepName);
-    if (!step) return { tools: [], credentials: [] };
+    if (!step) return { tools: [], pool: null, credentials: [] };
     const spec = loopBodySpec(playbook, step);
     const refs = credentialRefs(spec);
-    return { tools: workToolKinds(spec), credentials: refs.templated ? null : refs.names };
+    return { tools: workToolKinds(spec), pool: workPool(spec), credentials: refs.templated ? null : refs.names };
   }
 
   /** The state at the cursor: the cached one, taken out of the cache (see `planPending`), or folded from the ledger. */
@@ -351,10 +351,10 @@ export class Scheduler {
     const { bus, offers, ledger, metrics } = this.deps;
     for (const work of effects.work) {
       metrics.commandsIssued.inc({ kind: work.kind });
-      void offers.command({ commandId: work.command_id, executionId: work.execution_id, runId: work.run_id, kinds: work.kinds, ...(work.alone ? { alone: true } : {}) });
+      void offers.command({ commandId: work.command_id, executionId: work.execution_id, runId: work.run_id, kinds: work.kinds, pool: work.pool, ...(work.alone ? { alone: true } : {}) });
     }
     for (const stage of effects.stages) {
-      void offers.stage({ stageId: stage.stage_id, executionId: stage.execution_id, runId: stage.run_id, slots: stage.slots, kinds: stage.kinds });
+      void offers.stage({ stageId: stage.stage_id, executionId: stage.execution_id, runId: stage.run_id, slots: stage.slots, kinds: stage.kinds, pool: stage.pool });
     }
     for (const { executionId, run } of effects.endedRuns) recordStepRun(executionId, run);
     for (const timer of effects.timers) this.deps.followUps.timerArmed(timer);

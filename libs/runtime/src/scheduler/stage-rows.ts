@@ -1,6 +1,7 @@
 import type { IdGenerator, LoopState, PayloadOf } from '@noetl/event-kernel';
 import { EventType } from '@noetl/event-kernel';
 import type { FrameRepository, Queryable, StageRepository, TenantScope } from '@noetl/storage';
+import type { LoopBody } from './materialize';
 
 type StageOpened = PayloadOf<typeof EventType.StageOpened>;
 
@@ -15,7 +16,7 @@ export async function insertStage(
   world: { scope: TenantScope; ids: IdGenerator; rows: { stageRows: StageRepository; frameRows: FrameRepository } },
   executionId: string,
   openedEventId: string,
-  stage: StageOpened & { tools: string[]; credentials: string[] | null },
+  stage: StageOpened & LoopBody,
   loop: LoopState | undefined,
 ): Promise<number> {
   const maxRows = Number(stage.frame_policy['max_rows'] ?? 1) || 1;
@@ -35,6 +36,7 @@ export async function insertStage(
     max_in_flight: maxInFlight,
     size: loop?.size ?? null,
     tools: stage.tools,
+    pool: stage.pool,
     credentials: stage.credentials,
   });
   if (!inserted) return 0;

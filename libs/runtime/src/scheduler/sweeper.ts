@@ -118,7 +118,7 @@ export class Sweeper implements SchedulerFollowUps {
   private async reapFrames(): Promise<void> {
     const { executions, stages } = await reapExpiredFrames(this.deps.db, this.deps.ledger, this.deps.frameRows);
     for (const stage of stages) {
-      await this.deps.offers.stage({ stageId: stage.stage_id, executionId: stage.execution_id, slots: 1, kinds: stage.tools });
+      await this.deps.offers.stage({ stageId: stage.stage_id, executionId: stage.execution_id, slots: 1, kinds: stage.tools, pool: stage.pool });
     }
     for (const executionId of executions) void this.scheduler.process(executionId);
   }

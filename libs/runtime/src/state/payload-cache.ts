@@ -89,6 +89,16 @@ export class PayloadCache {
     return out;
   }
 
+  /**
+   * One value read for a single use and not kept (a streamed chunk's rows,
+   * which only the one call that gets the chunk reads): a long stream would
+   * otherwise fill the cache with chunks nobody reads again, and the
+   * process's memory with them.
+   */
+  async readOnce(ref: PayloadRef, via: PayloadStore = this.store): Promise<Json> {
+    return this.values.get(ref.sha256)?.value ?? read(ref, via, this.scope);
+  }
+
   private async leaf(ref: PayloadRef, via: PayloadStore): Promise<Json> {
     const cached = this.values.get(ref.sha256);
     if (cached) {

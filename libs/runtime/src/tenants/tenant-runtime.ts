@@ -244,7 +244,7 @@ export class TenantRuntime {
       ...(this.objectCollector ? { objectCollector: this.objectCollector } : {}),
     });
     this.replay = new Replay(db, ledger, repos.projections, payloads);
-    this.workers = new WorkerDirectory({ db, workerRows: repos.workerRows, scope, freshMs: 3 * WORKER_REPORT_MS });
+    this.workers = new WorkerDirectory({ db, workerRows: repos.workerRows, commandRows: repos.commandRows, frameRows: repos.frameRows, scope, freshMs: 3 * WORKER_REPORT_MS });
 
     if (scheduler) {
       sweeper = new Sweeper(

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ClaimRequest, ClaimedCommand, ClaimedFrame, ControlPlane, HeartbeatResult, Holder } from '../control-plane/control-plane';
 import type { TenantScope, WorkerReport } from '@noetl/storage';
-import { runsAll } from '../bus/offers';
+import { takes, type WorkNeeds } from '../bus/offers';
 import type { SlotReservation } from '../scheduler/eager-claims';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError } from '../runtime-error';
@@ -18,6 +18,7 @@ import { OutputTail } from './output-tail';
 import { keepLease } from './keep-lease';
 import { runNestedChild } from './nested-child';
 import { runShard } from './shard-runner';
+import { DEFAULT_STREAM_MAX_PENDING_CHUNKS, StreamPacer } from './stream-pacer';
 import { contextOf, executionContext, inSpan, stepRunContext } from '../tracing/tracing';
 
 /** The control plane that serves a tenant's work: in-process, that tenant's; over HTTP, the API (the key names the tenant). */
@@ -38,8 +39,10 @@ export interface WorkerOptions {
   kinds?: string[];
   /** Default: host, pid and a random suffix. */
   workerId?: string;
-  /** Its pool (NOETL_WORKER_POOL), shown in the registry. */
+  /** Its pool (NOETL_WORKER_POOL): it takes only that pool's work (none: only work without a pool). */
   pool?: string;
+  /** A streamed result's chunks reported and not yet consumed at which it reads no further (NOETL_STREAM_MAX_PENDING_CHUNKS; default 8). */
+  streamMaxPendingChunks?: number;
   /** How often it reports its capacity to the registry (default 5 s). */
   reportEveryMs?: number;
 }
@@ -92,11 +95,14 @@ export class Worker {
   private runningAlone = false;
   /** Slots handed from a reporting run to the next command while offers waited, since the queue last started one. */
   private continuations = 0;
+  /** Holds each stream's producer while its consumers are behind. */
+  private readonly pacer: StreamPacer;
   /** Why the registry does not know this worker as it is now (its last report failed); undefined once a report went through. */
   private unregistered: string | undefined = 'it has not reported to the registry yet';
 
   constructor(private readonly options: WorkerOptions) {
     this.workerId = options.workerId ?? newWorkerId();
+    this.pacer = new StreamPacer(options.streamMaxPendingChunks ?? DEFAULT_STREAM_MAX_PENDING_CHUNKS, options.metrics);
   }
 
   /** Registers with the registry and keeps reporting its capacity. */
@@ -169,13 +175,13 @@ export class Worker {
    * goes on before more start (depth first, as a workflow engine runs a
    * workflow), at most MAX_CONTINUATIONS times in a row while offers wait;
    * anything else needs a free slot and an empty queue (offers came first).
-   * Undefined when neither, or the worker is stopping or does not run
-   * `kinds`. The holder runs the claimed command in the slot once its claim
-   * committed, or cancels.
+   * Undefined when neither, or the worker is stopping or does not take
+   * `work` (another pool's, or a kind it does not run). The holder runs the
+   * claimed command in the slot once its claim committed, or cancels.
    */
-  reserve(scope: TenantScope, kinds: readonly string[], after?: string): SlotReservation | undefined {
+  reserve(scope: TenantScope, work: WorkNeeds, after?: string): SlotReservation | undefined {
     if (this.stopping || this.runningAlone) return undefined;
-    if (this.options.kinds && !runsAll({ tools: this.options.kinds }, kinds)) return undefined;
+    if (!takes({ ...(this.options.kinds ? { tools: this.options.kinds } : {}), pool: this.options.pool }, work)) return undefined;
     if (after !== undefined && this.handable.has(after)) {
       if (this.queue.length > 0 && this.continuations >= MAX_CONTINUATIONS) return undefined;
       this.handable.delete(after);
@@ -423,7 +429,8 @@ export class Worker {
   }
 
   private claimRequest(): ClaimRequest {
-    return { worker_id: this.workerId, ...(this.options.kinds ? { tools: this.options.kinds } : {}) };
+    const { kinds, pool } = this.options;
+    return { worker_id: this.workerId, ...(kinds ? { tools: kinds } : {}), ...(pool ? { pool } : {}) };
   }
 
   /** Releases work cut short by the shutdown; refused (it ended meanwhile) is fine. */
@@ -488,10 +495,13 @@ export class Worker {
     );
   }
 
-  /** A chunk of the command's streamed result; a refused or failed report fails the call (its stream stops). */
+  /**
+   * A chunk of the command's streamed result, paced by its consumers (see
+   * StreamPacer); a refused or failed report fails the call (its stream stops).
+   */
   private async reportPartial(controlPlane: ControlPlane, commandId: string, leaseToken: string, chunk: StreamChunk): Promise<void> {
     try {
-      await controlPlane.reportPartial(commandId, { worker_id: this.workerId, lease_token: leaseToken, ...chunk, rows: toPlainRows(chunk.rows) });
+      await this.pacer.report(controlPlane, commandId, { worker_id: this.workerId, lease_token: leaseToken }, { ...chunk, rows: toPlainRows(chunk.rows) });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw new CallError({ kind: 'internal', message: `reporting chunk ${chunk.chunk_index} failed: ${message}`, retryable: !(error instanceof RuntimeError) });

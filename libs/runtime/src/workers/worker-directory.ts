@@ -1,4 +1,4 @@
-import type { Database, TenantScope, WorkerRepository } from '@noetl/storage';
+import type { CommandRepository, Database, FrameRepository, PoolCount, TenantScope, WorkerRepository } from '@noetl/storage';
 
 /** A worker as GET /api/workers shows it. */
 export interface WorkerView {
@@ -15,9 +15,23 @@ export interface WorkerView {
   last_seen_at: string;
 }
 
+/** A worker pool as GET /api/workers shows it: its workers and the work that waits for them. */
+export interface PoolView {
+  /** null: the workers without NOETL_WORKER_POOL, and the work without a pool. */
+  pool: string | null;
+  /** Its active workers, and their slots. */
+  workers: number;
+  slots: number;
+  free_slots: number;
+  /** Work issued to it and not claimed: ISSUED commands, PENDING frames of open stages. */
+  backlog: { commands: number; frames: number };
+}
+
 export interface WorkerDirectoryDeps {
   db: Database;
   workerRows: WorkerRepository;
+  commandRows: CommandRepository;
+  frameRows: FrameRepository;
   scope: TenantScope;
   /** A worker not heard from within this is `stale`. */
   freshMs: number;
@@ -60,5 +74,33 @@ export class WorkerDirectory {
       last_seen_at: row.heartbeat_at.toISOString(),
     }));
     return status === undefined ? views : views.filter((view) => view.status === status);
+  }
+
+  /**
+   * Every pool that has active workers or waiting work, the pool without a
+   * name first: what an operator (or an autoscaler) reads to see which pool
+   * is short of workers. A pool with backlog and no worker waits for one.
+   */
+  async pools(): Promise<PoolView[]> {
+    const { db, scope } = this.deps;
+    const [workers, commands, frames] = await Promise.all([this.list('active'), this.deps.commandRows.backlogOf(db, scope), this.deps.frameRows.backlogOf(db, scope)]);
+    const pools = new Map<string | null, PoolView>();
+    const poolOf = (pool: string | null): PoolView => {
+      let view = pools.get(pool);
+      if (!view) pools.set(pool, (view = { pool, workers: 0, slots: 0, free_slots: 0, backlog: { commands: 0, frames: 0 } }));
+      return view;
+    };
+    for (const worker of workers) {
+      const view = poolOf(worker.pool);
+      view.workers += 1;
+      view.slots += worker.slots;
+      view.free_slots += worker.free_slots;
+    }
+    const count = (rows: PoolCount[], key: 'commands' | 'frames'): void => {
+      for (const row of rows) poolOf(row.pool).backlog[key] += row.count;
+    };
+    count(commands, 'commands');
+    count(frames, 'frames');
+    return [...pools.values()].sort((a, b) => (a.pool === b.pool ? 0 : a.pool === null ? -1 : b.pool === null ? 1 : a.pool.localeCompare(b.pool)));
   }
 }

@@ -112,10 +112,31 @@ describe('worker registry, targeted offers, tool restrictions and release', () =
     await bus.close();
   });
 
+  it('offers pool work only to a live worker of that pool, else on the pool\'s own broadcast subject; work without a pool never to a pool\'s worker', async () => {
+    const bus = new InProcessBus();
+    const heard: string[] = [];
+    const tenant = t.config.tenancy.tenantId;
+    const subjects = [Subjects.work(tenant), Subjects.work(tenant, 'gpu'), Subjects.work(tenant, 'edge'), Subjects.workFor(tenant, 'w-gpu'), Subjects.workFor(tenant, 'w-plain')];
+    for (const subject of subjects) bus.subscribe(subject, () => heard.push(subject));
+    const workerRows = new WorkerRepository();
+    const scope = t.config.tenancy;
+    await workerRows.report(t.database, scope, { worker_id: 'w-gpu', node: 'n', slots: 1, free_slots: 1, status: 'ACTIVE', pool: 'gpu' });
+    await workerRows.report(t.database, scope, { worker_id: 'w-plain', node: 'n', slots: 1, free_slots: 1, status: 'ACTIVE' });
+    const offers = new Offers({ db: t.database, bus, workerRows, scope, freshMs: 60_000 });
+    const offer = (pool: string | null) => offers.command({ commandId: '1', executionId: '2', kinds: [], pool });
+    // The gpu worker's one slot, then gpu's broadcast; edge has no worker: its broadcast; no pool: the plain worker's slot, then the plain broadcast.
+    for (const pool of ['gpu', 'gpu', 'edge', null, null]) await offer(pool);
+    await waitFor(async () => heard.length === 5);
+    expect(heard).toEqual([Subjects.workFor(tenant, 'w-gpu'), Subjects.work(tenant, 'gpu'), Subjects.work(tenant, 'edge'), Subjects.workFor(tenant, 'w-plain'), Subjects.work(tenant)]);
+    expect(Subjects.work(tenant, 'gpu')).toBe(`noetl.${tenant}.pool.gpu.work`);
+    await bus.close();
+  });
+
   it('exports the command backlog as a gauge read at scrape time', async () => {
     await issuedCommand();
     const metrics = await t.engine.metrics.registry.getSingleMetricAsString('noetl_command_backlog_total');
-    const value = Number(/noetl_command_backlog_total (\d+)/.exec(metrics)?.[1]);
+    // Work without a pool is the `pool=""` series.
+    const value = Number(/noetl_command_backlog_total\{pool=""\} (\d+)/.exec(metrics)?.[1]);
     const [row] = await t.database.query<{ count: number }>(`SELECT count(*)::int AS count FROM noetl.command WHERE status = 'ISSUED'`);
     expect(value).toBeGreaterThan(0);
     expect(value).toBe(row?.count);

@@ -44,6 +44,8 @@ export interface IssuedCommand {
   issued_event_id: string;
   loop_id: string | null;
   iteration: number | null;
+  /** The worker pool it was issued to (`spec.pool`); null: none. */
+  pool: string | null;
 }
 
 /** A lease granted as the command is issued (eager dispatch): its row starts RUNNING, held by `workerId`. */
@@ -63,6 +65,12 @@ export interface CommandOffer {
   spec: JsonObject | null;
 }
 
+/** How much work waits in one worker pool (null: work without a pool). */
+export interface PoolCount {
+  pool: string | null;
+  count: number;
+}
+
 export const TERMINAL_COMMAND_STATUSES: readonly CommandStatus[] = ['COMPLETED', 'FAILED', 'CANCELLED', 'ABANDONED'];
 export const OPEN_COMMAND_STATUSES: readonly CommandStatus[] = ['ISSUED', 'CLAIMED', 'RUNNING'];
 
@@ -79,9 +87,9 @@ function normalise(row: CommandRow): CommandRow {
 const INSERT_ISSUED_SQL = prepared(`
   INSERT INTO noetl.command (command_id, execution_id, tenant_id, organization_id, step, run_id, kind, attempt, max_attempts,
                              status, spec, issued_event_id, notified_at, loop_id, iteration,
-                             worker_id, lease_until, lease_token, claimed_at, started_at)
+                             worker_id, lease_until, lease_token, claimed_at, started_at, pool)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $14::text IS NULL THEN 'ISSUED' ELSE 'RUNNING' END, $10::jsonb, $11, now(), $12, $13,
-          $14, $15, $16, CASE WHEN $14::text IS NULL THEN NULL ELSE now() END, CASE WHEN $14::text IS NULL THEN NULL ELSE now() END)
+          $14, $15, $16, CASE WHEN $14::text IS NULL THEN NULL ELSE now() END, CASE WHEN $14::text IS NULL THEN NULL ELSE now() END, $17)
   ON CONFLICT (command_id) DO NOTHING`);
 const OWNER_SQL = prepared('SELECT execution_id FROM noetl.command WHERE command_id = $1::bigint AND tenant_id = $2 AND organization_id = $3');
 const LOCK_SQL = prepared(`
@@ -126,6 +134,7 @@ export class CommandRepository {
         lease?.workerId ?? null,
         lease?.leaseUntil ?? null,
         lease?.tokenHash ?? null,
+        command.pool,
       ],
     );
   }
@@ -230,10 +239,18 @@ export class CommandRepository {
     return rows.map((row) => ({ ...row, command_id: String(row.command_id), execution_id: String(row.execution_id) }));
   }
 
-  /** Commands waiting for a worker, over every tenant (the `noetl_command_backlog_total` gauge). */
-  async backlog(q: Queryable): Promise<number> {
-    const [row] = await q.query<{ count: number }>(`SELECT count(*)::int AS count FROM noetl.command WHERE status = 'ISSUED'`);
-    return row?.count ?? 0;
+  /** Commands waiting for a worker, over every tenant, per worker pool (null: no pool), for the `noetl_command_backlog_total` gauge. */
+  async backlog(q: Queryable): Promise<PoolCount[]> {
+    return q.query<PoolCount>(`SELECT pool, count(*)::int AS count FROM noetl.command WHERE status = 'ISSUED' GROUP BY pool ORDER BY pool NULLS FIRST`);
+  }
+
+  /** The tenant's commands waiting for a worker, per worker pool (null: no pool) (idx_command_issued_pool). */
+  async backlogOf(q: Queryable, scope: TenantScope): Promise<PoolCount[]> {
+    return q.query<PoolCount>(
+      `SELECT pool, count(*)::int AS count FROM noetl.command
+        WHERE status = 'ISSUED' AND tenant_id = $1 AND organization_id = $2 GROUP BY pool ORDER BY pool NULLS FIRST`,
+      [scope.tenantId, scope.organizationId],
+    );
   }
 
   /** Open commands that are stuck (see stuck-row.ts), oldest first; unclaimed means ISSUED for `unclaimedAfterMs`. */

@@ -6,6 +6,7 @@ import { streamHeadColumn, takeStreamHead } from '../stream-locks';
 import type { TenantScope } from '../storage-error';
 import { isBigintId, type LockStream } from './lock-stream';
 import { normaliseStuck, type StuckRow } from './stuck-row';
+import type { PoolCount } from './command.repository';
 
 /** `noetl.frame` joined with what its stage says about it. */
 export interface FrameRow {
@@ -26,6 +27,8 @@ export interface FrameRow {
   frame_policy: JsonObject;
   /** The tool kinds its stage's loop body runs. */
   tools: string[];
+  /** Its stage's worker pool; null: none. */
+  pool: string | null;
   /** The credentials its loop body names; null: any of the tenant's (a name is a template). */
   credentials: string[] | null;
 }
@@ -43,7 +46,7 @@ export const TERMINAL_FRAME_STATUSES: readonly FrameStatus[] = ['COMMITTED', 'FA
 export const HELD_FRAME_STATUSES: readonly FrameStatus[] = ['CLAIMED', 'RUNNING'];
 
 const FRAME_COLUMNS = `f.frame_id, f.stage_id, f.execution_id, f.frame_index, f.cursor, f.row_count, f.status, f.owner_worker,
-  f.lease_until, f.lease_token, f.attempts, s.loop_id, s.step_name, s.frame_policy, s.tools, s.credentials`;
+  f.lease_until, f.lease_token, f.attempts, s.loop_id, s.step_name, s.frame_policy, s.tools, s.pool, s.credentials`;
 
 /** A frame row locked for a report, and whether its execution's terminal event is in the ledger. */
 export type LockedFrame = FrameRow & { execution_ended: boolean };
@@ -237,13 +240,22 @@ export class FrameRepository {
     return rows.map((row) => String(row.frame_id));
   }
 
-  /** Frames waiting for a claim in open stages, over every tenant (the `noetl_frame_backlog_total` gauge). */
-  async backlog(q: Queryable): Promise<number> {
-    const [row] = await q.query<{ count: number }>(
-      `SELECT count(*)::int AS count FROM noetl.frame f JOIN noetl.stage s ON s.stage_id = f.stage_id
-        WHERE f.status = 'PENDING' AND s.status = 'OPEN'`,
+  /** Frames waiting for a claim in open stages, over every tenant, per worker pool (null: no pool), for the `noetl_frame_backlog_total` gauge. */
+  async backlog(q: Queryable): Promise<PoolCount[]> {
+    return q.query<PoolCount>(
+      `SELECT s.pool, count(*)::int AS count FROM noetl.frame f JOIN noetl.stage s ON s.stage_id = f.stage_id
+        WHERE f.status = 'PENDING' AND s.status = 'OPEN' GROUP BY s.pool ORDER BY s.pool NULLS FIRST`,
     );
-    return row?.count ?? 0;
+  }
+
+  /** The tenant's frames waiting for a claim in open stages, per worker pool (null: no pool). */
+  async backlogOf(q: Queryable, scope: TenantScope): Promise<PoolCount[]> {
+    return q.query<PoolCount>(
+      `SELECT s.pool, count(*)::int AS count FROM noetl.stage s JOIN noetl.frame f ON f.stage_id = s.stage_id
+        WHERE s.status = 'OPEN' AND s.tenant_id = $1 AND s.organization_id = $2 AND f.status = 'PENDING'
+        GROUP BY s.pool ORDER BY s.pool NULLS FIRST`,
+      [scope.tenantId, scope.organizationId],
+    );
   }
 
   /**

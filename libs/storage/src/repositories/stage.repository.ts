@@ -23,6 +23,8 @@ export interface StageRow {
   frame_count: number | null;
   /** The tool kinds its loop body runs. */
   tools: string[];
+  /** The worker pool its frames go to; null: none. */
+  pool: string | null;
 }
 
 /** The row a `stage.opened` writes. */
@@ -39,6 +41,8 @@ export interface OpenedStage {
   max_in_flight: number;
   size: number | null;
   tools: string[];
+  /** The worker pool its frames go to; null: none. */
+  pool: string | null;
   /** The credentials its loop body names; null: any of the tenant's (a name is a template). */
   credentials: string[] | null;
 }
@@ -50,11 +54,12 @@ export interface StageOffer {
   tenant_id: string;
   slots: number;
   tools: string[];
+  pool: string | null;
 }
 
 const OWNER_SQL = prepared('SELECT execution_id FROM noetl.stage WHERE stage_id = $1::bigint AND tenant_id = $2 AND organization_id = $3');
 const LOCK_SQL = prepared(`
-  SELECT stage_id, execution_id, loop_id, step_name, status, mode, max_in_flight, frame_policy, frame_count, tools,
+  SELECT stage_id, execution_id, loop_id, step_name, status, mode, max_in_flight, frame_policy, frame_count, tools, pool,
          EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = st.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended,
          ${streamHeadColumn(2)}
     FROM noetl.stage st
@@ -66,8 +71,8 @@ export class StageRepository {
   async insert(q: Queryable, scope: TenantScope, stage: OpenedStage): Promise<boolean> {
     const inserted = await q.query(
       `INSERT INTO noetl.stage (stage_id, tenant_id, organization_id, execution_id, loop_id, step_name, kind, frame_policy, frame_count,
-                                opened_event_id, mode, max_in_flight, size, tools, credentials, notified_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13, $14, $15, now())
+                                opened_event_id, mode, max_in_flight, size, tools, credentials, pool, notified_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13, $14, $15, $16, now())
        ON CONFLICT (stage_id) DO NOTHING RETURNING stage_id`,
       [
         stage.stage_id,
@@ -85,6 +90,7 @@ export class StageRepository {
         stage.size,
         stage.tools,
         stage.credentials,
+        stage.pool,
       ],
     );
     return inserted.length > 0;
@@ -128,7 +134,7 @@ export class StageRepository {
                   AND (st.mode = 'cursor' OR EXISTS (SELECT 1 FROM noetl.frame f WHERE f.stage_id = st.stage_id AND f.status = 'PENDING'))
                 LIMIT $4) free
         WHERE s.stage_id = free.stage_id AND free.slots > 0
-        RETURNING s.stage_id, s.execution_id, s.tenant_id, s.tools, free.slots`,
+        RETURNING s.stage_id, s.execution_id, s.tenant_id, s.tools, s.pool, free.slots`,
       [scope.tenantId, scope.organizationId, afterMs, limit],
     );
     return rows.map((row) => ({ ...row, stage_id: String(row.stage_id), execution_id: String(row.execution_id) }));
