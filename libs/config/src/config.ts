@@ -71,9 +71,10 @@ export interface NoetlConfig {
    * inlineLimitBytes: a payload over it leaves its event (DESIGN.md invariant 6) for the database's
    * `noetl.payload`, or, with `s3`, one of `s3.minBytes` or more for an S3-compatible bucket
    * (docs/operations.md "Payload storage"); offloadItems: a loop of more items keeps its collection
-   * and frames' results in the payload store, in parts.
+   * in the payload store, in parts; inlineLoopResults: a loop's rows from this index on commit their
+   * results to the payload store, so a large loop's state holds a ref per frame.
    */
-  payloads: { inlineLimitBytes: number; offloadItems: number; s3?: S3PayloadConfig };
+  payloads: { inlineLimitBytes: number; offloadItems: number; inlineLoopResults: number; s3?: S3PayloadConfig };
   log: { level: LogLevel; format: LogFormat };
   worker: {
     python: boolean;
@@ -341,6 +342,7 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_ORGANIZATION_ID',
   'NOETL_PAYLOAD_INLINE_LIMIT',
   'NOETL_COLLECTION_OFFLOAD_ITEMS',
+  'NOETL_LOOP_INLINE_RESULTS',
   'NOETL_PAYLOAD_STORE',
   'NOETL_S3_ENDPOINT',
   'NOETL_S3_BUCKET',
@@ -451,6 +453,7 @@ export function loadConfig(env: Env): NoetlConfig {
     payloads: {
       inlineLimitBytes: integer(env, 'NOETL_PAYLOAD_INLINE_LIMIT', 64 * 1024, 1024, 64 * 1024 * 1024),
       offloadItems: integer(env, 'NOETL_COLLECTION_OFFLOAD_ITEMS', 1000, 1, 100_000_000),
+      inlineLoopResults: integer(env, 'NOETL_LOOP_INLINE_RESULTS', 10_000, 0, 100_000_000),
       ...s3Payloads(env),
     },
     log: { level: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'), format: oneOf(env, 'LOG_FORMAT', LOG_FORMATS, 'auto') },

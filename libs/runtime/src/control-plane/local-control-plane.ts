@@ -68,8 +68,8 @@ export interface LocalControlPlaneDeps extends ReportAndPlanDeps {
   /** The payload store on one transaction's connection (code holding a lock must not wait for a second connection). */
   payloadStoreWithin: (q: Queryable) => PayloadStore;
   inlineLimitBytes: number;
-  /** A loop's rows from this index on commit their results to the payload store (NOETL_COLLECTION_OFFLOAD_ITEMS). */
-  offloadItems: number;
+  /** A loop's rows from this index on commit their results to the payload store (NOETL_LOOP_INLINE_RESULTS). */
+  inlineLoopResults: number;
   credentials: CredentialStore;
   executions: ExecutionService;
   bus: Bus;

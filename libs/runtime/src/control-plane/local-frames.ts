@@ -181,14 +181,14 @@ export class LocalFrames {
    * the execution ended) fails alone; the others land.
    */
   async commit(frameId: string, reported: CommitFrameRequest): Promise<void> {
-    const { ledger, payloadStore, inlineLimitBytes, offloadItems, frameRows, db } = this.deps;
+    const { ledger, payloadStore, inlineLimitBytes, inlineLoopResults, frameRows, db } = this.deps;
     const request = storableFrameReport(reported);
     const rows = inIndexOrder(request.rows) ? request.rows : [...request.rows].sort((a, b) => a.index - b.index);
     const results: Json[] = rows.map((row) => row.result ?? null);
     // Inline, the event holds every row's outcome (failed rows with their error); a copy in the store would add nothing.
-    // A loop keeps at most `offloadItems` rows' results inline: the state of a large loop holds its frames' refs, not their results.
+    // A loop keeps at most `inlineLoopResults` rows' results inline: the state of a large loop holds its frames' refs, not their results.
     const output: QueuedCommit['output'] =
-      (rows.at(-1)?.index ?? 0) < offloadItems && Buffer.byteLength(JSON.stringify(results)) <= inlineLimitBytes
+      (rows.at(-1)?.index ?? 0) < inlineLoopResults && Buffer.byteLength(JSON.stringify(results)) <= inlineLimitBytes
         ? { results }
         : // Content-addressed: a retried commit stores the same bytes once.
           { outputRef: await putFrameOutput(payloadStore, rows.map(({ error, ...row }): FrameOutputRow => ({ ...row, ...(error ? { error: { ...error } as Json } : {}) })), ledger.scope) };

@@ -29,7 +29,8 @@ jest.setTimeout(60_000);
 describe('loops as stages of frames', () => {
   let t: TestEngine;
   beforeAll(async () => {
-    t = await startTestEngine({ env: { NOETL_WORKER_CONCURRENCY: '20' } });
+    // Rows from index 1,000 on commit their results by ref (default 10,000), so a few thousand items show a large loop's shape.
+    t = await startTestEngine({ env: { NOETL_WORKER_CONCURRENCY: '20', NOETL_LOOP_INLINE_RESULTS: '1000' } });
   });
   afterAll(async () => t?.close());
 

@@ -203,7 +203,7 @@ export class TenantRuntime {
       payloadStore,
       payloadStoreWithin,
       inlineLimitBytes: config.payloads.inlineLimitBytes,
-      offloadItems: config.payloads.offloadItems,
+      inlineLoopResults: config.payloads.inlineLoopResults,
       credentials,
       executions,
       bus,
