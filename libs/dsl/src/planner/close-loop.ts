@@ -48,8 +48,9 @@ export function isLoopFinished(loop: LoopState): boolean {
 
 /**
  * Closes a loop epoch (DSL.md s4): `loop.done` with the results in collection
- * order (frame index, then row), `stage.closed`, then the loop step completes
- * with `{results, stats}`; its arcs are evaluated once, with
+ * order (frame index, then row; by a manifest's ref when it closes lean, see
+ * `closesLean`), `stage.closed`, then the loop step completes with
+ * `{results, stats}`; its arcs are evaluated once, with
  * `event.name == 'loop.done'` and `fanin = {status, done, failed, total}`
  * where `done` counts the finished iterations. Failed iterations make the
  * status `partial`; if no arc then fires, the step fails with their errors.
