@@ -60,6 +60,8 @@ export async function runReplayGate(options: GateOptions): Promise<GateResult> {
     LOG_LEVEL: 'warn',
     NOETL_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     NOETL_SHARD_COUNT: String(base.nats ? options.shards : 1),
+    // The corpus's fixtures write with the server's own login beside the ledger, as `npm run fixtures` does.
+    NOETL_TOOLS_LEDGER_ACCESS: options.env['NOETL_TOOLS_LEDGER_ACCESS'] ?? 'database',
     ...(base.nats ? { NOETL_TENANT_ID: `gate_${randomBytes(4).toString('hex')}` } : {}),
   };
   const config = loadConfig(env);
