@@ -115,7 +115,7 @@ describe('the k8s/ workloads, started as their pods would start them', () => {
   });
 
   it('every service workload answers 200 on each path its probes (and Prometheus) use', async () => {
-    expect(running.map((s) => s.workload).sort()).toEqual(['noetl-api', 'noetl-projector', 'noetl-scheduler', 'noetl-worker']);
+    expect(running.map((s) => s.workload).sort()).toEqual(['noetl-api', 'noetl-projector', 'noetl-scheduler', 'noetl-worker', 'noetl-worker-batch']);
     const answers: Record<string, Record<string, number>> = {};
     const expected: Record<string, Record<string, number>> = {};
     for (const w of services) {

@@ -151,7 +151,7 @@ describe('worker control plane routes', () => {
     const w1 = { worker_id: 'w1', lease_token: await claim(commandId) };
     const chunk = { chunk_index: 0, has_more: true, columns: ['n'], rows: [{ n: 1 }, { n: 2 }] };
     const partial = `/api/commands/${commandId}/partial`;
-    expect((await request(api.http).post(partial).send({ ...w1, ...chunk }).expect(202)).body).toEqual({ command_id: commandId, chunk_index: 0 });
+    expect((await request(api.http).post(partial).send({ ...w1, ...chunk }).expect(202)).body).toEqual({ command_id: commandId, chunk_index: 0, pending_chunks: expect.any(Number) });
     await request(api.http).post(partial).send({ ...w1, ...chunk }).expect(202);
     expect((await request(api.http).post(partial).send({ ...w1, lease_token: 'guessed', ...chunk, chunk_index: 1 }).expect(409)).body.code).toBe('lease_lost');
     expect((await request(api.http).post(partial).send({ ...w1, ...chunk, rows: [1, 2] }).expect(400)).body.code).toBe('bad_request');
