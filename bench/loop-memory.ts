@@ -14,15 +14,12 @@
  * DATABASE_URL names the server (the database noetl_bench_loop_memory is
  * recreated on it); without it, the embedded PostgreSQL under NOETL_HOME.
  */
-import { fork } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '@noetl/config';
 import type { ExecutionService } from '@noetl/runtime';
-import { repoRoot } from '../tools/fixtures/src/main';
 import { openBenchDatabase } from './bench-database';
+import { inChild, runBench, writeResults } from './child-runs';
 import { startBenchEngine } from './bench-engine';
 
 const CHILD_FLAG = '--loop-size';
@@ -113,23 +110,13 @@ async function untilEnded(executions: ExecutionService, executionId: string): Pr
   }
 }
 
-function inChild(items: number, rows: number): Promise<SizeResult> {
-  return new Promise((resolve, reject) => {
-    const child = fork(__filename, [CHILD_FLAG, String(items), String(rows)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, '--expose-gc'] });
-    let result: SizeResult | undefined;
-    child.on('message', (message) => (result = message as SizeResult));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 && result ? resolve(result) : reject(new Error(`the ${items}-item loop exited ${code} without a result`))));
-  });
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({ args: process.argv.slice(2), options: { sizes: { type: 'string', default: '10000,1000000' }, rows: { type: 'string', default: '500' } } });
   const sizes = values.sizes.split(',').map(Number);
   const rows = Number(values.rows);
   const results: SizeResult[] = [];
   for (const items of sizes) {
-    results.push(await inChild(items, rows));
+    results.push(await inChild<SizeResult>(RUNS, [String(items), String(rows)], `the ${items}-item loop`));
     process.stdout.write(`${items} items: ${JSON.stringify(results.at(-1))}\n`);
   }
   const base = results[0]!.peak_rss_mb;
@@ -144,23 +131,9 @@ async function main(): Promise<void> {
         `| ${r.items.toLocaleString('en-US')} | ${r.seconds} | ${r.items_per_s.toLocaleString('en-US')} | ${r.peak_rss_mb} | ${(r.peak_rss_mb / base).toFixed(2)} | ${r.peak_live_heap_mb} | ${(r.peak_live_heap_mb / liveBase).toFixed(2)} |`,
     ),
   ].join('\n');
-  const dir = join(repoRoot(), 'bench', 'results');
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'loop-memory.json'), `${JSON.stringify({ benchmark: 'loop-memory', date: new Date().toISOString(), frame_rows: rows, results }, null, 2)}\n`);
-  await writeFile(join(dir, 'loop-memory.md'), `${table}\n`);
-  process.stdout.write(`${table}\n`);
+  await writeResults('loop-memory', { benchmark: 'loop-memory', date: new Date().toISOString(), frame_rows: rows, results }, table);
 }
 
-const fail = (error: unknown): void => {
-  process.stderr.write(`bench:loop-memory: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-};
+const RUNS = { file: __filename, childFlag: CHILD_FLAG, execArgv: ['--expose-gc'] };
 
-if (process.argv[2] === CHILD_FLAG) {
-  runSize(Number(process.argv[3]), Number(process.argv[4])).then(
-    (result) => process.send!(result, undefined, {}, () => process.exit(0)),
-    fail,
-  );
-} else {
-  main().then(() => process.exit(0), fail);
-}
+runBench<SizeResult>({ ...RUNS, name: 'loop-memory', child: ([items, rows]) => runSize(Number(items), Number(rows)), main });

@@ -14,13 +14,10 @@
  * DATABASE_URL names the server (the database noetl_bench_stream_memory is
  * recreated on it); without it, the embedded PostgreSQL under NOETL_HOME.
  */
-import { fork } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '@noetl/config';
-import { repoRoot } from '../tools/fixtures/src/main';
 import { openBenchDatabase } from './bench-database';
+import { inChild, runBench, writeResults } from './child-runs';
 import { startBenchEngine } from './bench-engine';
 
 const CHILD_FLAG = '--stream-size';
@@ -90,16 +87,6 @@ async function runSize(rows: number, chunkRows: number): Promise<SizeResult> {
   }
 }
 
-function inChild(rows: number, chunkRows: number): Promise<SizeResult> {
-  return new Promise((resolve, reject) => {
-    const child = fork(__filename, [CHILD_FLAG, String(rows), String(chunkRows)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    let result: SizeResult | undefined;
-    child.on('message', (message) => (result = message as SizeResult));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 && result ? resolve(result) : reject(new Error(`the ${rows}-row stream exited ${code} without a result`))));
-  });
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({ args: process.argv.slice(2), options: { sizes: { type: 'string', default: '100000,1000000' }, chunk: { type: 'string', default: '10000' } } });
   const sizes = values.sizes.split(',').map(Number);
@@ -107,7 +94,7 @@ async function main(): Promise<void> {
   const maxPending = loadConfig(process.env).worker.streamMaxPendingChunks;
   const results: SizeResult[] = [];
   for (const rows of sizes) {
-    results.push(await inChild(rows, chunkRows));
+    results.push(await inChild<SizeResult>(RUNS, [String(rows), String(chunkRows)], `the ${rows}-row stream`));
     process.stdout.write(`${rows} rows: ${JSON.stringify(results.at(-1))}\n`);
   }
   const base = results[0]!.peak_rss_mb;
@@ -120,23 +107,9 @@ async function main(): Promise<void> {
       (r) => `| ${r.rows.toLocaleString('en-US')} | ${r.chunks} | ${r.seconds} | ${r.rows_per_s.toLocaleString('en-US')} | ${r.max_pending_chunks} | ${r.peak_rss_mb} | ${(r.peak_rss_mb / base).toFixed(2)} |`,
     ),
   ].join('\n');
-  const dir = join(repoRoot(), 'bench', 'results');
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'stream-memory.json'), `${JSON.stringify({ benchmark: 'stream-memory', date: new Date().toISOString(), chunk_rows: chunkRows, max_pending_chunks: maxPending, results }, null, 2)}\n`);
-  await writeFile(join(dir, 'stream-memory.md'), `${table}\n`);
-  process.stdout.write(`${table}\n`);
+  await writeResults('stream-memory', { benchmark: 'stream-memory', date: new Date().toISOString(), chunk_rows: chunkRows, max_pending_chunks: maxPending, results }, table);
 }
 
-const fail = (error: unknown): void => {
-  process.stderr.write(`bench:stream-memory: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-};
+const RUNS = { file: __filename, childFlag: CHILD_FLAG };
 
-if (process.argv[2] === CHILD_FLAG) {
-  runSize(Number(process.argv[3]), Number(process.argv[4])).then(
-    (result) => process.send!(result, undefined, {}, () => process.exit(0)),
-    fail,
-  );
-} else {
-  main().then(() => process.exit(0), fail);
-}
+runBench<SizeResult>({ ...RUNS, name: 'stream-memory', child: ([rows, chunkRows]) => runSize(Number(rows), Number(chunkRows)), main });
