@@ -1,5 +1,5 @@
 // The pure planner (DESIGN.md s4): (playbook, state, event) -> decisions.
-export { plan } from './plan';
+export { plan, plansOn } from './plan';
 export type { PlannerEnv } from './plan-context';
 export { DEFAULT_COMMAND_MAX_ATTEMPTS, commandSpec } from './issue-command';
 export { reachability, canReach, type Reachability } from './reachability';

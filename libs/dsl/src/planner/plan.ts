@@ -28,6 +28,11 @@ const TRIGGERS: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
   EventType.SignalReceived,
 ]);
 
+/** Whether the planner answers events of this type: a caller skips the preparation (playbook, payloads) of one it does not. */
+export function plansOn(type: EventTypeName): boolean {
+  return TRIGGERS.has(type);
+}
+
 /**
  * The pure planner (DESIGN.md s4): `(playbook, state, event) -> decisions`.
  * `state` is the execution state AFTER folding `event`. Returns the drafts to
@@ -41,7 +46,7 @@ const TRIGGERS: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
  * is the cancellation itself.
  */
 export function plan(playbook: Playbook, state: ExecutionState, event: LedgerEvent, env: PlannerEnv): EventDraft<EventTypeName>[] {
-  if (!TRIGGERS.has(event.event_type)) return [];
+  if (!plansOn(event.event_type)) return [];
   const fold = new TentativeFold(state);
   try {
     return planFolding(playbook, fold, event, env);

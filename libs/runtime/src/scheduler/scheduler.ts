@@ -6,7 +6,7 @@ import {
   type ExecutionState,
   type LedgerEvent,
 } from '@noetl/event-kernel';
-import { credentialRefs, loopBodySpec, plan, playbookScopeNames, refsToClose, workPool, workToolKinds, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
+import { credentialRefs, loopBodySpec, plan, plansOn, playbookScopeNames, refsToClose, workPool, workToolKinds, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
 import type { Database, ExecutionRepository, PayloadStore, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { scopeFields, Subjects, type Bus } from '../bus/bus';
@@ -276,6 +276,8 @@ export class Scheduler {
    * error fails the pass (the sweep retries it).
    */
   private async decide(q: Queryable, state: ExecutionState, event: LedgerEvent): Promise<EventDraft<EventTypeName>[]> {
+    // A claim, heartbeat or dispatch needs no decision: no playbook read, no payload loaded (a finished loop's results among them).
+    if (!plansOn(event.event_type)) return [];
     const { catalog, payloads, engine, ledger } = this.deps;
     const store = this.deps.payloadStoreWithin(q);
     const playbook = await catalog.playbook(state.catalogId, q);
