@@ -1,4 +1,4 @@
-import { ExpressionEngine, isTemplate, TemplateError } from './index';
+import { ExpressionEngine, holdsTemplate, isTemplate, TemplateError } from './index';
 
 const clock = () => new Date('2024-05-06T07:08:09.010Z');
 let ids = 0;
@@ -112,6 +112,15 @@ describe('ExpressionEngine.renderValue', () => {
     const out = e.renderValue(input, scope) as Record<string, unknown>;
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(out, '__proto__')?.value).toBe('ada');
+  });
+
+  it('knows whether a value holds a template anywhere, keys aside', () => {
+    expect(holdsTemplate({ url: 'http://x', params: [1, { q: 'plain' }] })).toBe(false);
+    expect(holdsTemplate({ '{{ key }}': 1 })).toBe(false);
+    expect(holdsTemplate({ url: 'http://x', params: [1, { q: '{{ item }}' }] })).toBe(true);
+    expect(holdsTemplate({ when: '{% if a %}1{% endif %}' })).toBe(true);
+    expect(holdsTemplate('{{ a }}')).toBe(true);
+    expect(holdsTemplate(5)).toBe(false);
   });
 
   it('returns non-plain values unchanged', () => {

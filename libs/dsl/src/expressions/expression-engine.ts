@@ -32,6 +32,27 @@ export function isTemplate(value: string): boolean {
   return value.includes('{{') || value.includes('{%');
 }
 
+/** Whether each object or array a playbook holds has template syntax anywhere inside (see holdsTemplate). */
+const templatesInside = new WeakMap<object, boolean>();
+
+/**
+ * True when `value` holds a template string anywhere (keys are not
+ * rendered, so not looked at). A value without one renders to a copy of
+ * itself whatever the scope, so its caller need not build a scope at all:
+ * a loop body's static tool config, rendered once per row, is the case this
+ * is for. The answer for an object is kept, so a body's spec is walked once
+ * per frame (its objects are the frame's), not once per row.
+ */
+export function holdsTemplate(value: unknown): boolean {
+  if (typeof value === 'string') return isTemplate(value);
+  if (typeof value !== 'object' || value === null) return false;
+  const known = templatesInside.get(value);
+  if (known !== undefined) return known;
+  const found = (Array.isArray(value) ? value : Object.values(value)).some(holdsTemplate);
+  templatesInside.set(value, found);
+  return found;
+}
+
 export interface ExpressionEngineOptions {
   /** How many compiled templates to keep (least recently used are dropped). Default 1000. */
   cacheSize?: number;
@@ -110,9 +131,10 @@ export class ExpressionEngine {
     if (!isPlainObject(value)) return value;
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
-      Object.defineProperty(out, key, {
-        value: this.renderValue(value[key], scope), enumerable: true, writable: true, configurable: true,
-      });
+      const rendered = this.renderValue(value[key], scope);
+      // A store is far cheaper than defining a property; only `__proto__` must be defined, to stay a key.
+      if (key === '__proto__') Object.defineProperty(out, key, { value: rendered, enumerable: true, writable: true, configurable: true });
+      else out[key] = rendered;
     }
     return out;
   }

@@ -3,6 +3,6 @@ export type { ExpressionEnv } from './expression-env';
 export { TemplateError, type TemplateErrorCode } from './template-error';
 export { DEFAULT_TEMPLATE_LIMITS, type TemplateLimits } from './template-limits';
 export {
-  ExpressionEngine, isTemplate, type ExpressionCacheStats, type ExpressionEngineOptions,
+  ExpressionEngine, holdsTemplate, isTemplate, type ExpressionCacheStats, type ExpressionEngineOptions,
 } from './expression-engine';
 export type { TemplateProblem } from './validate-template';

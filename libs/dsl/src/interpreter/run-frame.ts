@@ -4,6 +4,7 @@ import { toCallErrorInfo } from './call-errors';
 import type { CallRecord, InterpreterDeps, StepCallResult } from './interpreter-deps';
 import { runSinkRecorded } from './run-sink';
 import { extendScope } from './run-state';
+import { merged } from './write-path';
 import { runStepCall } from './run-step-call';
 
 export interface FrameArgs {
@@ -87,13 +88,12 @@ export async function runFrame(args: FrameArgs, deps: InterpreterDeps): Promise<
       const position = next++;
       const index = args.firstIndex + position;
       const item = args.rows[position];
-      const iter = {
-        ...(isRecord(args.scope['iter']) ? args.scope['iter'] : {}),
+      const iter = merged(isRecord(args.scope['iter']) ? args.scope['iter'] : {}, {
         [args.iterator]: item,
         _index: index,
         _first: index === 0,
         _last: args.total !== null && index === args.total - 1,
-      };
+      });
       const scope = extendScope(args.scope, { [args.iterator]: item, iter, loop: { index, length: args.total } });
       const outcome = await runIteration(args, scope, calls, deps);
       rows[position] = outcome.row.status === 'ok' ? { index, status: 'ok', result: outcome.result } : { ...outcome.row, index };

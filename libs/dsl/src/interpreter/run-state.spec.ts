@@ -41,6 +41,32 @@ describe('RunState', () => {
     expect(lazy.reads()).toBe(1);
   });
 
+  it('builds no scope for a call that renders and decides nothing (a static loop body)', async () => {
+    let copies = 0;
+    // Building a scope lists the keys of the one it extends.
+    const scope = new Proxy({ ctx: {}, workload: { a: 1 } } as Record<string, unknown>, {
+      ownKeys: (target) => {
+        copies += 1;
+        return Reflect.ownKeys(target);
+      },
+    });
+    const deps = fakeDeps(() => ({ ok: true }));
+    okResult(await runYaml(`- step: s\n  tool: { kind: http, url: "http://x/static", input: { a: 1 } }`, deps, scope));
+    expect(deps.calls.at(-1)?.config).toEqual({ url: 'http://x/static', input: { a: 1 } });
+    expect(copies).toBe(0);
+    okResult(await runYaml(`- step: s\n  tool: { kind: http, url: "http://x/{{ workload.a }}" }`, deps, scope));
+    expect(deps.calls.at(-1)?.config).toEqual({ url: 'http://x/1', input: {} });
+    expect(copies).toBeGreaterThan(0);
+  });
+
+  it('keeps an own "__proto__" key of a scope or of what extends it as data', () => {
+    const scope = JSON.parse('{"ctx": {}, "__proto__": {"polluted": 1}}') as Record<string, unknown>;
+    const extended = extendScope(scope, JSON.parse('{"item": 1, "__proto__": {"polluted": 2}}') as Record<string, unknown>);
+    expect(Object.getPrototypeOf(extended)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(extended, '__proto__')?.value).toEqual({ polluted: 2 });
+    expect(Object.keys(extended)).toEqual(['ctx', '__proto__', 'item']);
+  });
+
   it('mirrors ctx writes into vars when the scope has the alias, and keeps locals nested', () => {
     const state = new RunState({ ctx: { a: 1 }, vars: { a: 1 } });
     state.applySet(

@@ -1,10 +1,10 @@
-import { TemplateError } from '../expressions';
+import { holdsTemplate, TemplateError } from '../expressions';
 import { CallError, type CallErrorInfo, type JsonObject, type Policy, type Task } from '../model';
 import { evaluatePolicies, outcomeScope, type CallOutcome, type HttpFacts, type PolicyDecision } from '../policy';
 import { Cancelled, cancelledError, templateCallError, toCallErrorInfo, untilAborted } from './call-errors';
 import type { CallRecord, InterpreterDeps } from './interpreter-deps';
 import { extendScope, type RunState } from './run-state';
-import { defineOwn, isRecord } from './write-path';
+import { defineOwn, isRecord, merged } from './write-path';
 
 export interface TaskRunArgs {
   task: Task;
@@ -52,7 +52,8 @@ export async function runTask(args: TaskRunArgs, deps: InterpreterDeps): Promise
 
   for (;;) {
     if (signal.aborted) return fail(cancelledError(signal));
-    const attemptScope = state.scope({ _attempt: attempt });
+    // Scopes are built only when something renders or decides: a loop body's static call builds none per row.
+    const attemptScope = once(() => state.scope({ _attempt: attempt }));
     const made = await attemptCall(task, args.stepInput, config, attemptScope, attempt, signal, deps);
     if (made === 'cancelled') return fail(cancelledError(signal));
     if ('fatal' in made) return fail(made.fatal);
@@ -60,13 +61,13 @@ export async function runTask(args: TaskRunArgs, deps: InterpreterDeps): Promise
     config = made.config;
     // The task's name reads this call's result while its policies run, as it will once they have.
     const result = outcome.status === 'ok' ? outcome.data : swallowedResult(outcome.error, outcome.data);
-    const scope = extendScope(attemptScope, { ...(config === undefined ? {} : { input: config.input }), [task.name]: result });
+    const scope = once(() => extendScope(attemptScope(), { ...(config === undefined ? {} : { input: config.input }), [task.name]: result }));
     if (outcome.status === 'error' && outcome.error.kind === 'cancelled') return fail(outcome.error);
 
     let decision: PolicyDecision;
     try {
       decision = decide(args.policies, outcome, scope, deps);
-      state.applySet(decision.set, extendScope(scope, outcomeScope(outcome)), deps.engine);
+      if (decision.set.length > 0) state.applySet(decision.set, extendScope(scope(), outcomeScope(outcome)), deps.engine);
     } catch (error) {
       return fail(toCallErrorInfo(error));
     }
@@ -89,7 +90,7 @@ export async function runTask(args: TaskRunArgs, deps: InterpreterDeps): Promise
       case 'continue':
       case 'jump':
       case 'break': {
-        if (outcome.status === 'ok') {
+        if (outcome.status === 'ok' && task.set.length > 0) {
           try {
             const setScope = state.scope({ _attempt: attempt, input: config?.input, output: outcome.data, [task.name]: result });
             state.applySet(task.set, setScope, deps.engine);
@@ -116,7 +117,7 @@ async function attemptCall(
   task: Task,
   stepInput: JsonObject,
   rendered: Record<string, unknown> | undefined,
-  scope: Record<string, unknown>,
+  scope: () => Record<string, unknown>,
   attempt: number,
   signal: AbortSignal,
   deps: InterpreterDeps,
@@ -134,11 +135,25 @@ async function attemptCall(
   return outcome === 'cancelled' ? outcome : { outcome, config };
 }
 
-/** The task's input (merged over the step's) rendered, then its config rendered with `input`; the input goes in as `config.input`. */
-function renderConfig(task: Task, stepInput: JsonObject, scope: Record<string, unknown>, deps: InterpreterDeps): Record<string, unknown> {
-  const input = deps.engine.renderValue({ ...stepInput, ...task.input }, scope);
-  const rendered = deps.engine.renderValue(task.config, extendScope(scope, { input }));
-  return { ...(isRecord(rendered) ? rendered : {}), input };
+/**
+ * The task's input (merged over the step's) rendered, then its config
+ * rendered with `input`; the input goes in as `config.input`. Values without
+ * a template render to copies of themselves, against no scope.
+ */
+function renderConfig(task: Task, stepInput: JsonObject, scope: () => Record<string, unknown>, deps: InterpreterDeps): Record<string, unknown> {
+  const inputIsStatic = !holdsTemplate(stepInput) && !holdsTemplate(task.input);
+  const input = deps.engine.renderValue(merged(stepInput, task.input), inputIsStatic ? NO_SCOPE : scope());
+  const rendered = deps.engine.renderValue(task.config, holdsTemplate(task.config) ? extendScope(scope(), { input }) : NO_SCOPE);
+  return merged(isRecord(rendered) ? rendered : {}, { input });
+}
+
+/** The scope a value without templates is rendered against: it reads none. */
+const NO_SCOPE: Record<string, unknown> = Object.freeze({});
+
+/** `make`'s value, made on the first call. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }
 
 /** One tool call, timed; `cancelled` when the signal aborted meanwhile. */
@@ -190,7 +205,7 @@ function httpFacts(data: unknown, error: CallErrorInfo | undefined): HttpFacts |
 export function decide(
   policies: readonly Policy[],
   outcome: CallOutcome,
-  scope: Record<string, unknown>,
+  scope: () => Record<string, unknown>,
   deps: InterpreterDeps,
   continuationCount?: number,
 ): PolicyDecision {
@@ -202,7 +217,7 @@ export function decide(
   return evaluatePolicies([...policies], outcome, {
     evaluateWhen: (when, whenScope) => deps.engine.evaluateCondition(when, whenScope),
     random: () => deps.random(),
-    scope,
+    scope: scope(),
     ...(continuationCount !== undefined ? { continuationCount } : {}),
   });
 }

@@ -13,6 +13,20 @@ export function defineOwn(target: Record<string, unknown>, key: string, value: u
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/**
+ * `{...a, ...b}`: every own enumerable property of both, `b`'s last. Made with
+ * Object.assign where neither has a `__proto__` key (which assign would take
+ * as the prototype): V8 (Node 20) makes a spread of two objects, and every
+ * store into a spread's copy, many times slower, and a loop body merges its
+ * input once per row.
+ */
+export function merged(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.hasOwn(a, '__proto__') && !Object.hasOwn(b, '__proto__')) return Object.assign({}, a, b);
+  const out: Record<string, unknown> = {};
+  for (const source of [a, b]) for (const key of Object.keys(source)) defineOwn(out, key, source[key]);
+  return out;
+}
+
 /** The segments of a dotted `set:` key; throws a RangeError for an empty or prototype-reaching segment. */
 export function keySegments(key: string): [string, ...string[]] {
   const parts = key.split('.');
