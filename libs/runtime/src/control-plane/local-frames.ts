@@ -49,8 +49,16 @@ interface QueuedCommit {
   settle: { resolve(): void; reject(error: unknown): void };
 }
 
+/** A claim of a stage's frame, waiting for its stage's batch in flight (see LocalFrames.claim). */
+interface QueuedClaim {
+  request: ClaimRequest;
+  settle: { resolve(claim: FrameClaim | undefined): void; reject(error: unknown): void };
+}
+
 /** Commits of one execution taken into one transaction at most. */
 const MAX_COMMIT_BATCH = 64;
+/** Claims of one stage taken into one transaction at most. */
+const MAX_CLAIM_BATCH = 64;
 
 /**
  * The frame side of the in-process control plane (DESIGN.md "Loops are
@@ -62,16 +70,53 @@ export class LocalFrames {
   private readonly executions = new FrameExecutions();
   /** Commits waiting for their execution's batch in flight, by execution (see `commit`). */
   private readonly waitingCommits = new Map<string, QueuedCommit[]>();
+  /** Claims waiting for their stage's batch in flight, by stage (see `claim`). */
+  private readonly waitingClaims = new Map<string, QueuedClaim[]>();
 
   constructor(
     private readonly deps: LocalControlPlaneDeps,
     private readonly scopeOf: ScopeOf,
   ) {}
 
+  /**
+   * Claims a frame of the stage for the request's worker. Claims of one
+   * stage wait in a queue while one of its batches runs, and go together in
+   * the next transaction: each takes the execution's stream lock and commits
+   * (a WAL flush), so the slots of a worker that all claim as a loop opens
+   * took their frames one commit after another, the last one several commits
+   * late. A batch that fails is tried again one claim at a time, so a claim
+   * the stage refuses (another pool, a tool kind the worker lacks) fails alone.
+   */
   async claim(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null> {
-    const { db } = this.deps;
-    const [claimed] = await db.transaction((q) => this.claimWithin(q, stageId, [request]));
+    const claimed = await new Promise<FrameClaim | undefined>((resolve, reject) => {
+      const claim: QueuedClaim = { request, settle: { resolve, reject } };
+      const waiting = this.waitingClaims.get(stageId);
+      if (waiting) {
+        waiting.push(claim);
+        return;
+      }
+      this.waitingClaims.set(stageId, [claim]);
+      void this.claimQueued(stageId);
+    });
     return claimed ? this.assemble(claimed) : null;
+  }
+
+  /** Claims the stage's queue, batch after batch, until it is empty. */
+  private async claimQueued(stageId: string): Promise<void> {
+    const waiting = this.waitingClaims.get(stageId)!;
+    while (waiting.length > 0) await this.claimBatch(stageId, waiting.splice(0, MAX_CLAIM_BATCH));
+    this.waitingClaims.delete(stageId);
+  }
+
+  /** One transaction for `batch` (see `claim`), or one per claim when that fails; settles each claim, never throws. */
+  private async claimBatch(stageId: string, batch: readonly QueuedClaim[]): Promise<void> {
+    try {
+      const claims = await this.deps.db.transaction((q) => this.claimWithin(q, stageId, batch.map((claim) => claim.request)));
+      for (const [i, claim] of batch.entries()) claim.settle.resolve(claims[i]);
+    } catch (error) {
+      if (batch.length === 1) batch[0]!.settle.reject(error);
+      else for (const claim of batch) await this.claimBatch(stageId, [claim]);
+    }
   }
 
   /**

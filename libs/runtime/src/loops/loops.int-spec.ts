@@ -311,6 +311,34 @@ describe('frame leases', () => {
     expect(done.payload).toMatchObject({ total: 7, succeeded: 7, failed: 0 });
   });
 
+  it('claims the frames that workers ask for at once together, in one transaction, and refuses only the claim that does not fit', async () => {
+    await p.engine.catalog.register(LOOP('tests/loop-claims', 'parallel', 1).replace('max_in_flight: 3', 'max_in_flight: 7'));
+    const { execution_id } = await p.engine.executions.start({ path: 'tests/loop-claims' });
+    const stageId = await stageOf(execution_id);
+    const claim = (workerId: string, pool?: string) =>
+      p.engine.controlPlane.claimFrame(stageId, { worker_id: workerId, ...(pool ? { pool } : {}) }).then(
+        (frame) => frame?.frame_index,
+        (error: { code?: string }) => error.code,
+      );
+    // The first claim goes alone; the six that arrive while it is in flight wait and go in the next transaction.
+    const together = await Promise.all(['w0', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6'].map((workerId) => claim(workerId)));
+    expect([...together].sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    const dispatched = (await p.engine.executions.events(execution_id, { type: [EventType.FrameDispatched] })).events;
+    expect(dispatched).toHaveLength(7);
+    const transactions = await p.database.query<{ tx: string }>(`SELECT DISTINCT tx::text FROM noetl.event WHERE event_id = ANY($1::bigint[])`, [dispatched.map((event) => event.event_id)]);
+    expect(transactions).toHaveLength(2);
+
+    // A claim the stage refuses, queued with one it takes: the batch is tried one claim at a time, and only the misfit fails.
+    const second = await p.engine.executions.start({ path: 'tests/loop-claims' });
+    const secondStage = await stageOf(second.execution_id);
+    const claimSecond = (workerId: string, pool?: string) =>
+      p.engine.controlPlane.claimFrame(secondStage, { worker_id: workerId, ...(pool ? { pool } : {}) }).then(
+        (frame) => frame?.frame_index,
+        (error: { code?: string }) => error.code,
+      );
+    expect(await Promise.all([claimSecond('first'), claimSecond('intruder', 'gpu'), claimSecond('plain')])).toEqual([0, 'wrong_pool', 1]);
+  });
+
   it("commits the frames that wait for their execution's lock together, in one transaction, and refuses only the commit whose lease is lost", async () => {
     await p.engine.catalog.register(LOOP('tests/loop-batched', 'parallel', 1).replace('max_in_flight: 3', 'max_in_flight: 7'));
     const { execution_id } = await p.engine.executions.start({ path: 'tests/loop-batched' });
