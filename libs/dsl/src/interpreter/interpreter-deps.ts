@@ -13,6 +13,13 @@ export interface InterpreterDeps {
   random(): number;
   /** For durations. */
   monotonicMs(): number;
+  /**
+   * Lets the process's other work run (its I/O callbacks and timers). A frame
+   * whose rows never wait (a no-op tool, a template) would otherwise run
+   * every row in one turn of the event loop, holding back the claims,
+   * commits and heartbeats of the frames beside it. Absent: never yields.
+   */
+  yieldTurn?(): Promise<void>;
   /** Bound on task runs in one pipeline run (jump loops); default 10000. */
   maxTaskRuns?: number;
 }

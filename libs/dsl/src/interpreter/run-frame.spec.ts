@@ -39,6 +39,15 @@ describe('runFrame', () => {
     ]);
   });
 
+  it('lets the process run its other work between rows once a turn has run long, and gives the same results', async () => {
+    // Each fake call takes 5 ms of the fake clock: a turn is over after every row.
+    const turns: number[] = [];
+    const deps = { ...fakeDeps((_kind, config) => config['input']), yieldTurn: async () => void turns.push(deps.calls.length) };
+    const run = await runFrame(frameArgs(stepOf(BODY), [3, 4, 5]), deps);
+    expect(run.rows.map((row) => row.result)).toEqual([3, 4, 5].map((n, i) => ({ n, i: 10 + i, first: false, len: 20 })));
+    expect(turns).toEqual([1, 2]);
+  });
+
   it('keeps a record of each call only when asked (a shard reports them; a frame does not)', async () => {
     const deps = fakeDeps(() => 'ok');
     expect((await runFrame(frameArgs(stepOf(BODY), [3, 4]), deps)).calls).toMatchObject([{ status: 'ok' }, { status: 'ok' }]);

@@ -83,8 +83,13 @@ export async function runFrame(args: FrameArgs, deps: InterpreterDeps): Promise<
   const rows: RowResult[] = new Array(args.rows.length);
   const ctxWrites: (Record<string, unknown> | undefined)[] = new Array(args.rows.length);
   let next = 0;
+  let turnBegan = deps.monotonicMs();
   const lane = async (): Promise<void> => {
     while (next < args.rows.length) {
+      if (deps.yieldTurn && deps.monotonicMs() - turnBegan >= TURN_MS) {
+        await deps.yieldTurn();
+        turnBegan = deps.monotonicMs();
+      }
       const position = next++;
       const index = args.firstIndex + position;
       const item = args.rows[position];
@@ -114,6 +119,9 @@ export async function runFrame(args: FrameArgs, deps: InterpreterDeps): Promise<
   }
   return { rows, ctx, calls };
 }
+
+/** How long a frame's rows run before they let the process's other work in (InterpreterDeps.yieldTurn). */
+const TURN_MS = 5;
 
 interface IterationOutcome {
   row: Omit<RowResult, 'index' | 'result'>;

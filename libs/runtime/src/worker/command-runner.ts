@@ -133,6 +133,7 @@ export function workerRun(deps: CommandRunnerDeps, at: CallSite): WorkerRun {
       sleep: (ms, signal) => sleep(ms, signal),
       random: Math.random,
       monotonicMs: () => performance.now(),
+      yieldTurn: () => new Promise((resolve) => setImmediate(resolve)),
     },
     scopeWithKeychain: async (spec, scope, signal) => {
       if (!Array.isArray(spec['keychain'])) return scope;
