@@ -22,7 +22,7 @@ import {
   type Queryable,
   type TenantScope,
 } from '@noetl/storage';
-import { defaultTools, type DatabaseIdentity, type ToolRegistry } from '@noetl/tools';
+import { defaultTools, type ToolRegistry } from '@noetl/tools';
 import { connect, type NatsConnection } from 'nats';
 import { randomUUID, randomInt } from 'node:crypto';
 import pino, { type Logger } from 'pino';
@@ -192,21 +192,27 @@ export class Engine {
     // A worker on a remote control plane asks the API for credentials; it never decrypts one itself.
     const remote = roles.includes('worker') && !roles.includes('api') && !options.controlPlane ? createRemoteControlPlane(config) : undefined;
     const plane = options.controlPlane ?? remote;
-    // The ledger's identity (postgres steps are refused it) from the control plane the worker reports to, else from the ledger itself.
-    const ledgerIdentity = (): Promise<DatabaseIdentity> => (plane ? plane.ledgerIdentity() : readLedgerIdentity(database!));
-    const tools = options.tools ?? defaultTools(workerToolOptions(config, ledgerIdentity));
-    const parts: Engine['parts'] = { ownsBus: options.bus === undefined, ownSweepTimer: options.sweepEvery !== 'caller', tools, listen: options.listen ?? true };
-    if (remote) parts.remote = remote;
     const expressions = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() }, { limits: { maxRangeSize: config.limits.rangeItems } });
+    const partsWith = (tools: ToolRegistry): Engine['parts'] => ({
+      ownsBus: options.bus === undefined,
+      ownSweepTimer: options.sweepEvery !== 'caller',
+      tools,
+      listen: options.listen ?? true,
+      ...(remote ? { remote } : {}),
+    });
     if (!database) {
       if (!plane || roles.some((role) => role !== 'worker')) {
         throw new Error(`roles ${roles.join(',') || '(none)'} need the ledger database: only a worker that reports to an API (NOETL_SERVER_URL) runs without one`);
       }
-      parts.worker = newWorker(options, { controlPlanes: () => plane, tools, expressions, metrics, logger });
+      // The ledger's identity, which postgres steps are refused, comes from the API too.
+      const tools = options.tools ?? defaultTools(workerToolOptions(config, () => plane.ledgerIdentity()));
+      const parts = { ...partsWith(tools), worker: newWorker(options, { controlPlanes: () => plane, tools, expressions, metrics, logger }) };
       const engine = new Engine(config, metrics, bus, logger, roles, undefined, parts);
       engine.run();
       return engine;
     }
+    const tools = options.tools ?? defaultTools(workerToolOptions(config, plane ? () => plane.ledgerIdentity() : () => readLedgerIdentity(database)));
+    const parts = partsWith(tools);
     const repositories = {
       commandRows: new CommandRepository(),
       frameRows: new FrameRepository(),
