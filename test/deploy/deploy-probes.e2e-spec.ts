@@ -34,6 +34,8 @@ const OUTPUT_KEPT = 20_000;
 interface Started {
   workload: string;
   port: number;
+  /** Whether its environment held DATABASE_URL. */
+  hasDatabaseUrl: boolean;
   child: ChildProcess;
   output(): string;
   exited: Promise<number | null>;
@@ -44,7 +46,7 @@ function baseEnv(): Record<string, string> {
   return { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: tmpdir(), LOG_LEVEL: 'warn' };
 }
 
-function runEntrypoint(name: string, env: Record<string, string>, args: string[] = []): Omit<Started, 'port'> {
+function runEntrypoint(name: string, env: Record<string, string>, args: string[] = []): Omit<Started, 'port' | 'hasDatabaseUrl'> {
   const child = spawn('/bin/sh', [ENTRYPOINT, ...args], { env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer) => void (output = (output + chunk.toString('utf8')).slice(-OUTPUT_KEPT));
@@ -54,7 +56,7 @@ function runEntrypoint(name: string, env: Record<string, string>, args: string[]
   return { workload: name, child, output: () => output, exited };
 }
 
-async function stop(started: Omit<Started, 'port'>): Promise<void> {
+async function stop(started: Omit<Started, 'port' | 'hasDatabaseUrl'>): Promise<void> {
   if (started.child.exitCode !== null || started.child.signalCode !== null) return;
   started.child.kill('SIGTERM');
   const timer = setTimeout(() => started.child.kill('SIGKILL'), 15_000);
@@ -82,8 +84,10 @@ describe('the k8s/ workloads, started as their pods would start them', () => {
   async function startWorkload(w: Workload, extra: Record<string, string>): Promise<Started> {
     const podName = w.podNames[w.podNames.length - 1]!;
     const port = await freePort();
-    const env = { ...containerEnv(w.pod.containers[0]!, manifests, podName), ...infrastructure, PORT: String(port), ...extra };
-    const started = { ...runEntrypoint(w.manifest.name, env, w.pod.containers[0]!.args ?? []), port };
+    const env: Record<string, string> = { ...containerEnv(w.pod.containers[0]!, manifests, podName), ...infrastructure, PORT: String(port), ...extra };
+    // The database's address replaces the manifest's, and reaches no pod the manifest gives none (a worker's).
+    if (!('DATABASE_URL' in containerEnv(w.pod.containers[0]!, manifests, podName))) delete env.DATABASE_URL;
+    const started = { ...runEntrypoint(w.manifest.name, env, w.pod.containers[0]!.args ?? []), port, hasDatabaseUrl: 'DATABASE_URL' in env };
     running.push(started);
     try {
       await Promise.race([
@@ -116,6 +120,8 @@ describe('the k8s/ workloads, started as their pods would start them', () => {
 
   it('every service workload answers 200 on each path its probes (and Prometheus) use', async () => {
     expect(running.map((s) => s.workload).sort()).toEqual(['noetl-api', 'noetl-projector', 'noetl-scheduler', 'noetl-worker', 'noetl-worker-batch']);
+    // The workers run, and answer ready, without a database (issue 25 item 2).
+    expect(running.filter((s) => !s.hasDatabaseUrl).map((s) => s.workload).sort()).toEqual(['noetl-worker', 'noetl-worker-batch']);
     const answers: Record<string, Record<string, number>> = {};
     const expected: Record<string, Record<string, number>> = {};
     for (const w of services) {

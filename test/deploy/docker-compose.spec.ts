@@ -198,13 +198,18 @@ describe('.env.example', () => {
     };
     const at = { host: 'postgres', db: envExample.POSTGRES_DB };
     expect(urlOf('migrate')).toEqual({ ...at, user: 'noetl_owner', password: roles.NOETL_OWNER_PASSWORD });
-    for (const [name] of noetlServices().filter(([n]) => n !== 'migrate')) {
+    for (const [name] of noetlServices().filter(([n]) => n !== 'migrate' && n !== 'worker')) {
       expect({ service: name, ...urlOf(name) }).toEqual({ service: name, ...at, user: 'noetl_app', password: roles.NOETL_APP_PASSWORD });
     }
     expect(compose.services.postgres!.env_file).toBe(ENV_EXAMPLE_FILE);
     expect(new URL(envExample.REDIS_URL!).hostname).toBe('redis');
     expect(new URL(envExample.NATS_URL!).hostname).toBe('nats');
     expect(serviceEnv('worker').NOETL_SERVER_URL).toBe(`http://api:${envExample.PORT}`);
+  });
+
+  it('gives the worker neither the ledger database nor the encryption key, even once an operator sets one in .env.example', () => {
+    const worker = loadConfig({ ...envExample, NOETL_ENCRYPTION_KEY: 'a'.repeat(64), ...compose.services.worker!.environment });
+    expect({ database: worker.database.url, key: worker.encryptionKey, server: worker.server }).toEqual({ database: undefined, key: undefined, server: { url: `http://api:${envExample.PORT}` } });
   });
 
   it('leaves the encryption key empty: a key in a committed file would be no secret', () => {

@@ -1,6 +1,7 @@
 import { CONFIG_ENV_NAMES, loadConfig, ROLES } from '@noetl/config';
 import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IProbe } from 'kubernetes-models/v1/Probe';
 import type { IService } from 'kubernetes-models/v1/Service';
@@ -32,6 +33,16 @@ const containersOf = (w: Workload): IContainer[] => [...(w.pod.initContainers ??
 const selects = (selector: Record<string, string>, labels: Record<string, string>) =>
   Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+/** A worker of the default pool or of a named one (`worker-pool`). */
+const isWorker = (w: Workload): boolean => ['worker', 'worker-pool'].includes(w.podLabels['app.kubernetes.io/component'] ?? '');
+type ILabelSelector = NonNullable<INetworkPolicy['spec']>['podSelector'];
+/** A NetworkPolicy's label selector on pod labels: matchLabels and `In` expressions (the only operator the manifests use). */
+const selectsPod = (selector: ILabelSelector, labels: Record<string, string>): boolean =>
+  Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v) &&
+  (selector.matchExpressions ?? []).every((e) => {
+    if (e.operator !== 'In') throw new Error(`selector operator ${e.operator} is not modelled here`);
+    return (e.values ?? []).includes(labels[e.key] ?? '');
+  });
 
 describe('k8s/ manifests', () => {
   describe('schemas', () => {
@@ -128,12 +139,20 @@ describe('k8s/ manifests', () => {
       }
     });
 
-    it('every role runs as the runtime database role; the api and the Job have both keys, a worker its own key only', () => {
+    it('the control plane runs as the runtime database role and a worker holds no DATABASE_URL nor encryption key; the api and the Job have both keys, a worker its own key only', () => {
       const envOf = (name: string) => {
         const w = workloads.find((workload) => workload.manifest.name === name)!;
         return containerEnv(containersOf(w).at(-1)!, manifests, w.podNames[0]!);
       };
-      for (const w of services) expect({ [w.manifest.name]: new URL(envOf(w.manifest.name).DATABASE_URL!).username }).toEqual({ [w.manifest.name]: 'noetl_app' });
+      for (const w of services.filter((s) => !isWorker(s))) {
+        expect({ [w.manifest.name]: new URL(envOf(w.manifest.name).DATABASE_URL!).username }).toEqual({ [w.manifest.name]: 'noetl_app' });
+      }
+      const workers = services.filter(isWorker);
+      expect(workers.map((w) => w.manifest.name).sort()).toEqual(['noetl-worker', 'noetl-worker-batch']);
+      for (const w of workers) {
+        const held = Object.keys(envOf(w.manifest.name)).filter((name) => name === 'DATABASE_URL' || name === 'NOETL_ENCRYPTION_KEY');
+        expect({ [w.manifest.name]: held }).toEqual({ [w.manifest.name]: [] });
+      }
       const keys = keyValues(findManifest(manifests, 'Secret', 'noetl-keys')!);
       expect(Object.keys(keys).sort()).toEqual(['NOETL_BOOTSTRAP_ADMIN_KEY', 'NOETL_BOOTSTRAP_WORKER_KEY']);
       for (const name of ['noetl-api', 'noetl-migrate']) expect(envOf(name)).toMatchObject(keys);
@@ -198,6 +217,53 @@ describe('k8s/ manifests', () => {
         const service = findManifest<IService>(manifests, 'Service', set.doc.spec!.serviceName!);
         expect(service?.doc.spec!.clusterIP).toBe('None');
       }
+    });
+  });
+
+  describe('network policies', () => {
+    const policies = manifestsOfKind<INetworkPolicy>(manifests, 'NetworkPolicy');
+    const workerEgress = findManifest<INetworkPolicy>(manifests, 'NetworkPolicy', 'noetl-worker-egress')!.doc.spec!;
+    const postgresIngress = findManifest<INetworkPolicy>(manifests, 'NetworkPolicy', 'noetl-postgres-ingress')!.doc.spec!;
+    const podsOf = (selector: ILabelSelector) => workloads.filter((w) => selectsPod(selector, w.podLabels)).map((w) => w.manifest.name).sort();
+    const configured = (name: string) => keyValues(findManifest(manifests, 'ConfigMap', 'noetl-config')!)[name]!;
+
+    it('are the workers\' egress and PostgreSQL\'s ingress, and nothing else', () => {
+      expect(policies.map((p) => [p.name, p.doc.spec!.policyTypes])).toEqual([
+        ['noetl-worker-egress', ['Egress']],
+        ['noetl-postgres-ingress', ['Ingress']],
+      ]);
+    });
+
+    it('confine every worker pod, of every pool, and no other', () => {
+      expect(podsOf(workerEgress.podSelector)).toEqual(services.filter(isWorker).map((w) => w.manifest.name).sort());
+    });
+
+    it('let a worker pod reach DNS, the api pods on their port, NATS on its port, and public addresses only', () => {
+      const [dns, api, nats, world, ...more] = workerEgress.egress!;
+      expect(more).toEqual([]);
+      expect(dns!.ports!.map((p) => `${p.protocol}/${p.port}`).sort()).toEqual(['TCP/53', 'UDP/53']);
+      expect(dns!.to).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }]);
+      expect(podsOf(api!.to![0]!.podSelector!)).toEqual(['noetl-api']);
+      const apiPort = workloads.find((w) => w.manifest.name === 'noetl-api')!.pod.containers[0]!.ports!.find((p) => p.name === 'http')!.containerPort;
+      expect(api!.ports).toEqual([{ protocol: 'TCP', port: apiPort }]);
+      expect(nats!.ports).toEqual([{ protocol: 'TCP', port: Number(new URL(configured('NATS_URL')).port) }]);
+      expect(world!.ports).toBeUndefined();
+      const [block, ...others] = world!.to!;
+      expect(others).toEqual([]);
+      // The private ranges (RFC 1918, shared address space) and link-local (the metadata service) are out of reach.
+      expect(block!.ipBlock).toEqual({ cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16'] });
+    });
+
+    it('admit to PostgreSQL exactly the pods that hold DATABASE_URL (the control plane and the migration Job), on its port', () => {
+      const holders = workloads.filter((w) => containersOf(w).some((c) => containerEnv(c, manifests, w.podNames[0]!).DATABASE_URL !== undefined));
+      const [rule, ...more] = postgresIngress.ingress!;
+      expect(more).toEqual([]);
+      expect(rule!.from!.flatMap((peer) => podsOf(peer.podSelector!))).toEqual(holders.map((w) => w.manifest.name).sort());
+      expect(holders.map((w) => w.manifest.name).sort()).toEqual(['noetl-api', 'noetl-migrate', 'noetl-projector', 'noetl-scheduler']);
+      const port = new URL(keyValues(findManifest(manifests, 'Secret', 'noetl-secrets')!).DATABASE_URL!).port;
+      expect(rule!.ports).toEqual([{ protocol: 'TCP', port: Number(port) }]);
+      // It guards the server, never a NoETL pod.
+      expect(podsOf(postgresIngress.podSelector)).toEqual([]);
     });
   });
 

@@ -48,6 +48,7 @@ const ROUTES: Record<string, string[]> = {
   '/api/replay/diff': ['get'],
   '/api/workers': ['get'],
   '/api/workers/{id}/heartbeat': ['post'],
+  '/api/workers/ledger': ['get'],
   '/api/admin/stuck': ['get'],
   '/api/admin/commands/{id}/reclaim': ['post'],
   '/api/admin/commands/{id}/fail': ['post'],

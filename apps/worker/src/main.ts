@@ -1,15 +1,17 @@
 import 'reflect-metadata';
 import { loadConfig } from '@noetl/config';
-import { AppRootModule, bootRole } from '@noetl/platform';
+import { AppRootModule, assertWorkerReachesLedger, bootRole } from '@noetl/platform';
 import { WorkerModule } from './worker.module';
 
 /**
  * The worker as a service of its own: only the worker role. With
- * NOETL_SERVER_URL it reports to that API (it never decrypts a credential
- * itself); without, straight to the database.
+ * NOETL_SERVER_URL it reports to that API and opens no database (it never
+ * decrypts a credential itself); without, it works on the ledger at
+ * DATABASE_URL.
  */
 async function main(): Promise<void> {
   const config = { ...loadConfig(process.env), roles: ['worker' as const] };
+  assertWorkerReachesLedger(config);
   await bootRole('worker', config, AppRootModule.forRoot(config, (loaded, workerId) => [WorkerModule.forRoot(loaded, workerId)]));
 }
 

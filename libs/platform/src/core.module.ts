@@ -3,17 +3,19 @@ import type { NoetlConfig } from '@noetl/config';
 import { newWorkerId } from '@noetl/runtime';
 import { ConfigModule } from './config.module';
 import { DatabaseModule } from './database.module';
+import { opensLedger } from './ledger-access';
 import { RuntimeModule } from './runtime.module';
 
 /**
  * What every role's process is built on: the validated configuration, the
- * migrated ledger database and the runtime. An app's root module is this
- * plus its role modules (`rootModule`).
+ * migrated ledger database (but in a worker on the API's control plane:
+ * `opensLedger`) and the runtime. An app's root module is this plus its
+ * role modules (`rootModule`).
  */
 @Module({})
 export class CoreModule {
   static forRoot(config: NoetlConfig, workerId: string): DynamicModule {
-    return { module: CoreModule, imports: [ConfigModule.forRoot(config), DatabaseModule, RuntimeModule.forRoot({ workerId })] };
+    return { module: CoreModule, imports: [ConfigModule.forRoot(config), ...(opensLedger(config) ? [DatabaseModule] : []), RuntimeModule.forRoot({ workerId })] };
   }
 }
 

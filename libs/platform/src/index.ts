@@ -1,5 +1,6 @@
 export * from './config.module';
 export * from './database.module';
+export * from './ledger-access';
 export * from './logger';
 export * from './probe-server';
 export * from './role-context';

@@ -4,6 +4,7 @@ import type { NoetlConfig } from '@noetl/config';
 import { NATS_RECONNECT_FOREVER, RuntimeMetrics, Worker } from '@noetl/runtime';
 import { Database } from '@noetl/storage';
 import { pingDatabase } from './database.module';
+import { opensLedger } from './ledger-access';
 import { warnIfLedgerBypassable } from './ledger-bypass-warning';
 import { warnIfUserCodeExposed } from './user-code-exposure';
 import { createLogger, PinoNestLogger } from './logger';
@@ -16,7 +17,8 @@ import { QueueGroupNatsServer } from './transport/queue-group-nats.server';
  * `@OnNotification` handlers receive the notifications; without it, an
  * application context (the engine's in-process bus delivers them). Either
  * way a probe server answers /health/live, /health/ready and /metrics on
- * PORT; a worker is ready once the registry took its report. SIGTERM/SIGINT close it: the worker drains first.
+ * PORT; a worker is ready once the registry took its report (and, if it
+ * opened the ledger, the database answers). SIGTERM/SIGINT close it: the worker drains first.
  */
 export async function bootRole(name: string, config: NoetlConfig, root: DynamicModule): Promise<INestApplicationContext> {
   const logger = createLogger(config.log, name);
@@ -29,8 +31,9 @@ export async function bootRole(name: string, config: NoetlConfig, root: DynamicM
   } else {
     app = await NestFactory.createApplicationContext(root, { logger: nestLogger });
   }
-  const database = app.get(Database);
-  await warnIfLedgerBypassable(database, logger);
+  const database = opensLedger(config) ? app.get(Database) : undefined;
+  if (database) await warnIfLedgerBypassable(database, logger);
+  else if (config.database.url) logger.warn('DATABASE_URL is set but unused: a worker that reports to NOETL_SERVER_URL opens no ledger database; remove it from its environment');
   warnIfUserCodeExposed(config, logger);
   const metrics = app.get(RuntimeMetrics);
   const worker = config.roles.includes('worker') ? app.get(Worker) : undefined;
@@ -38,7 +41,8 @@ export async function bootRole(name: string, config: NoetlConfig, root: DynamicM
     config.http.port,
     async () => {
       const notRegistered = worker?.notReadyBecause;
-      return { database: await pingDatabase(database), ...(worker ? { registry: notRegistered ? { down: notRegistered } : 'up' } : {}) };
+      // A worker without the database is ready on its registry alone: the API that took its report checks the database.
+      return { ...(database ? { database: await pingDatabase(database) } : {}), ...(worker ? { registry: notRegistered ? { down: notRegistered } : 'up' } : {}) };
     },
     async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }),
   );

@@ -77,7 +77,7 @@ const perTenant = <T>(provide: new (pick: (scope: TenantRuntime['scope']) => T) 
 
 /**
  * The runtime of a Nest process: one `Engine` running the roles of
- * `config.roles` on the process's database, exposed as narrow providers:
+ * `config.roles` on the process's database (if it opens one), exposed as narrow providers:
  * per tenant (catalog, executions, control plane, admin, credentials,
  * replay, worker registry, the scheduler of a process with that role: each
  * `of(scope)`), and the process's metrics and worker.
@@ -103,12 +103,12 @@ export class RuntimeModule {
         },
         {
           provide: Engine,
-          useFactory: async (config: NoetlConfig, database: Database, bus: Bus) => {
+          useFactory: async (config: NoetlConfig, database: Database | undefined, bus: Bus) => {
             // Before the engine starts: its first sweep may already end a step, whose span is then recorded.
             if (config.tracing) await startTracing(config.tracing, `noetl-${config.roles.join('+')}`);
             return Engine.start({
               config,
-              database,
+              ...(database ? { database } : {}),
               bus,
               listen: !config.nats,
               workerId: options.workerId,
@@ -116,7 +116,8 @@ export class RuntimeModule {
               sweepEvery: 'caller',
             });
           },
-          inject: [NOETL_CONFIG, Database, NOETL_BUS],
+          // No Database in a worker on the API's control plane (`opensLedger`).
+          inject: [NOETL_CONFIG, { token: Database, optional: true }, NOETL_BUS],
         },
         perTenant(TenantCatalogs, (tenant) => tenant.catalog),
         perTenant(TenantExecutions, (tenant) => tenant.executions),

@@ -12,4 +12,10 @@ describe('userCodeExposure', () => {
     expect(userCodeExposure(loadConfig({ NOETL_PYTHON: 'off' }), 1000)).toBeUndefined();
     expect(userCodeExposure(loadConfig({ NOETL_ROLES: 'api,scheduler' }), 1000)).toBeUndefined();
   });
+
+  it('says nothing for a worker on the API that holds no DATABASE_URL, and still warns one that holds it', () => {
+    const onApi = { NOETL_ROLES: 'worker', NOETL_SERVER_URL: 'http://api:8082' };
+    expect(userCodeExposure(loadConfig(onApi), 1000)).toBeUndefined();
+    expect(userCodeExposure(loadConfig({ ...onApi, DATABASE_URL: 'postgres://u@db/noetl' }), 1000)).toContain('so they can read DATABASE_URL');
+  });
 });

@@ -8,7 +8,8 @@ import type { ProjectorTuning } from './projection/projector';
 
 export interface EngineOptions {
   config: NoetlConfig;
-  database: Database;
+  /** The ledger. Absent only in a worker alone whose control plane is given or remote (`config.server`): it needs none. */
+  database?: Database;
   /** Roles to run in this process; default `config.roles`. `api` adds nothing here (the Nest app serves it). */
   roles?: readonly Role[];
   /** Default: an in-process bus, which the engine closes; a bus it was given is the caller's to close. */

@@ -30,6 +30,8 @@ import type { AdminService } from './admin/admin.service';
 import { QueueGroups, scopeOfMessage, Subjects, type Bus, type Unsubscribe } from './bus/bus';
 import { InProcessBus } from './bus/in-process-bus';
 import type { CatalogService } from './catalog/catalog.service';
+import type { ControlPlane } from './control-plane/control-plane';
+import { readLedgerIdentity } from './control-plane/ledger-identity';
 import type { LocalControlPlane } from './control-plane/local-control-plane';
 import type { CredentialStore } from './credentials/credential-types';
 import { openCredentialCipher } from './credentials/pg-credential-store';
@@ -90,7 +92,9 @@ export class Engine {
     readonly metrics: RuntimeMetrics,
     readonly bus: Bus,
     readonly logger: Logger,
-    private readonly shared: SharedParts,
+    private readonly roles: readonly Role[],
+    /** Absent in a worker on the API's control plane: it holds no connection to the ledger (no tenant runtime, no clock). */
+    private readonly shared: SharedParts | undefined,
     private readonly parts: {
       worker?: Worker;
       ownsBus: boolean;
@@ -115,7 +119,7 @@ export class Engine {
     const key = scopeKey(scope);
     let runtime = this.tenants.get(key);
     if (!runtime) {
-      runtime = new TenantRuntime({ tenantId: scope.tenantId, organizationId: scope.organizationId }, this.shared);
+      runtime = new TenantRuntime({ tenantId: scope.tenantId, organizationId: scope.organizationId }, this.ledgerParts());
       this.tenants.set(key, runtime);
     }
     return runtime;
@@ -174,12 +178,41 @@ export class Engine {
     return this.parts.worker;
   }
 
+  /**
+   * Without `database`, only a worker whose control plane is given or
+   * remote (`config.server`) starts: everything it needs of the ledger, its
+   * control plane answers.
+   */
   static async start(options: EngineOptions): Promise<Engine> {
     const { config, database } = options;
     const roles: readonly Role[] = options.roles ?? config.roles;
     const logger = options.logger ?? pino({ level: config.log.level });
     const metrics = new RuntimeMetrics();
     const bus = options.bus ?? new InProcessBus();
+    // A worker on a remote control plane asks the API for credentials; it never decrypts one itself.
+    const remote = roles.includes('worker') && !roles.includes('api') && !options.controlPlane ? createRemoteControlPlane(config) : undefined;
+    const plane = options.controlPlane ?? remote;
+    const expressions = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() }, { limits: { maxRangeSize: config.limits.rangeItems } });
+    const partsWith = (tools: ToolRegistry): Engine['parts'] => ({
+      ownsBus: options.bus === undefined,
+      ownSweepTimer: options.sweepEvery !== 'caller',
+      tools,
+      listen: options.listen ?? true,
+      ...(remote ? { remote } : {}),
+    });
+    if (!database) {
+      if (!plane || roles.some((role) => role !== 'worker')) {
+        throw new Error(`roles ${roles.join(',') || '(none)'} need the ledger database: only a worker that reports to an API (NOETL_SERVER_URL) runs without one`);
+      }
+      // The ledger's identity, which postgres steps are refused, comes from the API too.
+      const tools = options.tools ?? defaultTools(workerToolOptions(config, () => plane.ledgerIdentity()));
+      const parts = { ...partsWith(tools), worker: newWorker(options, { controlPlanes: () => plane, tools, expressions, metrics, logger }) };
+      const engine = new Engine(config, metrics, bus, logger, roles, undefined, parts);
+      engine.run();
+      return engine;
+    }
+    const tools = options.tools ?? defaultTools(workerToolOptions(config, plane ? () => plane.ledgerIdentity() : () => readLedgerIdentity(database)));
+    const parts = partsWith(tools);
     const repositories = {
       commandRows: new CommandRepository(),
       frameRows: new FrameRepository(),
@@ -195,11 +228,7 @@ export class Engine {
       payloadReferences: new PayloadReferenceRepository(),
     };
     metrics.trackBacklog({ commands: () => repositories.commandRows.backlog(database), frames: () => repositories.frameRows.backlog(database) });
-    // A worker on a remote control plane asks the API for credentials; it never decrypts one itself.
-    const remote = roles.includes('worker') && !roles.includes('api') && !options.controlPlane ? createRemoteControlPlane(config) : undefined;
-    const decrypts = roles.includes('api') || (roles.includes('worker') && !remote && !options.controlPlane);
-    const tools = options.tools ?? defaultTools(workerToolOptions(config, database));
-    const parts: Engine['parts'] = { ownsBus: options.bus === undefined, ownSweepTimer: options.sweepEvery !== 'caller', tools, listen: options.listen ?? true };
+    const decrypts = roles.includes('api') || (roles.includes('worker') && !plane);
     const shared: SharedParts = {
       config,
       roles,
@@ -213,7 +242,7 @@ export class Engine {
       payloads: await openPayloadStores(config.payloads, database),
       cipher: await openCredentialCipher(database, config.encryptionKey, { decrypts }),
       repositories,
-      expressions: new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() }, { limits: { maxRangeSize: config.limits.rangeItems } }),
+      expressions,
       logger,
       firesSchedules: options.schedules !== false,
     };
@@ -230,25 +259,8 @@ export class Engine {
       if (options.projectorTuning) shared.projectorTuning = options.projectorTuning;
     }
     if (roles.includes('worker')) {
-      const plane = options.controlPlane ?? remote;
-      if (remote) parts.remote = remote;
-      parts.worker = new Worker({
-        ...(options.workerId ? { workerId: options.workerId } : {}),
-        // In-process, each tenant's work goes through that tenant's control plane.
-        controlPlanes: plane ? () => plane : (scope) => engine.tenant(scope).controlPlane,
-        scope: config.tenancy,
-        tools,
-        engine: shared.expressions,
-        metrics,
-        logger: logger.child({ role: 'worker' }),
-        concurrency: config.worker.concurrency,
-        leaseMs: config.worker.leaseMs,
-        streamMaxPendingChunks: config.worker.streamMaxPendingChunks,
-        pythonEnabled: config.worker.python,
-        ...(config.worker.tools ? { kinds: config.worker.tools } : {}),
-        ...(config.worker.pool ? { pool: config.worker.pool } : {}),
-        reportEveryMs: WORKER_REPORT_MS,
-      });
+      // In-process, each tenant's work goes through that tenant's control plane.
+      parts.worker = newWorker(options, { controlPlanes: plane ? () => plane : (scope) => engine.tenant(scope).controlPlane, tools, expressions, metrics, logger });
       // Reporting here, it can be handed the commands this process's scheduler issues, claimed as they are issued.
       if (!plane) shared.localSlots = parts.worker;
     }
@@ -293,7 +305,7 @@ export class Engine {
       }
     }
     await shared.clock.sync(database);
-    const engine = new Engine(config, metrics, bus, logger, shared, parts);
+    const engine = new Engine(config, metrics, bus, logger, roles, shared, parts);
     engine.run();
     return engine;
   }
@@ -376,7 +388,7 @@ export class Engine {
    * `scheduler.sweepMs` itself, or the caller does (`sweepEvery: 'caller'`).
    */
   async sweep(): Promise<void> {
-    if (!this.shared.roles.includes('scheduler')) return;
+    if (!this.roles.includes('scheduler')) return;
     this.sweeping ??= this.sweepTenants().finally(() => (this.sweeping = undefined));
     await this.sweeping;
   }
@@ -394,7 +406,7 @@ export class Engine {
     clearInterval(this.sweepTimer);
     clearInterval(this.clockTimer);
     for (const tenant of this.tenants.values()) tenant.sweeper?.stop();
-    await this.shared.lane?.close();
+    await this.shared?.lane?.close();
     await this.parts.worker?.stop(graceMs);
     await this.sweeping?.catch(() => undefined);
     for (const tenant of this.tenants.values()) await tenant.stop();
@@ -403,7 +415,7 @@ export class Engine {
     await this.parts.feed?.stop();
     await this.parts.relay?.stop();
     await this.parts.nats?.close();
-    this.shared.payloads.objects?.close();
+    this.shared?.payloads.objects?.close();
     if (this.parts.ownsBus) await this.bus.close();
   }
 
@@ -413,7 +425,7 @@ export class Engine {
    * process holds it.
    */
   private async sweepTenants(): Promise<void> {
-    const { database, repositories, firesSchedules } = this.shared;
+    const { database, repositories, firesSchedules } = this.ledgerParts();
     const scopes = new Map((await repositories.executionRows.runningScopes(database)).map((scope) => [scopeKey(scope), scope]));
     if (firesSchedules) for (const scope of await repositories.scheduleRows.dueScopes(database, new Date())) scopes.set(scopeKey(scope), scope);
     const failures: unknown[] = [];
@@ -425,19 +437,28 @@ export class Engine {
     if (failures.length > 0) throw failures[0];
   }
 
+  /** What the process shares on the ledger: a programming error to ask for in a worker without it. */
+  private ledgerParts(): SharedParts {
+    if (!this.shared) throw new Error('this process holds no ledger database (a worker on the API\'s control plane)');
+    return this.shared;
+  }
+
   private run(): void {
-    const { lane } = this.shared;
+    const { shared } = this;
+    const lane = shared?.lane;
     const { worker } = this.parts;
     const served = (message: Record<string, unknown>): TenantRuntime | undefined => {
       const scope = scopeOfMessage(message);
       return scope && this.tenant(scope);
     };
-    this.clockTimer = setInterval(
-      () => void this.shared.clock.sync(this.shared.database).catch((error: unknown) => this.logger.warn({ err: error }, 'could not read the database clock; keeping the last offset')),
-      DATABASE_CLOCK_SYNC_MS,
-    );
-    this.clockTimer.unref();
-    if (this.shared.roles.includes('scheduler')) {
+    if (shared) {
+      this.clockTimer = setInterval(
+        () => void shared.clock.sync(shared.database).catch((error: unknown) => this.logger.warn({ err: error }, 'could not read the database clock; keeping the last offset')),
+        DATABASE_CLOCK_SYNC_MS,
+      );
+      this.clockTimer.unref();
+    }
+    if (this.roles.includes('scheduler')) {
       if (this.parts.listen) {
         this.subscriptions.push(
           this.bus.subscribe(Subjects.execution('*'), (message) => void served(message)?.scheduler?.process(String(message['execution_id'])), {
@@ -455,7 +476,7 @@ export class Engine {
       void this.sweepLogged();
     }
     if (worker && this.parts.listen) {
-      const tenant = offeredTenant(this.config, this.shared.roles);
+      const tenant = offeredTenant(this.config, this.roles);
       const offer = (kind: Offer['kind'], key: 'command_id' | 'stage_id') => (message: Record<string, unknown>) => {
         const scope = scopeOfMessage(message);
         if (typeof message[key] !== 'string' || !scope) return;
@@ -475,6 +496,29 @@ export class Engine {
     this.parts.relay?.start();
     this.parts.feed?.start();
   }
+}
+
+/** The worker of a process, reporting each tenant's work to the control plane `controlPlanes` gives for it. */
+function newWorker(
+  { config, workerId }: EngineOptions,
+  parts: { controlPlanes: (scope: TenantScope) => ControlPlane; tools: ToolRegistry; expressions: ExpressionEngine; metrics: RuntimeMetrics; logger: Logger },
+): Worker {
+  return new Worker({
+    ...(workerId ? { workerId } : {}),
+    controlPlanes: parts.controlPlanes,
+    scope: config.tenancy,
+    tools: parts.tools,
+    engine: parts.expressions,
+    metrics: parts.metrics,
+    logger: parts.logger.child({ role: 'worker' }),
+    concurrency: config.worker.concurrency,
+    leaseMs: config.worker.leaseMs,
+    streamMaxPendingChunks: config.worker.streamMaxPendingChunks,
+    pythonEnabled: config.worker.python,
+    ...(config.worker.tools ? { kinds: config.worker.tools } : {}),
+    ...(config.worker.pool ? { pool: config.worker.pool } : {}),
+    reportEveryMs: WORKER_REPORT_MS,
+  });
 }
 
 function isTerminalStatus(status: ExecutionStatus): boolean {

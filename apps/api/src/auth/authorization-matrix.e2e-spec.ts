@@ -79,6 +79,8 @@ const ROUTES: Record<string, Route> = {
     // says nothing of A's (the check after every route finds A's row untouched).
     otherTenant: 200,
   },
+  // Names no tenant's data: the one ledger every tenant's workers must not reach.
+  'get /api/workers/ledger': { access: 'worker', otherTenant: 200 },
   'post /api/commands/{id}/claim': { access: 'worker', param: (ids) => ids.command, body: () => ({ worker_id: 'matrix-worker' }), mutates: true },
   'post /api/commands/{id}/heartbeat': { access: 'worker', param: (ids) => ids.command, body: () => holder, mutates: true },
   'post /api/commands/{id}/complete': { access: 'worker', param: (ids) => ids.command, body: () => ({ ...holder, result: { forged: true } }), mutates: true },

@@ -71,6 +71,7 @@ const OPERATION_IDS: Readonly<Record<string, string>> = {
   'SchemaController.playbookSchema': 'getPlaybookSchema',
   'WorkersController.list': 'listWorkers',
   'WorkersController.heartbeat': 'heartbeatWorker',
+  'WorkersController.ledger': 'getLedgerIdentity',
 };
 
 /** SwaggerModule's `operationIdFactory`. */

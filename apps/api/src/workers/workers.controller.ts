@@ -5,7 +5,7 @@ import type { Principal } from '@noetl/runtime';
 import { Access } from '../auth/access.decorator';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrorDto } from '../errors/api-error.dto';
-import { WorkerHeartbeatDto, WorkerListDto, WorkerListQueryDto, WorkerReportedDto } from './workers.dto';
+import { LedgerIdentityDto, WorkerHeartbeatDto, WorkerListDto, WorkerListQueryDto, WorkerReportedDto } from './workers.dto';
 
 /** The worker registry (seed 001 P4.2): workers report their capacity; operators list them. */
 @ApiTags('workers')
@@ -36,5 +36,15 @@ export class WorkersController {
   async heartbeat(@Caller() caller: Principal, @Param('id') id: string, @Body() body: WorkerHeartbeatDto): Promise<WorkerReportedDto> {
     await this.controlPlane.of(caller.scope).reportWorker({ worker_id: id, ...body });
     return { worker_id: id };
+  }
+
+  /** A worker holds no connection to the ledger (no DATABASE_URL): this is how its postgres steps are refused the ledger all the same. */
+  @Get('ledger')
+  @Access('worker')
+  @ApiOperation({ summary: 'Which database the ledger is, as its server says: workers refuse it (and its cluster, to a role with power over it) to postgres steps' })
+  @ApiOkResponse({ type: LedgerIdentityDto })
+  async ledger(@Caller() caller: Principal): Promise<LedgerIdentityDto> {
+    const { cluster, startedAt, oid, name } = await this.controlPlane.of(caller.scope).ledgerIdentity();
+    return { cluster, started_at: startedAt, oid, name };
   }
 }

@@ -117,3 +117,18 @@ export class WorkerReportedDto {
   @ApiProperty()
   worker_id!: string;
 }
+
+/** The ledger database as its server names it (libs/tools DatabaseIdentity): what a worker's postgres steps may not reach. */
+export class LedgerIdentityDto {
+  @ApiProperty({ type: String, nullable: true, description: "The cluster's system identifier; null when the API's role may not read it" })
+  cluster!: string | null;
+
+  @ApiProperty({ description: "The server's start time: tells the cluster apart when `cluster` is null" })
+  started_at!: string;
+
+  @ApiProperty({ description: "The database's oid" })
+  oid!: string;
+
+  @ApiProperty({ description: "The database's name" })
+  name!: string;
+}

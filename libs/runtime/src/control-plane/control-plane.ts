@@ -1,6 +1,7 @@
 import type { ResultViews } from '@noetl/dsl';
 import type { EventCall, EventError, EventOutputLine, Json, JsonObject } from '@noetl/event-kernel';
 import type { WorkerReport } from '@noetl/storage';
+import type { DatabaseIdentity } from '@noetl/tools';
 import type { Holder } from './lease-token';
 import type { StreamBacklog } from './stream-backlog';
 
@@ -66,6 +67,12 @@ export interface ControlPlane {
   release(commandId: string, request: LeaseRequest): Promise<void>;
   /** A worker's capacity and status (it registers with the first report); the scheduler offers work by it. */
   reportWorker(report: WorkerReport): Promise<void>;
+  /**
+   * Which database the ledger is, as its server says: the worker refuses it
+   * to postgres steps (and its cluster to a role with power over it), with
+   * no connection of its own to it.
+   */
+  ledgerIdentity(): Promise<DatabaseIdentity>;
   /** The decrypted data of a credential, for the worker that holds the command's lease (never logged, never in events). */
   resolveCredential(commandId: string, request: CredentialRequest): Promise<ResolvedCredential>;
 

@@ -207,4 +207,20 @@ describe('HttpControlPlane', () => {
     expect((error as Error).message).toBe(`POST ${baseUrl}/api/commands/11/credential answered 200 with a body of an unexpected shape`);
     expect(String((error as Error).stack)).not.toContain('hunter2');
   });
+
+  it("asks GET /api/workers/ledger for the ledger's identity, and retries it like any call", async () => {
+    api.answer({ status: 503 }, { status: 200, body: { cluster: '7301', started_at: '2026-11-28 01:00:00+00', oid: '16384', name: 'noetl' } });
+
+    await expect(plane.ledgerIdentity()).resolves.toEqual({ cluster: '7301', startedAt: '2026-11-28 01:00:00+00', oid: '16384', name: 'noetl' });
+    expect(api.received.map((r) => [r.method, r.url, r.body])).toEqual([
+      ['GET', '/api/workers/ledger', undefined],
+      ['GET', '/api/workers/ledger', undefined],
+    ]);
+  });
+
+  it('refuses a ledger identity of another shape, naming the GET', async () => {
+    api.answer({ status: 200, body: { cluster: 7301 } });
+
+    await expect(plane.ledgerIdentity()).rejects.toThrow(`GET ${baseUrl}/api/workers/ledger answered 200 with a body of an unexpected shape`);
+  });
 });

@@ -1,4 +1,5 @@
 import type { WorkerReport } from '@noetl/storage';
+import type { DatabaseIdentity } from '@noetl/tools';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, type Dispatcher, request } from 'undici';
 import { RuntimeError, type RuntimeErrorCode } from '../runtime-error';
@@ -149,6 +150,12 @@ export class HttpControlPlane implements ControlPlane {
     await this.post('/api/events', { command_id: commandId, ...request }, anyBody);
   }
 
+  /** Asked at each new connection of a postgres step: the ledger's server may restart (a new start time) while the worker runs. */
+  async ledgerIdentity(): Promise<DatabaseIdentity> {
+    const answer = await this.call('GET', '/api/workers/ledger', undefined, isLedgerIdentity);
+    return { cluster: answer.cluster, startedAt: answer.started_at, oid: answer.oid, name: answer.name };
+  }
+
   resolveCredential(commandId: string, request: CredentialRequest): Promise<ResolvedCredential> {
     return this.post(commandPath(commandId, 'credential'), request, isResolvedCredential);
   }
@@ -187,18 +194,22 @@ export class HttpControlPlane implements ControlPlane {
     await this.ownAgent?.close();
   }
 
-  private async post<T>(path: string, body: object, accepts: (value: unknown) => value is T): Promise<T> {
+  private post<T>(path: string, body: object, accepts: (value: unknown) => value is T): Promise<T> {
+    return this.call('POST', path, JSON.stringify(body), accepts);
+  }
+
+  private async call<T>(method: 'GET' | 'POST', path: string, body: string | undefined, accepts: (value: unknown) => value is T): Promise<T> {
     const url = `${this.baseUrl}${path}`;
-    const answer = await this.send(url, JSON.stringify(body));
-    if (answer.status >= 400) throw errorFromAnswer(url, answer, this.headers.authorization !== undefined);
+    const answer = await this.send(method, url, body);
+    if (answer.status >= 400) throw errorFromAnswer(method, url, answer, this.headers.authorization !== undefined);
     const value = parseJson(answer.text);
     // The body is not quoted: it may hold credential data.
-    if (!accepts(value)) throw new Error(`POST ${url} answered ${answer.status} with a body of an unexpected shape`);
+    if (!accepts(value)) throw new Error(`${method} ${url} answered ${answer.status} with a body of an unexpected shape`);
     return value;
   }
 
   /** One call with retries; returns the first answer below 500. */
-  private async send(url: string, body: string): Promise<Answer> {
+  private async send(method: 'GET' | 'POST', url: string, body: string | undefined): Promise<Answer> {
     for (let attempt = 1; ; attempt++) {
       let failure: string;
       let cause: unknown;
@@ -206,7 +217,7 @@ export class HttpControlPlane implements ControlPlane {
       try {
         const traceparent = traceparentOf();
         const response = await request(url, {
-          method: 'POST',
+          method,
           // The W3C trace context of the worker's span: the api's span for the call is its child.
           headers: traceparent ? { ...this.headers, traceparent } : this.headers,
           body,
@@ -221,7 +232,7 @@ export class HttpControlPlane implements ControlPlane {
         cause = error;
       }
       if (attempt >= this.attempts) {
-        throw new Error(`POST ${url} failed after ${attempt} attempt(s): ${failure}`, { cause });
+        throw new Error(`${method} ${url} failed after ${attempt} attempt(s): ${failure}`, { cause });
       }
       await delay(this.retryDelayMs * 2 ** (attempt - 1));
     }
@@ -250,14 +261,14 @@ function isFrameClaim(value: unknown): value is { frame: ClaimedFrame | null } {
   );
 }
 
-function errorFromAnswer(url: string, answer: Answer, presentsKey: boolean): Error {
+function errorFromAnswer(method: string, url: string, answer: Answer, presentsKey: boolean): Error {
   const body = parseJson(answer.text);
   if (isObject(body) && isRuntimeErrorCode(body.code)) {
     const message = typeof body.message === 'string' ? body.message : body.code;
     const hint = body.code === 'unauthenticated' && !presentsKey ? ' (this process presents no key: set NOETL_API_KEY, or keep a worker key in NOETL_HOME/worker.key)' : '';
     return new RuntimeError(body.code, `${message}${hint}`, body.details);
   }
-  return new Error(`POST ${url} answered HTTP ${answer.status}${describeErrorBody(answer.text)}`);
+  return new Error(`${method} ${url} answered HTTP ${answer.status}${describeErrorBody(answer.text)}`);
 }
 
 function isRuntimeErrorCode(code: unknown): code is RuntimeErrorCode {
@@ -312,6 +323,17 @@ function isStreamBacklog(value: unknown): value is StreamBacklog {
 
 function isStartedChild(value: unknown): value is { execution_id: string } {
   return isObject(value) && typeof value.execution_id === 'string';
+}
+
+/** `GET /api/workers/ledger` answers the identity in the API's snake_case. */
+function isLedgerIdentity(value: unknown): value is { cluster: string | null; started_at: string; oid: string; name: string } {
+  return (
+    isObject(value) &&
+    (value.cluster === null || typeof value.cluster === 'string') &&
+    typeof value.started_at === 'string' &&
+    typeof value.oid === 'string' &&
+    typeof value.name === 'string'
+  );
 }
 
 function isResolvedCredential(value: unknown): value is ResolvedCredential {

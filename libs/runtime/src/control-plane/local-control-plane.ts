@@ -14,6 +14,7 @@ import {
   type WorkerReport,
   type WorkerRepository,
 } from '@noetl/storage';
+import type { DatabaseIdentity } from '@noetl/tools';
 import { notifyExecution, type Bus } from '../bus/bus';
 import { workOf, type Offers } from '../bus/offers';
 import { assertClaimFits } from './claim-fit';
@@ -34,6 +35,7 @@ import { callDrafts, commandWhere, storedResult, terminalDraft, type CommandOutc
 import { storableOutcome } from './storable-reports';
 import { streamBacklog, type StreamBacklog } from './stream-backlog';
 import { LocalFrames } from './local-frames';
+import { readLedgerIdentity } from './ledger-identity';
 import { assertNamesCredential, holdsLease, newLeaseToken, type Holder } from './lease-token';
 import { childOutcome } from '../executions/child-outcome';
 import { KEEP_STOPPED_MS } from '../workers/worker-directory';
@@ -351,6 +353,10 @@ export class LocalControlPlane implements ControlPlane {
 
   releaseFrame(frameId: string, request: LeaseRequest): Promise<void> {
     return this.frames.release(frameId, request);
+  }
+
+  ledgerIdentity(): Promise<DatabaseIdentity> {
+    return readLedgerIdentity(this.deps.db);
   }
 
   async resolveCredential(commandId: string, request: CredentialRequest): Promise<ResolvedCredential> {

@@ -1,10 +1,8 @@
 import { loadConfig } from '@noetl/config';
-import type { Queryable } from '@noetl/storage';
+import type { DatabaseIdentity } from '@noetl/tools';
 import { workerToolOptions } from './tool-options';
 
-const ledger: Queryable = {
-  query: async <T>() => [] as T[],
-};
+const ledger = async (): Promise<DatabaseIdentity> => ({ cluster: '1', startedAt: 'then', oid: '1', name: 'noetl' });
 
 describe('workerToolOptions', () => {
   it('protects the ledger from postgres steps by default, and not when NOETL_TOOLS_LEDGER_ACCESS=allow', () => {

@@ -1,6 +1,5 @@
 import type { NoetlConfig } from '@noetl/config';
-import type { Queryable } from '@noetl/storage';
-import { readDatabaseIdentity, type DefaultToolsOptions } from '@noetl/tools';
+import type { DatabaseIdentity, DefaultToolsOptions } from '@noetl/tools';
 
 const MiB = 1024 * 1024;
 
@@ -8,9 +7,10 @@ const MiB = 1024 * 1024;
  * The tools a worker runs user code with, limited as the configuration says (README
  * "Isolation"). Unless `NOETL_TOOLS_LEDGER_ACCESS=allow`, postgres steps are refused the
  * runtime's own database, and (by default, `refuse`) its cluster to a role with power over it:
- * `ledger` tells what that database is, as its server sees it.
+ * `ledgerIdentity` tells what that database is, as its server sees it (read on the ledger's
+ * pool, or asked of the API by a worker that holds no connection to it).
  */
-export function workerToolOptions(config: NoetlConfig, ledger: Queryable): DefaultToolsOptions {
+export function workerToolOptions(config: NoetlConfig, ledgerIdentity: () => Promise<DatabaseIdentity>): DefaultToolsOptions {
   const { javascript, python, http, ledgerAccess } = config.tools;
   return {
     postgres:
@@ -18,7 +18,7 @@ export function workerToolOptions(config: NoetlConfig, ledger: Queryable): Defau
         ? {}
         : {
             protectedDatabase: {
-              identity: () => readDatabaseIdentity((sql) => ledger.query<Record<string, unknown>>(sql)),
+              identity: ledgerIdentity,
               reason: "it is this runtime's own ledger database (NOETL_TOOLS_LEDGER_ACCESS=allow permits it)",
               ...(ledgerAccess === 'refuse'
                 ? { cluster: { hint: 'use a role without that power; NOETL_TOOLS_LEDGER_ACCESS=database permits it' } }
