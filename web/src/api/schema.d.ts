@@ -805,6 +805,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workers/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Which database the ledger is, as its server says: workers refuse it (and its cluster, to a role with power over it) to postgres steps */
+        get: operations["getLedgerIdentity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/replay/state": {
         parameters: {
             query?: never;
@@ -1807,6 +1824,16 @@ export interface components {
         };
         WorkerReportedDto: {
             worker_id: string;
+        };
+        LedgerIdentityDto: {
+            /** @description The cluster's system identifier; null when the API's role may not read it */
+            cluster: string | null;
+            /** @description The server's start time: tells the cluster apart when `cluster` is null */
+            started_at: string;
+            /** @description The database's oid */
+            oid: string;
+            /** @description The database's name */
+            name: string;
         };
         ReplayPositionDto: {
             event_id: string;
@@ -5001,6 +5028,43 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description No valid API key or token (unauthenticated) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+            /** @description The caller's role may not (forbidden) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorDto"];
+                };
+            };
+        };
+    };
+    getLedgerIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerIdentityDto"];
                 };
             };
             /** @description No valid API key or token (unauthenticated) */
