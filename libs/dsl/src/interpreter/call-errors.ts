@@ -39,6 +39,27 @@ export class Cancelled extends Error {
 }
 
 /**
+ * The cancels waiting on each signal, called by the one listener a signal
+ * gets: adding and removing an EventTarget listener per call cost a loop body
+ * more than a no-op call itself (~1.4 us a row).
+ */
+const cancelsOf = new WeakMap<AbortSignal, Set<() => void>>();
+
+function onAbort(signal: AbortSignal, cancel: () => void): () => void {
+  let cancels = cancelsOf.get(signal);
+  if (!cancels) {
+    const waiting = new Set<() => void>();
+    signal.addEventListener('abort', () => {
+      for (const waiter of waiting) waiter();
+      waiting.clear();
+    }, { once: true });
+    cancelsOf.set(signal, (cancels = waiting));
+  }
+  cancels.add(cancel);
+  return () => cancels.delete(cancel);
+}
+
+/**
  * Settles like `promise`, or rejects with `Cancelled` as soon as `signal`
  * aborts (so a tool or a sleep that ignores its signal cannot hold the step).
  */
@@ -48,15 +69,14 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promi
     return Promise.reject(new Cancelled());
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new Cancelled());
-    signal.addEventListener('abort', onAbort, { once: true });
+    const forget = onAbort(signal, () => reject(new Cancelled()));
     promise.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        forget();
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        forget();
         reject(error);
       },
     );

@@ -48,6 +48,17 @@ describe('runFrame', () => {
     expect(turns).toEqual([1, 2]);
   });
 
+  it('cancels every call in flight on the frame\'s signal at once, tools that ignore it included', async () => {
+    const controller = new AbortController();
+    let started = 0;
+    const deps = fakeDeps(() => {
+      if (++started === 3) setTimeout(() => controller.abort(), 1);
+      return new Promise(() => undefined);
+    });
+    const run = await runFrame(frameArgs(stepOf(BODY), [1, 2, 3], { rowConcurrency: 3, signal: controller.signal }), deps);
+    expect(run.rows.map((row) => row.error?.kind)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+  });
+
   it('keeps a record of each call only when asked (a shard reports them; a frame does not)', async () => {
     const deps = fakeDeps(() => 'ok');
     expect((await runFrame(frameArgs(stepOf(BODY), [3, 4]), deps)).calls).toMatchObject([{ status: 'ok' }, { status: 'ok' }]);
