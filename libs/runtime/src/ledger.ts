@@ -16,6 +16,7 @@ import {
   appendedWithin,
   EVENT_SELECT_LIST,
   lockStreams,
+  noteHeads,
   prepared,
   TERMINAL_EVENT_TYPES_SQL,
   toLedgerEvent,
@@ -101,6 +102,18 @@ export class Ledger {
    */
   async lockStream(q: Queryable, executionId: string): Promise<void> {
     await lockStreams(q, [executionStream(executionId)]);
+  }
+
+  /**
+   * `lockStream` for an execution whose id this process has just made: its
+   * stream holds no event yet, so its head is noted as 0 instead of read,
+   * and its first append goes without a round trip of its own. Were the id
+   * ever taken, the unique (stream, version) index would refuse the append.
+   */
+  async lockNewStream(q: Queryable, executionId: string): Promise<void> {
+    const stream = executionStream(executionId);
+    await lockStreams(q, [stream]);
+    noteHeads(q, new Map([[stream, 0]]));
   }
 
   /**

@@ -1,6 +1,6 @@
 import { canonicalChecksum, type IdGenerator } from '@noetl/event-kernel';
 import { parsePlaybook, type Playbook } from '@noetl/dsl';
-import type { Database, Queryable, TenantScope } from '@noetl/storage';
+import { prepared, type Database, type Queryable, type TenantScope } from '@noetl/storage';
 import { parse as parseYaml } from 'yaml';
 import { RuntimeError } from '../runtime-error';
 import type { CatalogEntry, PlaybookRef, RegisteredPlaybook } from './catalog-types';
@@ -16,6 +16,11 @@ interface CatalogRow {
 }
 
 const ENTRY_COLUMNS = `catalog_id, path, version, playbook->'metadata'->>'name' AS name, created_at`;
+// Prepared (one per shape, as a generic plan needs), so a start's lookup goes with its BEGIN in one round trip.
+const ENTRY_SQL = `SELECT ${ENTRY_COLUMNS} FROM noetl.catalog WHERE tenant_id = $1 AND organization_id = $2`;
+const BY_ID_SQL = prepared(`${ENTRY_SQL} AND catalog_id = $3::bigint`);
+const LATEST_SQL = prepared(`${ENTRY_SQL} AND path = $3 ORDER BY version DESC LIMIT 1`);
+const VERSION_SQL = prepared(`${ENTRY_SQL} AND path = $3 AND version = $4::int`);
 
 /** A registered playbook: its catalog row and the parsed model. */
 export interface ResolvedPlaybook {
@@ -131,18 +136,14 @@ export class CatalogService {
   }
 
   private async findRow(ref: PlaybookRef, q: Queryable = this.db): Promise<CatalogRow | undefined> {
-    const select = `SELECT ${ENTRY_COLUMNS} FROM noetl.catalog WHERE tenant_id = $1 AND organization_id = $2`;
     const scope = [this.scope.tenantId, this.scope.organizationId];
     if (ref.catalog_id !== undefined) {
       if (!/^\d{1,19}$/.test(ref.catalog_id)) return undefined;
-      const [row] = await q.query<CatalogRow>(`${select} AND catalog_id = $3::bigint`, [...scope, ref.catalog_id]);
+      const [row] = await q.query<CatalogRow>(BY_ID_SQL, [...scope, ref.catalog_id]);
       return row;
     }
     if (ref.path === undefined) throw new RuntimeError('invalid_request', 'give the playbook "path" or "catalog_id"');
-    const [row] = await q.query<CatalogRow>(
-      `${select} AND path = $3 AND ($4::int IS NULL OR version = $4::int) ORDER BY version DESC LIMIT 1`,
-      [...scope, ref.path, ref.version ?? null],
-    );
+    const [row] = ref.version === undefined ? await q.query<CatalogRow>(LATEST_SQL, [...scope, ref.path]) : await q.query<CatalogRow>(VERSION_SQL, [...scope, ref.path, ref.version]);
     return row;
   }
 

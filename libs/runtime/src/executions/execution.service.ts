@@ -165,12 +165,16 @@ export class ExecutionService {
     const { entry, playbook } = await this.catalog.resolve(request, q);
     const executionId = this.ledger.ids.next();
     const workload = deepMerge(rerun?.workload ?? playbook.workload, payload as JsonObject);
+    const idempotencyKey = parent ? `child-of:${parent.key}` : schedule ? scheduleFireKey(schedule) : null;
+    await this.ledger.lockNewStream(q, executionId);
+    // A start without a key cannot be a duplicate: its events go with the transaction's next statement (the plan's).
+    const defer = idempotencyKey === null;
     const [result] = await this.ledger.append(q, [
       {
         type: EventType.ExecutionStarted,
         executionId,
         parentExecutionId: parent?.executionId ?? null,
-        idempotencyKey: parent ? `child-of:${parent.key}` : schedule ? scheduleFireKey(schedule) : null,
+        idempotencyKey,
         payload: {
           path: entry.path,
           version: entry.version,
@@ -192,7 +196,7 @@ export class ExecutionService {
             } as const,
           ]
         : []),
-    ]);
+    ], { defer });
     if (!result) throw new Error('append returned no result');
     if (result.duplicate) return { executionId: result.event.execution_id, created: false };
     await this.executionRows.insert(q, this.ledger.scope, {

@@ -76,11 +76,16 @@ const SAVE_CURSOR_SQL = prepared(`
          completed_at = $7, last_event_id = $8, updated_at = now()
    WHERE execution_id = $1::bigint`);
 
+const INSERT_SQL = prepared(`
+  INSERT INTO noetl.execution (execution_id, tenant_id, organization_id, parent_execution_id, parent_command_id, catalog_id, path, version, status, workload, started_at, rerun_of_execution_id)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'RUNNING', $9::jsonb, $10, $11) ON CONFLICT (execution_id) DO NOTHING`);
+
 export class ExecutionRepository {
+  /** Queued (enqueueWrite): it goes with the start's next statement, not in a round trip of its own. */
   async insert(q: Queryable, scope: TenantScope, row: StartedExecutionRow): Promise<void> {
-    await q.query(
-      `INSERT INTO noetl.execution (execution_id, tenant_id, organization_id, parent_execution_id, parent_command_id, catalog_id, path, version, status, workload, started_at, rerun_of_execution_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'RUNNING', $9::jsonb, $10, $11) ON CONFLICT (execution_id) DO NOTHING`,
+    await enqueueWrite(
+      q,
+      INSERT_SQL,
       [
         row.executionId,
         scope.tenantId,
