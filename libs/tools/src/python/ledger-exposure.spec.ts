@@ -1,4 +1,4 @@
-import { ledgerExposureReason, ledgerLogins } from './ledger-exposure';
+import { ledgerExposureReason, ledgerLogins, readSocketDirectories } from './ledger-exposure';
 
 describe('ledgerLogins', () => {
   it("tries the DSN's address as its user and as postgres, never with its password", () => {
@@ -28,5 +28,13 @@ describe('ledgerExposureReason', () => {
     expect(reason).toContain('pg_hba.conf demand a password');
     expect(reason).toContain('NOETL_SERVER_URL) without DATABASE_URL');
     expect(reason).toContain('NOETL_PYTHON_LEDGER_ACCESS=allow runs python here anyway (unsafe)');
+  });
+});
+
+describe('readSocketDirectories', () => {
+  it("reads the server's setting, and falls back to the usual directories when the role may not", async () => {
+    expect(await readSocketDirectories(() => Promise.resolve([{ dirs: '/var/run/postgresql, /tmp' }]))).toEqual(['/var/run/postgresql', ' /tmp']);
+    expect(await readSocketDirectories(() => Promise.resolve([{ dirs: '' }]))).toEqual([]);
+    expect(await readSocketDirectories(() => Promise.reject(new Error('must be superuser or have privileges of pg_read_all_settings')))).toEqual(['/tmp', '/var/run/postgresql']);
   });
 });

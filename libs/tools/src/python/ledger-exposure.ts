@@ -43,10 +43,21 @@ function onThisHost(host: string): boolean {
   return (isIP(host) === 4 && host.startsWith('127.')) || host === '::1';
 }
 
-/** `unix_socket_directories` of the server `rowsOf` speaks to (empty where it listens on none). */
+/** Where PostgreSQL puts its sockets unless told otherwise: libpq's default, and Debian's and Red Hat's. */
+const USUAL_SOCKET_DIRECTORIES = ['/tmp', '/var/run/postgresql'];
+
+/**
+ * `unix_socket_directories` of the server `rowsOf` speaks to (empty where it listens on none); the
+ * usual directories when the role may not read it (only superusers and pg_read_all_settings may,
+ * and the runtime's pool works as an ordinary role): a directory with no socket is tried in vain.
+ */
 export async function readSocketDirectories(rowsOf: RowsOf): Promise<string[]> {
-  const [row] = await rowsOf("SELECT current_setting('unix_socket_directories') AS dirs");
-  return typeof row?.dirs === 'string' ? row.dirs.split(',').filter((dir) => dir.trim() !== '') : [];
+  const row = await rowsOf("SELECT current_setting('unix_socket_directories') AS dirs").then(
+    ([first]) => first,
+    () => undefined,
+  );
+  if (typeof row?.dirs !== 'string') return USUAL_SOCKET_DIRECTORIES;
+  return row.dirs.split(',').filter((dir) => dir.trim() !== '');
 }
 
 /**
