@@ -12,6 +12,8 @@ import { ledgerExposureReason, ledgerLogins, passwordlessLogins, readSocketDirec
  */
 export async function pythonLedgerRefusal(config: NoetlConfig, roles: readonly Role[], database: Database | undefined): Promise<string | undefined> {
   if (!roles.includes('worker') || !config.worker.python || config.tools.python.ledgerAccess === 'allow') return undefined;
+  // A worker restricted to other kinds (NOETL_WORKER_TOOLS) is never offered a python step.
+  if (config.worker.tools && !config.worker.tools.includes('python')) return undefined;
   const url = database?.url;
   if (!database || !url) return undefined;
   const sockets = await readSocketDirectories((sql) => database.query<Record<string, unknown>>(sql));
