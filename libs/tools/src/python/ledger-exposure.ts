@@ -64,7 +64,7 @@ export async function readSocketDirectories(rowsOf: RowsOf): Promise<string[]> {
  * Whether the cluster lets `login` in with no password (pg_hba `trust`, or `peer` for this
  * process's user): the server asking for one ends the attempt, as does any refusal or the timeout.
  */
-export async function acceptsWithoutPassword(login: LedgerLogin, timeoutMs: number): Promise<boolean> {
+async function acceptsWithoutPassword(login: LedgerLogin, timeoutMs: number): Promise<boolean> {
   const client = new Client({
     ...login,
     // Called only when the server asks for a password; a function keeps pg from reading ~/.pgpass.
