@@ -62,6 +62,8 @@ export async function runReplayGate(options: GateOptions): Promise<GateResult> {
     NOETL_SHARD_COUNT: String(base.nats ? options.shards : 1),
     // The corpus's fixtures write with the server's own login beside the ledger, as `npm run fixtures` does.
     NOETL_TOOLS_LEDGER_ACCESS: options.env['NOETL_TOOLS_LEDGER_ACCESS'] ?? 'database',
+    // Its python steps are ours, on a server that may trust this host (the test services do).
+    NOETL_PYTHON_LEDGER_ACCESS: options.env['NOETL_PYTHON_LEDGER_ACCESS'] ?? 'allow',
     ...(base.nats ? { NOETL_TENANT_ID: `gate_${randomBytes(4).toString('hex')}` } : {}),
   };
   const config = loadConfig(env);

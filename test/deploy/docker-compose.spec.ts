@@ -117,6 +117,20 @@ describe('docker-compose.yml', () => {
     expect(compose.services.worker!.depends_on?.api).toEqual({ condition: 'service_healthy' });
   });
 
+  it('puts postgres on a network the worker is not on: only the services that open the ledger reach it', () => {
+    const networksOf = (name: string) => compose.services[name]!.networks ?? ['default'];
+    expect(Object.keys(compose.networks ?? {})).toEqual(['ledger']);
+    expect(networksOf('postgres')).toEqual(['ledger']);
+    const onLedger = Object.keys(compose.services).filter((name) => networksOf(name).includes('ledger'));
+    expect(onLedger.sort()).toEqual(['api', 'keys', 'migrate', 'postgres', 'projector', 'scheduler']);
+    // The worker runs user code: it reaches the api and NATS, never the database.
+    expect(networksOf('worker')).toEqual(['default']);
+    for (const peer of ['api', 'nats']) expect({ service: peer, networks: networksOf(peer) }).toEqual({ service: peer, networks: expect.arrayContaining(['default']) });
+    // Every role still reaches NATS and Redis, and MinIO of the s3 profile.
+    for (const [name] of roleServices()) expect({ service: name, networks: networksOf(name) }).toEqual({ service: name, networks: expect.arrayContaining(['default']) });
+    for (const shared of ['redis', 'nats', 'minio']) expect(networksOf(shared)).toEqual(['default']);
+  });
+
   it('lets the worker scale (`--scale worker=3`): no container name, no host port', () => {
     expect(compose.services.worker!.container_name).toBeUndefined();
     expect(compose.services.worker!.ports).toBeUndefined();

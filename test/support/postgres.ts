@@ -17,8 +17,11 @@ export const POSTGRES_START_COMMAND = 'pg_ctlcluster --skip-systemctl-redirect $
  * on a laptop, and that cluster also holds the runtime's ledger: by default (issue 25 item 2) the
  * postgres tool refuses a role with that power there. The runtimes the specs start take this,
  * which keeps the ledger database itself refused; a spec of that refusal sets `refuse`.
+ * That cluster also trusts loopback, so a worker on it refuses python steps (a step could log
+ * in as its superuser with no password): the specs' python steps are trusted, so they allow it;
+ * a spec of that refusal sets `refuse`.
  */
-export const SUPERUSER_PLAYBOOKS_ENV: Record<string, string> = { NOETL_TOOLS_LEDGER_ACCESS: 'database' };
+export const SUPERUSER_PLAYBOOKS_ENV: Record<string, string> = { NOETL_TOOLS_LEDGER_ACCESS: 'database', NOETL_PYTHON_LEDGER_ACCESS: 'allow' };
 
 export function baseDatabaseUrl(): string {
   return process.env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL;

@@ -48,7 +48,7 @@ describe('loadConfig', () => {
     expect(loadConfig({}).tools).toEqual({
       ledgerAccess: 'refuse',
       javascript: { memoryMb: 64, maxTimeoutSeconds: 60 },
-      python: { user: 'nobody', memoryMb: 1024, fileMb: 256, maxTimeoutSeconds: 3600 },
+      python: { user: 'nobody', ledgerAccess: 'refuse', memoryMb: 1024, fileMb: 256, maxTimeoutSeconds: 3600 },
       http: { maxTimeoutSeconds: 300 },
     });
     const config = loadConfig({
@@ -57,6 +57,7 @@ describe('loadConfig', () => {
       NOETL_JS_MEMORY_MB: '128',
       NOETL_JS_MAX_TIMEOUT_SECONDS: '5',
       NOETL_PYTHON_USER: '1000:1000',
+      NOETL_PYTHON_LEDGER_ACCESS: 'allow',
       NOETL_PYTHON_MEMORY_MB: '2048',
       NOETL_PYTHON_FILE_MB: '64',
       NOETL_PYTHON_MAX_TIMEOUT_SECONDS: '600',
@@ -65,7 +66,7 @@ describe('loadConfig', () => {
     expect(config.tools).toEqual({
       ledgerAccess: 'allow',
       javascript: { threads: 2, memoryMb: 128, maxTimeoutSeconds: 5 },
-      python: { user: '1000:1000', memoryMb: 2048, fileMb: 64, maxTimeoutSeconds: 600 },
+      python: { user: '1000:1000', ledgerAccess: 'allow', memoryMb: 2048, fileMb: 64, maxTimeoutSeconds: 600 },
       http: { maxTimeoutSeconds: 20 },
     });
   });

@@ -112,6 +112,12 @@ export interface NoetlConfig {
     python: {
       /** Who python steps run as when the worker is root: a name, uid or uid:gid. */
       user: string;
+      /**
+       * `refuse` (default): a worker that opens the ledger probes its cluster at start, and refuses
+       * python steps when it accepts a login without a password from this host (pg_hba `trust`).
+       * `allow`: no probe (unsafe, for setups whose python steps are trusted).
+       */
+      ledgerAccess: 'refuse' | 'allow';
       /** Address space (RLIMIT_AS) of a step's processes. */
       memoryMb: number;
       /** The largest file a step's processes may write (RLIMIT_FSIZE): what one step can put on the worker's disk. */
@@ -375,6 +381,7 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_JS_MEMORY_MB',
   'NOETL_JS_MAX_TIMEOUT_SECONDS',
   'NOETL_PYTHON_USER',
+  'NOETL_PYTHON_LEDGER_ACCESS',
   'NOETL_PYTHON_MEMORY_MB',
   'NOETL_PYTHON_FILE_MB',
   'NOETL_AUTH',
@@ -475,6 +482,7 @@ export function loadConfig(env: Env): NoetlConfig {
       },
       python: {
         user: env.NOETL_PYTHON_USER?.trim() || 'nobody',
+        ledgerAccess: oneOf(env, 'NOETL_PYTHON_LEDGER_ACCESS', ['refuse', 'allow'] as const, 'refuse'),
         memoryMb: integer(env, 'NOETL_PYTHON_MEMORY_MB', 1024, 64, 1_048_576),
         fileMb: integer(env, 'NOETL_PYTHON_FILE_MB', 256, 1, 1_048_576),
         maxTimeoutSeconds: integer(env, 'NOETL_PYTHON_MAX_TIMEOUT_SECONDS', 3600, 1, 7 * 86_400),

@@ -54,6 +54,7 @@ import type { Scheduler } from './scheduler/scheduler';
 import { scopeKey, TenantRuntime, WORKER_REPORT_MS, type SharedParts } from './tenants/tenant-runtime';
 import { createRemoteControlPlane, offeredTenant } from './transport-factory';
 import type { WorkerDirectory } from './workers/worker-directory';
+import { pythonLedgerRefusal } from './worker/python-ledger-refusal';
 import { workerToolOptions } from './worker/tool-options';
 import { Worker, type Offer } from './worker/worker';
 
@@ -211,7 +212,9 @@ export class Engine {
       engine.run();
       return engine;
     }
-    const tools = options.tools ?? defaultTools(workerToolOptions(config, plane ? () => plane.ledgerIdentity() : () => readLedgerIdentity(database)));
+    const pythonRefusal = options.tools ? undefined : await pythonLedgerRefusal(config, roles, database);
+    if (pythonRefusal) logger.error(`python steps are refused: ${pythonRefusal}`);
+    const tools = options.tools ?? defaultTools(workerToolOptions(config, plane ? () => plane.ledgerIdentity() : () => readLedgerIdentity(database), pythonRefusal));
     const parts = partsWith(tools);
     const repositories = {
       commandRows: new CommandRepository(),

@@ -58,6 +58,12 @@ export class Database implements Queryable {
 
   constructor(readonly dataSource: DataSource) {}
 
+  /** The URL its pool connects with: where the ledger is (a worker probes its cluster's logins: issue 25 item 2). */
+  get url(): string | undefined {
+    const options = this.dataSource.options;
+    return options.type === 'postgres' ? options.url : undefined;
+  }
+
   static async connect(url: string, options?: DataSourceOptions): Promise<Database> {
     const dataSource = createDataSource(url, options);
     await dataSource.initialize();

@@ -200,11 +200,13 @@ export interface ComposeService {
   stop_grace_period?: string;
   profiles?: string[];
   entrypoint?: string[];
+  networks?: string[];
 }
 
 export interface ComposeFile {
   services: Record<string, ComposeService>;
   volumes?: Record<string, unknown>;
+  networks?: Record<string, unknown>;
 }
 
 /** The opt-in override that points the NoETL services at the `s3` profile's MinIO. */

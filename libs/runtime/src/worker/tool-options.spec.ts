@@ -23,4 +23,9 @@ describe('workerToolOptions', () => {
     expect(options.python).toEqual({ user: 'app', limits: { addressSpaceBytes: 512 * 1024 * 1024, fileBytes: 16 * 1024 * 1024 }, maxTimeoutSeconds: 3600 });
     expect(options.http).toEqual({ maxTimeoutSeconds: 300 });
   });
+
+  it('refuses python steps when the start probe found the ledger exposed, and only then', () => {
+    expect(workerToolOptions(loadConfig({}), ledger, 'the cluster trusts this host').python?.refusedBecause).toBe('the cluster trusts this host');
+    expect(workerToolOptions(loadConfig({}), ledger).python).not.toHaveProperty('refusedBecause');
+  });
 });

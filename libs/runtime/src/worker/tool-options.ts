@@ -8,9 +8,10 @@ const MiB = 1024 * 1024;
  * "Isolation"). Unless `NOETL_TOOLS_LEDGER_ACCESS=allow`, postgres steps are refused the
  * runtime's own database, and (by default, `refuse`) its cluster to a role with power over it:
  * `ledgerIdentity` tells what that database is, as its server sees it (read on the ledger's
- * pool, or asked of the API by a worker that holds no connection to it).
+ * pool, or asked of the API by a worker that holds no connection to it). `pythonRefusal`, when
+ * set, refuses every python step (`pythonLedgerRefusal`).
  */
-export function workerToolOptions(config: NoetlConfig, ledgerIdentity: () => Promise<DatabaseIdentity>): DefaultToolsOptions {
+export function workerToolOptions(config: NoetlConfig, ledgerIdentity: () => Promise<DatabaseIdentity>, pythonRefusal?: string): DefaultToolsOptions {
   const { javascript, python, http, ledgerAccess } = config.tools;
   return {
     postgres:
@@ -30,7 +31,12 @@ export function workerToolOptions(config: NoetlConfig, ledgerIdentity: () => Pro
       memoryLimitBytes: javascript.memoryMb * MiB,
       maxTimeoutSeconds: javascript.maxTimeoutSeconds,
     },
-    python: { user: python.user, limits: { addressSpaceBytes: python.memoryMb * MiB, fileBytes: python.fileMb * MiB }, maxTimeoutSeconds: python.maxTimeoutSeconds },
+    python: {
+      user: python.user,
+      limits: { addressSpaceBytes: python.memoryMb * MiB, fileBytes: python.fileMb * MiB },
+      maxTimeoutSeconds: python.maxTimeoutSeconds,
+      ...(pythonRefusal !== undefined ? { refusedBecause: pythonRefusal } : {}),
+    },
     http: { maxTimeoutSeconds: http.maxTimeoutSeconds },
   };
 }

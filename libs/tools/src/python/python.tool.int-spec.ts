@@ -3,7 +3,9 @@ import { PythonTool } from './python.tool';
 import { callFailure } from '../testing/call-failure';
 import { testToolContext } from '../testing/tool-context';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { waitFor } from '../../../../test/support/wait-for';
 
 function context(overrides: Partial<ToolContext> = {}): ToolContext {
@@ -149,6 +151,19 @@ describe('PythonTool with a real python3', () => {
       kind: 'internal',
       message: 'python3 not found on PATH (set NOETL_PYTHON=off to disable python steps)',
     });
+  });
+
+  it('refuses every step before it runs on a worker whose ledger cluster takes a login without a password', async () => {
+    const workRoot = mkdtempSync(join(tmpdir(), 'noetl-refused-'));
+    try {
+      const refused = new PythonTool({ refusedBecause: 'the cluster trusts this host', workRoot });
+      const err = await callFailure(refused.run({ code: 'open("/tmp/ran", "w")\nresult = 1' }, context()));
+      expect(err.info).toEqual({ kind: 'auth', message: 'python: refused on this worker: the cluster trusts this host', retryable: false, code: 'LEDGER_EXPOSED' });
+      // Nothing ran: no working directory was even made.
+      expect(readdirSync(workRoot)).toEqual([]);
+    } finally {
+      rmSync(workRoot, { recursive: true, force: true });
+    }
   });
 
   it('does not hand the worker environment to user code', async () => {

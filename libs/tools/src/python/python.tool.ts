@@ -5,6 +5,7 @@ import { CallError } from '@noetl/dsl';
 import type { Tool, ToolContext } from '../tool';
 import { cappedTimeout } from '../shared/read-config';
 import { cancelledError, errorMessage, throwIfAborted } from '../shared/tool-errors';
+import { ledgerExposedError } from './ledger-exposure';
 import { buildPythonRequest, type PythonLimits, pythonArgs, pythonEnv, serializePythonRequest } from './build-python-request';
 import { PYTHON_DISABLED, PYTHON_NOT_FOUND, parsePythonOutcome, pythonExceptionError, pythonExitError } from './python-outcome';
 import { runPythonProcess } from './run-python-process';
@@ -26,6 +27,12 @@ export interface PythonToolOptions {
    * `nobody`). Ignored otherwise: an unprivileged worker cannot switch users.
    */
   user?: string;
+  /**
+   * Why python steps are refused on this worker, when they are: its ledger's cluster takes a
+   * login without a password from this host (`ledgerExposureReason`). Every step then fails
+   * with kind `auth`, code `LEDGER_EXPOSED`, before anything runs.
+   */
+  refusedBecause?: string;
   limits?: {
     /** RLIMIT_AS (default 1 GiB). */
     addressSpaceBytes?: number;
@@ -60,6 +67,7 @@ export class PythonTool implements Tool {
 
   async run(config: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
     if (!ctx.pythonEnabled) throw new CallError({ kind: 'internal', message: PYTHON_DISABLED, retryable: false, code: 'PYTHON_DISABLED' });
+    if (this.options.refusedBecause !== undefined) throw ledgerExposedError(this.options.refusedBecause);
     throwIfAborted(ctx.signal, 'python');
     const { timeoutMs, timeoutText } = cappedTimeout('python', config, this.options.defaultTimeoutSeconds ?? 300, this.options.maxTimeoutSeconds ?? 3600);
     const user = this.sandboxUser();
