@@ -20,6 +20,7 @@ import {
   type LeaseRequest,
 } from './control-plane';
 import { FrameExecutions } from './frame-executions';
+import { KeyedBatches } from './keyed-batches';
 import { frameLeaseMs } from './frame-policy';
 import { loopItems } from './loop-collection';
 import { reportAndPlan } from './report-and-plan';
@@ -68,10 +69,10 @@ const MAX_CLAIM_BATCH = 64;
  */
 export class LocalFrames {
   private readonly executions = new FrameExecutions();
-  /** Commits waiting for their execution's batch in flight, by execution (see `commit`). */
-  private readonly waitingCommits = new Map<string, QueuedCommit[]>();
-  /** Claims waiting for their stage's batch in flight, by stage (see `claim`). */
-  private readonly waitingClaims = new Map<string, QueuedClaim[]>();
+  /** Commits by execution (see `commit`). */
+  private readonly commits = new KeyedBatches<QueuedCommit>(MAX_COMMIT_BATCH, (executionId, batch) => this.commitBatch(executionId, batch));
+  /** Claims by stage (see `claim`). */
+  private readonly claims = new KeyedBatches<QueuedClaim>(MAX_CLAIM_BATCH, (stageId, batch) => this.claimBatch(stageId, batch));
 
   constructor(
     private readonly deps: LocalControlPlaneDeps,
@@ -88,24 +89,8 @@ export class LocalFrames {
    * the stage refuses (another pool, a tool kind the worker lacks) fails alone.
    */
   async claim(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null> {
-    const claimed = await new Promise<FrameClaim | undefined>((resolve, reject) => {
-      const claim: QueuedClaim = { request, settle: { resolve, reject } };
-      const waiting = this.waitingClaims.get(stageId);
-      if (waiting) {
-        waiting.push(claim);
-        return;
-      }
-      this.waitingClaims.set(stageId, [claim]);
-      void this.claimQueued(stageId);
-    });
+    const claimed = await new Promise<FrameClaim | undefined>((resolve, reject) => this.claims.add(stageId, { request, settle: { resolve, reject } }));
     return claimed ? this.assemble(claimed) : null;
-  }
-
-  /** Claims the stage's queue, batch after batch, until it is empty. */
-  private async claimQueued(stageId: string): Promise<void> {
-    const waiting = this.waitingClaims.get(stageId)!;
-    while (waiting.length > 0) await this.claimBatch(stageId, waiting.splice(0, MAX_CLAIM_BATCH));
-    this.waitingClaims.delete(stageId);
   }
 
   /** One transaction for `batch` (see `claim`), or one per claim when that fails; settles each claim, never throws. */
@@ -239,23 +224,7 @@ export class LocalFrames {
           { outputRef: await putFrameOutput(payloadStore, rows.map(({ error, ...row }): FrameOutputRow => ({ ...row, ...(error ? { error: { ...error } as Json } : {}) })), ledger.scope) };
     const executionId = this.executions.of(frameId) ?? (await frameRows.executionOf(db, ledger.scope, frameId));
     if (executionId === undefined) throw notFound('frame', frameId);
-    await new Promise<void>((resolve, reject) => {
-      const commit: QueuedCommit = { frameId, request, rows, output, settle: { resolve, reject } };
-      const waiting = this.waitingCommits.get(executionId);
-      if (waiting) {
-        waiting.push(commit);
-        return;
-      }
-      this.waitingCommits.set(executionId, [commit]);
-      void this.commitQueued(executionId);
-    });
-  }
-
-  /** Commits the execution's queue, batch after batch, until it is empty. */
-  private async commitQueued(executionId: string): Promise<void> {
-    const waiting = this.waitingCommits.get(executionId)!;
-    while (waiting.length > 0) await this.commitBatch(executionId, waiting.splice(0, MAX_COMMIT_BATCH));
-    this.waitingCommits.delete(executionId);
+    await new Promise<void>((resolve, reject) => this.commits.add(executionId, { frameId, request, rows, output, settle: { resolve, reject } }));
   }
 
   /** One transaction for `batch` (see `commit`); settles each commit, never throws. */
