@@ -7,7 +7,6 @@
  */
 import type { TemplateFunction } from './callables';
 import { checkTemplate, compileTemplate, type CompiledTemplate } from './compile-template';
-import { isConditionMet } from './evaluate-condition';
 import type { ExpressionEnv } from './expression-env';
 import {
   adaptBuiltin, FILTERS, KEPT_BUILTIN_FILTERS, STRING_BUILTIN_FILTERS,
@@ -16,21 +15,19 @@ import { exportValue } from './export-value';
 import { createGlobals } from './globals';
 import { LruCache } from './lru-cache';
 import { baseRuntime, Environment, type NjEnvironment } from './nunjucks-internals';
-import { isPlainObject } from './python-values';
 import { BudgetExceeded, RenderBudget, withBudget } from './render-budget';
+import { RenderSliceExceeded } from './render-slice';
 import { createSandboxRuntime, RenderContext, RenderFault } from './sandbox-runtime';
 import { TemplateError, templateError, UndefinedValue, type TemplateErrorCode } from './template-error';
 import { DEFAULT_TEMPLATE_LIMITS, type TemplateLimits } from './template-limits';
 import { KEPT_BUILTIN_TESTS, TESTS } from './template-tests';
 import type { KnownNames } from './known-names';
+import { isTemplate, TemplateRenderer } from './template-renderer';
 import type { TemplateProblem } from './validate-template';
 
 const DEFAULT_CACHE_SIZE = 1000;
 
-/** True when the string holds template syntax (`{{` or `{%`). */
-export function isTemplate(value: string): boolean {
-  return value.includes('{{') || value.includes('{%');
-}
+export { isTemplate };
 
 export interface ExpressionEngineOptions {
   /** How many compiled templates to keep (least recently used are dropped). Default 1000. */
@@ -74,7 +71,13 @@ function renderFailure(error: unknown, template: string): TemplateError {
   return templateError(error instanceof Error ? error.message : String(error), template, undefined, undefined, codeOf(error));
 }
 
-export class ExpressionEngine {
+/** Whether `error` (thrown inside a render) is the work budget running out. */
+function isOutOfWork(error: unknown): boolean {
+  const cause = error instanceof RenderFault ? error.original : error;
+  return cause instanceof BudgetExceeded && cause.limit === 'maxWork';
+}
+
+export class ExpressionEngine extends TemplateRenderer {
   private readonly nunjucks: NjEnvironment;
   private readonly runtime = createSandboxRuntime();
   private readonly globals: ReadonlyMap<string, TemplateFunction>;
@@ -83,6 +86,7 @@ export class ExpressionEngine {
   readonly limits: Readonly<TemplateLimits>;
 
   constructor(env: ExpressionEnv, options: ExpressionEngineOptions = {}) {
+    super();
     const { env: nunjucks, filters, tests } = buildEnvironment();
     this.nunjucks = nunjucks;
     this.globals = createGlobals(env);
@@ -91,40 +95,18 @@ export class ExpressionEngine {
     this.limits = Object.freeze({ ...DEFAULT_TEMPLATE_LIMITS, ...options.limits });
   }
 
-  /**
-   * A string that is exactly one `{{ expr }}` (surrounding whitespace aside)
-   * returns the expression's value (list, object, number, bool, or null,
-   * also when it is undefined); mixed text returns a string (an undefined
-   * value prints as nothing); strings without template syntax and
-   * non-strings are returned as they are. Throws TemplateError.
-   */
   renderString(template: string, scope: Record<string, unknown>): unknown {
-    if (typeof template !== 'string' || !isTemplate(template)) return template;
-    return this.execute(this.compile(template), template, scope);
-  }
-
-  /** Deep-renders every string inside objects and arrays (keys are not rendered). */
-  renderValue<T = unknown>(value: T, scope: Record<string, unknown>): unknown {
-    if (typeof value === 'string') return this.renderString(value, scope);
-    if (Array.isArray(value)) return value.map((item: unknown) => this.renderValue(item, scope));
-    if (!isPlainObject(value)) return value;
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) {
-      Object.defineProperty(out, key, {
-        value: this.renderValue(value[key], scope), enumerable: true, writable: true, configurable: true,
-      });
-    }
-    return out;
+    return this.renderWithin(template, scope, this.limits);
   }
 
   /**
-   * `when:` truthiness. Absent means no condition (true); booleans are taken
-   * as they are; strings are rendered, then judged by isConditionMet.
+   * renderString under `limits` instead of the engine's own: with a smaller
+   * work budget than the engine's, going past it throws RenderSliceExceeded
+   * (see render-slice.ts) rather than a budget error.
    */
-  evaluateCondition(when: string | boolean | undefined, scope: Record<string, unknown>): boolean {
-    if (when === undefined) return true;
-    if (typeof when === 'boolean') return when;
-    return isConditionMet(this.renderString(when, scope));
+  renderWithin(template: string, scope: Record<string, unknown>, limits: Readonly<TemplateLimits>): unknown {
+    if (typeof template !== 'string' || !isTemplate(template)) return template;
+    return this.execute(this.compile(template), template, scope, limits);
   }
 
   /** Problems found by parsing and validating, without rendering. Empty when fine. */
@@ -146,13 +128,13 @@ export class ExpressionEngine {
     return compiled;
   }
 
-  private execute(compiled: CompiledTemplate, template: string, scope: Record<string, unknown>): unknown {
+  private execute(compiled: CompiledTemplate, template: string, scope: Record<string, unknown>, limits: Readonly<TemplateLimits>): unknown {
     const context = new RenderContext(this.nunjucks, scope, this.globals, this.known);
     const frame = new baseRuntime.Frame();
     frame.topLevel = true;
     let outcome: { error: unknown; result: unknown } | undefined;
     try {
-      return withBudget(new RenderBudget(this.limits), () => {
+      return withBudget(new RenderBudget(limits), () => {
         compiled.root(this.nunjucks, context, frame, this.runtime, (error, result) => {
           outcome ??= { error, result };
         });
@@ -161,6 +143,7 @@ export class ExpressionEngine {
         return compiled.native ? exportValue(outcome.result) : outcome.result;
       });
     } catch (error) {
+      if (limits.maxWork < this.limits.maxWork && isOutOfWork(error)) throw new RenderSliceExceeded(template, scope);
       throw renderFailure(error, template);
     }
   }

@@ -10,7 +10,7 @@ import { DEFAULT_TEMPLATE_LIMITS, type TemplateLimits } from './template-limits'
 
 /** A render went over one of its limits. */
 export class BudgetExceeded extends Error {
-  constructor(what: string, limit: keyof TemplateLimits, value: number) {
+  constructor(what: string, readonly limit: keyof TemplateLimits, value: number) {
     super(`over budget: ${what} (limit ${value}, ${limit})`);
     this.name = 'BudgetExceeded';
   }
