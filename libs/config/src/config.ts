@@ -141,6 +141,13 @@ export interface NoetlConfig {
     inputBytes: number;
   };
   /**
+   * Template renders off the event loop (issue 25 item 7): a render runs
+   * inline within `inlineWork` work units (template-limits.ts: 100 million
+   * is about a second of CPU); one that needs more is done again, with the
+   * full budget, by one of `threads` render threads.
+   */
+  templates: { inlineWork: number; threads: number };
+  /**
    * This projector's shard (seed 002 s7.3): `NOETL_SHARD_ID` is a StatefulSet
    * pod name such as `noetl-projector-2` (or a bare index), `NOETL_SHARD_COUNT`
    * the number of shards; the index must be below the count.
@@ -372,6 +379,8 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_SERVER_URL',
   'NOETL_TOOLS_LEDGER_ACCESS',
   'NOETL_JS_THREADS',
+  'NOETL_TEMPLATE_INLINE_WORK',
+  'NOETL_TEMPLATE_THREADS',
   'NOETL_JS_MEMORY_MB',
   'NOETL_JS_MAX_TIMEOUT_SECONDS',
   'NOETL_PYTHON_USER',
@@ -491,6 +500,10 @@ export function loadConfig(env: Env): NoetlConfig {
       loopItems: integer(env, 'NOETL_MAX_LOOP_ITEMS', 1_000_000, 1, 100_000_000),
       inputBytes: integer(env, 'NOETL_MAX_INPUT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
       rangeItems: integer(env, 'NOETL_MAX_RANGE_ITEMS', 100_000, 1, 100_000_000),
+    },
+    templates: {
+      inlineWork: integer(env, 'NOETL_TEMPLATE_INLINE_WORK', 2_000_000, 1000, 100_000_000),
+      threads: integer(env, 'NOETL_TEMPLATE_THREADS', 2, 1, 64),
     },
     projector: projectorShard(env),
     relay: {

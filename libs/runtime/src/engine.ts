@@ -1,7 +1,7 @@
 import type { NoetlConfig, Role } from '@noetl/config';
 import { NATS_RECONNECT_FOREVER } from './bus/nats-reconnect';
 import { DATABASE_CLOCK_SYNC_MS, DatabaseClock } from './database-clock';
-import { ExpressionEngine } from '@noetl/dsl';
+import { ExpressionEngine, OffloadingRenderer } from '@noetl/dsl';
 import { REDUCER_VERSION, SnowflakeIds, type ExecutionStatus, type LedgerEvent } from '@noetl/event-kernel';
 import {
   CommandRepository,
@@ -44,6 +44,7 @@ import { ProjectorMetrics } from './projection/projector-metrics';
 import type { Replay } from './projection/replay';
 import { EventRelay, relayName } from './relay/event-relay';
 import { RelayMetrics, type RelayBacklog } from './relay/relay-metrics';
+import { RenderPool } from './render/render-pool';
 import { StreamProjector, type FlushProjections, type ProjectEvents } from './projection/stream-projector';
 import { RuntimeError } from './runtime-error';
 import { RetryLane } from './scheduler/retry-lane';
@@ -97,6 +98,8 @@ export class Engine {
       /** False when the caller schedules the sweeps (a Nest app, with @nestjs/schedule). */
       ownSweepTimer: boolean;
       tools: ToolRegistry;
+      /** The render threads (issue 25 item 7): started on a first render too heavy for the event loop. */
+      renders: RenderPool;
       remote?: { close(): Promise<void> };
       listen: boolean;
       /** The projector role's feed: JetStream with NATS, the ledger's tail without. */
@@ -199,7 +202,9 @@ export class Engine {
     const remote = roles.includes('worker') && !roles.includes('api') && !options.controlPlane ? createRemoteControlPlane(config) : undefined;
     const decrypts = roles.includes('api') || (roles.includes('worker') && !remote && !options.controlPlane);
     const tools = options.tools ?? defaultTools(workerToolOptions(config, database));
-    const parts: Engine['parts'] = { ownsBus: options.bus === undefined, ownSweepTimer: options.sweepEvery !== 'caller', tools, listen: options.listen ?? true };
+    const expressions = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() }, { limits: { maxRangeSize: config.limits.rangeItems } });
+    const renders = new RenderPool(expressions, config.templates.threads);
+    const parts: Engine['parts'] = { ownsBus: options.bus === undefined, ownSweepTimer: options.sweepEvery !== 'caller', tools, renders, listen: options.listen ?? true };
     const shared: SharedParts = {
       config,
       roles,
@@ -213,7 +218,11 @@ export class Engine {
       payloads: await openPayloadStores(config.payloads, database),
       cipher: await openCredentialCipher(database, config.encryptionKey, { decrypts }),
       repositories,
-      expressions: new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() }, { limits: { maxRangeSize: config.limits.rangeItems } }),
+      expressions,
+      offloadRender: (role) => (request) => {
+        metrics.templateRendersOffloaded.inc({ role });
+        return renders.render(request);
+      },
       logger,
       firesSchedules: options.schedules !== false,
     };
@@ -239,6 +248,7 @@ export class Engine {
         scope: config.tenancy,
         tools,
         engine: shared.expressions,
+        render: new OffloadingRenderer(shared.expressions, config.templates.inlineWork, shared.offloadRender('worker')),
         metrics,
         logger: logger.child({ role: 'worker' }),
         concurrency: config.worker.concurrency,
@@ -399,6 +409,7 @@ export class Engine {
     await this.sweeping?.catch(() => undefined);
     for (const tenant of this.tenants.values()) await tenant.stop();
     await this.parts.tools.close();
+    await this.parts.renders.close();
     await this.parts.remote?.close();
     await this.parts.feed?.stop();
     await this.parts.relay?.stop();

@@ -66,7 +66,7 @@ export async function runTask(args: TaskRunArgs, deps: InterpreterDeps): Promise
     let decision: PolicyDecision;
     try {
       decision = decide(args.policies, outcome, scope, deps);
-      state.applySet(decision.set, extendScope(scope, outcomeScope(outcome)), deps.engine);
+      await state.applySet(decision.set, extendScope(scope, outcomeScope(outcome)), deps.render);
     } catch (error) {
       return fail(toCallErrorInfo(error));
     }
@@ -92,7 +92,7 @@ export async function runTask(args: TaskRunArgs, deps: InterpreterDeps): Promise
         if (outcome.status === 'ok') {
           try {
             const setScope = state.scope({ _attempt: attempt, input: config?.input, output: outcome.data, [task.name]: result });
-            state.applySet(task.set, setScope, deps.engine);
+            await state.applySet(task.set, setScope, deps.render);
           } catch (error) {
             return fail(toCallErrorInfo(error));
           }
@@ -124,7 +124,7 @@ async function attemptCall(
   let config = rendered;
   if (config === undefined) {
     try {
-      config = renderConfig(task, stepInput, scope, deps);
+      config = await renderConfig(task, stepInput, scope, deps);
     } catch (error) {
       if (!(error instanceof TemplateError)) return { fatal: toCallErrorInfo(error) };
       return { outcome: { status: 'error', error: templateCallError(error), attempt, durationMs: 0 } };
@@ -135,9 +135,9 @@ async function attemptCall(
 }
 
 /** The task's input (merged over the step's) rendered, then its config rendered with `input`; the input goes in as `config.input`. */
-function renderConfig(task: Task, stepInput: JsonObject, scope: Record<string, unknown>, deps: InterpreterDeps): Record<string, unknown> {
-  const input = deps.engine.renderValue({ ...stepInput, ...task.input }, scope);
-  const rendered = deps.engine.renderValue(task.config, extendScope(scope, { input }));
+async function renderConfig(task: Task, stepInput: JsonObject, scope: Record<string, unknown>, deps: InterpreterDeps): Promise<Record<string, unknown>> {
+  const input = await deps.render.renderValue({ ...stepInput, ...task.input }, scope);
+  const rendered = await deps.render.renderValue(task.config, extendScope(scope, { input }));
   return { ...(isRecord(rendered) ? rendered : {}), input };
 }
 

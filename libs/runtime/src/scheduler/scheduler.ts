@@ -6,7 +6,7 @@ import {
   type ExecutionState,
   type LedgerEvent,
 } from '@noetl/event-kernel';
-import { credentialRefs, loopBodySpec, plan, plansOn, playbookScopeNames, refsToClose, workPool, workToolKinds, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
+import { credentialRefs, loopBodySpec, plan, plansOn, playbookScopeNames, refsToClose, withSettledRenders, workPool, workToolKinds, type ExpressionEngine, type OffloadRender, type PlannerEnv, type Playbook } from '@noetl/dsl';
 import type { Database, ExecutionRepository, PayloadStore, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { scopeFields, Subjects, type Bus } from '../bus/bus';
@@ -35,6 +35,8 @@ export interface SchedulerDeps {
   /** Items one loop may iterate (NOETL_MAX_LOOP_ITEMS). */
   maxLoopItems: number;
   engine: ExpressionEngine;
+  /** Renders too heavy for the event loop (issue 25 item 7): absent, the planner renders inline with the full budget. */
+  renders?: { inlineWork: number; offload: OffloadRender };
   bus: Bus;
   offers: Offers;
   metrics: RuntimeMetrics;
@@ -294,7 +296,7 @@ export class Scheduler {
     };
     let drafts: EventDraft<EventTypeName>[];
     try {
-      drafts = plan(playbook, state, event, env);
+      drafts = await this.plan(playbook, state, event, env);
     } catch (error) {
       if (state.status !== 'RUNNING') return [];
       const message = error instanceof Error ? error.message : String(error);
@@ -310,6 +312,13 @@ export class Scheduler {
       ];
     }
     return storePlannedPayloads(drafts, { store, scope: ledger.scope, inlineLimitBytes: this.deps.inlineLimitBytes, offloadItems: this.deps.offloadItems });
+  }
+
+  /** `plan`, its renders within the inline slice, those past it settled in a render thread and the event planned again. */
+  private plan(playbook: Playbook, state: ExecutionState, event: LedgerEvent, env: PlannerEnv): Promise<EventDraft<EventTypeName>[]> {
+    const { renders, engine } = this.deps;
+    if (!renders) return Promise.resolve(plan(playbook, state, event, env));
+    return withSettledRenders({ engine, ...renders }, (renderer) => plan(playbook, state, event, { ...env, engine: renderer }));
   }
 
   /** What a loop step's stage keeps of its body: the tool kinds its frames need, their pool and the credentials they may resolve. */

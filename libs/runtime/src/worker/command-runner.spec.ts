@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { ExpressionEngine } from '@noetl/dsl';
+import { answerRenderRequest, ExpressionEngine, OffloadingRenderer } from '@noetl/dsl';
 import { ToolRegistry } from '@noetl/tools';
 import { workerRun } from './command-runner';
 
 describe('workerRun credentials', () => {
   const engine = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() });
+  const render = new OffloadingRenderer(engine, engine.limits.maxWork, async (request) => answerRenderRequest(engine, request));
   const site = { executionId: '1', step: 'fetch', scope: {} };
   const keychain = {
     keychain: [
@@ -19,6 +20,7 @@ describe('workerRun credentials', () => {
       {
         tools: new ToolRegistry(),
         engine,
+        render,
         pythonEnabled: false,
         resolveCredential: async (name) => {
           asked.push(name);
@@ -43,6 +45,7 @@ describe('workerRun credentials', () => {
       {
         tools: new ToolRegistry(),
         engine,
+        render,
         pythonEnabled: false,
         resolveCredential: async () => {
           calls++;

@@ -1,4 +1,4 @@
-import { CallError, isJsonObject, toCallErrorInfo, toPlainJson, type ExpressionEngine } from '@noetl/dsl';
+import { CallError, isJsonObject, toCallErrorInfo, toPlainJson, type ExpressionEngine, type Renderer } from '@noetl/dsl';
 import type { JsonObject } from '@noetl/event-kernel';
 import type { StreamChunk, ToolRegistry } from '@noetl/tools';
 import type { Logger } from 'pino';
@@ -30,6 +30,8 @@ export interface WorkerOptions {
   scope: TenantScope;
   tools: ToolRegistry;
   engine: ExpressionEngine;
+  /** Renders that may leave the event loop (issue 25 item 7). */
+  render: Renderer;
   metrics: RuntimeMetrics;
   logger: Logger;
   concurrency: number;
@@ -480,6 +482,7 @@ export class Worker {
       {
         tools: this.options.tools,
         engine: this.options.engine,
+        render: this.options.render,
         pythonEnabled: this.options.pythonEnabled,
         resolveCredential,
         onOutput: (stream, text) => {

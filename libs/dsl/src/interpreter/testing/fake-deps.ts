@@ -1,4 +1,5 @@
 import { ExpressionEngine } from '../../expressions';
+import { answerRenderRequest, OffloadingRenderer } from '../../render';
 import { CallError, httpCallError, type Step, type ToolKind } from '../../model';
 import { stepsOf } from '../../parse/testing/playbook-text';
 import type { InterpreterDeps, StepCallResult } from '../interpreter-deps';
@@ -21,15 +22,20 @@ export interface FakeDeps extends InterpreterDeps {
 /** A call takes 5 ms of the fake monotonic clock; a sleep advances it by its length. */
 export const CALL_MS = 5;
 
-/** Deps with a scripted tool, a recording sleep, a fixed random 0.5 and a fake monotonic clock. */
-export function fakeDeps(script: Script, options: { maxTaskRuns?: number } = {}): FakeDeps {
+/**
+ * Deps with a scripted tool, a recording sleep, a fixed random 0.5 and a fake monotonic clock.
+ * `inlineWork` is the renderer's inline slice; a render past it is "offloaded" in process, through the request a render thread answers.
+ */
+export function fakeDeps(script: Script, options: { maxTaskRuns?: number; inlineWork?: number } = {}): FakeDeps {
   let clock = 1000;
   const calls: SeenCall[] = [];
   const sleeps: number[] = [];
+  const engine = new ExpressionEngine({ now: () => new Date(0), uuid: () => 'uuid-1' });
   return {
     calls,
     sleeps,
-    engine: new ExpressionEngine({ now: () => new Date(0), uuid: () => 'uuid-1' }),
+    engine,
+    render: new OffloadingRenderer(engine, options.inlineWork ?? engine.limits.maxWork, async (request) => answerRenderRequest(engine, request)),
     callTool: async (kind, config, signal) => {
       calls.push({ kind, config });
       clock += CALL_MS;

@@ -1,0 +1,45 @@
+/**
+ * Off-loop renders for synchronous code (the scheduler's pure planner):
+ * `run` is called with an inline slice of the engine; when a render goes
+ * past the slice it is done by `offload` with the full budget and `run` is
+ * called again, from the start (it is pure), the slice now answering that
+ * render with its settled outcome. So the event loop is blocked at most one
+ * slice per render and run, and the outcome, values and template errors
+ * alike, is the one the full budget gives inline.
+ */
+import type { ExpressionEngine } from '../expressions/expression-engine';
+import { InlineSlice, type SettledRender } from '../expressions/inline-slice';
+import { RenderSliceExceeded } from '../expressions/render-slice';
+import type { TemplateRenderer } from '../expressions/template-renderer';
+import type { OffloadRender } from './offloading-renderer';
+import { settledOf, toRenderRequest } from './render-request';
+
+/** Renders one call may settle off the loop; past them (a template whose scope differs run after run, say), `run` renders inline with the full budget. */
+const MAX_SETTLED = 8;
+
+export interface SettleOptions {
+  engine: ExpressionEngine;
+  /** The slice, in work units (template-limits.ts). */
+  inlineWork: number;
+  offload: OffloadRender;
+}
+
+export async function withSettledRenders<T>(options: SettleOptions, run: (renderer: TemplateRenderer) => T): Promise<T> {
+  const settled = new Map<string, SettledRender>();
+  const slice = new InlineSlice(options.engine, options.inlineWork, (template, scope) => settled.get(renderKey(template, scope)));
+  for (;;) {
+    try {
+      return run(slice);
+    } catch (error) {
+      if (!(error instanceof RenderSliceExceeded)) throw error;
+      if (settled.size >= MAX_SETTLED) return run(options.engine);
+      const reply = await options.offload(toRenderRequest('string', error.template, error.scope));
+      settled.set(renderKey(error.template, error.scope), settledOf(reply));
+    }
+  }
+}
+
+/** A render by its template and what its scope holds (lazy step results read). */
+function renderKey(template: string, scope: Record<string, unknown>): string {
+  return `${template}\u0000${JSON.stringify(scope)}`;
+}
