@@ -17,6 +17,8 @@ export type Script = (kind: ToolKind, config: Record<string, unknown>, index: nu
 export interface FakeDeps extends InterpreterDeps {
   calls: SeenCall[];
   sleeps: number[];
+  /** What went past the renderer's inline slice. */
+  offloaded: unknown[];
 }
 
 /** A call takes 5 ms of the fake monotonic clock; a sleep advances it by its length. */
@@ -24,18 +26,26 @@ export const CALL_MS = 5;
 
 /**
  * Deps with a scripted tool, a recording sleep, a fixed random 0.5 and a fake monotonic clock.
- * `inlineWork` is the renderer's inline slice; a render past it is "offloaded" in process, through the request a render thread answers.
+ * `inlineWork` is the renderer's inline slice; a render past it is "offloaded" in process, through the request a render thread
+ * answers, which must survive a structured clone as on its way to a thread (the clone itself is not used: its objects would
+ * come from outside the test runner's realm).
  */
 export function fakeDeps(script: Script, options: { maxTaskRuns?: number; inlineWork?: number } = {}): FakeDeps {
   let clock = 1000;
   const calls: SeenCall[] = [];
   const sleeps: number[] = [];
+  const offloaded: unknown[] = [];
   const engine = new ExpressionEngine({ now: () => new Date(0), uuid: () => 'uuid-1' });
   return {
     calls,
     sleeps,
+    offloaded,
     engine,
-    render: new OffloadingRenderer(engine, options.inlineWork ?? engine.limits.maxWork, async (request) => answerRenderRequest(engine, request)),
+    render: new OffloadingRenderer(engine, options.inlineWork ?? engine.limits.maxWork, async (request) => {
+      offloaded.push(request.value);
+      structuredClone(request);
+      return answerRenderRequest(engine, request);
+    }),
     callTool: async (kind, config, signal) => {
       calls.push({ kind, config });
       clock += CALL_MS;
