@@ -142,11 +142,11 @@ export interface NoetlConfig {
   };
   /**
    * Template renders off the event loop (issue 25 item 7): a render runs
-   * inline within `inlineWork` work units (template-limits.ts: 100 million
-   * is about a second of CPU); one that needs more is done again, with the
-   * full budget, by one of `threads` render threads.
+   * inline for at most `inlineMs` milliseconds and `inlineWork` work units
+   * (template-limits.ts); one that needs more is done again, with the full
+   * budget, by one of `threads` render threads.
    */
-  templates: { inlineWork: number; threads: number };
+  templates: { inlineMs: number; inlineWork: number; threads: number };
   /**
    * This projector's shard (seed 002 s7.3): `NOETL_SHARD_ID` is a StatefulSet
    * pod name such as `noetl-projector-2` (or a bare index), `NOETL_SHARD_COUNT`
@@ -379,6 +379,7 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_SERVER_URL',
   'NOETL_TOOLS_LEDGER_ACCESS',
   'NOETL_JS_THREADS',
+  'NOETL_TEMPLATE_INLINE_MS',
   'NOETL_TEMPLATE_INLINE_WORK',
   'NOETL_TEMPLATE_THREADS',
   'NOETL_JS_MEMORY_MB',
@@ -502,6 +503,7 @@ export function loadConfig(env: Env): NoetlConfig {
       rangeItems: integer(env, 'NOETL_MAX_RANGE_ITEMS', 100_000, 1, 100_000_000),
     },
     templates: {
+      inlineMs: integer(env, 'NOETL_TEMPLATE_INLINE_MS', 10, 1, 60_000),
       inlineWork: integer(env, 'NOETL_TEMPLATE_INLINE_WORK', 2_000_000, 1000, 100_000_000),
       threads: integer(env, 'NOETL_TEMPLATE_THREADS', 2, 1, 64),
     },

@@ -219,6 +219,7 @@ export class Engine {
       cipher: await openCredentialCipher(database, config.encryptionKey, { decrypts }),
       repositories,
       expressions,
+      inlineSlice: { work: config.templates.inlineWork, ms: config.templates.inlineMs, clock: () => performance.now() },
       offloadRender: (role) => (request) => {
         metrics.templateRendersOffloaded.inc({ role });
         return renders.render(request);
@@ -248,7 +249,7 @@ export class Engine {
         scope: config.tenancy,
         tools,
         engine: shared.expressions,
-        render: new OffloadingRenderer(shared.expressions, config.templates.inlineWork, shared.offloadRender('worker')),
+        render: new OffloadingRenderer(shared.expressions, shared.inlineSlice, shared.offloadRender('worker')),
         metrics,
         logger: logger.child({ role: 'worker' }),
         concurrency: config.worker.concurrency,

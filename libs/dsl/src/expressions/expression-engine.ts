@@ -15,7 +15,7 @@ import { exportValue } from './export-value';
 import { createGlobals } from './globals';
 import { LruCache } from './lru-cache';
 import { baseRuntime, Environment, type NjEnvironment } from './nunjucks-internals';
-import { BudgetExceeded, RenderBudget, withBudget } from './render-budget';
+import { BudgetExceeded, RenderBudget, SliceSpent, withBudget, type RenderDeadline } from './render-budget';
 import { RenderSliceExceeded } from './render-slice';
 import { createSandboxRuntime, RenderContext, RenderFault } from './sandbox-runtime';
 import { TemplateError, templateError, UndefinedValue, type TemplateErrorCode } from './template-error';
@@ -71,10 +71,10 @@ function renderFailure(error: unknown, template: string): TemplateError {
   return templateError(error instanceof Error ? error.message : String(error), template, undefined, undefined, codeOf(error));
 }
 
-/** Whether `error` (thrown inside a render) is the work budget running out. */
-function isOutOfWork(error: unknown): boolean {
-  const cause = error instanceof RenderFault ? error.original : error;
-  return cause instanceof BudgetExceeded && cause.limit === 'maxWork';
+/** What a render on the event loop may do: its limits (a smaller work budget) and its time. */
+export interface RenderSliceLimits {
+  limits: Readonly<TemplateLimits>;
+  deadline: RenderDeadline;
 }
 
 export class ExpressionEngine extends TemplateRenderer {
@@ -96,17 +96,17 @@ export class ExpressionEngine extends TemplateRenderer {
   }
 
   renderString(template: string, scope: Record<string, unknown>): unknown {
-    return this.renderWithin(template, scope, this.limits);
+    return this.renderWithin(template, scope);
   }
 
   /**
-   * renderString under `limits` instead of the engine's own: with a smaller
-   * work budget than the engine's, going past it throws RenderSliceExceeded
-   * (see render-slice.ts) rather than a budget error.
+   * renderString within `slice`: a render that goes past its time or its
+   * work budget, where that is smaller than the engine's, throws
+   * RenderSliceExceeded (see render-slice.ts) rather than a budget error.
    */
-  renderWithin(template: string, scope: Record<string, unknown>, limits: Readonly<TemplateLimits>): unknown {
+  renderWithin(template: string, scope: Record<string, unknown>, slice?: RenderSliceLimits): unknown {
     if (typeof template !== 'string' || !isTemplate(template)) return template;
-    return this.execute(this.compile(template), template, scope, limits);
+    return this.execute(this.compile(template), template, scope, slice);
   }
 
   /** Problems found by parsing and validating, without rendering. Empty when fine. */
@@ -120,6 +120,13 @@ export class ExpressionEngine extends TemplateRenderer {
     return { size, capacity, hits, misses };
   }
 
+  /** Whether `error` (thrown inside a render) is the slice running out, rather than the engine's own budget. */
+  private spent(slice: RenderSliceLimits, error: unknown): boolean {
+    const cause = error instanceof RenderFault ? error.original : error;
+    if (cause instanceof SliceSpent) return true;
+    return cause instanceof BudgetExceeded && cause.limit === 'maxWork' && slice.limits.maxWork < this.limits.maxWork;
+  }
+
   private compile(template: string): CompiledTemplate {
     const cached = this.cache.get(template);
     if (cached) return cached;
@@ -128,13 +135,14 @@ export class ExpressionEngine extends TemplateRenderer {
     return compiled;
   }
 
-  private execute(compiled: CompiledTemplate, template: string, scope: Record<string, unknown>, limits: Readonly<TemplateLimits>): unknown {
+  private execute(compiled: CompiledTemplate, template: string, scope: Record<string, unknown>, slice: RenderSliceLimits | undefined): unknown {
     const context = new RenderContext(this.nunjucks, scope, this.globals, this.known);
     const frame = new baseRuntime.Frame();
     frame.topLevel = true;
     let outcome: { error: unknown; result: unknown } | undefined;
     try {
-      return withBudget(new RenderBudget(limits), () => {
+      const budget = slice ? new RenderBudget(slice.limits, true, slice.deadline) : new RenderBudget(this.limits);
+      return withBudget(budget, () => {
         compiled.root(this.nunjucks, context, frame, this.runtime, (error, result) => {
           outcome ??= { error, result };
         });
@@ -143,7 +151,7 @@ export class ExpressionEngine extends TemplateRenderer {
         return compiled.native ? exportValue(outcome.result) : outcome.result;
       });
     } catch (error) {
-      if (limits.maxWork < this.limits.maxWork && isOutOfWork(error)) throw new RenderSliceExceeded(template, scope);
+      if (slice && this.spent(slice, error)) throw new RenderSliceExceeded(template, scope);
       throw renderFailure(error, template);
     }
   }

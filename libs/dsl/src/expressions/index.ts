@@ -7,5 +7,5 @@ export {
 } from './expression-engine';
 export type { TemplateProblem } from './validate-template';
 export { TemplateRenderer } from './template-renderer';
-export { InlineSlice, type SettledRender, type SettledRenders } from './inline-slice';
+export { InlineSlice, type InlineSliceOptions, type SettledRender, type SettledRenders } from './inline-slice';
 export { RenderSliceExceeded } from './render-slice';

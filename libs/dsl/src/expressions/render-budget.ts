@@ -16,12 +16,37 @@ export class BudgetExceeded extends Error {
   }
 }
 
+/**
+ * An inline render ran out of its slice of time (see render-slice.ts). A
+ * BudgetExceeded, so that what lets a budget error through (tojson's
+ * replacer, say) lets it through too.
+ */
+export class SliceSpent extends BudgetExceeded {
+  constructor(ms: number) {
+    super(`more than ${ms} ms on the event loop`, 'maxWork', ms);
+    this.name = 'SliceSpent';
+  }
+}
+
+/** The time a render may take, read on `clock` (milliseconds). */
+export interface RenderDeadline {
+  clock: () => number;
+  ms: number;
+}
+
+/** Charges between two readings of a deadline's clock: each charge is an operation (an iteration, a list built), so about a millisecond. */
+const CHARGES_PER_CLOCK_READING = 1024;
+
 export class RenderBudget {
   private loopIterations = 0;
   private work = 0;
+  private charges = 0;
+  private readonly endsAt: number;
 
-  /** `metered: false` checks sizes only (for helpers called outside a render). */
-  constructor(readonly limits: Readonly<TemplateLimits>, private readonly metered = true) {}
+  /** `metered: false` checks sizes only (for helpers called outside a render); a `deadline` ends the render with SliceSpent. */
+  constructor(readonly limits: Readonly<TemplateLimits>, private readonly metered = true, private readonly deadline?: RenderDeadline) {
+    this.endsAt = deadline ? deadline.clock() + deadline.ms : Infinity;
+  }
 
   /** One iteration of a `{% for %}` loop is about to run. */
   loopIteration(): void {
@@ -39,6 +64,9 @@ export class RenderBudget {
     this.work += units;
     if (this.work > this.limits.maxWork) {
       throw new BudgetExceeded('the template does too much work', 'maxWork', this.limits.maxWork);
+    }
+    if (this.deadline && ++this.charges % CHARGES_PER_CLOCK_READING === 0 && this.deadline.clock() > this.endsAt) {
+      throw new SliceSpent(this.deadline.ms);
     }
   }
 

@@ -1,9 +1,11 @@
 /**
  * The inline slice of a render (issue 25 item 7): a render on the event loop
- * may do only a slice of the work budget, so that several heavy renders at
- * once cannot stall health probes and heartbeats. One that goes past it is
- * abandoned (a render is pure: nothing is lost) and done again with the
- * full budget off the event loop.
+ * may take only a few milliseconds and a slice of the work budget, so that
+ * several heavy renders at once cannot stall health probes and heartbeats.
+ * (Work units alone do not bound time well enough: a million empty loop
+ * iterations are two million units and about three seconds.) One that goes
+ * past its slice is abandoned (a render is pure: nothing is lost) and done
+ * again with the full budget off the event loop.
  */
 
 /** An inline render went past its slice; `template` and `scope` are what it rendered. */

@@ -1,12 +1,12 @@
 /**
  * Renders for code that can wait (the worker's interpreter): inline within
- * a slice of the work budget, which nearly every render fits in at no extra
- * cost; a render past the slice is done again, whole, by `offload` (a
+ * a slice of time and work (expressions/render-slice.ts), which nearly every
+ * render fits in at no extra cost; a render past the slice is done again, whole, by `offload` (a
  * render thread) with the full budget, so the event loop is blocked at most
  * one slice per render (issue 25 item 7).
  */
 import type { ExpressionEngine } from '../expressions/expression-engine';
-import { InlineSlice } from '../expressions/inline-slice';
+import { InlineSlice, type InlineSliceOptions } from '../expressions/inline-slice';
 import { RenderSliceExceeded } from '../expressions/render-slice';
 import { settledOf, toRenderRequest, type RenderOp, type RenderReply, type RenderRequest } from './render-request';
 
@@ -23,9 +23,8 @@ export interface Renderer {
 export class OffloadingRenderer implements Renderer {
   private readonly inline: InlineSlice;
 
-  /** `inlineWork`: the slice, in work units (template-limits.ts). */
-  constructor(engine: ExpressionEngine, inlineWork: number, private readonly offload: OffloadRender) {
-    this.inline = new InlineSlice(engine, inlineWork);
+  constructor(engine: ExpressionEngine, slice: InlineSliceOptions, private readonly offload: OffloadRender) {
+    this.inline = new InlineSlice(engine, slice);
   }
 
   renderString(template: string, scope: Record<string, unknown>): Promise<unknown> {

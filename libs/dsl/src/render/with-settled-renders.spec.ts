@@ -13,7 +13,7 @@ describe('withSettledRenders: the planner with renders past its inline slice', (
   const offloaded: RenderRequest[] = [];
   const options = {
     engine,
-    inlineWork: 1000,
+    slice: { work: 1000, ms: Infinity, clock: () => 0 },
     offload: async (request: RenderRequest) => {
       offloaded.push(request);
       return answerRenderRequest(engine, request);

@@ -8,7 +8,7 @@
  * alike, is the one the full budget gives inline.
  */
 import type { ExpressionEngine } from '../expressions/expression-engine';
-import { InlineSlice, type SettledRender } from '../expressions/inline-slice';
+import { InlineSlice, type InlineSliceOptions, type SettledRender } from '../expressions/inline-slice';
 import { RenderSliceExceeded } from '../expressions/render-slice';
 import type { TemplateRenderer } from '../expressions/template-renderer';
 import type { OffloadRender } from './offloading-renderer';
@@ -19,14 +19,13 @@ const MAX_SETTLED = 8;
 
 export interface SettleOptions {
   engine: ExpressionEngine;
-  /** The slice, in work units (template-limits.ts). */
-  inlineWork: number;
+  slice: InlineSliceOptions;
   offload: OffloadRender;
 }
 
 export async function withSettledRenders<T>(options: SettleOptions, run: (renderer: TemplateRenderer) => T): Promise<T> {
   const settled = new Map<string, SettledRender>();
-  const slice = new InlineSlice(options.engine, options.inlineWork, (template, scope) => settled.get(renderKey(template, scope)));
+  const slice = new InlineSlice(options.engine, options.slice, (template, scope) => settled.get(renderKey(template, scope)));
   for (;;) {
     try {
       return run(slice);

@@ -8,7 +8,7 @@ describe('renders moved off the event loop', () => {
   const pool = new RenderPool(engine, 2);
   const offloaded: string[] = [];
   // A slice of 1 000 work units: every template below that loops goes past it and is rendered by a thread.
-  const renderer = new OffloadingRenderer(engine, 1_000, (request) => {
+  const renderer = new OffloadingRenderer(engine, { work: 1_000, ms: Infinity, clock: () => 0 }, (request) => {
     offloaded.push(JSON.stringify(request.value));
     return pool.render(request);
   });

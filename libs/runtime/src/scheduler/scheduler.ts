@@ -6,7 +6,7 @@ import {
   type ExecutionState,
   type LedgerEvent,
 } from '@noetl/event-kernel';
-import { credentialRefs, loopBodySpec, plan, plansOn, playbookScopeNames, refsToClose, withSettledRenders, workPool, workToolKinds, type ExpressionEngine, type OffloadRender, type PlannerEnv, type Playbook } from '@noetl/dsl';
+import { credentialRefs, loopBodySpec, plan, plansOn, playbookScopeNames, refsToClose, withSettledRenders, workPool, workToolKinds, type ExpressionEngine, type InlineSliceOptions, type OffloadRender, type PlannerEnv, type Playbook } from '@noetl/dsl';
 import type { Database, ExecutionRepository, PayloadStore, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { scopeFields, Subjects, type Bus } from '../bus/bus';
@@ -36,7 +36,7 @@ export interface SchedulerDeps {
   maxLoopItems: number;
   engine: ExpressionEngine;
   /** Renders too heavy for the event loop (issue 25 item 7): absent, the planner renders inline with the full budget. */
-  renders?: { inlineWork: number; offload: OffloadRender };
+  renders?: { slice: InlineSliceOptions; offload: OffloadRender };
   bus: Bus;
   offers: Offers;
   metrics: RuntimeMetrics;

@@ -39,7 +39,7 @@ describe('resolveKeychain at the worker', () => {
   const engine = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() });
   const credentials: Record<string, Record<string, unknown>> = { api: { token: 'tok-stored' }, client: { id: 'app', secret: 's3cret' } };
   const deps: KeychainDeps = {
-    render: new OffloadingRenderer(engine, engine.limits.maxWork, async (request) => answerRenderRequest(engine, request)),
+    render: new OffloadingRenderer(engine, { work: engine.limits.maxWork, ms: Infinity, clock: () => 0 }, async (request) => answerRenderRequest(engine, request)),
     signal: new AbortController().signal,
     resolveCredential: async (name) => {
       const data = credentials[name];

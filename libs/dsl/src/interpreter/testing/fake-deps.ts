@@ -41,7 +41,7 @@ export function fakeDeps(script: Script, options: { maxTaskRuns?: number; inline
     sleeps,
     offloaded,
     engine,
-    render: new OffloadingRenderer(engine, options.inlineWork ?? engine.limits.maxWork, async (request) => {
+    render: new OffloadingRenderer(engine, { work: options.inlineWork ?? engine.limits.maxWork, ms: Infinity, clock: () => 0 }, async (request) => {
       offloaded.push(request.value);
       structuredClone(request);
       return answerRenderRequest(engine, request);
