@@ -21,10 +21,12 @@ describe('InlineSlice', () => {
     expect(() => slice.renderString(`${LOOP}{{ n }}`, scope)).toThrow(expect.objectContaining({ template: `${LOOP}{{ n }}`, scope }));
   });
 
-  it('gives up past its time, read on its clock every so many operations', () => {
+  it('gives up past its time, read on its clock every so many operations (never for a small render)', () => {
     let readings = 0;
     const slice = new InlineSlice(engine, { work: 1_000_000, ms: 2, clock: () => readings++ });
     expect(() => slice.renderString(`${LOOP}{{ n }}`, { n: 1 })).toThrow(RenderSliceExceeded);
+    expect(readings).toBe(4);
+    expect(new InlineSlice(engine, { work: 1_000_000, ms: 2, clock: () => readings++ }).renderString('{{ n }}', { n: 1 })).toBe(1);
     expect(readings).toBe(4);
   });
 

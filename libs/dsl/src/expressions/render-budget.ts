@@ -34,19 +34,22 @@ export interface RenderDeadline {
   ms: number;
 }
 
-/** Charges between two readings of a deadline's clock: each charge is an operation (an iteration, a list built), so about a millisecond. */
+/**
+ * Charges between two readings of a deadline's clock: each charge is an
+ * operation (an iteration, a list built), so about a millisecond. The clock
+ * is first read at the first of them, not when the render starts: nearly
+ * every render ends before, and never reads it.
+ */
 const CHARGES_PER_CLOCK_READING = 1024;
 
 export class RenderBudget {
   private loopIterations = 0;
   private work = 0;
   private charges = 0;
-  private readonly endsAt: number;
+  private endsAt = Infinity;
 
   /** `metered: false` checks sizes only (for helpers called outside a render); a `deadline` ends the render with SliceSpent. */
-  constructor(readonly limits: Readonly<TemplateLimits>, private readonly metered = true, private readonly deadline?: RenderDeadline) {
-    this.endsAt = deadline ? deadline.clock() + deadline.ms : Infinity;
-  }
+  constructor(readonly limits: Readonly<TemplateLimits>, private readonly metered = true, private readonly deadline?: RenderDeadline) {}
 
   /** One iteration of a `{% for %}` loop is about to run. */
   loopIteration(): void {
@@ -65,9 +68,13 @@ export class RenderBudget {
     if (this.work > this.limits.maxWork) {
       throw new BudgetExceeded('the template does too much work', 'maxWork', this.limits.maxWork);
     }
-    if (this.deadline && ++this.charges % CHARGES_PER_CLOCK_READING === 0 && this.deadline.clock() > this.endsAt) {
-      throw new SliceSpent(this.deadline.ms);
-    }
+    if (this.deadline && ++this.charges % CHARGES_PER_CLOCK_READING === 0) this.checkDeadline(this.deadline);
+  }
+
+  private checkDeadline(deadline: RenderDeadline): void {
+    const now = deadline.clock();
+    if (this.endsAt === Infinity) this.endsAt = now + deadline.ms;
+    else if (now > this.endsAt) throw new SliceSpent(deadline.ms);
   }
 
   /** A list of `length` items is about to be built. */
