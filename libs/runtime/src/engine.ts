@@ -248,7 +248,6 @@ export class Engine {
         controlPlanes: plane ? () => plane : (scope) => engine.tenant(scope).controlPlane,
         scope: config.tenancy,
         tools,
-        engine: shared.expressions,
         render: new OffloadingRenderer(shared.expressions, shared.inlineSlice, shared.offloadRender('worker')),
         metrics,
         logger: logger.child({ role: 'worker' }),

@@ -1,4 +1,3 @@
-import type { ExpressionEngine } from '../expressions';
 import type { Renderer } from '../render';
 import type { CallErrorInfo, ToolKind } from '../model';
 
@@ -7,8 +6,6 @@ export const DEFAULT_MAX_TASK_RUNS = 10_000;
 
 /** What the interpreter needs from the outside world: tools, time and randomness are injected. */
 export interface InterpreterDeps {
-  /** Renders inline; only for synchronous callers (a policy's `when`): everything that can wait uses `render`. */
-  engine: ExpressionEngine;
   /** Renders templates, moving one too heavy for the event loop to a render thread (issue 25 item 7). */
   render: Renderer;
   /** Runs one tool call with a RENDERED config; resolves to the raw result or rejects with CallError. */

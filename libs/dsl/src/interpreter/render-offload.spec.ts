@@ -1,5 +1,5 @@
 import { stepResultView } from '../scope';
-import { defaultScope, errorResult, fakeDeps, http, okResult, runYaml } from './testing/fake-deps';
+import { defaultScope, errorResult, fakeDeps, http, httpError, okResult, runYaml } from './testing/fake-deps';
 
 /** 3 000 loop iterations: past an inline slice of 1 000 work units, far inside the full budget. */
 const LOOP = '{% for i in range(3000) %}{% endfor %}';
@@ -37,5 +37,32 @@ describe('the interpreter\'s renders past the inline slice', () => {
     expect(sliced.offloaded).toHaveLength(1);
     expect(offloaded.error).toEqual(inline.error);
     expect(offloaded.error).toMatchObject({ kind: 'template', message: expect.stringContaining("'nothing' is undefined") });
+  });
+
+  it('decide a task policy whose condition is past the slice as inline: retried, then continued with its set', async () => {
+    const yaml = `
+- step: fetch
+  tool:
+    kind: http
+    url: "{{ api_url }}"
+    spec:
+      policy:
+        rules:
+          - when: "${LOOP}{{ output.error.status == 503 and _attempt < 3 }}"
+            then: { do: retry, attempts: 3, delay: 0.5 }
+          - else: { then: { do: continue, set: { ctx.gave_up: "${LOOP}{{ _attempt }}" } } }
+`;
+    const script = () => {
+      throw httpError(503);
+    };
+    const inline = fakeDeps(script);
+    const sliced = fakeDeps(script, { inlineWork: 1000 });
+    const expected = await runYaml(yaml, inline);
+    const offloaded = await runYaml(yaml, sliced);
+    expect(offloaded).toEqual(expected);
+    expect(sliced.sleeps).toEqual(inline.sleeps);
+    expect(sliced.calls).toHaveLength(3);
+    expect(offloaded.ctx).toEqual({ gave_up: '3' });
+    expect(sliced.offloaded.length).toBeGreaterThanOrEqual(3);
   });
 });

@@ -81,7 +81,7 @@ async function readPages(args: ContinuationArgs, deps: InterpreterDeps): Promise
     let next: Record<string, unknown> | undefined;
     try {
       const scope = state.scope(pageScope);
-      const decision = decide(args.successPolicies, last.outcome, scope, deps, pages);
+      const decision = await decide(args.successPolicies, last.outcome, scope, deps, pages);
       const policyScope = extendScope(scope, { ...outcomeScope(last.outcome), ...pageScope });
       await state.applySet(decision.set, policyScope, deps.render);
       if (decision.kind === 'fail') return { status: 'error', error: policyFailure(decision.reason) };

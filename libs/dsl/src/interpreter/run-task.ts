@@ -65,7 +65,7 @@ export async function runTask(args: TaskRunArgs, deps: InterpreterDeps): Promise
 
     let decision: PolicyDecision;
     try {
-      decision = decide(args.policies, outcome, scope, deps);
+      decision = await decide(args.policies, outcome, scope, deps);
       await state.applySet(decision.set, extendScope(scope, outcomeScope(outcome)), deps.render);
     } catch (error) {
       return fail(toCallErrorInfo(error));
@@ -187,24 +187,26 @@ function httpFacts(data: unknown, error: CallErrorInfo | undefined): HttpFacts |
  * completes, an error fails) and the scope is not touched, so lazily
  * resolved step results stay unread.
  */
-export function decide(
+export async function decide(
   policies: readonly Policy[],
   outcome: CallOutcome,
   scope: Record<string, unknown>,
   deps: InterpreterDeps,
   continuationCount?: number,
-): PolicyDecision {
+): Promise<PolicyDecision> {
   if (policies.length === 0) {
     return outcome.status === 'ok'
       ? { kind: 'complete', set: [] }
       : { kind: 'fail', set: [], reason: `no policy handled the error: ${outcome.error.message}` };
   }
-  return evaluatePolicies([...policies], outcome, {
-    evaluateWhen: (when, whenScope) => deps.engine.evaluateCondition(when, whenScope),
-    random: () => deps.random(),
-    scope,
-    ...(continuationCount !== undefined ? { continuationCount } : {}),
-  });
+  return deps.render.settle((renderer) =>
+    evaluatePolicies([...policies], outcome, {
+      evaluateWhen: (when, whenScope) => renderer.evaluateCondition(when, whenScope),
+      random: () => deps.random(),
+      scope,
+      ...(continuationCount !== undefined ? { continuationCount } : {}),
+    }),
+  );
 }
 
 /** A successful call a policy chose to fail (`when: ... then: {do: fail}` on an ok outcome). */

@@ -1,7 +1,7 @@
 // Renders that may leave the event loop (issue 25 item 7): the inline slice, the request a render thread answers.
-export { OffloadingRenderer, type OffloadRender, type Renderer } from './offloading-renderer';
+export { OffloadingRenderer, type Renderer } from './offloading-renderer';
 export {
   answerRenderRequest, RENDER_REQUEST_MODULE, settledOf, toRenderRequest,
-  type RenderOp, type RenderReply, type RenderRequest,
+  type OffloadRender, type RenderOp, type RenderReply, type RenderRequest,
 } from './render-request';
 export { withSettledRenders, type SettleOptions } from './with-settled-renders';

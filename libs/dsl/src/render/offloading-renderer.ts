@@ -8,23 +8,33 @@
 import type { ExpressionEngine } from '../expressions/expression-engine';
 import { InlineSlice, type InlineSliceOptions } from '../expressions/inline-slice';
 import { RenderSliceExceeded } from '../expressions/render-slice';
-import { settledOf, toRenderRequest, type RenderOp, type RenderReply, type RenderRequest } from './render-request';
-
-/** Does one render off the event loop. */
-export type OffloadRender = (request: RenderRequest) => Promise<RenderReply>;
+import type { TemplateRenderer } from '../expressions/template-renderer';
+import { settledOf, toRenderRequest, type OffloadRender, type RenderOp } from './render-request';
+import { withSettledRenders } from './with-settled-renders';
 
 /** The renderer methods, each awaited: they may leave the event loop. */
 export interface Renderer {
   renderString(template: string, scope: Record<string, unknown>): Promise<unknown>;
   renderValue(value: unknown, scope: Record<string, unknown>): Promise<unknown>;
   evaluateCondition(when: string | boolean | undefined, scope: Record<string, unknown>): Promise<boolean>;
+  /** `run`, synchronous code that renders (a retry policy's conditions), with its renders past the slice settled off the loop (withSettledRenders). */
+  settle<T>(run: (renderer: TemplateRenderer) => T): Promise<T>;
 }
 
 export class OffloadingRenderer implements Renderer {
   private readonly inline: InlineSlice;
 
-  constructor(engine: ExpressionEngine, slice: InlineSliceOptions, private readonly offload: OffloadRender) {
+  constructor(private readonly engine: ExpressionEngine, private readonly slice: InlineSliceOptions, private readonly offload: OffloadRender) {
     this.inline = new InlineSlice(engine, slice);
+  }
+
+  async settle<T>(run: (renderer: TemplateRenderer) => T): Promise<T> {
+    try {
+      return run(this.inline);
+    } catch (error) {
+      if (!(error instanceof RenderSliceExceeded)) throw error;
+    }
+    return withSettledRenders({ engine: this.engine, slice: this.slice, offload: this.offload }, run);
   }
 
   renderString(template: string, scope: Record<string, unknown>): Promise<unknown> {

@@ -37,6 +37,9 @@ export interface TemplateFailure {
 
 export type RenderReply = { value: unknown } | { template: TemplateFailure } | { failure: string };
 
+/** Does one render off the event loop (a render thread). */
+export type OffloadRender = (request: RenderRequest) => Promise<RenderReply>;
+
 /** The request for rendering `value` over `scope`; reading the scope resolves its lazy values (step results). */
 export function toRenderRequest(op: RenderOp, value: unknown, scope: Record<string, unknown>): RenderRequest {
   const plain: Record<string, unknown> = {};

@@ -11,8 +11,7 @@ import type { ExpressionEngine } from '../expressions/expression-engine';
 import { InlineSlice, type InlineSliceOptions, type SettledRender } from '../expressions/inline-slice';
 import { RenderSliceExceeded } from '../expressions/render-slice';
 import type { TemplateRenderer } from '../expressions/template-renderer';
-import type { OffloadRender } from './offloading-renderer';
-import { settledOf, toRenderRequest } from './render-request';
+import { settledOf, toRenderRequest, type OffloadRender } from './render-request';
 
 /** Renders one call may settle off the loop; past them (a template whose scope differs run after run, say), `run` renders inline with the full budget. */
 const MAX_SETTLED = 8;

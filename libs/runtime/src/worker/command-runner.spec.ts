@@ -19,7 +19,6 @@ describe('workerRun credentials', () => {
     const run = workerRun(
       {
         tools: new ToolRegistry(),
-        engine,
         render,
         pythonEnabled: false,
         resolveCredential: async (name) => {
@@ -44,7 +43,6 @@ describe('workerRun credentials', () => {
     const run = workerRun(
       {
         tools: new ToolRegistry(),
-        engine,
         render,
         pythonEnabled: false,
         resolveCredential: async () => {

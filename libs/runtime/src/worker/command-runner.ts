@@ -6,7 +6,6 @@ import {
   toCallErrorInfo,
   toPlainJson,
   withResultViews,
-  type ExpressionEngine,
   type Renderer,
   type InterpreterDeps,
   type Policy,
@@ -20,7 +19,6 @@ import { resolveKeychain } from './keychain';
 
 export interface CommandRunnerDeps {
   tools: ToolRegistry;
-  engine: ExpressionEngine;
   /** Renders that may leave the event loop (issue 25 item 7). */
   render: Renderer;
   pythonEnabled: boolean;
@@ -131,7 +129,6 @@ export function workerRun(deps: CommandRunnerDeps, at: CallSite): WorkerRun {
   return {
     secrets,
     interpreter: {
-      engine: deps.engine,
       render: deps.render,
       callTool: (kind, config, signal) => callTool(guarded, at, kind, config, signal),
       sleep: (ms, signal) => sleep(ms, signal),

@@ -40,7 +40,6 @@ export function fakeDeps(script: Script, options: { maxTaskRuns?: number; inline
     calls,
     sleeps,
     offloaded,
-    engine,
     render: new OffloadingRenderer(engine, { work: options.inlineWork ?? engine.limits.maxWork, ms: Infinity, clock: () => 0 }, async (request) => {
       offloaded.push(request.value);
       structuredClone(request);
