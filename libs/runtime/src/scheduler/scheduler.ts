@@ -35,8 +35,8 @@ export interface SchedulerDeps {
   /** Items one loop may iterate (NOETL_MAX_LOOP_ITEMS). */
   maxLoopItems: number;
   engine: ExpressionEngine;
-  /** Renders too heavy for the event loop (issue 25 item 7): absent, the planner renders inline with the full budget. */
-  renders?: { slice: InlineSliceOptions; offload: OffloadRender };
+  /** The planner's inline slice, and where a render past it goes (issue 25 item 7). */
+  renders: { slice: InlineSliceOptions; offload: OffloadRender };
   bus: Bus;
   offers: Offers;
   metrics: RuntimeMetrics;
@@ -317,7 +317,6 @@ export class Scheduler {
   /** `plan`, its renders within the inline slice, those past it settled in a render thread and the event planned again. */
   private plan(playbook: Playbook, state: ExecutionState, event: LedgerEvent, env: PlannerEnv): Promise<EventDraft<EventTypeName>[]> {
     const { renders, engine } = this.deps;
-    if (!renders) return Promise.resolve(plan(playbook, state, event, env));
     return withSettledRenders({ engine, ...renders }, (renderer) => plan(playbook, state, event, { ...env, engine: renderer }));
   }
 
