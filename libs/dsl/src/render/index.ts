@@ -4,4 +4,3 @@ export {
   answerRenderRequest, RENDER_REQUEST_MODULE, settledOf, toRenderRequest,
   type OffloadRender, type RenderOp, type RenderReply, type RenderRequest,
 } from './render-request';
-export { withSettledRenders, type SettleOptions } from './with-settled-renders';

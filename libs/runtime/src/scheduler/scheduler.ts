@@ -6,7 +6,7 @@ import {
   type ExecutionState,
   type LedgerEvent,
 } from '@noetl/event-kernel';
-import { credentialRefs, loopBodySpec, plan, plansOn, playbookScopeNames, refsToClose, withSettledRenders, workPool, workToolKinds, type ExpressionEngine, type InlineSliceOptions, type OffloadRender, type PlannerEnv, type Playbook } from '@noetl/dsl';
+import { credentialRefs, loopBodySpec, plan, plansOn, playbookScopeNames, refsToClose, workPool, workToolKinds, type ExpressionEngine, type PlannerEnv, type Playbook, type Renderer } from '@noetl/dsl';
 import type { Database, ExecutionRepository, PayloadStore, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { scopeFields, Subjects, type Bus } from '../bus/bus';
@@ -35,8 +35,8 @@ export interface SchedulerDeps {
   /** Items one loop may iterate (NOETL_MAX_LOOP_ITEMS). */
   maxLoopItems: number;
   engine: ExpressionEngine;
-  /** The planner's inline slice, and where a render past it goes (issue 25 item 7). */
-  renders: { slice: InlineSliceOptions; offload: OffloadRender };
+  /** The planner's renders: inline within a slice, a render past it settled in a render thread (issue 25 item 7). */
+  render: Renderer;
   bus: Bus;
   offers: Offers;
   metrics: RuntimeMetrics;
@@ -316,8 +316,7 @@ export class Scheduler {
 
   /** `plan`, its renders within the inline slice, those past it settled in a render thread and the event planned again. */
   private plan(playbook: Playbook, state: ExecutionState, event: LedgerEvent, env: PlannerEnv): Promise<EventDraft<EventTypeName>[]> {
-    const { renders, engine } = this.deps;
-    return withSettledRenders({ engine, ...renders }, (renderer) => plan(playbook, state, event, { ...env, engine: renderer }));
+    return this.deps.render.settle((renderer) => plan(playbook, state, event, { ...env, engine: renderer }));
   }
 
   /** What a loop step's stage keeps of its body: the tool kinds its frames need, their pool and the credentials they may resolve. */
