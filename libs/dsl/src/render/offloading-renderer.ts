@@ -17,7 +17,7 @@ export interface Renderer {
   renderString(template: string, scope: Record<string, unknown>): Promise<unknown>;
   renderValue(value: unknown, scope: Record<string, unknown>): Promise<unknown>;
   evaluateCondition(when: string | boolean | undefined, scope: Record<string, unknown>): Promise<boolean>;
-  /** `run`, pure synchronous code that renders (the planner, a retry policy's conditions), with its renders past the slice settled off the loop (withSettledRenders). */
+  /** `run`, pure synchronous code that renders (a retry policy's conditions), with its renders past the slice settled off the loop (withSettledRenders). */
   settle<T>(run: (renderer: TemplateRenderer) => T): Promise<T>;
 }
 

@@ -1,5 +1,6 @@
 /**
- * Off-loop renders for synchronous code (the scheduler's pure planner):
+ * Off-loop renders for synchronous code that may wait (a retry policy's
+ * conditions at the worker):
  * `run` is called with an inline slice of the engine; when a render goes
  * past the slice it is done by `offload` with the full budget and `run` is
  * called again, from the start (it is pure), the slice now answering that
@@ -12,6 +13,7 @@ import { InlineSlice, type InlineSliceOptions, type SettledRender } from '../exp
 import { RenderSliceExceeded } from '../expressions/render-slice';
 import type { TemplateRenderer } from '../expressions/template-renderer';
 import { settledOf, toRenderRequest, type OffloadRender } from './render-request';
+import { renderKey } from './settled-render-cache';
 
 /** Renders one call may settle off the loop; past them (a template whose scope differs run after run, say), `run` renders inline with the full budget. */
 const MAX_SETTLED = 8;
@@ -35,9 +37,4 @@ export async function withSettledRenders<T>(options: SettleOptions, run: (render
       settled.set(renderKey(error.template, error.scope), settledOf(reply));
     }
   }
-}
-
-/** A render by its template and what its scope holds (lazy step results read). */
-function renderKey(template: string, scope: Record<string, unknown>): string {
-  return `${template}\u0000${JSON.stringify(scope)}`;
 }

@@ -1,6 +1,6 @@
 import type { DatabaseClock } from '../database-clock';
 import type { NoetlConfig, Role } from '@noetl/config';
-import { OffloadingRenderer, type ExpressionEngine, type InlineSliceOptions, type OffloadRender } from '@noetl/dsl';
+import type { ExpressionEngine, InlineSliceOptions, OffloadRender } from '@noetl/dsl';
 import type { IdGenerator } from '@noetl/event-kernel';
 import {
   type CommandRepository,
@@ -166,7 +166,7 @@ export class TenantRuntime {
           offloadItems: config.payloads.offloadItems,
           maxLoopItems: config.limits.loopItems,
           engine: shared.expressions,
-          render: new OffloadingRenderer(shared.expressions, shared.inlineSlice, shared.offloadRender('scheduler')),
+          renders: { slice: shared.inlineSlice, offload: shared.offloadRender('scheduler') },
           bus,
           offers,
           metrics,
