@@ -147,6 +147,13 @@ export interface NoetlConfig {
     inputBytes: number;
   };
   /**
+   * Template renders off the event loop (issue 25 item 7): a render runs
+   * inline for at most `inlineMs` milliseconds and `inlineWork` work units
+   * (template-limits.ts); one that needs more is done again, with the full
+   * budget, by one of `threads` render threads.
+   */
+  templates: { inlineMs: number; inlineWork: number; threads: number };
+  /**
    * This projector's shard (seed 002 s7.3): `NOETL_SHARD_ID` is a StatefulSet
    * pod name such as `noetl-projector-2` (or a bare index), `NOETL_SHARD_COUNT`
    * the number of shards; the index must be below the count.
@@ -378,6 +385,9 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_SERVER_URL',
   'NOETL_TOOLS_LEDGER_ACCESS',
   'NOETL_JS_THREADS',
+  'NOETL_TEMPLATE_INLINE_MS',
+  'NOETL_TEMPLATE_INLINE_WORK',
+  'NOETL_TEMPLATE_THREADS',
   'NOETL_JS_MEMORY_MB',
   'NOETL_JS_MAX_TIMEOUT_SECONDS',
   'NOETL_PYTHON_USER',
@@ -499,6 +509,11 @@ export function loadConfig(env: Env): NoetlConfig {
       loopItems: integer(env, 'NOETL_MAX_LOOP_ITEMS', 1_000_000, 1, 100_000_000),
       inputBytes: integer(env, 'NOETL_MAX_INPUT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
       rangeItems: integer(env, 'NOETL_MAX_RANGE_ITEMS', 100_000, 1, 100_000_000),
+    },
+    templates: {
+      inlineMs: integer(env, 'NOETL_TEMPLATE_INLINE_MS', 10, 1, 60_000),
+      inlineWork: integer(env, 'NOETL_TEMPLATE_INLINE_WORK', 2_000_000, 1000, 100_000_000),
+      threads: integer(env, 'NOETL_TEMPLATE_THREADS', 2, 1, 64),
     },
     projector: projectorShard(env),
     relay: {

@@ -5,4 +5,5 @@ export * from './parse';
 export * from './scope';
 export * from './planner';
 export * from './interpreter';
+export * from './render';
 export * from './schedule';

@@ -1,7 +1,7 @@
 import type { NoetlConfig, Role } from '@noetl/config';
 import { NATS_RECONNECT_FOREVER } from './bus/nats-reconnect';
 import { DATABASE_CLOCK_SYNC_MS, DatabaseClock } from './database-clock';
-import { ExpressionEngine } from '@noetl/dsl';
+import { ExpressionEngine, OffloadingRenderer } from '@noetl/dsl';
 import { REDUCER_VERSION, SnowflakeIds, type ExecutionStatus, type LedgerEvent } from '@noetl/event-kernel';
 import {
   CommandRepository,
@@ -46,6 +46,7 @@ import { ProjectorMetrics } from './projection/projector-metrics';
 import type { Replay } from './projection/replay';
 import { EventRelay, relayName } from './relay/event-relay';
 import { RelayMetrics, type RelayBacklog } from './relay/relay-metrics';
+import { RenderPool } from './render/render-pool';
 import { StreamProjector, type FlushProjections, type ProjectEvents } from './projection/stream-projector';
 import { RuntimeError } from './runtime-error';
 import { RetryLane } from './scheduler/retry-lane';
@@ -102,6 +103,8 @@ export class Engine {
       /** False when the caller schedules the sweeps (a Nest app, with @nestjs/schedule). */
       ownSweepTimer: boolean;
       tools: ToolRegistry;
+      /** The render threads (issue 25 item 7): started on a first render too heavy for the event loop. */
+      renders: RenderPool;
       remote?: { close(): Promise<void> };
       listen: boolean;
       /** The projector role's feed: JetStream with NATS, the ledger's tail without. */
@@ -194,10 +197,18 @@ export class Engine {
     const remote = roles.includes('worker') && !roles.includes('api') && !options.controlPlane ? createRemoteControlPlane(config) : undefined;
     const plane = options.controlPlane ?? remote;
     const expressions = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() }, { limits: { maxRangeSize: config.limits.rangeItems } });
+    const renders = new RenderPool(expressions, config.templates.threads);
+    const inlineSlice = { work: config.templates.inlineWork, ms: config.templates.inlineMs, clock: () => performance.now() };
+    const offloadRender: SharedParts['offloadRender'] = (role) => (request) => {
+      metrics.templateRendersOffloaded.inc({ role });
+      return renders.render(request);
+    };
+    const workerRender = (): OffloadingRenderer => new OffloadingRenderer(expressions, inlineSlice, offloadRender('worker'));
     const partsWith = (tools: ToolRegistry): Engine['parts'] => ({
       ownsBus: options.bus === undefined,
       ownSweepTimer: options.sweepEvery !== 'caller',
       tools,
+      renders,
       listen: options.listen ?? true,
       ...(remote ? { remote } : {}),
     });
@@ -207,7 +218,7 @@ export class Engine {
       }
       // The ledger's identity, which postgres steps are refused, comes from the API too.
       const tools = options.tools ?? defaultTools(workerToolOptions(config, () => plane.ledgerIdentity()));
-      const parts = { ...partsWith(tools), worker: newWorker(options, { controlPlanes: () => plane, tools, expressions, metrics, logger }) };
+      const parts = { ...partsWith(tools), worker: newWorker(options, { controlPlanes: () => plane, tools, render: workerRender(), metrics, logger }) };
       const engine = new Engine(config, metrics, bus, logger, roles, undefined, parts);
       engine.run();
       return engine;
@@ -246,6 +257,8 @@ export class Engine {
       cipher: await openCredentialCipher(database, config.encryptionKey, { decrypts }),
       repositories,
       expressions,
+      inlineSlice,
+      offloadRender,
       logger,
       firesSchedules: options.schedules !== false,
     };
@@ -263,7 +276,7 @@ export class Engine {
     }
     if (roles.includes('worker')) {
       // In-process, each tenant's work goes through that tenant's control plane.
-      parts.worker = newWorker(options, { controlPlanes: plane ? () => plane : (scope) => engine.tenant(scope).controlPlane, tools, expressions, metrics, logger });
+      parts.worker = newWorker(options, { controlPlanes: plane ? () => plane : (scope) => engine.tenant(scope).controlPlane, tools, render: workerRender(), metrics, logger });
       // Reporting here, it can be handed the commands this process's scheduler issues, claimed as they are issued.
       if (!plane) shared.localSlots = parts.worker;
     }
@@ -414,6 +427,7 @@ export class Engine {
     await this.sweeping?.catch(() => undefined);
     for (const tenant of this.tenants.values()) await tenant.stop();
     await this.parts.tools.close();
+    await this.parts.renders.close();
     await this.parts.remote?.close();
     await this.parts.feed?.stop();
     await this.parts.relay?.stop();
@@ -504,14 +518,14 @@ export class Engine {
 /** The worker of a process, reporting each tenant's work to the control plane `controlPlanes` gives for it. */
 function newWorker(
   { config, workerId }: EngineOptions,
-  parts: { controlPlanes: (scope: TenantScope) => ControlPlane; tools: ToolRegistry; expressions: ExpressionEngine; metrics: RuntimeMetrics; logger: Logger },
+  parts: { controlPlanes: (scope: TenantScope) => ControlPlane; tools: ToolRegistry; render: OffloadingRenderer; metrics: RuntimeMetrics; logger: Logger },
 ): Worker {
   return new Worker({
     ...(workerId ? { workerId } : {}),
     controlPlanes: parts.controlPlanes,
     scope: config.tenancy,
     tools: parts.tools,
-    engine: parts.expressions,
+    render: parts.render,
     metrics: parts.metrics,
     logger: parts.logger.child({ role: 'worker' }),
     concurrency: config.worker.concurrency,

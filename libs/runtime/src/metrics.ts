@@ -47,6 +47,14 @@ export class RuntimeMetrics {
     registers: [this.registry],
   });
 
+  /** Template renders past the inline slice, done again in a render thread (NOETL_TEMPLATE_INLINE_WORK), by the role that rendered. */
+  readonly templateRendersOffloaded = new Counter({
+    name: 'noetl_template_renders_offloaded_total',
+    help: 'Template renders too heavy for the event loop, moved to a render thread, by role (scheduler, worker)',
+    labelNames: ['role'] as const,
+    registers: [this.registry],
+  });
+
   /** Backpressure of streamed results: the chunks after which the producing worker waited for its consumers. */
   readonly streamWaits = new Counter({
     name: 'noetl_stream_backpressure_waits_total',

@@ -7,7 +7,6 @@
  */
 import type { TemplateFunction } from './callables';
 import { checkTemplate, compileTemplate, type CompiledTemplate } from './compile-template';
-import { isConditionMet } from './evaluate-condition';
 import type { ExpressionEnv } from './expression-env';
 import {
   adaptBuiltin, FILTERS, KEPT_BUILTIN_FILTERS, STRING_BUILTIN_FILTERS,
@@ -16,42 +15,19 @@ import { exportValue } from './export-value';
 import { createGlobals } from './globals';
 import { LruCache } from './lru-cache';
 import { baseRuntime, Environment, type NjEnvironment } from './nunjucks-internals';
-import { isPlainObject } from './python-values';
-import { BudgetExceeded, RenderBudget, withBudget } from './render-budget';
+import { BudgetExceeded, RenderBudget, SliceSpent, withBudget, type RenderDeadline } from './render-budget';
+import { RenderSliceExceeded } from './render-slice';
 import { createSandboxRuntime, RenderContext, RenderFault } from './sandbox-runtime';
 import { TemplateError, templateError, UndefinedValue, type TemplateErrorCode } from './template-error';
 import { DEFAULT_TEMPLATE_LIMITS, type TemplateLimits } from './template-limits';
 import { KEPT_BUILTIN_TESTS, TESTS } from './template-tests';
 import type { KnownNames } from './known-names';
+import { holdsTemplate, isTemplate, TemplateRenderer } from './template-renderer';
 import type { TemplateProblem } from './validate-template';
 
 const DEFAULT_CACHE_SIZE = 1000;
 
-/** True when the string holds template syntax (`{{` or `{%`). */
-export function isTemplate(value: string): boolean {
-  return value.includes('{{') || value.includes('{%');
-}
-
-/** Whether each object or array a playbook holds has template syntax anywhere inside (see holdsTemplate). */
-const templatesInside = new WeakMap<object, boolean>();
-
-/**
- * True when `value` holds a template string anywhere (keys are not
- * rendered, so not looked at). A value without one renders to a copy of
- * itself whatever the scope, so its caller need not build a scope at all:
- * a loop body's static tool config, rendered once per row, is the case this
- * is for. The answer for an object is kept, so a body's spec is walked once
- * per frame (its objects are the frame's), not once per row.
- */
-export function holdsTemplate(value: unknown): boolean {
-  if (typeof value === 'string') return isTemplate(value);
-  if (typeof value !== 'object' || value === null) return false;
-  const known = templatesInside.get(value);
-  if (known !== undefined) return known;
-  const found = (Array.isArray(value) ? value : Object.values(value)).some(holdsTemplate);
-  templatesInside.set(value, found);
-  return found;
-}
+export { holdsTemplate, isTemplate };
 
 export interface ExpressionEngineOptions {
   /** How many compiled templates to keep (least recently used are dropped). Default 1000. */
@@ -95,7 +71,13 @@ function renderFailure(error: unknown, template: string): TemplateError {
   return templateError(error instanceof Error ? error.message : String(error), template, undefined, undefined, codeOf(error));
 }
 
-export class ExpressionEngine {
+/** What a render on the event loop may do: its limits (a smaller work budget) and its time. */
+export interface RenderSliceLimits {
+  limits: Readonly<TemplateLimits>;
+  deadline: RenderDeadline;
+}
+
+export class ExpressionEngine extends TemplateRenderer {
   private readonly nunjucks: NjEnvironment;
   private readonly runtime = createSandboxRuntime();
   private readonly globals: ReadonlyMap<string, TemplateFunction>;
@@ -104,6 +86,7 @@ export class ExpressionEngine {
   readonly limits: Readonly<TemplateLimits>;
 
   constructor(env: ExpressionEnv, options: ExpressionEngineOptions = {}) {
+    super();
     const { env: nunjucks, filters, tests } = buildEnvironment();
     this.nunjucks = nunjucks;
     this.globals = createGlobals(env);
@@ -112,41 +95,18 @@ export class ExpressionEngine {
     this.limits = Object.freeze({ ...DEFAULT_TEMPLATE_LIMITS, ...options.limits });
   }
 
-  /**
-   * A string that is exactly one `{{ expr }}` (surrounding whitespace aside)
-   * returns the expression's value (list, object, number, bool, or null,
-   * also when it is undefined); mixed text returns a string (an undefined
-   * value prints as nothing); strings without template syntax and
-   * non-strings are returned as they are. Throws TemplateError.
-   */
   renderString(template: string, scope: Record<string, unknown>): unknown {
-    if (typeof template !== 'string' || !isTemplate(template)) return template;
-    return this.execute(this.compile(template), template, scope);
-  }
-
-  /** Deep-renders every string inside objects and arrays (keys are not rendered). */
-  renderValue<T = unknown>(value: T, scope: Record<string, unknown>): unknown {
-    if (typeof value === 'string') return this.renderString(value, scope);
-    if (Array.isArray(value)) return value.map((item: unknown) => this.renderValue(item, scope));
-    if (!isPlainObject(value)) return value;
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) {
-      const rendered = this.renderValue(value[key], scope);
-      // A store is far cheaper than defining a property; only `__proto__` must be defined, to stay a key.
-      if (key === '__proto__') Object.defineProperty(out, key, { value: rendered, enumerable: true, writable: true, configurable: true });
-      else out[key] = rendered;
-    }
-    return out;
+    return this.renderWithin(template, scope);
   }
 
   /**
-   * `when:` truthiness. Absent means no condition (true); booleans are taken
-   * as they are; strings are rendered, then judged by isConditionMet.
+   * renderString within `slice`: a render that goes past its time or its
+   * work budget, where that is smaller than the engine's, throws
+   * RenderSliceExceeded (see render-slice.ts) rather than a budget error.
    */
-  evaluateCondition(when: string | boolean | undefined, scope: Record<string, unknown>): boolean {
-    if (when === undefined) return true;
-    if (typeof when === 'boolean') return when;
-    return isConditionMet(this.renderString(when, scope));
+  renderWithin(template: string, scope: Record<string, unknown>, slice?: RenderSliceLimits): unknown {
+    if (typeof template !== 'string' || !isTemplate(template)) return template;
+    return this.execute(this.compile(template), template, scope, slice);
   }
 
   /** Problems found by parsing and validating, without rendering. Empty when fine. */
@@ -160,6 +120,13 @@ export class ExpressionEngine {
     return { size, capacity, hits, misses };
   }
 
+  /** Whether `error` (thrown inside a render) is the slice running out, rather than the engine's own budget. */
+  private spent(slice: RenderSliceLimits, error: unknown): boolean {
+    const cause = error instanceof RenderFault ? error.original : error;
+    if (cause instanceof SliceSpent) return true;
+    return cause instanceof BudgetExceeded && cause.limit === 'maxWork' && slice.limits.maxWork < this.limits.maxWork;
+  }
+
   private compile(template: string): CompiledTemplate {
     const cached = this.cache.get(template);
     if (cached) return cached;
@@ -168,13 +135,14 @@ export class ExpressionEngine {
     return compiled;
   }
 
-  private execute(compiled: CompiledTemplate, template: string, scope: Record<string, unknown>): unknown {
+  private execute(compiled: CompiledTemplate, template: string, scope: Record<string, unknown>, slice: RenderSliceLimits | undefined): unknown {
     const context = new RenderContext(this.nunjucks, scope, this.globals, this.known);
     const frame = new baseRuntime.Frame();
     frame.topLevel = true;
     let outcome: { error: unknown; result: unknown } | undefined;
     try {
-      return withBudget(new RenderBudget(this.limits), () => {
+      const budget = slice ? new RenderBudget(slice.limits, true, slice.deadline) : new RenderBudget(this.limits);
+      return withBudget(budget, () => {
         compiled.root(this.nunjucks, context, frame, this.runtime, (error, result) => {
           outcome ??= { error, result };
         });
@@ -183,6 +151,7 @@ export class ExpressionEngine {
         return compiled.native ? exportValue(outcome.result) : outcome.result;
       });
     } catch (error) {
+      if (slice && this.spent(slice, error)) throw new RenderSliceExceeded(template, scope);
       throw renderFailure(error, template);
     }
   }

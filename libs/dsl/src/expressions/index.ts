@@ -6,3 +6,6 @@ export {
   ExpressionEngine, holdsTemplate, isTemplate, type ExpressionCacheStats, type ExpressionEngineOptions,
 } from './expression-engine';
 export type { TemplateProblem } from './validate-template';
+export { TemplateRenderer } from './template-renderer';
+export { InlineSlice, type InlineSliceOptions, type SettledRender, type SettledRenders } from './inline-slice';
+export { RenderSliceExceeded } from './render-slice';

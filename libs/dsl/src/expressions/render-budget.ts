@@ -10,18 +10,46 @@ import { DEFAULT_TEMPLATE_LIMITS, type TemplateLimits } from './template-limits'
 
 /** A render went over one of its limits. */
 export class BudgetExceeded extends Error {
-  constructor(what: string, limit: keyof TemplateLimits, value: number) {
+  constructor(what: string, readonly limit: keyof TemplateLimits, value: number) {
     super(`over budget: ${what} (limit ${value}, ${limit})`);
     this.name = 'BudgetExceeded';
   }
 }
 
+/**
+ * An inline render ran out of its slice of time (see render-slice.ts). A
+ * BudgetExceeded, so that what lets a budget error through (tojson's
+ * replacer, say) lets it through too.
+ */
+export class SliceSpent extends BudgetExceeded {
+  constructor(ms: number) {
+    super(`more than ${ms} ms on the event loop`, 'maxWork', ms);
+    this.name = 'SliceSpent';
+  }
+}
+
+/** The time a render may take, read on `clock` (milliseconds). */
+export interface RenderDeadline {
+  clock: () => number;
+  ms: number;
+}
+
+/**
+ * Charges between two readings of a deadline's clock: each charge is an
+ * operation (an iteration, a list built), so about a millisecond. The clock
+ * is first read at the first of them, not when the render starts: nearly
+ * every render ends before, and never reads it.
+ */
+const CHARGES_PER_CLOCK_READING = 1024;
+
 export class RenderBudget {
   private loopIterations = 0;
   private work = 0;
+  private charges = 0;
+  private endsAt = Infinity;
 
-  /** `metered: false` checks sizes only (for helpers called outside a render). */
-  constructor(readonly limits: Readonly<TemplateLimits>, private readonly metered = true) {}
+  /** `metered: false` checks sizes only (for helpers called outside a render); a `deadline` ends the render with SliceSpent. */
+  constructor(readonly limits: Readonly<TemplateLimits>, private readonly metered = true, private readonly deadline?: RenderDeadline) {}
 
   /** One iteration of a `{% for %}` loop is about to run. */
   loopIteration(): void {
@@ -40,6 +68,13 @@ export class RenderBudget {
     if (this.work > this.limits.maxWork) {
       throw new BudgetExceeded('the template does too much work', 'maxWork', this.limits.maxWork);
     }
+    if (this.deadline && ++this.charges % CHARGES_PER_CLOCK_READING === 0) this.checkDeadline(this.deadline);
+  }
+
+  private checkDeadline(deadline: RenderDeadline): void {
+    const now = deadline.clock();
+    if (this.endsAt === Infinity) this.endsAt = now + deadline.ms;
+    else if (now > this.endsAt) throw new SliceSpent(deadline.ms);
   }
 
   /** A list of `length` items is about to be built. */

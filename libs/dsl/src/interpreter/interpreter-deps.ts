@@ -1,4 +1,4 @@
-import type { ExpressionEngine } from '../expressions';
+import type { Renderer } from '../render';
 import type { CallErrorInfo, ToolKind } from '../model';
 
 /** Default bound on task runs in one pipeline run (jump loops). */
@@ -6,7 +6,8 @@ export const DEFAULT_MAX_TASK_RUNS = 10_000;
 
 /** What the interpreter needs from the outside world: tools, time and randomness are injected. */
 export interface InterpreterDeps {
-  engine: ExpressionEngine;
+  /** Renders templates, moving one too heavy for the event loop to a render thread (issue 25 item 7). */
+  render: Renderer;
   /** Runs one tool call with a RENDERED config; resolves to the raw result or rejects with CallError. */
   callTool(kind: ToolKind, config: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
   sleep(ms: number, signal: AbortSignal): Promise<void>;

@@ -81,13 +81,13 @@ async function readPages(args: ContinuationArgs, deps: InterpreterDeps): Promise
     let next: Record<string, unknown> | undefined;
     try {
       const scope = state.scope(pageScope);
-      const decision = decide(args.successPolicies, last.outcome, () => scope, deps, pages);
+      const decision = await decide(args.successPolicies, last.outcome, () => scope, deps, pages);
       const policyScope = extendScope(scope, { ...outcomeScope(last.outcome), ...pageScope });
-      state.applySet(decision.set, policyScope, deps.engine);
+      await state.applySet(decision.set, policyScope, deps.render);
       if (decision.kind === 'fail') return { status: 'error', error: policyFailure(decision.reason) };
       if (decision.kind === 'continue') {
         active = decision.policy;
-        const rendered = deps.engine.renderValue(decision.policy.nextCall, policyScope);
+        const rendered = await deps.render.renderValue(decision.policy.nextCall, policyScope);
         next = mergeNextCall(last.config ?? {}, isRecord(rendered) ? rendered : {});
       }
     } catch (error) {

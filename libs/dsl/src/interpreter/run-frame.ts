@@ -138,7 +138,7 @@ async function runIteration(args: FrameArgs, scope: Record<string, unknown>, cal
     if (outcome.status === 'ok' || args.signal.aborted) break;
     let decision;
     try {
-      decision = errorDecision(args, outcome.error, attempt, scope, deps);
+      decision = await errorDecision(args, outcome.error, attempt, scope, deps);
     } catch (error) {
       return { row: { status: 'error', error: toCallErrorInfo(error) }, ctx: outcome.ctx };
     }
@@ -182,7 +182,7 @@ async function runIterationSink(
     if (args.signal.aborted) return run.error;
     let decision;
     try {
-      decision = errorDecision(args, run.error, attempt, scope, deps);
+      decision = await errorDecision(args, run.error, attempt, scope, deps);
     } catch (error) {
       return toCallErrorInfo(error);
     }
@@ -193,11 +193,13 @@ async function runIterationSink(
 
 /** What the step's retry policies say about an iteration's error at `attempt`. */
 function errorDecision(args: FrameArgs, error: CallErrorInfo, attempt: number, scope: Record<string, unknown>, deps: InterpreterDeps) {
-  return evaluatePolicies(args.retry, { status: 'error', error, attempt, durationMs: 0 }, {
-    evaluateWhen: (when, whenScope) => deps.engine.evaluateCondition(when, whenScope),
-    random: deps.random,
-    scope,
-  });
+  return deps.render.settle((renderer) =>
+    evaluatePolicies(args.retry, { status: 'error', error, attempt, durationMs: 0 }, {
+      evaluateWhen: (when, whenScope) => renderer.evaluateCondition(when, whenScope),
+      random: deps.random,
+      scope,
+    }),
+  );
 }
 
 /** The list of one item per row that a `process: frame` body returned, if it did. */

@@ -65,19 +65,19 @@ export async function runPipeline(args: PipelineArgs, deps: InterpreterDeps): Pr
       index += 1;
       continue;
     }
-    const target = jumpIndex(end.to, index, args, deps);
+    const target = await jumpIndex(end.to, index, args, deps);
     if (typeof target !== 'number') return { status: 'error', error: target, records };
     index = target;
   }
   return { status: 'ok', last, records };
 }
 
-function jumpIndex(to: string, from: number, args: PipelineArgs, deps: InterpreterDeps): number | CallErrorInfo {
+async function jumpIndex(to: string, from: number, args: PipelineArgs, deps: InterpreterDeps): Promise<number | CallErrorInfo> {
   if (PREVIOUS.has(to)) return Math.max(0, from - 1);
   let name: unknown = to;
   if (isTemplate(to)) {
     try {
-      name = deps.engine.renderString(to, args.state.scope());
+      name = await deps.render.renderString(to, args.state.scope());
     } catch (error) {
       return toCallErrorInfo(error);
     }

@@ -40,7 +40,7 @@ export async function runSinkRecorded(
   if (sink.kind === 'task') {
     task = sink.task;
   } else {
-    const built = tableSinkConfig(sink, scope, args.iterationResult, deps);
+    const built = await tableSinkConfig(sink, scope, args.iterationResult, deps);
     if ('error' in built) return { status: 'error', error: built.error, records: [] };
     if (built.config === undefined) return { status: 'ok', records: [] };
     task = { name: TABLE_SINK_TASK, kind: 'postgres', config: {}, input: {}, policies: [], set: [] };
@@ -57,21 +57,21 @@ export async function runSinkRecorded(
  * `{auth | connection, command, params}` of a table-form sink, undefined when
  * there are no rows; the credential or DSN is rendered (it may be a template).
  */
-function tableSinkConfig(
+async function tableSinkConfig(
   sink: Extract<Sink, { kind: 'table' }>,
   scope: Record<string, unknown>,
   iterationResult: unknown,
   deps: InterpreterDeps,
-): { config: Record<string, unknown> | undefined } | { error: CallErrorInfo } {
+): Promise<{ config: Record<string, unknown> | undefined } | { error: CallErrorInfo }> {
   try {
-    const written = sink.args === undefined ? iterationResult : deps.engine.renderValue(sink.args, scope);
+    const written = sink.args === undefined ? iterationResult : await deps.render.renderValue(sink.args, scope);
     const rows = Array.isArray(written) ? written : [written];
     if (rows.length === 0) return { config: undefined };
     const statement = tableSinkStatement(sink.table, rows, sink.mode, sink.key);
     if (typeof statement === 'string') return { error: internalError(statement) };
     const config: Record<string, unknown> = { command: statement.command, params: statement.params };
-    if (sink.auth !== undefined) config.auth = deps.engine.renderString(sink.auth, scope);
-    if (sink.connection !== undefined) config.connection = deps.engine.renderString(sink.connection, scope);
+    if (sink.auth !== undefined) config.auth = await deps.render.renderString(sink.auth, scope);
+    if (sink.connection !== undefined) config.connection = await deps.render.renderString(sink.connection, scope);
     return { config };
   } catch (error) {
     return { error: toCallErrorInfo(error) };

@@ -1,9 +1,11 @@
 import { ExpressionEngine } from '../expressions';
+import { answerRenderRequest, OffloadingRenderer } from '../render';
 import { extendScope, RunState } from './run-state';
 import { fakeDeps, okResult, runYaml } from './testing/fake-deps';
 import { isRecord, withPath } from './write-path';
 
 const engine = new ExpressionEngine({ now: () => new Date(0), uuid: () => 'u' });
+const renderer = new OffloadingRenderer(engine, { work: engine.limits.maxWork, ms: Infinity, clock: () => 0 }, async (request) => answerRenderRequest(engine, request));
 
 /** A scope whose step result is a getter, as the scheduler's buildScope makes it; counts reads. */
 function lazyScope(): { scope: Record<string, unknown>; reads: () => number } {
@@ -67,15 +69,15 @@ describe('RunState', () => {
     expect(Object.keys(extended)).toEqual(['ctx', '__proto__', 'item']);
   });
 
-  it('mirrors ctx writes into vars when the scope has the alias, and keeps locals nested', () => {
+  it('mirrors ctx writes into vars when the scope has the alias, and keeps locals nested', async () => {
     const state = new RunState({ ctx: { a: 1 }, vars: { a: 1 } });
-    state.applySet(
+    await state.applySet(
       [
         { scope: 'ctx', key: 'a', value: 2 },
         { scope: 'local', key: 'tmp.x', value: '{{ ctx.a }}' },
       ],
       state.scope(),
-      engine,
+      renderer,
     );
     const scope = state.scope();
     expect(scope.vars).toEqual({ a: 2 });

@@ -1,4 +1,4 @@
-import type { ExpressionEngine } from '../expressions';
+import type { Renderer } from '../render';
 import type { CallErrorInfo, SetOp } from '../model';
 import { toPlainJson } from '../scope';
 import { defineOwn, isRecord, keySegments, withPath } from './write-path';
@@ -117,11 +117,13 @@ export class RunState {
    * was before the block), then writes them in order. Template errors and
    * refused keys propagate before anything is written.
    */
-  applySet(ops: readonly SetOp[], scope: Record<string, unknown>, engine: ExpressionEngine): void {
-    const rendered = ops.map((op) => {
+  async applySet(ops: readonly SetOp[], scope: Record<string, unknown>, render: Renderer): Promise<void> {
+    if (ops.length === 0) return;
+    const rendered: { op: SetOp; value: unknown }[] = [];
+    for (const op of ops) {
       keySegments(op.key);
-      return { op, value: engine.renderValue(op.value, scope) };
-    });
+      rendered.push({ op, value: await render.renderValue(op.value, scope) });
+    }
     for (const { op, value } of rendered) this.write(op.scope, op.key, value);
   }
 

@@ -66,8 +66,8 @@ export async function runTask(args: TaskRunArgs, deps: InterpreterDeps): Promise
 
     let decision: PolicyDecision;
     try {
-      decision = decide(args.policies, outcome, scope, deps);
-      if (decision.set.length > 0) state.applySet(decision.set, extendScope(scope(), outcomeScope(outcome)), deps.engine);
+      decision = await decide(args.policies, outcome, scope, deps);
+      if (decision.set.length > 0) await state.applySet(decision.set, extendScope(scope(), outcomeScope(outcome)), deps.render);
     } catch (error) {
       return fail(toCallErrorInfo(error));
     }
@@ -93,7 +93,7 @@ export async function runTask(args: TaskRunArgs, deps: InterpreterDeps): Promise
         if (outcome.status === 'ok' && task.set.length > 0) {
           try {
             const setScope = state.scope({ _attempt: attempt, input: config?.input, output: outcome.data, [task.name]: result });
-            state.applySet(task.set, setScope, deps.engine);
+            await state.applySet(task.set, setScope, deps.render);
           } catch (error) {
             return fail(toCallErrorInfo(error));
           }
@@ -125,7 +125,7 @@ async function attemptCall(
   let config = rendered;
   if (config === undefined) {
     try {
-      config = renderConfig(task, stepInput, scope, deps);
+      config = await renderConfig(task, stepInput, scope, deps);
     } catch (error) {
       if (!(error instanceof TemplateError)) return { fatal: toCallErrorInfo(error) };
       return { outcome: { status: 'error', error: templateCallError(error), attempt, durationMs: 0 } };
@@ -140,10 +140,10 @@ async function attemptCall(
  * rendered with `input`; the input goes in as `config.input`. Values without
  * a template render to copies of themselves, against no scope.
  */
-function renderConfig(task: Task, stepInput: JsonObject, scope: () => Record<string, unknown>, deps: InterpreterDeps): Record<string, unknown> {
+async function renderConfig(task: Task, stepInput: JsonObject, scope: () => Record<string, unknown>, deps: InterpreterDeps): Promise<Record<string, unknown>> {
   const inputIsStatic = !holdsTemplate(stepInput) && !holdsTemplate(task.input);
-  const input = deps.engine.renderValue(merged(stepInput, task.input), inputIsStatic ? NO_SCOPE : scope());
-  const rendered = deps.engine.renderValue(task.config, holdsTemplate(task.config) ? extendScope(scope(), { input }) : NO_SCOPE);
+  const input = await deps.render.renderValue(merged(stepInput, task.input), inputIsStatic ? NO_SCOPE : scope());
+  const rendered = await deps.render.renderValue(task.config, holdsTemplate(task.config) ? extendScope(scope(), { input }) : NO_SCOPE);
   return merged(isRecord(rendered) ? rendered : {}, { input });
 }
 
@@ -202,24 +202,26 @@ function httpFacts(data: unknown, error: CallErrorInfo | undefined): HttpFacts |
  * completes, an error fails) and the scope is not touched, so lazily
  * resolved step results stay unread.
  */
-export function decide(
+export async function decide(
   policies: readonly Policy[],
   outcome: CallOutcome,
   scope: () => Record<string, unknown>,
   deps: InterpreterDeps,
   continuationCount?: number,
-): PolicyDecision {
+): Promise<PolicyDecision> {
   if (policies.length === 0) {
     return outcome.status === 'ok'
       ? { kind: 'complete', set: [] }
       : { kind: 'fail', set: [], reason: `no policy handled the error: ${outcome.error.message}` };
   }
-  return evaluatePolicies([...policies], outcome, {
-    evaluateWhen: (when, whenScope) => deps.engine.evaluateCondition(when, whenScope),
-    random: () => deps.random(),
-    scope: scope(),
-    ...(continuationCount !== undefined ? { continuationCount } : {}),
-  });
+  return deps.render.settle((renderer) =>
+    evaluatePolicies([...policies], outcome, {
+      evaluateWhen: (when, whenScope) => renderer.evaluateCondition(when, whenScope),
+      random: () => deps.random(),
+      scope: scope(),
+      ...(continuationCount !== undefined ? { continuationCount } : {}),
+    }),
+  );
 }
 
 /** A successful call a policy chose to fail (`when: ... then: {do: fail}` on an ok outcome). */

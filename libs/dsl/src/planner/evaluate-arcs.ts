@@ -1,4 +1,4 @@
-import type { ExpressionEngine } from '../expressions';
+import type { TemplateRenderer } from '../expressions';
 import type { Arc, Next } from '../model';
 
 /**
@@ -10,7 +10,7 @@ import type { Arc, Next } from '../model';
  * Only the arcs of one trigger are evaluated: the step's outcome (arcs
  * without `on`), or with `on` each chunk of a streaming step.
  */
-export function evaluateArcs(engine: ExpressionEngine, next: Next, scope: Record<string, unknown>, on?: Arc['on']): Arc[] {
+export function evaluateArcs(engine: TemplateRenderer, next: Next, scope: Record<string, unknown>, on?: Arc['on']): Arc[] {
   const fired: Arc[] = [];
   for (const arc of next.arcs) {
     if (arc.on !== on || !engine.evaluateCondition(arc.when, scope)) continue;

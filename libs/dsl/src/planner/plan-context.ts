@@ -9,7 +9,7 @@ import {
   type LedgerEvent,
   type PayloadRef,
 } from '@noetl/event-kernel';
-import type { ExpressionEngine } from '../expressions';
+import type { TemplateRenderer } from '../expressions';
 import type { Playbook, Step } from '../model';
 import { buildScope } from '../scope';
 import { playbookScopeNames, stepScopeNames } from './scope-names';
@@ -20,7 +20,8 @@ export interface PlannerEnv {
   newId: () => string;
   /** In [0, 1), for jitter. */
   random: () => number;
-  engine: ExpressionEngine;
+  /** The expression engine, or an inline slice of it (see withSettledRenders). */
+  engine: TemplateRenderer;
   /** Payload refs the scheduler preloaded (results, frame outputs); throws if absent. */
   resolve: (ref: PayloadRef) => Json;
   /** The operator's limits (NOETL_MAX_LOOP_ITEMS); absent: none. */

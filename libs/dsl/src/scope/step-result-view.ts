@@ -25,13 +25,21 @@ function isObjectRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The result behind each view and whether it is a loop step's: what a scope needs to cross a thread (a Proxy cannot be cloned). */
+const viewed = new WeakMap<object, { result: Record<string, unknown>; loop: boolean }>();
+
+/** The result `value` is a view of, and its kind; undefined when it is no view. */
+export function unwrapResultView(value: unknown): { result: Record<string, unknown>; loop: boolean } | undefined {
+  return typeof value === 'object' && value !== null ? viewed.get(value) : undefined;
+}
+
 export function stepResultView(value: unknown, options: StepResultViewOptions = {}): unknown {
   if (!isObjectRecord(value)) return value;
   const aliasOf = (key: PropertyKey): unknown => {
     if (key === 'data' && options.loop) return value['results'];
     return value;
   };
-  return new Proxy(value, {
+  const view = new Proxy(value, {
     get(target, key, receiver) {
       if (ALIASES.has(key) && !hasOwn(target, key)) return aliasOf(key);
       return Reflect.get(target, key, receiver) as unknown;
@@ -51,4 +59,6 @@ export function stepResultView(value: unknown, options: StepResultViewOptions = 
     deleteProperty: () => false,
     setPrototypeOf: () => false,
   });
+  viewed.set(view, { result: value, loop: options.loop === true });
+  return view;
 }

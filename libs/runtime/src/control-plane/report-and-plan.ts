@@ -1,3 +1,4 @@
+import { RenderSliceExceeded } from '@noetl/dsl';
 import type { Database, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { notifyExecution, type Bus } from '../bus/bus';
@@ -55,8 +56,9 @@ export async function reportAndPlan(
       planned?.rolledBack();
       handed?.rolledBack();
       if (error instanceof RuntimeError) throw error;
-      // The report must not wait on the plan: it goes again alone, and the scheduler's own pass plans.
-      deps.logger.warn({ err: error, reported }, 'a report and its planning failed together; the report goes again alone');
+      // The report must not wait on the plan: it goes again alone, and the scheduler's own pass plans
+      // (a render too heavy for the event loop among them: see Scheduler.settleRender).
+      if (!(error instanceof RenderSliceExceeded)) deps.logger.warn({ err: error, reported }, 'a report and its planning failed together; the report goes again alone');
     }
   }
   const executionId = await db.transaction(report);

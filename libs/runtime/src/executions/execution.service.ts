@@ -1,4 +1,4 @@
-import { SIGNAL_NAME } from '@noetl/dsl';
+import { RenderSliceExceeded, SIGNAL_NAME } from '@noetl/dsl';
 import { EventType, isTerminalExecutionEvent, type Json, type JsonObject, type LedgerEvent } from '@noetl/event-kernel';
 import { EVENT_SELECT_LIST, toLedgerEvent, type Database, type EventRow, type ExecutionCountFilter, type ExecutionRepository, type Queryable, type TenantRepository } from '@noetl/storage';
 import { notifyExecution, type Bus } from '../bus/bus';
@@ -121,8 +121,12 @@ export class ExecutionService {
     });
   }
 
-  /** Runs `startIn` in a transaction, with `within` and the new execution's first plan when it is new, then announces it. */
-  private async startInTransaction(startIn: (q: Queryable) => Promise<StartedWithin>, within?: (q: Queryable) => Promise<void>): Promise<StartedExecution> {
+  /**
+   * Runs `startIn` in a transaction, with `within` and the new execution's first plan when it is new, then announces it.
+   * A first plan that needs a render too heavy for the event loop does not wait for it in the transaction: the execution
+   * starts again without it, and the scheduler's own pass plans it (see Scheduler.settleRender).
+   */
+  private async startInTransaction(startIn: (q: Queryable) => Promise<StartedWithin>, within?: (q: Queryable) => Promise<void>, plans = true): Promise<StartedExecution> {
     let planned: PlannedPass | undefined;
     let started: StartedWithin;
     try {
@@ -130,12 +134,13 @@ export class ExecutionService {
         const result = await startIn(q);
         if (result.created) {
           await within?.(q);
-          planned = await this.planWithin?.(q, result.executionId);
+          if (plans) planned = await this.planWithin?.(q, result.executionId);
         }
         return result;
       });
     } catch (error) {
       planned?.rolledBack();
+      if (error instanceof RenderSliceExceeded) return this.startInTransaction(startIn, within, false);
       throw error;
     }
     if (planned) {

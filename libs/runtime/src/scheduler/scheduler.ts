@@ -6,7 +6,7 @@ import {
   type ExecutionState,
   type LedgerEvent,
 } from '@noetl/event-kernel';
-import { credentialRefs, loopBodySpec, plan, plansOn, playbookScopeNames, refsToClose, workPool, workToolKinds, type ExpressionEngine, type PlannerEnv } from '@noetl/dsl';
+import { credentialRefs, loopBodySpec, plan, plansOn, playbookScopeNames, refsToClose, InlineSlice, RenderSliceExceeded, SettledRenderCache, workPool, workToolKinds, type ExpressionEngine, type InlineSliceOptions, type OffloadRender, type PlannerEnv } from '@noetl/dsl';
 import type { Database, ExecutionRepository, PayloadStore, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { scopeFields, Subjects, type Bus } from '../bus/bus';
@@ -35,6 +35,8 @@ export interface SchedulerDeps {
   /** Items one loop may iterate (NOETL_MAX_LOOP_ITEMS). */
   maxLoopItems: number;
   engine: ExpressionEngine;
+  /** The planner's inline slice, and where a render past it goes (issue 25 item 7; see SettledRenderCache). */
+  renders: { slice: InlineSliceOptions; offload: OffloadRender };
   bus: Bus;
   offers: Offers;
   metrics: RuntimeMetrics;
@@ -74,6 +76,10 @@ export interface SchedulerFollowUps {
 /** Events read from the ledger at a time; a pass plans every pending event (see `pass`). */
 const READ_CHUNK = 1000;
 const STATE_CACHE_SIZE = 512;
+/** Passes of one drain abandoned for renders past the slice; past them (a scope that differs pass after pass), the execution's next pass renders inline. */
+const MAX_SETTLE_ROUNDS = 8;
+/** Executions whose abandoned pass's ids are kept (see `replayedIds`): the oldest go first. */
+const REPLAYED_IDS_KEPT = 1024;
 
 /**
  * The routing authority (DESIGN.md invariant 2, s4 step 2-3). For one
@@ -89,8 +95,23 @@ export class Scheduler {
   private readonly states = new Map<string, { state: ExecutionState; version: number }>();
   private readonly running = new Map<string, Promise<void>>();
   private readonly dirty = new Set<string>();
+  private readonly settledRenders: SettledRenderCache;
+  /** The planner's renderer: the engine within the inline slice, answering the renders settled off the loop. */
+  private readonly slice: InlineSlice;
+  /** Executions whose next pass renders inline with the full budget (see MAX_SETTLE_ROUNDS). */
+  private readonly inlineRenders = new Set<string>();
+  /**
+   * The ids the planner minted in a pass abandoned for a render, per
+   * execution, handed out again in order by the pass that follows: the
+   * scopes of its renders (a run id in `event`, say) are then the ones the
+   * renders were settled for. They were never committed, so nothing else holds them.
+   */
+  private readonly replayedIds = new Map<string, { minted: string[]; used: number }>();
 
-  constructor(private readonly deps: SchedulerDeps) {}
+  constructor(private readonly deps: SchedulerDeps) {
+    this.settledRenders = new SettledRenderCache(deps.renders.offload);
+    this.slice = new InlineSlice(deps.engine, deps.renders.slice, this.settledRenders.lookup);
+  }
 
   /** Plans the execution's pending events now, or right after the pass already running for it. */
   process(executionId: string): Promise<void> {
@@ -110,17 +131,60 @@ export class Scheduler {
   }
 
   private async drain(executionId: string): Promise<void> {
+    let settleRounds = 0;
     for (;;) {
       this.dirty.delete(executionId);
       try {
         await this.pass(executionId);
+        this.inlineRenders.delete(executionId);
       } catch (error) {
         this.states.delete(executionId);
+        if (error instanceof RenderSliceExceeded && (await this.settleRender(executionId, error, ++settleRounds))) continue;
         this.deps.logger.error({ err: error, execution_id: executionId }, 'scheduler pass failed; the sweep retries it');
         return;
       }
       if (!this.dirty.has(executionId)) return;
     }
+  }
+
+  /** A new id for the planner, or the next of those an abandoned pass minted (see `replayedIds`). */
+  private plannerId(executionId: string): string {
+    const ids = this.replayedIds.get(executionId);
+    if (!ids) return this.deps.ledger.ids.next();
+    if (ids.used < ids.minted.length) return ids.minted[ids.used++]!;
+    const id = this.deps.ledger.ids.next();
+    ids.minted.push(id);
+    ids.used++;
+    return id;
+  }
+
+  private keepReplayedIds(executionId: string): void {
+    const ids = this.replayedIds.get(executionId);
+    if (!ids) return;
+    this.replayedIds.delete(executionId);
+    this.replayedIds.set(executionId, ids);
+    while (this.replayedIds.size > REPLAYED_IDS_KEPT) {
+      const oldest = this.replayedIds.keys().next().value;
+      if (oldest === undefined) break;
+      this.replayedIds.delete(oldest);
+    }
+  }
+
+  /**
+   * A pass met a render too heavy for the event loop and was rolled back: the
+   * render is done in a render thread with no connection or lock held, and
+   * the pass runs again (true), its slice answering the render with the
+   * outcome. False when the render thread could not answer.
+   */
+  private async settleRender(executionId: string, exceeded: RenderSliceExceeded, round: number): Promise<boolean> {
+    try {
+      await this.settledRenders.settle(exceeded);
+    } catch (error) {
+      this.deps.logger.error({ err: error, execution_id: executionId }, 'a render thread failed');
+      return false;
+    }
+    if (round >= MAX_SETTLE_ROUNDS) this.inlineRenders.add(executionId);
+    return true;
   }
 
   /** One pass in a transaction of its own. */
@@ -156,6 +220,26 @@ export class Scheduler {
     const { ledger } = this.deps;
     // The stream lock is the execution's lock: one pass at a time, and no event can land between our reads and our appends.
     await ledger.lockStream(q, executionId);
+    const ids = this.replayedIds.get(executionId);
+    if (ids) ids.used = 0;
+    else this.replayedIds.set(executionId, { minted: [], used: 0 });
+    try {
+      const planned = await this.planLocked(q, executionId, after);
+      this.replayedIds.delete(executionId);
+      return planned;
+    } catch (error) {
+      if (error instanceof RenderSliceExceeded) {
+        this.keepReplayedIds(executionId);
+        throw error;
+      }
+      this.replayedIds.delete(executionId);
+      throw error;
+    }
+  }
+
+  /** `planWithin` once the stream lock is held. */
+  private async planLocked(q: Queryable, executionId: string, after: string | undefined): Promise<PlannedPass | undefined> {
+    const { ledger } = this.deps;
     const known = this.knownPending(q, executionId);
     const plannedVersion = known?.version ?? (await this.deps.rows.executionRows.cursor(q, ledger.scope, executionId))?.planned_version;
     if (plannedVersion === undefined) return undefined;
@@ -286,9 +370,9 @@ export class Scheduler {
     const resolve = await payloads.resolverFor([...refsOfState(state, { closing: (loop) => refsToClose(playbook, loop), only }), ...refsOfEvent(event)], store);
     const env: PlannerEnv = {
       now: ledger.now(),
-      newId: () => ledger.ids.next(),
+      newId: () => this.plannerId(state.executionId),
       random: this.deps.random ?? Math.random,
-      engine,
+      engine: this.inlineRenders.has(state.executionId) ? engine : this.slice,
       resolve,
       limits: { loopItems: this.deps.maxLoopItems },
     };
@@ -296,6 +380,8 @@ export class Scheduler {
     try {
       drafts = plan(playbook, state, event, env);
     } catch (error) {
+      // The pass is abandoned, the render settled off the loop, and the pass runs again (see `drain`).
+      if (error instanceof RenderSliceExceeded) throw error;
       if (state.status !== 'RUNNING') return [];
       const message = error instanceof Error ? error.message : String(error);
       this.deps.logger.error({ err: error, execution_id: state.executionId, event_id: event.event_id }, 'planner failed');

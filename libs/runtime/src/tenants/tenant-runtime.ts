@@ -1,6 +1,6 @@
 import type { DatabaseClock } from '../database-clock';
 import type { NoetlConfig, Role } from '@noetl/config';
-import type { ExpressionEngine } from '@noetl/dsl';
+import type { ExpressionEngine, InlineSliceOptions, OffloadRender } from '@noetl/dsl';
 import type { IdGenerator } from '@noetl/event-kernel';
 import {
   type CommandRepository,
@@ -87,6 +87,10 @@ export interface SharedParts {
   cipher: CredentialCipher | undefined;
   repositories: Repositories;
   expressions: ExpressionEngine;
+  /** How much of a render the event loop does (NOETL_TEMPLATE_INLINE_MS, NOETL_TEMPLATE_INLINE_WORK). */
+  inlineSlice: InlineSliceOptions;
+  /** The renders past the inline slice, to a render thread (issue 25 item 7). */
+  offloadRender: (role: 'scheduler' | 'worker') => OffloadRender;
   logger: Logger;
   /** The deployment's BullMQ lane, with Redis and the scheduler role. */
   lane?: RetryLane;
@@ -162,6 +166,7 @@ export class TenantRuntime {
           offloadItems: config.payloads.offloadItems,
           maxLoopItems: config.limits.loopItems,
           engine: shared.expressions,
+          renders: { slice: shared.inlineSlice, offload: shared.offloadRender('scheduler') },
           bus,
           offers,
           metrics,

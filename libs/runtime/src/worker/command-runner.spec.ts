@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { ExpressionEngine } from '@noetl/dsl';
+import { answerRenderRequest, ExpressionEngine, OffloadingRenderer } from '@noetl/dsl';
 import { ToolRegistry } from '@noetl/tools';
 import { workerRun } from './command-runner';
 
 describe('workerRun credentials', () => {
   const engine = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() });
+  const render = new OffloadingRenderer(engine, { work: engine.limits.maxWork, ms: Infinity, clock: () => 0 }, async (request) => answerRenderRequest(engine, request));
   const site = { executionId: '1', step: 'fetch', scope: {} };
   const keychain = {
     keychain: [
@@ -18,7 +19,7 @@ describe('workerRun credentials', () => {
     const run = workerRun(
       {
         tools: new ToolRegistry(),
-        engine,
+        render,
         pythonEnabled: false,
         resolveCredential: async (name) => {
           asked.push(name);
@@ -42,7 +43,7 @@ describe('workerRun credentials', () => {
     const run = workerRun(
       {
         tools: new ToolRegistry(),
-        engine,
+        render,
         pythonEnabled: false,
         resolveCredential: async () => {
           calls++;

@@ -6,7 +6,7 @@ import {
   toCallErrorInfo,
   toPlainJson,
   withResultViews,
-  type ExpressionEngine,
+  type Renderer,
   type InterpreterDeps,
   type Policy,
   type ToolKind,
@@ -19,7 +19,8 @@ import { resolveKeychain } from './keychain';
 
 export interface CommandRunnerDeps {
   tools: ToolRegistry;
-  engine: ExpressionEngine;
+  /** Renders that may leave the event loop (issue 25 item 7). */
+  render: Renderer;
   pythonEnabled: boolean;
   resolveCredential(name: string): Promise<Record<string, unknown>>;
   /** A `playbook` call inside a pipeline or loop body: runs the child to its end and gives its result (or throws CallError). */
@@ -78,8 +79,8 @@ export async function runCommand(command: ClaimedCommand, signal: AbortSignal, r
 export async function renderChildCall(command: ClaimedCommand, run: WorkerRun, signal: AbortSignal): Promise<{ path?: string; version?: number; payload: JsonObject }> {
   const task = ((command.spec['tool'] as unknown as ToolSpec | undefined)?.tasks ?? [])[0];
   const scope = await run.scopeWithKeychain(command.spec, withResultViews(command.scope, command.result_views ?? {}), signal);
-  const config = toPlainJson(run.interpreter.engine.renderValue(task?.config ?? {}, scope));
-  const input = toPlainJson(run.interpreter.engine.renderValue({ ...(isJsonObject(command.spec['input']) ? command.spec['input'] : {}), ...(task?.input ?? {}) }, scope));
+  const config = toPlainJson(await run.interpreter.render.renderValue(task?.config ?? {}, scope));
+  const input = toPlainJson(await run.interpreter.render.renderValue({ ...(isJsonObject(command.spec['input']) ? command.spec['input'] : {}), ...(task?.input ?? {}) }, scope));
   const settings = isJsonObject(config) ? config : {};
   return run.secrets.scrub({
     ...(typeof settings['path'] === 'string' && settings['path'] !== '' ? { path: settings['path'] } : {}),
@@ -128,7 +129,7 @@ export function workerRun(deps: CommandRunnerDeps, at: CallSite): WorkerRun {
   return {
     secrets,
     interpreter: {
-      engine: deps.engine,
+      render: deps.render,
       callTool: (kind, config, signal) => callTool(guarded, at, kind, config, signal),
       sleep: (ms, signal) => sleep(ms, signal),
       random: Math.random,
@@ -137,7 +138,7 @@ export function workerRun(deps: CommandRunnerDeps, at: CallSite): WorkerRun {
     },
     scopeWithKeychain: async (spec, scope, signal) => {
       if (!Array.isArray(spec['keychain'])) return scope;
-      const keychain = await resolveKeychain(spec['keychain'], scope, { engine: deps.engine, resolveCredential, signal });
+      const keychain = await resolveKeychain(spec['keychain'], scope, { render: deps.render, resolveCredential, signal });
       for (const data of Object.values(keychain)) secrets.add(data);
       return { ...scope, keychain };
     },

@@ -82,9 +82,9 @@ export function loopBodyArgs(spec: JsonObject, step: string): Omit<FrameArgs, 'r
 /** Runs the cursor's claim SQL through the postgres tool; its rows are the frame's rows. */
 async function claimCursorRows(cursor: CursorSpec, maxRows: number, scope: Record<string, unknown>, signal: AbortSignal, deps: InterpreterDeps): Promise<unknown[]> {
   const claimScope = { ...scope, __frame_max_rows: maxRows };
-  const config: Record<string, unknown> = { command: deps.engine.renderString(cursor.claim, claimScope) };
-  if (cursor.auth !== undefined) config['auth'] = deps.engine.renderString(cursor.auth, claimScope);
-  if (cursor.connection !== undefined) config['connection'] = deps.engine.renderString(cursor.connection, claimScope);
+  const config: Record<string, unknown> = { command: await deps.render.renderString(cursor.claim, claimScope) };
+  if (cursor.auth !== undefined) config['auth'] = await deps.render.renderString(cursor.auth, claimScope);
+  if (cursor.connection !== undefined) config['connection'] = await deps.render.renderString(cursor.connection, claimScope);
   const result = await deps.callTool('postgres', config, signal);
   const rows = isJsonObject(toPlainJson(result)) ? (result as { rows?: unknown }).rows : undefined;
   return Array.isArray(rows) ? rows : [];

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { CallError, ExpressionEngine } from '@noetl/dsl';
+import { answerRenderRequest, CallError, ExpressionEngine, OffloadingRenderer } from '@noetl/dsl';
 import { resolveKeychain, type KeychainDeps } from './keychain';
 
 /** A token endpoint on loopback: answers `{access_token}` for the right client, 401 otherwise; records what it was sent. */
@@ -39,7 +39,7 @@ describe('resolveKeychain at the worker', () => {
   const engine = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() });
   const credentials: Record<string, Record<string, unknown>> = { api: { token: 'tok-stored' }, client: { id: 'app', secret: 's3cret' } };
   const deps: KeychainDeps = {
-    engine,
+    render: new OffloadingRenderer(engine, { work: engine.limits.maxWork, ms: Infinity, clock: () => 0 }, async (request) => answerRenderRequest(engine, request)),
     signal: new AbortController().signal,
     resolveCredential: async (name) => {
       const data = credentials[name];

@@ -1,9 +1,9 @@
-import { CallError, isJsonObject, toCallErrorInfo, toPlainJson, type ExpressionEngine } from '@noetl/dsl';
+import { CallError, isJsonObject, toCallErrorInfo, toPlainJson, type Renderer } from '@noetl/dsl';
 import type { JsonObject } from '@noetl/event-kernel';
 import { request } from 'undici';
 
 export interface KeychainDeps {
-  engine: ExpressionEngine;
+  render: Renderer;
   /** A stored credential's data (the caller adds it to the run's redaction set). */
   resolveCredential(name: string): Promise<Record<string, unknown>>;
   signal: AbortSignal;
@@ -33,7 +33,7 @@ export async function resolveKeychain(entries: unknown, scope: Record<string, un
     const { name, kind, ...rest } = raw;
     let spec: Record<string, unknown>;
     try {
-      const rendered = deps.engine.renderValue(rest, { ...scope, keychain });
+      const rendered = await deps.render.renderValue(rest, { ...scope, keychain });
       spec = isJsonObject(toPlainJson(rendered)) ? (toPlainJson(rendered) as JsonObject) : {};
     } catch (error) {
       const info = toCallErrorInfo(error);

@@ -1,4 +1,4 @@
-import { CallError, isJsonObject, toCallErrorInfo, toPlainJson, type ExpressionEngine } from '@noetl/dsl';
+import { CallError, isJsonObject, toCallErrorInfo, toPlainJson, type Renderer } from '@noetl/dsl';
 import type { JsonObject } from '@noetl/event-kernel';
 import type { StreamChunk, ToolRegistry } from '@noetl/tools';
 import type { Logger } from 'pino';
@@ -29,7 +29,8 @@ export interface WorkerOptions {
   /** Whose registry it reports its capacity to. */
   scope: TenantScope;
   tools: ToolRegistry;
-  engine: ExpressionEngine;
+  /** Renders that may leave the event loop (issue 25 item 7). */
+  render: Renderer;
   metrics: RuntimeMetrics;
   logger: Logger;
   concurrency: number;
@@ -479,7 +480,7 @@ export class Worker {
     return workerRun(
       {
         tools: this.options.tools,
-        engine: this.options.engine,
+        render: this.options.render,
         pythonEnabled: this.options.pythonEnabled,
         resolveCredential,
         onOutput: (stream, text) => {

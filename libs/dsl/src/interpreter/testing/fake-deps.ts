@@ -1,4 +1,5 @@
 import { ExpressionEngine } from '../../expressions';
+import { answerRenderRequest, OffloadingRenderer } from '../../render';
 import { CallError, httpCallError, type Step, type ToolKind } from '../../model';
 import { stepsOf } from '../../parse/testing/playbook-text';
 import type { InterpreterDeps, StepCallResult } from '../interpreter-deps';
@@ -16,20 +17,34 @@ export type Script = (kind: ToolKind, config: Record<string, unknown>, index: nu
 export interface FakeDeps extends InterpreterDeps {
   calls: SeenCall[];
   sleeps: number[];
+  /** What went past the renderer's inline slice. */
+  offloaded: unknown[];
 }
 
 /** A call takes 5 ms of the fake monotonic clock; a sleep advances it by its length. */
 export const CALL_MS = 5;
 
-/** Deps with a scripted tool, a recording sleep, a fixed random 0.5 and a fake monotonic clock. */
-export function fakeDeps(script: Script, options: { maxTaskRuns?: number } = {}): FakeDeps {
+/**
+ * Deps with a scripted tool, a recording sleep, a fixed random 0.5 and a fake monotonic clock.
+ * `inlineWork` is the renderer's inline slice; a render past it is "offloaded" in process, through the request a render thread
+ * answers, which must survive a structured clone as on its way to a thread (the clone itself is not used: its objects would
+ * come from outside the test runner's realm).
+ */
+export function fakeDeps(script: Script, options: { maxTaskRuns?: number; inlineWork?: number } = {}): FakeDeps {
   let clock = 1000;
   const calls: SeenCall[] = [];
   const sleeps: number[] = [];
+  const offloaded: unknown[] = [];
+  const engine = new ExpressionEngine({ now: () => new Date(0), uuid: () => 'uuid-1' });
   return {
     calls,
     sleeps,
-    engine: new ExpressionEngine({ now: () => new Date(0), uuid: () => 'uuid-1' }),
+    offloaded,
+    render: new OffloadingRenderer(engine, { work: options.inlineWork ?? engine.limits.maxWork, ms: Infinity, clock: () => 0 }, async (request) => {
+      offloaded.push(request.value);
+      structuredClone(request);
+      return answerRenderRequest(engine, request);
+    }),
     callTool: async (kind, config, signal) => {
       calls.push({ kind, config });
       clock += CALL_MS;
