@@ -6,7 +6,7 @@ import { NoetlHttpClient } from '../support/noetl-http-client';
 import { requireNats } from '../support/services';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
-jest.setTimeout(90_000);
+jest.setTimeout(150_000);
 
 /** How often the flood publishes a round of notifications: a boot's few milliseconds between listening on NATS and the app's init see dozens. */
 const FLOOD_INTERVAL_MS = 1;
@@ -58,7 +58,9 @@ describe('noetl server booting while notifications arrive', () => {
       const client = new NoetlHttpClient(server.url, server.apiKey);
       await client.register(e2ePlaybook('linear'));
       const id = await client.execute('e2e/linear');
-      expect((await client.waitForTerminal(id, 30_000)).status).toBe('COMPLETED');
+      // What this asserts is that the process survives the flood and still does real work, not how soon: the
+      // flood's junk offers and notifications queue ahead of the real ones (18-38 s on a 2-core machine).
+      expect((await client.waitForTerminal(id, 90_000)).status).toBe('COMPLETED');
     } finally {
       clearInterval(flood);
     }
