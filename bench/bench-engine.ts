@@ -22,7 +22,8 @@ export async function startBenchEngine(baseConfig: NoetlConfig, url: string, con
     encryptionKey: new Secret(randomBytes(32).toString('hex')),
     worker: { ...baseConfig.worker, concurrency },
     // A bench's playbook may write to the engine's own database, on purpose: one database per run to recreate.
-    tools: { ...baseConfig.tools, ledgerAccess: 'allow' },
+    // Its python steps (none today) are the bench's own: no probe of the ledger's cluster, and no refusal logged.
+    tools: { ...baseConfig.tools, ledgerAccess: 'allow', python: { ...baseConfig.tools.python, ledgerAccess: 'allow' } },
   };
   const database = await Database.connect(url, { sessions: config.database.sessions });
   let engine: Engine;

@@ -19,7 +19,7 @@ export async function startNoetlServer(databaseUrl: string, env: Record<string, 
   const port = await freePort();
   const home = mkdtempSync(join(tmpdir(), 'noetl-peers-'));
   const child = spawn(process.execPath, [join(process.cwd(), 'dist', 'apps', 'cli', 'src', 'main.js'), 'server'], {
-    env: { ...env, DATABASE_URL: databaseUrl, PORT: String(port), NOETL_HOME: home, NOETL_AUTH: 'off', NOETL_RATE_LIMIT: '0', LOG_LEVEL: env['LOG_LEVEL'] ?? 'warn' },
+    env: { ...env, DATABASE_URL: databaseUrl, PORT: String(port), NOETL_HOME: home, NOETL_AUTH: 'off', NOETL_RATE_LIMIT: '0', NOETL_PYTHON_LEDGER_ACCESS: 'allow', LOG_LEVEL: env['LOG_LEVEL'] ?? 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
