@@ -1,7 +1,7 @@
 import type { Renderer } from '../render';
 import type { CallErrorInfo, SetOp } from '../model';
 import { toPlainJson } from '../scope';
-import { defineOwn, isRecord, keySegments, withPath } from './write-path';
+import { defineOwn, isRecord, keySegments, merged, withPath } from './write-path';
 
 /**
  * Marks scopes known to hold only data properties, as a spread copies them:
@@ -37,24 +37,16 @@ function put(target: Record<string | symbol, unknown>, key: string, value: unkno
  * scope) is not read until a template reads it.
  */
 export function extendScope(scope: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
-  let out: Record<string | symbol, unknown>;
-  const dataOnly = holdsOnlyData(scope);
-  if (dataOnly && !Object.hasOwn(scope, '__proto__') && !Object.hasOwn(extra, '__proto__')) {
-    // Object.assign, not a spread: V8 (Node 20) gives a spread's copy a map that every later store leaves
-    // the slow way, which made a row's scopes cost ~30x (15 us against 0.5). Assign's [[Set]] would take an
-    // own `__proto__` as the prototype, so a scope holding one is copied key by key below.
-    out = Object.assign({}, scope, extra);
-    out[DATA_ONLY] = true;
-    return out;
+  if (holdsOnlyData(scope)) {
+    // `merged` copies with Object.assign: a spread's copy gets a map that makes every later store slow (write-path.ts).
+    const copy: Record<string | symbol, unknown> = merged(scope, extra);
+    copy[DATA_ONLY] = true;
+    return copy;
   }
-  if (dataOnly) {
-    out = { ...scope, [DATA_ONLY]: true };
-  } else {
-    out = {};
-    for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(scope))) {
-      if (!descriptor.enumerable) continue;
-      Object.defineProperty(out, key, { ...descriptor, configurable: true, ...('value' in descriptor ? { writable: true } : {}) });
-    }
+  const out: Record<string | symbol, unknown> = {};
+  for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(scope))) {
+    if (!descriptor.enumerable) continue;
+    Object.defineProperty(out, key, { ...descriptor, configurable: true, ...('value' in descriptor ? { writable: true } : {}) });
   }
   for (const key of Object.keys(extra)) put(out, key, extra[key]);
   return out;
