@@ -9,7 +9,7 @@ import type { ChaosServices } from './services';
  * control plane: commands are claimed as they are issued and reports are
  * planned in their own transaction), beside the split roles.
  */
-type Role = 'api' | 'scheduler' | 'worker' | 'projector' | 'server';
+export type Role = 'api' | 'scheduler' | 'worker' | 'projector' | 'server';
 
 /** One role process and whether it runs as the baseline deployment does (no fault injected into it). */
 interface RoleProcess {
@@ -38,6 +38,7 @@ export class ChaosCluster {
 
   private constructor(
     private readonly env: Record<string, string>,
+    private readonly roleEnv: Partial<Record<Role, Record<string, string>>>,
     private readonly apiPort: number,
     private readonly options: ClusterOptions,
     private workerKey = '',
@@ -59,7 +60,8 @@ export class ChaosCluster {
       NOETL_RATE_LIMIT: '0',
       LOG_LEVEL: 'warn',
     };
-    const cluster = new ChaosCluster(env, await freePort(), options);
+    const apiPort = await freePort();
+    const cluster = new ChaosCluster(env, (await services.roleEnv?.(apiPort)) ?? {}, apiPort, options);
     const api = await cluster.launch('api');
     cluster.client = new NoetlHttpClient(api.process.url, api.process.apiKey);
     cluster.workerKey = await cluster.client.createKey('worker', 'chaos worker');
@@ -97,12 +99,14 @@ export class ChaosCluster {
 
   /** A new process of `role`, with `env` over the deployment's (a fault's settings make it not the baseline). */
   async launch(role: Role, env: Record<string, string> = {}): Promise<RoleProcess> {
-    const roleEnv: Record<string, string> = { ...this.env, ...env };
+    const roleEnv: Record<string, string> = { ...this.env };
     if (role === 'api') roleEnv.PORT = String(this.apiPort);
     if (role === 'worker') {
-      Object.assign(roleEnv, { NOETL_SERVER_URL: `http://127.0.0.1:${this.apiPort}`, NOETL_API_KEY: this.workerKey, NOETL_WORKER_CONCURRENCY: String(this.options.workerConcurrency) }, env);
+      Object.assign(roleEnv, { NOETL_SERVER_URL: `http://127.0.0.1:${this.apiPort}`, NOETL_API_KEY: this.workerKey, NOETL_WORKER_CONCURRENCY: String(this.options.workerConcurrency) });
     }
-    if (role === 'server') Object.assign(roleEnv, { NOETL_ROLES: 'api,scheduler,worker', PORT: String(await freePort()), NOETL_WORKER_CONCURRENCY: String(this.options.workerConcurrency) }, env);
+    if (role === 'server') Object.assign(roleEnv, { NOETL_ROLES: 'api,scheduler,worker', PORT: String(await freePort()), NOETL_WORKER_CONCURRENCY: String(this.options.workerConcurrency) });
+    // The services' settings for the role (a proxy in front of the api), then the fault's.
+    Object.assign(roleEnv, this.roleEnv[role], env);
     const process = role === 'server' ? await startCliServer(roleEnv) : await startRoleApp(role, roleEnv);
     // A `server` is no part of the baseline deployment: a scenario adds it, and `heal({restore})` stops it.
     const started: RoleProcess = { role, process, baseline: role !== 'server' && Object.keys(env).length === 0, state: 'running' };

@@ -9,7 +9,7 @@ import { waitFor } from '../support/wait-for';
 import { ChaosCluster } from './cluster';
 import { checkTrial, type TrialCounts } from './invariants';
 import { hold, type FaultContext, type Scenario } from './scenario';
-import { startChaosServices } from './services';
+import { startChaosServices, type ChaosServices } from './services';
 import { DEFAULT_WORKLOAD, SMOKE_WORKLOAD, prepareWorkload, startWorkload, type Planned, type Started } from './workload';
 
 export interface ChaosOptions {
@@ -43,8 +43,9 @@ const SMOKE_PAGES = 100;
 
 /**
  * Starts the harness's own PostgreSQL, NATS, Redis and loopback endpoint,
- * the deployment as separate role processes, and runs every scenario's
- * trials on it in turn: start the workload, inject the fault at a moment
+ * the deployment as separate role processes (a scenario with services of
+ * its own gets a deployment of its own), and runs every scenario's trials
+ * on it in turn: start the workload, inject the fault at a moment
  * the seed chose, wait for every execution to end, restore the baseline
  * deployment, and count what the ledger and the sink say.
  */
@@ -54,63 +55,102 @@ export async function runChaos(options: ChaosOptions): Promise<ScenarioResult[]>
   chmodSync(home, 0o755);
   const { log } = options;
   log(`chaos: services and deployment under ${home}`);
-  const services = await startChaosServices(home);
   const flaky = await startScriptedHttpServer();
-  let cluster: ChaosCluster | undefined;
+  let shared: Deployment | undefined;
   try {
-    cluster = await ChaosCluster.start(services, home, { workers: 2, workerConcurrency: 4 });
-    await prepareWorkload(cluster.client, services.postgres.sinkUrl);
     const results: ScenarioResult[] = [];
     for (const scenario of options.scenarios) {
-      const result: ScenarioResult = {
-        scenario: scenario.name,
-        description: scenario.description,
-        trials: 0,
-        executions: 0,
-        stuck: 0,
-        wrongOutcome: 0,
-        lost: 0,
-        duplicated: 0,
-        atLeastOnceReruns: 0,
-        projectionMismatches: 0,
-        recoveryMs: [],
-        violations: [],
-      };
-      for (let trial = 1; trial <= (scenario.once ? 1 : options.trials); trial++) {
-        const random = seededRandom(options.seed, scenario.name, trial);
-        const started: Started[] = [];
-        const context: FaultContext = {
-          cluster,
-          services,
-          random,
-          smoke: options.smoke,
-          flaky: flaky.url,
-          soakMinutes: options.soakMinutes,
-          pages: options.smoke ? SMOKE_PAGES : options.pages,
-          log: (message) => log(`  ${scenario.name} #${trial}: ${message}`),
-          startWorkload: async (plan: Planned[]) => void started.push(...(await startWorkload(cluster!.client, plan, flaky.url))),
-        };
+      if (scenario.services) {
+        log(`chaos: ${scenario.name} runs on services of its own`);
+        // One deployment at a time on two cores: the shared one is started again for a later scenario that needs it.
+        await shared?.stop();
+        shared = undefined;
+        const own = await startDeployment(await scenario.services(join(home, scenario.name)), home);
         try {
-          await runTrial(scenario, context, started, result, services.postgres.url, services.postgres.sinkUrl, options.smoke ? SMOKE_WORKLOAD : DEFAULT_WORKLOAD, log, trial);
-        } catch (error) {
-          // A trial the harness could not drive (an api that did not answer): counted, the deployment restored, the run goes on.
-          result.trials++;
-          result.wrongOutcome++;
-          result.violations.push(`trial ${trial} broke: ${String(error).slice(0, 500)}`);
-          log(`${scenario.name} #${trial}: broke: ${String(error)}\n${cluster.outputs()}`);
-          await cluster.heal();
+          results.push(await runScenario(scenario, own, flaky.url, options));
+        } finally {
+          await own.stop();
         }
+      } else {
+        shared ??= await startDeployment(await startChaosServices(home), home);
+        results.push(await runScenario(scenario, shared, flaky.url, options));
       }
-      await cluster.heal({ restore: true });
-      results.push(result);
     }
     return results;
   } finally {
-    await cluster?.stop();
+    await shared?.stop();
     await flaky.close();
-    await services.close();
     rmSync(home, { recursive: true, force: true });
   }
+}
+
+/** Services and the deployment of role processes on them, with the workload's playbooks registered. */
+interface Deployment {
+  services: ChaosServices;
+  cluster: ChaosCluster;
+  stop(): Promise<void>;
+}
+
+async function startDeployment(services: ChaosServices, home: string): Promise<Deployment> {
+  let cluster: ChaosCluster | undefined;
+  const stop = async (): Promise<void> => {
+    await cluster?.stop();
+    await services.close();
+  };
+  try {
+    cluster = await ChaosCluster.start(services, home, { workers: 2, workerConcurrency: 4 });
+    await prepareWorkload(cluster.client, services.postgres.sinkUrl);
+    return { services, cluster, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Every trial of one scenario on `deployment`, which is restored to its baseline after. */
+async function runScenario(scenario: Scenario, { services, cluster }: Deployment, flaky: string, options: ChaosOptions): Promise<ScenarioResult> {
+  const { log } = options;
+  const result: ScenarioResult = {
+    scenario: scenario.name,
+    description: scenario.description,
+    trials: 0,
+    executions: 0,
+    stuck: 0,
+    wrongOutcome: 0,
+    lost: 0,
+    duplicated: 0,
+    atLeastOnceReruns: 0,
+    projectionMismatches: 0,
+    recoveryMs: [],
+    violations: [],
+  };
+  for (let trial = 1; trial <= (scenario.once ? 1 : options.trials); trial++) {
+    const random = seededRandom(options.seed, scenario.name, trial);
+    const started: Started[] = [];
+    const context: FaultContext = {
+      cluster,
+      services,
+      random,
+      smoke: options.smoke,
+      flaky,
+      soakMinutes: options.soakMinutes,
+      pages: options.smoke ? SMOKE_PAGES : options.pages,
+      log: (message) => log(`  ${scenario.name} #${trial}: ${message}`),
+      startWorkload: async (plan: Planned[]) => void started.push(...(await startWorkload(cluster.client, plan, flaky))),
+    };
+    try {
+      await runTrial(scenario, context, started, result, services.postgres.url, services.postgres.sinkUrl, options.smoke ? SMOKE_WORKLOAD : DEFAULT_WORKLOAD, log, trial);
+    } catch (error) {
+      // A trial the harness could not drive (an api that did not answer): counted, the deployment restored, the run goes on.
+      result.trials++;
+      result.wrongOutcome++;
+      result.violations.push(`trial ${trial} broke: ${String(error).slice(0, 500)}`);
+      log(`${scenario.name} #${trial}: broke: ${String(error)}\n${cluster.outputs()}`);
+      await cluster.heal();
+    }
+  }
+  await cluster.heal({ restore: true });
+  return result;
 }
 
 /** One trial: the workload, the fault at the seed's moment, every execution's end, the baseline restored, the counts. */

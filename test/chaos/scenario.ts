@@ -28,6 +28,13 @@ export interface Scenario {
   description: string;
   /** Runs once whatever --trials says (the soak: its length is --minutes). */
   once?: boolean;
+  /**
+   * Services of its own (a clustered NATS, a PostgreSQL with a standby),
+   * started under `home`: the harness runs a deployment of its own on them
+   * for this scenario's trials and stops both after. Default: the run's
+   * shared services and deployment.
+   */
+  services?(home: string): Promise<ChaosServices>;
   /** The trial's executions; default: DEFAULT_WORKLOAD. */
   workload?(context: Pick<FaultContext, 'smoke' | 'random' | 'pages'>): Planned[];
   /**

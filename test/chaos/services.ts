@@ -5,6 +5,7 @@ import Redis from 'ioredis';
 import { Client } from 'pg';
 import { migrate, startEmbeddedPostgres, type EmbeddedPostgres } from '../../libs/storage/src';
 import { freePort } from '../support/cli-server-process';
+import type { Role } from './cluster';
 import { waitFor } from '../support/wait-for';
 
 const NATS_SERVER = '/usr/sbin/nats-server';
@@ -33,6 +34,12 @@ export interface ChaosServices {
   postgres: PostgresService;
   nats: RestartableService;
   redis: RedisService;
+  /**
+   * Settings over the deployment's, per role, for services that need them
+   * (a replica count, a proxy in front of the api at `apiPort`); called once
+   * as the deployment starts. Default: none.
+   */
+  roleEnv?(apiPort: number): Promise<Partial<Record<Role, Record<string, string>>>>;
   close(): Promise<void>;
 }
 
