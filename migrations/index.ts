@@ -22,6 +22,7 @@ import { CredentialBinding1796300000002 } from './1796300000002-CredentialBindin
 import { ExecutionRerunOf1796300000003 } from './1796300000003-ExecutionRerunOf';
 import { RuntimeRole1796400000000 } from './1796400000000-RuntimeRole';
 import { WorkPools1796400000100 } from './1796400000100-WorkPools';
+import { CatalogModel1796500000000 } from './1796500000000-CatalogModel';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
@@ -51,4 +52,5 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   ExecutionRerunOf1796300000003,
   RuntimeRole1796400000000,
   WorkPools1796400000100,
+  CatalogModel1796500000000,
 ];

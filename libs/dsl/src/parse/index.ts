@@ -1,4 +1,4 @@
-export { parsePlaybook, type ParseResult } from './parse-playbook';
+export { parsePlaybook, PLAYBOOK_MODEL_FORMAT, type ParseResult } from './parse-playbook';
 export { formatProblem } from './format-problem';
 export { MAX_CHUNK_ROWS, streamChunkRows } from './check-streaming';
 export { DOCUMENT_LIMITS, storable } from './document-limits';

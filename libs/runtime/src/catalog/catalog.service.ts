@@ -1,5 +1,5 @@
 import { canonicalChecksum, type IdGenerator } from '@noetl/event-kernel';
-import { parsePlaybook, type Playbook } from '@noetl/dsl';
+import { parsePlaybook, PLAYBOOK_MODEL_FORMAT, type Playbook } from '@noetl/dsl';
 import { prepared, type Database, type Queryable, type TenantScope } from '@noetl/storage';
 import { parse as parseYaml } from 'yaml';
 import { RuntimeError } from '../runtime-error';
@@ -21,6 +21,9 @@ const ENTRY_SQL = `SELECT ${ENTRY_COLUMNS} FROM noetl.catalog WHERE tenant_id = 
 const BY_ID_SQL = prepared(`${ENTRY_SQL} AND catalog_id = $3::bigint`);
 const LATEST_SQL = prepared(`${ENTRY_SQL} AND path = $3 ORDER BY version DESC LIMIT 1`);
 const VERSION_SQL = prepared(`${ENTRY_SQL} AND path = $3 AND version = $4::int`);
+/** A row's stored model when it is of format $2, else its content to parse (never both: a model is the larger read). */
+const STORED_MODEL_SQL = `SELECT CASE WHEN model_format = $2 THEN model END AS model, CASE WHEN model_format IS DISTINCT FROM $2 THEN content END AS content
+                            FROM noetl.catalog WHERE catalog_id = $1::bigint`;
 
 /** A registered playbook: its catalog row and the parsed model. */
 export interface ResolvedPlaybook {
@@ -79,9 +82,20 @@ export class CatalogService {
       const catalogId = this.ids.next();
       const version = (latest?.version ?? 0) + 1;
       await q.query(
-        `INSERT INTO noetl.catalog (catalog_id, tenant_id, organization_id, path, version, content, playbook, checksum)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8)`,
-        [catalogId, this.scope.tenantId, this.scope.organizationId, playbook.path, version, content, JSON.stringify(documentOf(content)), checksum],
+        `INSERT INTO noetl.catalog (catalog_id, tenant_id, organization_id, path, version, content, playbook, checksum, model, model_format)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9::json, $10)`,
+        [
+          catalogId,
+          this.scope.tenantId,
+          this.scope.organizationId,
+          playbook.path,
+          version,
+          content,
+          JSON.stringify(documentOf(content)),
+          checksum,
+          JSON.stringify(playbook),
+          PLAYBOOK_MODEL_FORMAT,
+        ],
       );
       if (options.schedule !== false) await this.applySchedule?.(q, playbook);
       this.parsed.set(catalogId, playbook);
@@ -147,13 +161,17 @@ export class CatalogService {
     return row;
   }
 
-  /** The parsed model of a row: cached, or its content read (once per process) and parsed. */
+  /**
+   * The parsed model of a row: cached, or read once per process: the model
+   * stored at registration when it is of this process's format (JSON, no
+   * YAML to parse), else the content parsed again.
+   */
   private async model(row: CatalogRow, q: Queryable = this.db): Promise<Playbook> {
     const cached = this.parsed.get(row.catalog_id);
     if (cached) return cached;
-    const [stored] = await q.query<{ content: string }>('SELECT content FROM noetl.catalog WHERE catalog_id = $1::bigint', [row.catalog_id]);
+    const [stored] = await q.query<{ model: Playbook | null; content: string | null }>(STORED_MODEL_SQL, [row.catalog_id, PLAYBOOK_MODEL_FORMAT]);
     if (!stored) throw new Error(`catalog ${row.catalog_id} (${row.path} v${row.version}) has no row`);
-    const { playbook } = parsePlaybook(stored.content);
+    const playbook = stored.model ?? parsePlaybook(stored.content ?? '').playbook;
     // Stored content was valid when registered; a parser change that rejects it now is a bug to surface.
     if (!playbook) throw new Error(`catalog ${row.catalog_id} (${row.path} v${row.version}) no longer parses`);
     this.parsed.set(row.catalog_id, playbook);
