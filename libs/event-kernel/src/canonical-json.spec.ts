@@ -25,4 +25,11 @@ describe('canonicalJson', () => {
     expect(canonicalChecksum({ a: 1 })).not.toBe(canonicalChecksum({ a: 2 }));
     expect(canonicalChecksum({ a: 1 })).toMatch(/^[0-9a-f]{64}$/);
   });
+
+  it('writes a list of scalars as it writes each of them, and still rejects a non-finite number in one', () => {
+    const scalars = [1, -0, 0.1, 1e21, 'a"\u2028\n', '', true, false, null, undefined];
+    expect(canonicalJson(scalars)).toBe(`[${scalars.map((s) => canonicalJson(s)).join(',')}]`);
+    expect(canonicalJson([1, , 3])).toBe('[1,null,3]');
+    expect(() => canonicalJson([1, Number.POSITIVE_INFINITY])).toThrow('cannot encode Infinity');
+  });
 });
