@@ -1,13 +1,18 @@
 import 'reflect-metadata';
 import { loadConfig } from '@noetl/config';
-import { AppRootModule, bootRole, createLogger } from '@noetl/platform';
+import { AppRootModule, bootRole } from '@noetl/platform';
 import { ProjectorModule } from './projector.module';
 
-/** The projector as a service of its own: only the projector role (probes and metrics; its projections come later). */
+/**
+ * The projector as a service of its own: only the projector role. The
+ * engine it boots folds the ledger into the projection rows (from
+ * JetStream with NATS_URL, else from the ledger's tail), its shard of them
+ * by NOETL_PROJECTOR_SHARD_INDEX / _COUNT; this process serves its probes
+ * and metrics beside it.
+ */
 async function main(): Promise<void> {
   const config = { ...loadConfig(process.env), roles: ['projector' as const] };
   await bootRole('projector', config, AppRootModule.forRoot(config, () => [{ module: ProjectorModule }]));
-  createLogger(config.log, 'projector').warn('the projector role folds no projections yet; this process serves its probes only');
 }
 
 void main().catch((error: unknown) => {

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
 
-/** The projector role. Its work (folding the event stream into projections) is not built yet: the app boots and serves its probes. */
+/** The projector role's module: the engine the role boots (AppRootModule) runs the projector; this module adds nothing to it yet. */
 @Module({})
 export class ProjectorModule {}
