@@ -36,7 +36,11 @@ async function partitionableServices(home: string): Promise<ChaosServices> {
     ...services,
     roleEnv: async (apiPort) => {
       links.workers ??= await TcpProxy.start(apiPort);
-      return { api: { DATABASE_URL: proxied.toString() }, worker: { NOETL_SERVER_URL: `http://127.0.0.1:${links.workers.port}` } };
+      return {
+        // A statement a blackhole swallowed fails after 5 s (default 60 s), as the deployment's leases are short for a trial of seconds.
+        api: { DATABASE_URL: proxied.toString(), NOETL_DB_QUERY_TIMEOUT_MS: '5000' },
+        worker: { NOETL_SERVER_URL: `http://127.0.0.1:${links.workers.port}` },
+      };
     },
     close: async () => {
       await Promise.all([links.workers?.close(), links.database.close()]);
