@@ -77,7 +77,11 @@ describe('loadConfig', () => {
       loadConfig({ NOETL_MAX_PLAYBOOK_DEPTH: '4', NOETL_MAX_CHILD_EXECUTIONS: '10', NOETL_MAX_LOOP_ITEMS: '500', NOETL_MAX_RANGE_ITEMS: '2000000', NOETL_MAX_INPUT_BYTES: '4096' }).limits,
     ).toEqual({ playbookDepth: 4, childExecutions: 10, loopItems: 500, rangeItems: 2_000_000, inputBytes: 4096 });
     expect(() => loadConfig({ NOETL_MAX_INPUT_BYTES: '10' })).toThrow('NOETL_MAX_INPUT_BYTES must be between 1024 and 67108864, got 10');
-    expect(loadConfig({}).database.sessions).toEqual({ idleInTransactionMs: 10_000, lockTimeoutMs: 5_000 });
+    expect(loadConfig({}).database.sessions).toEqual({ idleInTransactionMs: 10_000, lockTimeoutMs: 5_000, queryTimeoutMs: 60_000 });
+    expect(loadConfig({ NOETL_DB_QUERY_TIMEOUT_MS: '0' }).database.sessions.queryTimeoutMs).toBe(0);
+    expect(loadConfig({ NOETL_DB_QUERY_TIMEOUT_MS: '5000' }).database.sessions.queryTimeoutMs).toBe(5_000);
+    expect(() => loadConfig({ NOETL_DB_QUERY_TIMEOUT_MS: '500' })).toThrow('NOETL_DB_QUERY_TIMEOUT_MS must be 0 (no limit) or between 1000 and 3600000, got 500');
+    expect(() => loadConfig({ NOETL_DB_QUERY_TIMEOUT_MS: '5s' })).toThrow('NOETL_DB_QUERY_TIMEOUT_MS must be an integer');
     expect(() => loadConfig({ NOETL_MAX_PLAYBOOK_DEPTH: '0' })).toThrow('NOETL_MAX_PLAYBOOK_DEPTH must be between 1 and 1000, got 0');
   });
 

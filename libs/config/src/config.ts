@@ -45,12 +45,14 @@ export interface NoetlConfig {
    * Absent url: the CLI starts an embedded PostgreSQL under `home`.
    * `sessions`: what every session of the runtime's pool is bounded by
    * (README "Configuration"): a transaction left idle is ended by the server
-   * (a stopped process then holds no lock for long), and a lock waited for
-   * longer fails the statement instead of stalling it.
+   * (a stopped process then holds no lock for long), a lock waited for
+   * longer fails the statement instead of stalling it, and a statement not
+   * answered within `queryTimeoutMs` (0: no limit) fails on the client's side
+   * and its connection is closed (a partition that swallows packets).
    */
   database: {
     url?: Secret;
-    sessions: { idleInTransactionMs: number; lockTimeoutMs: number };
+    sessions: { idleInTransactionMs: number; lockTimeoutMs: number; queryTimeoutMs: number };
     /**
      * The role the runtime's pool works as (`NOETL_DB_RUNTIME_ROLE`, default `noetl_app`): a login
      * that may become it (a superuser, the embedded server's) connects with `role` set to it, so the
@@ -299,6 +301,13 @@ function runtimeRole(env: Env): { runtimeRole?: string } {
   return { runtimeRole: raw };
 }
 
+/** `NOETL_DB_QUERY_TIMEOUT_MS`: 0 (no limit), or at least 1 s, so that no statement of the runtime's is cut short by a typo. */
+function queryTimeout(env: Env): number {
+  const ms = integer(env, 'NOETL_DB_QUERY_TIMEOUT_MS', 60_000, 0, 3_600_000);
+  if (ms > 0 && ms < 1_000) throw new ConfigError(`NOETL_DB_QUERY_TIMEOUT_MS must be 0 (no limit) or between 1000 and 3600000, got ${ms}`);
+  return ms;
+}
+
 /** A claim name: letters, digits and `_ . : / -`. */
 function claimName(env: Env, name: string, fallback: string): string {
   const raw = env[name]?.trim();
@@ -408,6 +417,7 @@ export const CONFIG_ENV_NAMES = [
   'NOETL_OIDC_ROLE_CLAIM',
   'NOETL_DB_IDLE_IN_TRANSACTION_MS',
   'NOETL_DB_LOCK_TIMEOUT_MS',
+  'NOETL_DB_QUERY_TIMEOUT_MS',
   'NOETL_DB_RUNTIME_ROLE',
   'NOETL_HTTP_MAX_TIMEOUT_SECONDS',
   'NOETL_PYTHON_MAX_TIMEOUT_SECONDS',
@@ -457,6 +467,7 @@ export function loadConfig(env: Env): NoetlConfig {
       sessions: {
         idleInTransactionMs: integer(env, 'NOETL_DB_IDLE_IN_TRANSACTION_MS', 10_000, 100, 3_600_000),
         lockTimeoutMs: integer(env, 'NOETL_DB_LOCK_TIMEOUT_MS', 5_000, 100, 3_600_000),
+        queryTimeoutMs: queryTimeout(env),
       },
       ...runtimeRole(env),
     },

@@ -17,9 +17,14 @@ export interface DataSourceOptions {
   /**
    * Set on every session of the pool (pg's startup parameters): the server
    * ends a session idle inside a transaction this long (its locks go with
-   * it), and fails a statement that waits this long for a lock.
+   * it), and fails a statement that waits this long for a lock. And, on the
+   * client's side, `queryTimeoutMs` (0 or absent: none): a statement not
+   * answered this long fails with `Query read timeout` (pg's
+   * `query_timeout`), and its connection is closed (see `Database`), since
+   * a server that does not answer (a partition that swallows packets) may
+   * never answer.
    */
-  sessions?: { idleInTransactionMs: number; lockTimeoutMs: number };
+  sessions?: { idleInTransactionMs: number; lockTimeoutMs: number; queryTimeoutMs?: number };
   /**
    * The role every session of the pool works as (`SET ROLE`), given at connect time as the
    * startup option `role`: it costs no statement, holds for the whole session, and `RESET ROLE`
@@ -51,6 +56,7 @@ export function createDataSource(url: string, options: DataSourceOptions = {}): 
       ...(options.sessions
         ? { idle_in_transaction_session_timeout: options.sessions.idleInTransactionMs, lock_timeout: options.sessions.lockTimeoutMs }
         : {}),
+      ...(options.sessions?.queryTimeoutMs ? { query_timeout: options.sessions.queryTimeoutMs } : {}),
       ...(options.role ? { options: `-c role=${options.role}` } : {}),
     },
   });

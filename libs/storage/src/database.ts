@@ -1,6 +1,7 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 import { createDataSource, type DataSourceOptions } from './data-source';
+import { isQueryTimeout } from './db-errors';
 import { DedicatedConnection } from './dedicated-connection';
 import { PipelinedTransaction, type PipelineClient } from './pipelined-transaction';
 import { runStatement, type Sql, type StatementClient } from './prepared-statements';
@@ -76,6 +77,9 @@ export class Database implements Queryable {
     try {
       this.counts.statements++;
       return await runStatement<T>(await clientOf(runner), sql, params);
+    } catch (error) {
+      if (isQueryTimeout(error)) await closeUnanswered(runner);
+      throw error;
     } finally {
       await runner.release();
     }
@@ -104,8 +108,15 @@ export class Database implements Queryable {
       await pipeline.commit();
       return result;
     } catch (error) {
-      // A failed rollback (a broken connection) must not hide why we rolled back.
-      if (tx?.started) await tx.rollback().catch(() => undefined);
+      if (isQueryTimeout(error)) {
+        // No ROLLBACK: it would wait behind the unanswered statement. The server ends the transaction with the connection.
+        await closeUnanswered(runner);
+      } else if (tx?.started) {
+        // A failed rollback (a broken connection) must not hide why we rolled back.
+        await tx.rollback().catch(async (rollbackError: unknown) => {
+          if (isQueryTimeout(rollbackError)) await closeUnanswered(runner);
+        });
+      }
       throw error;
     } finally {
       await runner.release();
@@ -131,6 +142,24 @@ export class Database implements Queryable {
  */
 async function clientOf(runner: QueryRunner): Promise<StatementClient> {
   return (await runner.connect()) as StatementClient;
+}
+
+/** The part of a pg client that closes its connection. */
+interface ClosableClient {
+  end(): Promise<void>;
+}
+
+/**
+ * Closes the connection of `runner` whose statement went unanswered (pg's
+ * `query_timeout`), so that the pool drops it at release instead of handing
+ * it out again: the statement is still its active one, and every later
+ * statement on it would queue behind an answer that may never come (a
+ * blackholed connection: no reset, no FIN, nothing). With a statement in
+ * flight, pg's `end()` destroys the socket at once (it waits for nothing).
+ */
+async function closeUnanswered(runner: QueryRunner): Promise<void> {
+  const client = (await runner.connect()) as ClosableClient;
+  client.end().catch(() => undefined);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { isDeadlock, isLockNotAvailable, isSerializationFailure, isUniqueViolation, sqlStateOf } from './db-errors';
+import { isDeadlock, isLockNotAvailable, isQueryTimeout, isSerializationFailure, isUniqueViolation, sqlStateOf } from './db-errors';
 
 const pgError = (code: string): Error & { code: string } => Object.assign(new Error(`pg ${code}`), { code });
 
@@ -21,5 +21,21 @@ describe('SQLSTATE predicates', () => {
     expect(isLockNotAvailable('55P03')).toBe(false);
     expect(sqlStateOf(Object.assign(new Error('pipe'), { code: 'EPIPE' }))).toBeUndefined();
     expect(sqlStateOf(pgError('XX000'))).toBe('XX000');
+  });
+});
+
+describe('isQueryTimeout', () => {
+  it("recognises pg's query_timeout error bare, wrapped by TypeORM and as a cause", () => {
+    const timeout = new Error('Query read timeout');
+    expect(isQueryTimeout(timeout)).toBe(true);
+    expect(isQueryTimeout(new QueryFailedError('SELECT 1', [], timeout))).toBe(true);
+    expect(isQueryTimeout(new Error('planning failed', { cause: timeout }))).toBe(true);
+  });
+
+  it('says no for other errors, a lock timeout included', () => {
+    expect(isQueryTimeout(pgError('55P03'))).toBe(false);
+    expect(isQueryTimeout(new Error('Connection terminated unexpectedly'))).toBe(false);
+    expect(isQueryTimeout('Query read timeout')).toBe(false);
+    expect(isQueryTimeout(undefined)).toBe(false);
   });
 });

@@ -41,3 +41,20 @@ export const isDeadlock = (error: unknown): boolean => sqlStateOf(error) === Sql
 export const isLockNotAvailable = (error: unknown): boolean => sqlStateOf(error) === SqlState.LockNotAvailable;
 /** Deadlocks and serialization failures: the whole transaction may be retried as is. */
 export const isRetryableTransactionError = (error: unknown): boolean => isDeadlock(error) || isSerializationFailure(error);
+
+/** pg's message for a statement its connection did not answer within `query_timeout`. */
+const QUERY_READ_TIMEOUT = 'Query read timeout';
+
+/**
+ * A statement the server did not answer within the pool's query timeout
+ * (`NOETL_DB_QUERY_TIMEOUT_MS`): pg's error, bare or wrapped by TypeORM
+ * (`driverError`) or by a caller (`cause`). Its connection may never answer
+ * again (a partition that swallows packets), so it is closed, not reused.
+ */
+export function isQueryTimeout(error: unknown): boolean {
+  for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 5; depth++) {
+    if (current instanceof Error && current.message === QUERY_READ_TIMEOUT) return true;
+    current = 'driverError' in current ? current.driverError : 'cause' in current ? current.cause : undefined;
+  }
+  return false;
+}

@@ -1,5 +1,6 @@
 import type { QueryRunner } from 'typeorm';
 import type { Queryable } from './database';
+import { isQueryTimeout } from './db-errors';
 import { sqlText, type Sql } from './prepared-statements';
 
 /** The pg client under a TypeORM query runner: what LISTEN needs. */
@@ -7,6 +8,7 @@ interface NotifyingClient {
   on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): void;
   on(event: 'error' | 'end', listener: (error?: Error) => void): void;
   removeAllListeners(event: string): void;
+  end(): Promise<void>;
 }
 
 /**
@@ -18,6 +20,8 @@ interface NotifyingClient {
 export class DedicatedConnection implements Queryable {
   readonly lost: Promise<Error>;
   private closed = false;
+  /** A statement went unanswered (the pool's query timeout): the connection is closed, not given back. */
+  private unanswered = false;
 
   private constructor(
     private readonly runner: QueryRunner,
@@ -38,8 +42,17 @@ export class DedicatedConnection implements Queryable {
   }
 
   async query<T = Record<string, unknown>>(sql: Sql, params?: unknown[]): Promise<T[]> {
-    const result = await this.runner.query(sqlText(sql), params, true);
-    return (result.records ?? []) as T[];
+    try {
+      const result = await this.runner.query(sqlText(sql), params, true);
+      return (result.records ?? []) as T[];
+    } catch (error) {
+      if (isQueryTimeout(error) && !this.unanswered) {
+        // As Database does: the statement is still in flight on it, so nothing else may use it (pg destroys its socket).
+        this.unanswered = true;
+        this.client.end().catch(() => undefined);
+      }
+      throw error;
+    }
   }
 
   /** Calls `onNotify` for every notification on `channel` (delivered when the notifying transaction commits). */
@@ -55,6 +68,8 @@ export class DedicatedConnection implements Queryable {
     if (this.closed) return;
     this.closed = true;
     this.client.removeAllListeners('notification');
+    // Closed (its LISTENs and locks end with its session): the pool drops it at release.
+    if (this.unanswered) return this.runner.release();
     await this.query('UNLISTEN *').catch(() => undefined);
     await this.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
     await this.query('RESET application_name').catch(() => undefined);

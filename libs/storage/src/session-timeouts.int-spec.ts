@@ -1,4 +1,5 @@
-import { Database, isLockNotAvailable } from '@noetl/storage';
+import { Database, isLockNotAvailable, isQueryTimeout } from '@noetl/storage';
+import { TcpProxy } from '../../../test/chaos/tcp-proxy';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
 import { waitFor } from '../../../test/support/wait-for';
 
@@ -84,5 +85,72 @@ describe('the runtime pool bounds idle transactions and lock waits', () => {
     await holder;
     expect(isLockNotAvailable(error)).toBe(true);
     expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+});
+
+/**
+ * Issue 29, network-partition: a connection whose packets a partition
+ * swallows (no reset, no FIN) never answers. A statement on it fails after
+ * the pool's query timeout, and the connection is closed rather than given
+ * back: on a pool of one, a connection given back with its statement still
+ * in flight would make every later statement wait behind it.
+ */
+describe('the runtime pool closes a connection whose statement went unanswered', () => {
+  let testDatabase: TestDatabase;
+  let proxy: TcpProxy;
+  let db: Database;
+
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase();
+    const url = new URL(testDatabase.url);
+    proxy = await TcpProxy.start(Number(url.port || 5432), url.hostname);
+    url.host = `127.0.0.1:${proxy.port}`;
+    db = await Database.connect(url.toString(), { poolSize: 1, connectTimeoutMs: 2_000, sessions: { idleInTransactionMs: 10_000, lockTimeoutMs: 5_000, queryTimeoutMs: 1_000 } });
+  });
+  afterEach(() => proxy.heal());
+  afterAll(async () => {
+    await db?.close();
+    await proxy?.close();
+    await testDatabase?.drop();
+  });
+
+  /** The client closed its end of the dead connection (the proxy reads the close once it reads again, after heal). */
+  const closedAtTheClient = (): Promise<unknown> =>
+    waitFor(async () => proxy.stranded === 0, { timeoutMs: 5_000, intervalMs: 20, description: 'the dead connection closed by its client' });
+
+  /** Cuts the link under a connection the pool holds, runs `statement`, and heals the link with that connection dead for good. */
+  async function unansweredOnce(statement: () => Promise<unknown>, on: { query: Database['query'] } = db): Promise<unknown> {
+    expect(await on.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    proxy.blackhole();
+    const failure = await statement().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    proxy.heal({ stalled: 'dead' });
+    return failure;
+  }
+
+  it('a pooled statement: it fails as a query timeout, its connection is closed, and the next statement gets a new one', async () => {
+    const failure = await unansweredOnce(() => db.query('SELECT 2 AS two'));
+    expect(isQueryTimeout(failure)).toBe(true);
+    await closedAtTheClient();
+    expect(await db.query('SELECT 3 AS three')).toEqual([{ three: 3 }]);
+  });
+
+  it('a transaction: it fails as a query timeout without waiting on a ROLLBACK, and the pool goes on', async () => {
+    const failure = await unansweredOnce(() => db.transaction((q) => q.query('SELECT 2 AS two')));
+    expect(isQueryTimeout(failure)).toBe(true);
+    await closedAtTheClient();
+    expect(await db.transaction((q) => q.query('SELECT 3 AS three'))).toEqual([{ three: 3 }]);
+  });
+
+  it('a dedicated connection: its statement fails as a query timeout, it is lost, and its release gives the pool nothing broken', async () => {
+    const dedicated = await db.dedicated('noetl partition spec');
+    const failure = await unansweredOnce(() => dedicated.query('SELECT 2 AS two'), dedicated);
+    expect(isQueryTimeout(failure)).toBe(true);
+    await dedicated.lost;
+    await dedicated.release();
+    await closedAtTheClient();
+    expect(await db.query('SELECT 3 AS three')).toEqual([{ three: 3 }]);
   });
 });

@@ -6,6 +6,7 @@ import { duplicateDelivery } from './duplicate-delivery';
 import { embeddedSigkill } from './embedded-sigkill';
 import { mixedSoak } from './mixed-soak';
 import { natsDown } from './nats-down';
+import { networkPartition } from './network-partition';
 import { paginationHistory } from './pagination-history';
 import { playbookReregistered } from './playbook-reregistered';
 import { postgresPoolExhausted } from './postgres-pool-exhausted';
@@ -40,4 +41,6 @@ export const SCENARIOS: Scenario[] = [
   playbookReregistered,
   paginationHistory,
   mixedSoak,
+  // On services of its own (proxies on its links): last, so the shared deployment is started once.
+  networkPartition,
 ];

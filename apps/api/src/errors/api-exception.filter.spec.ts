@@ -60,6 +60,13 @@ describe('ApiExceptionFilter', () => {
     expect(answer(new ObjectStoreError(message))).toEqual({ status: 503, body: { code: 'unavailable', message } });
   });
 
+  it("answers a statement the database did not answer in time (pg's query_timeout) with 503 unavailable, logging nothing", () => {
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    expect(answer(new Error('Query read timeout'))).toEqual({ status: 503, body: { code: 'unavailable', message: 'the database did not answer in time; retry shortly' } });
+    expect(logged).not.toHaveBeenCalled();
+    logged.mockRestore();
+  });
+
   it('answers a body-parser client error (an exposed http error) with its status', () => {
     const tooLarge = Object.assign(new Error('request entity too large'), { status: 413, expose: true });
     expect(answer(tooLarge)).toEqual({ status: 413, body: { code: 'payload_too_large', message: 'request entity too large' } });

@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { RuntimeError } from '@noetl/runtime';
-import { isLockNotAvailable, ObjectStoreError } from '@noetl/storage';
+import { isLockNotAvailable, isQueryTimeout, ObjectStoreError } from '@noetl/storage';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { RUNTIME_ERROR_STATUS } from './runtime-error-status';
@@ -54,6 +54,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (isLockNotAvailable(error)) return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'busy', message: 'the work this request touches is busy; retry shortly' }];
     // The payload bucket failed past the client's retries (an outage): the caller's retry, later, can succeed.
     if (error instanceof ObjectStoreError) return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'unavailable', message: error.message }];
+    // A statement PostgreSQL did not answer within NOETL_DB_QUERY_TIMEOUT_MS (a partition): its connection is closed; a retry takes another.
+    if (isQueryTimeout(error)) return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'unavailable', message: 'the database did not answer in time; retry shortly' }];
     if (error instanceof HttpException) return httpExceptionBody(error);
     if (isExposedHttpError(error)) return [error.status, { code: codeOf(error.status), message: error.message }];
     const errorId = randomUUID();
