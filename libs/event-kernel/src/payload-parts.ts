@@ -27,6 +27,26 @@ export interface LoopResultParts extends ListParts {
   stats: { [key: string]: Json };
 }
 
+/** Whether a stored value is a list manifest (`LIST_PARTS_MEDIA_TYPE`), as `listParts` writes it. */
+export function isListParts(value: unknown): value is ListParts {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const { items, parts } = value as { items?: unknown; parts?: unknown };
+  return typeof items === 'number' && Array.isArray(parts) && parts.every(isListPart);
+}
+
+/** Whether a stored value is a loop result in parts (`LOOP_RESULT_MEDIA_TYPE`): a manifest with its stats. */
+export function isLoopResultParts(value: unknown): value is LoopResultParts {
+  const stats = isListParts(value) ? (value as { stats?: unknown }).stats : undefined;
+  return typeof stats === 'object' && stats !== null && !Array.isArray(stats);
+}
+
+function isListPart(part: unknown): part is ListPart {
+  if (typeof part !== 'object' || part === null) return false;
+  if ('ref' in part) return typeof part.ref === 'object' && part.ref !== null && 'items' in part && typeof part.items === 'number';
+  if ('values' in part) return Array.isArray(part.values);
+  return 'nulls' in part && typeof part.nulls === 'number';
+}
+
 /** A payload a pure planner states; whoever appends its events stores the body first. */
 export interface StagedPayload {
   ref: PayloadRef;

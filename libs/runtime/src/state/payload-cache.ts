@@ -1,5 +1,7 @@
 import {
   EventType,
+  isListParts,
+  isLoopResultParts,
   LIST_PARTS_MEDIA_TYPE,
   liveWork,
   LOOP_RESULT_MEDIA_TYPE,
@@ -9,7 +11,6 @@ import {
   type LedgerEvent,
   type ListParts,
   type LoopState,
-  type LoopResultParts,
   type PayloadRef,
 } from '@noetl/event-kernel';
 import { ARROW_STREAM_MEDIA_TYPE, decodeFrameOutput, getJson, type PayloadStore, type TenantScope } from '@noetl/storage';
@@ -51,9 +52,9 @@ export class PayloadCache {
 
   /** One value (a miss read through `via`, default the cache's store); a list in parts comes whole. */
   async get(ref: PayloadRef, via: PayloadStore = this.store): Promise<Json> {
-    if (ref.media_type === LIST_PARTS_MEDIA_TYPE) return this.items(await this.manifest<ListParts>(ref, via), 0, Infinity, via);
+    if (ref.media_type === LIST_PARTS_MEDIA_TYPE) return this.items(await this.manifest(ref, via, isListParts), 0, Infinity, via);
     if (ref.media_type === LOOP_RESULT_MEDIA_TYPE) {
-      const { stats, ...list } = await this.manifest<LoopResultParts>(ref, via);
+      const { stats, ...list } = await this.manifest(ref, via, isLoopResultParts);
       return { results: await this.items(list, 0, Infinity, via), stats };
     }
     return this.leaf(ref, via);
@@ -61,13 +62,16 @@ export class PayloadCache {
 
   /** Items `first` .. `first + count - 1` of a stored list (JSON or in parts), reading only the parts that hold them. */
   async slice(ref: PayloadRef, first: number, count: number, via: PayloadStore = this.store): Promise<Json[]> {
-    if (ref.media_type === LIST_PARTS_MEDIA_TYPE) return this.items(await this.manifest<ListParts>(ref, via), first, count, via);
+    if (ref.media_type === LIST_PARTS_MEDIA_TYPE) return this.items(await this.manifest(ref, via, isListParts), first, count, via);
     const value = await this.leaf(ref, via);
     return Array.isArray(value) ? value.slice(first, first + count) : [];
   }
 
-  private async manifest<T extends ListParts>(ref: PayloadRef, via: PayloadStore): Promise<T> {
-    return (await this.leaf(ref, via)) as unknown as T;
+  /** A manifest in the payload store, checked to be one (a ref whose media type says so holds one). */
+  private async manifest<T extends ListParts>(ref: PayloadRef, via: PayloadStore, is: (value: unknown) => value is T): Promise<T> {
+    const value = await this.leaf(ref, via);
+    if (!is(value)) throw new Error(`payload ${ref.sha256} (${ref.media_type}) does not hold a list manifest`);
+    return value;
   }
 
   private async items(list: ListParts, first: number, count: number, via: PayloadStore): Promise<Json[]> {

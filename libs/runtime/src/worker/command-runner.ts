@@ -2,15 +2,15 @@ import type { Json, JsonObject } from '@noetl/event-kernel';
 import {
   CallError,
   isJsonObject,
+  readCallSpec,
   runStepCall,
   toCallErrorInfo,
   toPlainJson,
   withResultViews,
+  type CallSpec,
   type Renderer,
   type InterpreterDeps,
-  type Policy,
   type ToolKind,
-  type ToolSpec,
 } from '@noetl/dsl';
 import { SecretSet, type StreamChunk, type ToolRegistry } from '@noetl/tools';
 import type { Holder, ClaimedCommand, CompleteRequest, FailRequest } from '../control-plane/control-plane';
@@ -41,9 +41,10 @@ export type CommandReport = { status: 'COMPLETED'; request: Omit<CompleteRequest
  */
 export async function runCommand(command: ClaimedCommand, signal: AbortSignal, run: WorkerRun): Promise<CommandReport> {
   const started = performance.now();
-  const spec = command.spec;
+  let spec: CallSpec;
   let scope: Record<string, unknown>;
   try {
+    spec = readCallSpec(command.spec, command.step);
     scope = await run.scopeWithKeychain(spec, withResultViews(command.scope, command.result_views ?? {}), signal);
   } catch (error) {
     const report: CommandReport = { status: 'FAILED', request: { error: eventErrorOf(toCallErrorInfo(error), command.step), duration_ms: Math.round(performance.now() - started) } };
@@ -52,9 +53,9 @@ export async function runCommand(command: ClaimedCommand, signal: AbortSignal, r
   const outcome = await runStepCall(
     {
       stepName: command.step,
-      tool: spec['tool'] as unknown as ToolSpec,
-      stepInput: (isJsonObject(spec['input']) ? spec['input'] : {}) as JsonObject,
-      retry: (Array.isArray(spec['retry']) ? spec['retry'] : []) as unknown as Policy[],
+      tool: spec.tool,
+      stepInput: spec.input,
+      retry: spec.retry,
       scope,
       signal,
     },
@@ -77,10 +78,11 @@ export async function runCommand(command: ClaimedCommand, signal: AbortSignal, r
  * becomes a child's workload. Undefined `path` when the step names none.
  */
 export async function renderChildCall(command: ClaimedCommand, run: WorkerRun, signal: AbortSignal): Promise<{ path?: string; version?: number; payload: JsonObject }> {
-  const task = ((command.spec['tool'] as unknown as ToolSpec | undefined)?.tasks ?? [])[0];
-  const scope = await run.scopeWithKeychain(command.spec, withResultViews(command.scope, command.result_views ?? {}), signal);
+  const spec = readCallSpec(command.spec, command.step);
+  const task = spec.tool?.tasks[0];
+  const scope = await run.scopeWithKeychain(spec, withResultViews(command.scope, command.result_views ?? {}), signal);
   const config = toPlainJson(await run.interpreter.render.renderValue(task?.config ?? {}, scope));
-  const input = toPlainJson(await run.interpreter.render.renderValue({ ...(isJsonObject(command.spec['input']) ? command.spec['input'] : {}), ...(task?.input ?? {}) }, scope));
+  const input = toPlainJson(await run.interpreter.render.renderValue({ ...spec.input, ...(task?.input ?? {}) }, scope));
   const settings = isJsonObject(config) ? config : {};
   return run.secrets.scrub({
     ...(typeof settings['path'] === 'string' && settings['path'] !== '' ? { path: settings['path'] } : {}),
@@ -98,7 +100,7 @@ export interface WorkerRun {
   interpreter: InterpreterDeps;
   secrets: SecretSet;
   /** `scope` plus `keychain`: the spec's keychain entries resolved at the worker (DSL.md s7); throws CallError. */
-  scopeWithKeychain(spec: JsonObject, scope: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
+  scopeWithKeychain(spec: Pick<CallSpec, 'keychain'>, scope: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
 }
 
 export function workerRun(deps: CommandRunnerDeps, at: CallSite): WorkerRun {
@@ -137,8 +139,8 @@ export function workerRun(deps: CommandRunnerDeps, at: CallSite): WorkerRun {
       yieldTurn: () => new Promise((resolve) => setImmediate(resolve)),
     },
     scopeWithKeychain: async (spec, scope, signal) => {
-      if (!Array.isArray(spec['keychain'])) return scope;
-      const keychain = await resolveKeychain(spec['keychain'], scope, { render: deps.render, resolveCredential, signal });
+      if (!spec.keychain) return scope;
+      const keychain = await resolveKeychain(spec.keychain, scope, { render: deps.render, resolveCredential, signal });
       for (const data of Object.values(keychain)) secrets.add(data);
       return { ...scope, keychain };
     },

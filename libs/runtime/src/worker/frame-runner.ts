@@ -1,6 +1,7 @@
-import type { Json, JsonObject } from '@noetl/event-kernel';
+import type { Json } from '@noetl/event-kernel';
 import {
   isJsonObject,
+  readLoopBodySpec,
   runFrame,
   toCallErrorInfo,
   toPlainJson,
@@ -8,9 +9,7 @@ import {
   type CursorSpec,
   type FrameArgs,
   type InterpreterDeps,
-  type Policy,
-  type Sink,
-  type ToolSpec,
+  type LoopBodySpec,
 } from '@noetl/dsl';
 import type { Holder, ClaimedFrame, CommitFrameRequest, FailRequest } from '../control-plane/control-plane';
 import { eventErrorOf } from './call-errors';
@@ -31,23 +30,23 @@ export async function runClaimedFrame(frame: ClaimedFrame, signal: AbortSignal, 
 }
 
 async function interpretFrame(frame: ClaimedFrame, signal: AbortSignal, run: WorkerRun): Promise<FrameReport> {
-  const spec = frame.spec;
   const deps = run.interpreter;
+  let spec: LoopBodySpec;
   let scope: Record<string, unknown>;
   let rows: unknown[] = frame.rows;
   let firstIndex = frame.first_index;
-  const maxRows = Number(spec['max_rows'] ?? 1) || 1;
   try {
+    spec = readLoopBodySpec(frame.spec, frame.step);
     scope = await run.scopeWithKeychain(spec, withResultViews(frame.scope, frame.result_views ?? {}), signal);
-    if (isJsonObject(spec['cursor'] ?? null)) {
-      rows = await claimCursorRows(spec['cursor'] as unknown as CursorSpec, maxRows, scope, signal, deps);
-      firstIndex = frame.frame_index * maxRows;
+    if (spec.cursor) {
+      rows = await claimCursorRows(spec.cursor, spec.max_rows, scope, signal, deps);
+      firstIndex = frame.frame_index * spec.max_rows;
     }
   } catch (error) {
     return { status: 'FAILED', request: { error: eventErrorOf(toCallErrorInfo(error), frame.step) } };
   }
   const outcome = await runFrame(
-    { ...loopBodyArgs(spec, frame.step), rows, firstIndex, total: frame.total, frameIndex: frame.frame_index, scope, signal, recordCalls: false },
+    { ...loopBodyArgs(spec), rows, firstIndex, total: frame.total, frameIndex: frame.frame_index, scope, signal, recordCalls: false },
     deps,
   );
   const ctx = toPlainJson(outcome.ctx);
@@ -65,17 +64,17 @@ async function interpretFrame(frame: ClaimedFrame, signal: AbortSignal, run: Wor
   };
 }
 
-/** The loop body of a `loopBodySpec` (a frame's, or a fan-out shard command's spec) as the interpreter takes it. */
-export function loopBodyArgs(spec: JsonObject, step: string): Omit<FrameArgs, 'rows' | 'firstIndex' | 'total' | 'frameIndex' | 'scope' | 'signal' | 'recordCalls'> {
+/** A loop body (a frame's, or a fan-out shard command's spec) as the interpreter takes it. */
+export function loopBodyArgs(spec: LoopBodySpec): Omit<FrameArgs, 'rows' | 'firstIndex' | 'total' | 'frameIndex' | 'scope' | 'signal' | 'recordCalls'> {
   return {
-    stepName: step,
-    tool: spec['tool'] as unknown as ToolSpec,
-    stepInput: (isJsonObject(spec['input'] ?? null) ? spec['input'] : {}) as JsonObject,
-    retry: (Array.isArray(spec['retry']) ? spec['retry'] : []) as unknown as Policy[],
-    iterator: typeof spec['iterator'] === 'string' ? spec['iterator'] : 'item',
-    process: spec['process'] === 'frame' ? 'frame' : 'row',
-    ...(isJsonObject(spec['sink'] ?? null) ? { sink: spec['sink'] as unknown as Sink } : {}),
-    rowConcurrency: Number(spec['row_concurrency'] ?? 1) || 1,
+    stepName: spec.step,
+    tool: spec.tool,
+    stepInput: spec.input,
+    retry: spec.retry,
+    iterator: spec.iterator,
+    process: spec.process,
+    ...(spec.sink ? { sink: spec.sink } : {}),
+    rowConcurrency: spec.row_concurrency,
   };
 }
 

@@ -1,4 +1,4 @@
-import { isJsonObject, runFrame, toCallErrorInfo, toPlainJson, withResultViews } from '@noetl/dsl';
+import { isJsonObject, readLoopBodySpec, runFrame, toCallErrorInfo, toPlainJson, withResultViews, type LoopBodySpec } from '@noetl/dsl';
 import type { ClaimedCommand, ShardItem } from '../control-plane/control-plane';
 import { callReportOf, eventErrorOf } from './call-errors';
 import type { CommandReport, WorkerRun } from './command-runner';
@@ -14,14 +14,16 @@ import { loopBodyArgs } from './frame-runner';
 export async function runShard(command: ClaimedCommand, shard: ShardItem, signal: AbortSignal, run: WorkerRun): Promise<CommandReport> {
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
+  let spec: LoopBodySpec;
   let scope: Record<string, unknown>;
   try {
-    scope = await run.scopeWithKeychain(command.spec, withResultViews(command.scope, command.result_views ?? {}), signal);
+    spec = readLoopBodySpec(command.spec, command.step);
+    scope = await run.scopeWithKeychain(spec, withResultViews(command.scope, command.result_views ?? {}), signal);
   } catch (error) {
     return run.secrets.scrub({ status: 'FAILED', request: { error: eventErrorOf(toCallErrorInfo(error), command.step), duration_ms: elapsed() } });
   }
   const outcome = await runFrame(
-    { ...loopBodyArgs(command.spec, command.step), process: 'row', rows: [shard.item], firstIndex: shard.index, total: shard.total, frameIndex: shard.index, scope, signal, recordCalls: true },
+    { ...loopBodyArgs(spec), process: 'row', rows: [shard.item], firstIndex: shard.index, total: shard.total, frameIndex: shard.index, scope, signal, recordCalls: true },
     run.interpreter,
   );
   const row = outcome.rows[0];

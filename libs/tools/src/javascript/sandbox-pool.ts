@@ -142,8 +142,7 @@ export class SandboxPool {
       stderr: true,
     });
     thread.unref();
-    const slot: Slot = { thread, busy: false, dead: false, ready: undefined as unknown as Promise<void> };
-    slot.ready = new Promise<void>((resolve, reject) => {
+    const ready = new Promise<void>((resolve, reject) => {
       const onMessage = (message: SandboxMessage): void => {
         if (message.type !== 'ready') return;
         thread.off('message', onMessage);
@@ -153,7 +152,8 @@ export class SandboxPool {
       thread.once('error', reject);
       thread.once('exit', (code) => reject(new Error(`the sandbox thread exited with code ${code} while starting`)));
     });
-    slot.ready.catch(() => undefined);
+    ready.catch(() => undefined);
+    const slot: Slot = { thread, busy: false, dead: false, ready };
     thread.once('exit', () => {
       slot.dead = true;
     });
