@@ -48,10 +48,24 @@ export class PgEventStore implements EventStore {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
+  /**
+   * Its own transaction. The events carry their ids, so the append is
+   * idempotent: when the connection is lost, also during COMMIT (in doubt,
+   * issue 29), it runs again, and an event found stored under its own id is
+   * the first run's, committed after all: reported as appended, not as a duplicate.
+   */
   async append(events: AnyNewEvent[], options: AppendOptions = {}): Promise<AppendResult[]> {
+    let runs = 0;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.db.transaction((q) => this.appendWithin(q, events, options));
+        const results = await this.db.transaction(
+          (q) => {
+            runs++;
+            return this.appendWithin(q, events, options);
+          },
+          { idempotent: true },
+        );
+        return runs > 1 ? results.map((result, i) => (result.duplicate && result.event.event_id === events[i]?.event_id ? { ...result, duplicate: false } : result)) : results;
       } catch (error) {
         if (attempt >= APPEND_ATTEMPTS || !isRetryableTransactionError(error)) throw error;
       }
