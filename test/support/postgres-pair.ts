@@ -80,10 +80,22 @@ export async function startPostgresPair(home: string, database: string): Promise
   ];
   let primary = 0;
 
-  const run = (command: string, args: string[]): void => {
-    const result = spawnSync(join(bin, command), args, { ...runAs, env, encoding: 'utf8', timeout: 120_000 });
-    if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status}): ${result.stderr}${result.stdout}`);
-  };
+  // Never spawnSync: the chaos harness serves the workload's HTTP endpoint and measures recovery on this event loop.
+  const run = (command: string, args: string[]): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(join(bin, command), args, { ...runAs, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      const keep = (chunk: Buffer): void => void (output = (output + chunk.toString('utf8')).slice(-8_000));
+      child.stdout.on('data', keep);
+      child.stderr.on('data', keep);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+      child.once('error', reject);
+      child.once('close', (code) => {
+        clearTimeout(timer);
+        if (code === 0) resolve();
+        else reject(new Error(`${command} ${args.join(' ')} failed (${code}): ${output}`));
+      });
+    });
   const ownDir = (dir: string): void => {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (runAs) chownSync(dir, runAs.uid, runAs.gid);
@@ -139,7 +151,7 @@ export async function startPostgresPair(home: string, database: string): Promise
   const makeStandby = async (node: Node, of: Node): Promise<void> => {
     rmSync(node.dir, { recursive: true, force: true });
     ownDir(node.dir);
-    run('pg_basebackup', ['-h', '127.0.0.1', '-p', String(of.port), '-U', SUPERUSER, '-D', node.dir, '-R', '-X', 'stream', '-c', 'fast']);
+    await run('pg_basebackup', ['-h', '127.0.0.1', '-p', String(of.port), '-U', SUPERUSER, '-D', node.dir, '-R', '-X', 'stream', '-c', 'fast']);
     await start(node);
     // Streaming, so synchronous commits on the primary go on.
     await waitFor(
@@ -156,7 +168,7 @@ export async function startPostgresPair(home: string, database: string): Promise
   const pwfile = join(home, 'pwfile');
   writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
   if (runAs) chownSync(pwfile, runAs.uid, runAs.gid);
-  run('initdb', [`--pgdata=${first.dir}`, `--username=${SUPERUSER}`, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C']);
+  await run('initdb', [`--pgdata=${first.dir}`, `--username=${SUPERUSER}`, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C']);
   rmSync(pwfile, { force: true });
   await start(first);
   await queryOn(urlOf(first, 'postgres'), `ALTER SYSTEM SET synchronous_standby_names = ''`);
@@ -180,7 +192,7 @@ export async function startPostgresPair(home: string, database: string): Promise
       const lost = nodes[primary]!;
       const promoted = nodes[1 - primary]!;
       await kill(lost, 'SIGKILL');
-      run('pg_ctl', ['promote', '-D', promoted.dir, '-w', '-t', '60']);
+      await run('pg_ctl', ['promote', '-D', promoted.dir, '-w', '-t', '60']);
       primary = 1 - primary;
       // Alone until a new standby streams: commits must not wait for one.
       await syncReplication(urlOf(promoted, 'postgres'), false);

@@ -82,6 +82,10 @@ export function multiHostClientClass(url: string): typeof Client {
     }
 
     private async connectChosen(): Promise<void> {
+      // pg-pool listens for `error` only once connect() called back; the session check runs before, and a
+      // server that goes then (a failover) would emit `error` with no listener and kill the process. The
+      // query or connect that fails still fails (and the same guard is on every pool client: database.ts).
+      this.on('error', () => undefined);
       const host = chooser.next();
       // Client's constructor took its host from the URL's first host; the chosen one replaces it before the socket opens.
       this.host = host.host;
@@ -92,7 +96,6 @@ export function multiHostClientClass(url: string): typeof Client {
         if (!(await acceptable(this, targetSessionAttrs))) throw new SessionNotWritableError(host, targetSessionAttrs);
       } catch (error) {
         chooser.failed(host);
-        if (this.listenerCount('error') === 0) this.on('error', () => undefined);
         await this.end().catch(() => undefined);
         throw error;
       }

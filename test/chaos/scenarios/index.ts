@@ -8,6 +8,7 @@ import { mixedSoak } from './mixed-soak';
 import { natsDown } from './nats-down';
 import { paginationHistory } from './pagination-history';
 import { playbookReregistered } from './playbook-reregistered';
+import { postgresFailover } from './postgres-failover';
 import { postgresPoolExhausted } from './postgres-pool-exhausted';
 import { postgresRestart } from './postgres-restart';
 import { postgresTerminateBackends } from './postgres-terminate-backends';
@@ -30,6 +31,7 @@ export const SCENARIOS: Scenario[] = [
   postgresRestart,
   postgresTerminateBackends,
   postgresPoolExhausted,
+  postgresFailover,
   redisFlush,
   redisDown,
   natsDown,
