@@ -77,7 +77,7 @@ describe('a multi-host DATABASE_URL on a primary and its standby', () => {
     const db = await Database.connect(pair.url, { poolSize: 1 });
     const admin = await connectClient(pair.primaryUrl());
     try {
-      const [{ pid: before }] = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const before = (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))[0]!.pid;
       await admin.query('ALTER SYSTEM SET default_transaction_read_only = on');
       await admin.query('SELECT pg_reload_conf()');
       // The reload reaches the pooled session asynchronously (its backend takes the SIGHUP between commands).
@@ -89,7 +89,7 @@ describe('a multi-host DATABASE_URL on a primary and its standby', () => {
       await admin.query('ALTER SYSTEM RESET default_transaction_read_only');
       await admin.query('SELECT pg_reload_conf()');
       await db.query('CREATE TABLE read_only_probe (id int)');
-      const [{ pid: after }] = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const after = (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))[0]!.pid;
       expect(after).not.toBe(before);
     } finally {
       await admin.query('ALTER SYSTEM RESET default_transaction_read_only').catch(() => undefined);
