@@ -40,7 +40,7 @@ describe('k8s/ha: the CloudNativePG example', () => {
   });
 
   it("labels its pods so that k8s/network-policy.yaml admits the control plane to them", () => {
-    const policy = findManifest(loadManifests(), 'NetworkPolicy', 'noetl-postgres-ingress')!.doc as INetworkPolicy;
+    const policy = findManifest(loadManifests(), 'NetworkPolicy', 'noetl-postgres-ingress')!.doc as unknown as INetworkPolicy;
     for (const [key, value] of Object.entries(policy.spec!.podSelector.matchLabels ?? {})) expect(spec.inheritedMetadata.labels[key]).toBe(value);
   });
 

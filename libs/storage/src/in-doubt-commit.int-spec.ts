@@ -17,41 +17,44 @@ class CommitCutter {
   cuts = 0;
   private readonly sockets = new Set<Socket>();
 
-  private constructor(readonly server: Server) {}
+  readonly server: Server;
+
+  private constructor(target: { host: string; port: number }) {
+    this.server = createServer((client) => this.forward(client, target));
+  }
 
   static async start(target: { host: string; port: number }): Promise<CommitCutter> {
-    let cutter: CommitCutter | undefined;
-    const server = createServer((client) => {
-      const upstream = connect(target.port, target.host);
-      const self = cutter!;
-      self.sockets.add(client).add(upstream);
-      const drop = (): void => {
-        client.destroy();
-        upstream.destroy();
-      };
-      client.on('error', drop).on('close', drop);
-      upstream.on('error', drop).on('close', drop);
-      let swallowReply = false;
-      upstream.on('data', (chunk: Buffer) => {
-        if (swallowReply) drop();
-        else client.write(chunk);
-      });
-      client.on('data', (chunk: Buffer) => {
-        // A simple-protocol message ('Q') carrying COMMIT: PipelinedTransaction sends its COMMIT so.
-        const commit = chunk[0] === 0x51 && chunk.includes('COMMIT');
-        if (commit) self.commitsSeen++;
-        if (commit && self.armed) {
-          self.armed = false;
-          self.cuts++;
-          // Forwarded whole; its reply is never relayed: both ends are cut when it comes.
-          swallowReply = true;
-        }
-        upstream.write(chunk);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    cutter = new CommitCutter(server);
+    const cutter = new CommitCutter(target);
+    await new Promise<void>((resolve) => cutter.server.listen(0, '127.0.0.1', resolve));
     return cutter;
+  }
+
+  private forward(client: Socket, target: { host: string; port: number }): void {
+    const upstream = connect(target.port, target.host);
+    this.sockets.add(client).add(upstream);
+    const drop = (): void => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    let swallowReply = false;
+    upstream.on('data', (chunk: Buffer) => {
+      if (swallowReply) drop();
+      else client.write(chunk);
+    });
+    client.on('data', (chunk: Buffer) => {
+      // A simple-protocol message ('Q') carrying COMMIT: PipelinedTransaction sends its COMMIT so.
+      const commit = chunk[0] === 0x51 && chunk.includes('COMMIT');
+      if (commit) this.commitsSeen++;
+      if (commit && this.armed) {
+        this.armed = false;
+        this.cuts++;
+        // Forwarded whole; its reply is never relayed: both ends are cut when it comes.
+        swallowReply = true;
+      }
+      upstream.write(chunk);
+    });
   }
 
   get port(): number {
