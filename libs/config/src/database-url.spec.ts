@@ -7,7 +7,14 @@ describe('parseDatabaseUrl', () => {
     expect(url.hosts).toEqual([{ host: 'db', port: 5432 }]);
     expect(url.targetSessionAttrs).toBe('any');
     expect(url.multiHost).toBe(false);
-    expect(url.forHost(url.hosts[0]!)).toBe('postgres://u:p@db:5432/noetl');
+    // One host stays as written.
+    expect(url.forHost(url.hosts[0]!)).toBe('postgres://u:p@db/noetl');
+  });
+
+  it('keeps an empty host (a unix socket given as ?host=)', () => {
+    const url = parseDatabaseUrl('postgres://u@/noetl?host=/var/run/postgresql');
+    expect(url.multiHost).toBe(false);
+    expect(url.forHost(url.hosts[0]!)).toBe('postgres://u@/noetl?host=%2Fvar%2Frun%2Fpostgresql');
   });
 
   it('reads several hosts in order, each with its port, and target_session_attrs', () => {

@@ -41,7 +41,9 @@ export function parseDatabaseUrl(raw: string): DatabaseUrl {
   const match = SHAPE.exec(raw.trim());
   if (!match) throw new DatabaseUrlError('is not a postgres:// or postgresql:// URL');
   const [, scheme, userinfo, hostList, path, query = ''] = match as unknown as [string, string, string | undefined, string, string, string | undefined];
-  const hosts = hostList.split(',').map(parseHost);
+  // One host is kept as written: it may be empty (libpq's `postgres://u@/db?host=/var/run/postgresql`, a unix socket).
+  const single = !hostList.includes(',');
+  const hosts = hostList.split(',').map((text) => parseHost(text, single));
   const params = new URLSearchParams(query.slice(1));
   const attrs = params.get('target_session_attrs') ?? 'any';
   if (!(TARGET_SESSION_ATTRS as readonly string[]).includes(attrs)) {
@@ -55,15 +57,15 @@ export function parseDatabaseUrl(raw: string): DatabaseUrl {
     hosts,
     targetSessionAttrs: attrs as TargetSessionAttrs,
     multiHost: hosts.length > 1 || attrs !== 'any',
-    forHost: (host) => `${prefix}${host.host.includes(':') ? `[${host.host}]` : host.host}:${host.port}${suffix}`,
+    forHost: (host) => `${prefix}${single ? hostList : `${host.host.includes(':') ? `[${host.host}]` : host.host}:${host.port}`}${suffix}`,
   };
 }
 
-function parseHost(text: string): DatabaseHost {
+function parseHost(text: string, allowEmpty: boolean): DatabaseHost {
   const bracketed = /^\[([^\]]+)\](?::(\d*))?$/.exec(text);
   const plain = /^([^:[\]]*)(?::(\d*))?$/.exec(text);
   const [, host, port] = bracketed ?? plain ?? [];
-  if (host === undefined || host === '') throw new DatabaseUrlError('has an empty or malformed host');
+  if (host === undefined || (host === '' && !allowEmpty)) throw new DatabaseUrlError('has an empty or malformed host');
   if (port === undefined || port === '') return { host, port: DEFAULT_PORT };
   const number = Number(port);
   if (!Number.isInteger(number) || number < 1 || number > 65535) throw new DatabaseUrlError(`has a port out of range: ${port}`);
