@@ -47,10 +47,12 @@ export const postgresFailover: Scenario = {
   },
   async inject({ log }) {
     if (!pair) throw new Error('postgres-failover runs on the pair its services() made');
+    const start = Date.now();
     log('SIGKILL the primary, promote the standby');
     await pair.killPrimaryAndPromote();
-    log('standby promoted; making a new standby of it');
+    log(`standby promoted in ${Date.now() - start} ms; making a new standby of it`);
+    const promoted = Date.now();
     await pair.rebuildStandby();
-    log('new standby streaming');
+    log(`new standby streaming after ${Date.now() - promoted} ms`);
   },
 };
