@@ -1,7 +1,7 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 import { createDataSource, type DataSourceOptions } from './data-source';
-import { isConnectionLoss } from './db-errors';
+import { isConnectionLoss, SqlState, sqlStateOf } from './db-errors';
 import { DedicatedConnection } from './dedicated-connection';
 import { PipelinedTransaction, type PipelineClient } from './pipelined-transaction';
 import { runStatement, type Sql, type StatementClient } from './prepared-statements';
@@ -160,7 +160,8 @@ export class Database implements Queryable {
     } catch (error) {
       failure = error;
       // The COMMIT went (or may have) and no reply came: in doubt, not rolled back (issue 29).
-      if (committing && isConnectionLoss(error)) throw new InDoubtCommitError(error);
+      // A read-only refusal (25006) is the server's answer, so nothing committed; any other loss is counted in doubt.
+      if (committing && isConnectionLoss(error) && sqlStateOf(error) !== SqlState.ReadOnlyTransaction) throw new InDoubtCommitError(error);
       // A failed rollback (a broken connection) must not hide why we rolled back.
       if (tx?.started && !isConnectionLoss(error)) await tx.rollback().catch(() => undefined);
       throw error;

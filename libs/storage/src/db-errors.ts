@@ -13,6 +13,7 @@ export const SqlState = {
   DuplicateDatabase: '42P04',
   InsufficientPrivilege: '42501',
   DuplicatePreparedStatement: '42P05',
+  ReadOnlyTransaction: '25006',
 } as const;
 
 export type SqlStateCode = (typeof SqlState)[keyof typeof SqlState];
