@@ -119,6 +119,17 @@ describe('a commit whose reply is lost', () => {
     expect(rows[0]!.n).toBe(1);
   });
 
+  it('ends an append with an expected stream version exactly once: the version its own events moved is no conflict', async () => {
+    const event = started(ids.next());
+    cutter.arm();
+
+    const [result] = await new PgEventStore(db).append([event], { expectedVersion: { streamId: event.stream_id, version: 0 } });
+
+    expect(result).toMatchObject({ duplicate: false, event: { event_id: event.event_id, stream_version: 1 } });
+    const rows = await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM noetl.event WHERE stream_id = $1', [event.stream_id]);
+    expect(rows[0]!.n).toBe(1);
+  });
+
   it('reports a non-idempotent transaction cut during COMMIT as in doubt, not as a plain failure', async () => {
     const event = started(ids.next());
     cutter.arm();

@@ -67,9 +67,22 @@ export class PgEventStore implements EventStore {
         );
         return runs > 1 ? results.map((result, i) => (result.duplicate && result.event.event_id === events[i]?.event_id ? { ...result, duplicate: false } : result)) : results;
       } catch (error) {
+        // Run again after an in-doubt COMMIT that did commit: its expected version has moved on, by its own events.
+        if (runs > 1 && error instanceof StreamVersionConflict) {
+          const stored = await this.storedByIds(events);
+          if (stored) return stored.map((event) => ({ event, duplicate: false }));
+        }
         if (attempt >= APPEND_ATTEMPTS || !isRetryableTransactionError(error)) throw error;
       }
     }
+  }
+
+  /** `events` as stored, in their order, when every one of them is (by its id); else undefined. */
+  private async storedByIds(events: AnyNewEvent[]): Promise<LedgerEvent[] | undefined> {
+    const rows = await this.db.query<EventRow>(`SELECT ${EVENT_SELECT_LIST} FROM noetl.event WHERE event_id = ANY($1::bigint[])`, [events.map((e) => e.event_id)]);
+    const byId = new Map(rows.map((row) => [String(row.event_id), toLedgerEvent(row)]));
+    const stored = events.map((e) => byId.get(e.event_id));
+    return stored.every((e): e is LedgerEvent => e !== undefined) ? stored : undefined;
   }
 
   /** `append` inside the caller's transaction; a StreamVersionConflict leaves the rollback to the caller. */
