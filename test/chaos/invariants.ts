@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { EventType, TERMINAL_EXECUTION_EVENTS, foldEvents, stateChecksum } from '../../libs/event-kernel/src';
-import { EVENT_SELECT_LIST, toLedgerEvent, type EventRow } from '../../libs/storage/src';
+import { EVENT_SELECT_LIST, connectClient, toLedgerEvent, type EventRow } from '../../libs/storage/src';
 import { waitFor } from '../support/wait-for';
 import type { Started } from './workload';
 
@@ -31,9 +31,10 @@ const TERMINAL = TERMINAL_EXECUTION_EVENTS as readonly string[];
  * projection = replay property.
  */
 export async function checkTrial(databaseUrl: string, sinkUrl: string, started: Started[]): Promise<TrialCounts> {
-  const db = new Client({ connectionString: databaseUrl });
+  // The ledger's URL may list several hosts (postgres-failover): connectClient reaches the primary.
+  const db = await connectClient(databaseUrl);
   const sink = new Client({ connectionString: sinkUrl });
-  await Promise.all([db.connect(), sink.connect()]);
+  await sink.connect();
   try {
     const counts: TrialCounts = { executions: 0, stuck: 0, wrongOutcome: 0, lost: 0, duplicated: 0, atLeastOnceReruns: 0, projectionMismatches: 0, violations: [] };
     const expected = new Map(started.map((s) => [s.executionId, s.expect]));

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { EventType, TERMINAL_EXECUTION_EVENTS } from '../../libs/event-kernel/src';
+import { connectClient } from '../../libs/storage/src';
 import { startScriptedHttpServer } from '../support/scripted-http-server';
 import { waitFor } from '../support/wait-for';
 import { ChaosCluster } from './cluster';
@@ -210,12 +210,10 @@ export function seededRandom(seed: number, scenario: string, trial: number): () 
   };
 }
 
-/** One query on a fresh connection: the database may have been restarted since the last one. */
+/** One query on a fresh connection: the database may have been restarted (or failed over: a multi-host URL reaches the primary) since the last one. */
 async function queryOnce<T extends object>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
-  client.on('error', () => undefined);
+  const client = await connectClient(url, { connectionTimeoutMillis: 2_000 });
   try {
-    await client.connect();
     return (await client.query<T>(sql, params)).rows;
   } finally {
     await client.end().catch(() => undefined);

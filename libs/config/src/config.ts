@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseUrlError, parseDatabaseUrl, type DatabaseUrl } from './database-url';
 
 export const ROLES = ['api', 'scheduler', 'worker', 'projector'] as const;
 export type Role = (typeof ROLES)[number];
@@ -247,6 +248,33 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+/**
+ * A PostgreSQL URL, with one host or several (`h1:5432,h2:5433`, libpq's form)
+ * and `target_session_attrs`: parsed by `parseDatabaseUrl`, each host's URL
+ * checked as a URL.
+ */
+function postgresUrl(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  let parsed: DatabaseUrl;
+  try {
+    parsed = parseDatabaseUrl(raw);
+  } catch (error) {
+    if (!(error instanceof DatabaseUrlError)) throw error;
+    // A URL of another scheme gets url()'s message, which names the schemes allowed.
+    if (!/^postgres(?:ql)?:/i.test(raw)) return url(env, name, ['postgres:', 'postgresql:']);
+    throw new ConfigError(`${name} ${error.message}`);
+  }
+  for (const host of parsed.hosts) {
+    try {
+      new URL(parsed.forHost(host));
+    } catch {
+      throw new ConfigError(`${name} is not a valid URL`);
+    }
+  }
+  return raw;
+}
+
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
@@ -451,7 +479,7 @@ function workerPool(env: Env): string | undefined {
 }
 
 export function loadConfig(env: Env): NoetlConfig {
-  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const databaseUrl = postgresUrl(env, 'DATABASE_URL');
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
   const natsUrl = url(env, 'NATS_URL', ['nats:', 'tls:']);
   const python = oneOf(env, 'NOETL_PYTHON', ['on', 'off'] as const, 'on');

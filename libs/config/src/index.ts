@@ -1,2 +1,3 @@
 export * from './config';
 export * from './key-files';
+export * from './database-url';

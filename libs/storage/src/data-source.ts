@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../../migrations';
+import { multiHostDriver, pgConnection } from './multi-host';
 
 /**
  * TypeORM keeps its bookkeeping table outside schema `noetl`, so reverting the
@@ -39,9 +40,12 @@ export interface DataSourceOptions {
  * (pg's default, kept on purpose: ids travel as strings).
  */
 export function createDataSource(url: string, options: DataSourceOptions = {}): DataSource {
+  // Several hosts (issue 29): TypeORM and pg read the first host's URL; the pool's clients choose the host (multi-host.ts).
+  const connection = pgConnection(url);
   return new DataSource({
     type: 'postgres',
-    url,
+    url: connection.connectionString,
+    ...(connection.multiHost ? { driver: multiHostDriver(url) } : {}),
     schema: MIGRATIONS_SCHEMA,
     migrations: [...MIGRATIONS],
     migrationsTableName: MIGRATIONS_TABLE,
@@ -58,6 +62,7 @@ export function createDataSource(url: string, options: DataSourceOptions = {}): 
         : {}),
       ...(options.sessions?.queryTimeoutMs ? { query_timeout: options.sessions.queryTimeoutMs } : {}),
       ...(options.role ? { options: `-c role=${options.role}` } : {}),
+      ...(connection.Client ? { Client: connection.Client } : {}),
     },
   });
 }

@@ -1,7 +1,7 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 import { createDataSource, type DataSourceOptions } from './data-source';
-import { isQueryTimeout } from './db-errors';
+import { isConnectionLoss, SqlState, sqlStateOf } from './db-errors';
 import { DedicatedConnection } from './dedicated-connection';
 import { PipelinedTransaction, type PipelineClient } from './pipelined-transaction';
 import { runStatement, type Sql, type StatementClient } from './prepared-statements';
@@ -18,7 +18,35 @@ export interface Queryable {
 
 export interface TransactionOptions {
   isolation?: IsolationLevel;
+  /**
+   * The transaction's writes are settled by their keys (ids minted before it,
+   * unique keys, `ON CONFLICT`): running it again after it committed changes
+   * nothing. Then a transaction whose connection was lost (issue 29: a
+   * failover, a restart, a cut) is run again, on a fresh connection, also
+   * when the loss came during its COMMIT (in doubt: it may have committed).
+   * Without it, such a loss surfaces as the error (an `InDoubtCommitError`
+   * when it came during COMMIT), and the caller's own retry must settle it.
+   */
+  idempotent?: boolean;
 }
+
+/**
+ * The connection died while COMMIT was on its way or its reply was: the
+ * transaction may or may not have committed (issue 29). Never re-applied
+ * blindly: the caller settles it by its idempotency key (`idempotent`
+ * transactions do so by running again, their keys making the second run a no-op).
+ */
+export class InDoubtCommitError extends Error {
+  override readonly name = 'InDoubtCommitError';
+
+  constructor(override readonly cause: unknown) {
+    super(`the connection was lost during COMMIT: the transaction may or may not have committed (${cause instanceof Error ? cause.message : String(cause)})`);
+  }
+}
+
+/** How often an `idempotent` transaction is tried when its connection is lost; the pauses between (250 ms doubling) span a failover of ~8 s. */
+const CONNECTION_LOSS_ATTEMPTS = 6;
+const CONNECTION_LOSS_PAUSE_MS = 250;
 
 /** The Queryables `Database.transaction` made: each is one transaction's, and ends with it. */
 const transactions = new WeakSet<Queryable>();
@@ -57,10 +85,15 @@ export class Database implements Queryable {
   /** Round trips this pool has made: statements (BEGIN and COMMIT included) and transactions; what a benchmark divides by its work. */
   readonly counts = { statements: 0, transactions: 0 };
 
-  constructor(readonly dataSource: DataSource) {}
+  constructor(
+    readonly dataSource: DataSource,
+    /** The URL as given, every host of a multi-host one (TypeORM holds only the first host's). */
+    private readonly givenUrl?: string,
+  ) {}
 
   /** The URL its pool connects with: where the ledger is (a worker probes its cluster's logins: issue 25 item 2). */
   get url(): string | undefined {
+    if (this.givenUrl) return this.givenUrl;
     const options = this.dataSource.options;
     return options.type === 'postgres' ? options.url : undefined;
   }
@@ -69,19 +102,20 @@ export class Database implements Queryable {
     const dataSource = createDataSource(url, options);
     await dataSource.initialize();
     guardCheckedOutClients(dataSource);
-    return new Database(dataSource);
+    return new Database(dataSource, url);
   }
 
   async query<T = Record<string, unknown>>(sql: Sql, params?: unknown[]): Promise<T[]> {
     const runner = this.dataSource.createQueryRunner();
+    let failure: unknown;
     try {
       this.counts.statements++;
       return await runStatement<T>(await clientOf(runner), sql, params);
     } catch (error) {
-      if (isQueryTimeout(error)) await closeUnanswered(runner);
+      failure = error;
       throw error;
     } finally {
-      await runner.release();
+      await release(runner, failure);
     }
   }
 
@@ -93,8 +127,23 @@ export class Database implements Queryable {
    * of the statements whose rows it reads, plus its COMMIT.
    */
   async transaction<T>(fn: (q: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    if (!options.idempotent) return this.transactionOnce(fn, options);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.transactionOnce(fn, options);
+      } catch (error) {
+        const lost = error instanceof InDoubtCommitError || isConnectionLoss(error);
+        if (!lost || attempt >= CONNECTION_LOSS_ATTEMPTS) throw error;
+        await pause(CONNECTION_LOSS_PAUSE_MS * 2 ** (attempt - 1));
+      }
+    }
+  }
+
+  private async transactionOnce<T>(fn: (q: Queryable) => Promise<T>, options: TransactionOptions): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     let tx: PipelinedTransaction | undefined;
+    let failure: unknown;
+    let committing = false;
     try {
       const client = (await runner.connect()) as PipelineClient;
       tx = new PipelinedTransaction(client, options.isolation ? `BEGIN ISOLATION LEVEL ${options.isolation}` : 'BEGIN', () => this.counts.statements++);
@@ -105,21 +154,25 @@ export class Database implements Queryable {
       pipelines.set(q, pipeline);
       const result = await fn(q);
       for (const hook of beforeCommit.get(q) ?? []) await hook();
+      committing = true;
       await pipeline.commit();
       return result;
     } catch (error) {
-      if (isQueryTimeout(error)) {
-        // No ROLLBACK: it would wait behind the unanswered statement. The server ends the transaction with the connection.
-        await closeUnanswered(runner);
-      } else if (tx?.started) {
-        // A failed rollback (a broken connection) must not hide why we rolled back.
-        await tx.rollback().catch(async (rollbackError: unknown) => {
-          if (isQueryTimeout(rollbackError)) await closeUnanswered(runner);
+      failure = error;
+      // The COMMIT went (or may have) and no reply came: in doubt, not rolled back (issue 29).
+      // A read-only refusal (25006) is the server's answer, so nothing committed; any other loss is counted in doubt.
+      if (committing && isConnectionLoss(error) && sqlStateOf(error) !== SqlState.ReadOnlyTransaction) throw new InDoubtCommitError(error);
+      // No ROLLBACK on a lost connection (on one that did not answer, it would wait behind the unanswered statement:
+      // the server ends the transaction with the connection). A rollback that fails so must not hide why we rolled
+      // back, and leaves its connection to be destroyed.
+      if (tx?.started && !isConnectionLoss(error)) {
+        await tx.rollback().catch((rollbackError: unknown) => {
+          if (isConnectionLoss(rollbackError)) failure = rollbackError;
         });
       }
       throw error;
     } finally {
-      await runner.release();
+      await release(runner, failure);
     }
   }
 
@@ -133,6 +186,25 @@ export class Database implements Queryable {
   }
 }
 
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Gives the runner's connection back, or, when `failure` says the connection
+ * is lost or landed on a read-only server (`isConnectionLoss`), destroys it:
+ * pg-pool drops a client released with an error, so the next checkout opens
+ * a fresh connection (to the writable host, with a multi-host URL).
+ */
+async function release(runner: QueryRunner, failure: unknown): Promise<void> {
+  if (failure !== undefined && isConnectionLoss(failure)) {
+    const postgres = runner as QueryRunner & { releasePostgresConnection?(error?: Error): Promise<void> };
+    if (postgres.releasePostgresConnection) {
+      await postgres.releasePostgresConnection(failure instanceof Error ? failure : new Error(String(failure)));
+      return;
+    }
+  }
+  await runner.release();
+}
+
 /**
  * The pg client a query runner holds (connecting it): statements go to it
  * straight (`runStatement`, prepared ones by name), not through TypeORM's
@@ -142,24 +214,6 @@ export class Database implements Queryable {
  */
 async function clientOf(runner: QueryRunner): Promise<StatementClient> {
   return (await runner.connect()) as StatementClient;
-}
-
-/** The part of a pg client that closes its connection. */
-interface ClosableClient {
-  end(): Promise<void>;
-}
-
-/**
- * Closes the connection of `runner` whose statement went unanswered (pg's
- * `query_timeout`), so that the pool drops it at release instead of handing
- * it out again: the statement is still its active one, and every later
- * statement on it would queue behind an answer that may never come (a
- * blackholed connection: no reset, no FIN, nothing). With a statement in
- * flight, pg's `end()` destroys the socket at once (it waits for nothing).
- */
-async function closeUnanswered(runner: QueryRunner): Promise<void> {
-  const client = (await runner.connect()) as ClosableClient;
-  client.end().catch(() => undefined);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { isDeadlock, isLockNotAvailable, isQueryTimeout, isSerializationFailure, isUniqueViolation, sqlStateOf } from './db-errors';
+import { isConnectionLoss, isDeadlock, isLockNotAvailable, isQueryTimeout, isSerializationFailure, isUniqueViolation, sqlStateOf } from './db-errors';
 
 const pgError = (code: string): Error & { code: string } => Object.assign(new Error(`pg ${code}`), { code });
 
@@ -37,5 +37,31 @@ describe('isQueryTimeout', () => {
     expect(isQueryTimeout(new Error('Connection terminated unexpectedly'))).toBe(false);
     expect(isQueryTimeout('Query read timeout')).toBe(false);
     expect(isQueryTimeout(undefined)).toBe(false);
+  });
+});
+
+describe('isConnectionLoss (issue 29: what is destroyed rather than pooled)', () => {
+  it.each(['25006', '57P01', '57P02', '57P03', '08006', '08003'])('recognises SQLSTATE %s, also under QueryFailedError', (code) => {
+    expect(isConnectionLoss(pgError(code))).toBe(true);
+    expect(isConnectionLoss(new QueryFailedError('COMMIT', [], pgError(code)))).toBe(true);
+  });
+
+  it.each(['ECONNRESET', 'EPIPE', 'ECONNREFUSED'])('recognises the socket error %s', (code) => {
+    expect(isConnectionLoss(Object.assign(new Error(`read ${code}`), { code }))).toBe(true);
+  });
+
+  it('counts a statement unanswered past the query timeout as a lost connection', () => {
+    expect(isConnectionLoss(new QueryFailedError('COMMIT', [], new Error('Query read timeout')))).toBe(true);
+  });
+
+  it("recognises pg's own messages for a connection that ended", () => {
+    expect(isConnectionLoss(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isConnectionLoss(new QueryFailedError('SELECT 1', [], new Error('Client has encountered a connection error and is not queryable')))).toBe(true);
+  });
+
+  it('says no for errors of the statement (a unique violation, a deadlock, a lock timeout) and for others', () => {
+    for (const code of ['23505', '40P01', '55P03', '42601']) expect(isConnectionLoss(pgError(code))).toBe(false);
+    expect(isConnectionLoss(new Error('boom'))).toBe(false);
+    expect(isConnectionLoss(undefined)).toBe(false);
   });
 });

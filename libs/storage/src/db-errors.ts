@@ -13,6 +13,7 @@ export const SqlState = {
   DuplicateDatabase: '42P04',
   InsufficientPrivilege: '42501',
   DuplicatePreparedStatement: '42P05',
+  ReadOnlyTransaction: '25006',
 } as const;
 
 export type SqlStateCode = (typeof SqlState)[keyof typeof SqlState];
@@ -55,6 +56,44 @@ export function isQueryTimeout(error: unknown): boolean {
   for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 5; depth++) {
     if (current instanceof Error && current.message === QUERY_READ_TIMEOUT) return true;
     current = 'driverError' in current ? current.driverError : 'cause' in current ? current.cause : undefined;
+  }
+  return false;
+}
+
+/**
+ * The session is gone or cannot write (issue 29): the server shut down or was
+ * promoted (57P01 admin_shutdown, 57P02 crash_shutdown, 57P03
+ * cannot_connect_now), the session is read-only (25006: a standby, or a
+ * primary that became one), or a connection exception (class 08).
+ */
+const SESSION_LOST_SQLSTATES = new Set(['57P01', '57P02', '57P03', '25006']);
+/** Node's socket errors of a connection cut under a session. */
+const SOCKET_ERRNOS = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** pg's own errors for a connection that ended under it (they carry no code). */
+const LOST_MESSAGES = /Connection terminated|connection error and is not queryable|Client was closed and is not queryable|timeout expired/i;
+
+function errnoOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || !('code' in value)) return undefined;
+  const code = (value as { code: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * Whether `error` says the connection it came from is no longer one to use:
+ * cut, shut down, landed on a read-only server, or silent past the query
+ * timeout (`isQueryTimeout`). Such a connection is destroyed, never returned
+ * to the pool, and the work is retried on a fresh one (which `MultiHostPool`
+ * takes from a writable host).
+ */
+export function isConnectionLoss(error: unknown): boolean {
+  if (isQueryTimeout(error)) return true;
+  const state = sqlStateOf(error);
+  if (state !== undefined) return SESSION_LOST_SQLSTATES.has(state) || state.startsWith('08');
+  const inner = typeof error === 'object' && error !== null && 'driverError' in error ? (error as { driverError: unknown }).driverError : error;
+  for (const candidate of [error, inner]) {
+    const errno = errnoOf(candidate);
+    if (errno && SOCKET_ERRNOS.has(errno)) return true;
+    if (candidate instanceof Error && LOST_MESSAGES.test(candidate.message)) return true;
   }
   return false;
 }

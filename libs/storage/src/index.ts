@@ -23,3 +23,4 @@ export * from './ledger-bypass';
 export * from './runtime-role';
 export * from './s3-payload-store';
 export * from './tiered-payload-store';
+export * from './multi-host';

@@ -48,14 +48,41 @@ export class PgEventStore implements EventStore {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
+  /**
+   * Its own transaction. The events carry their ids, so the append is
+   * idempotent: when the connection is lost, also during COMMIT (in doubt,
+   * issue 29), it runs again, and an event found stored under its own id is
+   * the first run's, committed after all: reported as appended, not as a duplicate.
+   */
   async append(events: AnyNewEvent[], options: AppendOptions = {}): Promise<AppendResult[]> {
+    let runs = 0;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.db.transaction((q) => this.appendWithin(q, events, options));
+        const results = await this.db.transaction(
+          (q) => {
+            runs++;
+            return this.appendWithin(q, events, options);
+          },
+          { idempotent: true },
+        );
+        return runs > 1 ? results.map((result, i) => (result.duplicate && result.event.event_id === events[i]?.event_id ? { ...result, duplicate: false } : result)) : results;
       } catch (error) {
+        // Run again after an in-doubt COMMIT that did commit: its expected version has moved on, by its own events.
+        if (runs > 1 && error instanceof StreamVersionConflict) {
+          const stored = await this.storedByIds(events);
+          if (stored) return stored.map((event) => ({ event, duplicate: false }));
+        }
         if (attempt >= APPEND_ATTEMPTS || !isRetryableTransactionError(error)) throw error;
       }
     }
+  }
+
+  /** `events` as stored, in their order, when every one of them is (by its id); else undefined. */
+  private async storedByIds(events: AnyNewEvent[]): Promise<LedgerEvent[] | undefined> {
+    const rows = await this.db.query<EventRow>(`SELECT ${EVENT_SELECT_LIST} FROM noetl.event WHERE event_id = ANY($1::bigint[])`, [events.map((e) => e.event_id)]);
+    const byId = new Map(rows.map((row) => [String(row.event_id), toLedgerEvent(row)]));
+    const stored = events.map((e) => byId.get(e.event_id));
+    return stored.every((e): e is LedgerEvent => e !== undefined) ? stored : undefined;
   }
 
   /** `append` inside the caller's transaction; a StreamVersionConflict leaves the rollback to the caller. */

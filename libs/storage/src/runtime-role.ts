@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { connectClient } from './multi-host';
 
 /**
  * Whether the runtime's pool should work as `role` rather than as the login
@@ -10,9 +10,7 @@ import { Client } from 'pg';
  * connection of its own, by trying the `SET ROLE` the pool would rely on.
  */
 export async function runtimeRoleFor(url: string, role: string): Promise<string | undefined> {
-  const client = new Client({ connectionString: url, application_name: 'noetl-role-check' });
-  client.on('error', () => undefined);
-  await client.connect();
+  const client = await connectClient(url, { application_name: 'noetl-role-check' });
   try {
     const { rows } = await client.query<{ login: string; present: boolean }>(
       'SELECT current_user AS login, EXISTS (SELECT FROM pg_roles WHERE rolname = $1) AS present',

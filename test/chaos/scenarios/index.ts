@@ -9,6 +9,7 @@ import { natsDown } from './nats-down';
 import { networkPartition } from './network-partition';
 import { paginationHistory } from './pagination-history';
 import { playbookReregistered } from './playbook-reregistered';
+import { postgresFailover } from './postgres-failover';
 import { postgresPoolExhausted } from './postgres-pool-exhausted';
 import { postgresRestart } from './postgres-restart';
 import { postgresTerminateBackends } from './postgres-terminate-backends';
@@ -31,6 +32,7 @@ export const SCENARIOS: Scenario[] = [
   postgresRestart,
   postgresTerminateBackends,
   postgresPoolExhausted,
+  postgresFailover,
   redisFlush,
   redisDown,
   natsDown,

@@ -1,6 +1,6 @@
 import { type ArgumentsHost, BadRequestException, Logger } from '@nestjs/common';
 import { RuntimeError, type RuntimeErrorCode } from '@noetl/runtime';
-import { ObjectStoreError } from '@noetl/storage';
+import { InDoubtCommitError, ObjectStoreError } from '@noetl/storage';
 import { ApiExceptionFilter } from './api-exception.filter';
 
 /** Runs the filter on `error` and returns what it answered. */
@@ -79,6 +79,29 @@ describe('ApiExceptionFilter', () => {
     expect(body).toEqual({ code: 'internal', message: expect.stringMatching(/^internal error \(id [0-9a-f-]{36}\)$/) });
     expect(logged).toHaveBeenCalledTimes(1);
     logged.mockRestore();
+  });
+
+  it('answers a lost database connection (a failover, a restart: 57P01, a reset) with 503 and Retry-After, not 500', () => {
+    const shutdown = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    for (const error of [shutdown, reset, new Error('Connection terminated unexpectedly')]) {
+      expect(answer(error)).toEqual({
+        status: 503,
+        body: { code: 'database_unavailable', message: 'the database is unreachable or failing over; retry shortly' },
+        headers: { 'Retry-After': '1' },
+      });
+    }
+  });
+
+  it('answers a COMMIT whose reply was lost with 503 in_doubt: it may have been applied', () => {
+    expect(answer(new InDoubtCommitError(new Error('Connection terminated unexpectedly')))).toEqual({
+      status: 503,
+      body: {
+        code: 'in_doubt',
+        message: 'the database connection was lost as the change committed: it may have been applied; retry with the same idempotency key, or check before repeating it',
+      },
+      headers: { 'Retry-After': '1' },
+    });
   });
 
   it('answers a lock waited for past lock_timeout (SQLSTATE 55P03) with 503 busy and Retry-After', () => {

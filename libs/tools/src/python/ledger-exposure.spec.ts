@@ -16,6 +16,15 @@ describe('ledgerLogins', () => {
     expect(hosts('postgres://u@/noetl?host=/var/run/postgresql')).toEqual(['/var/run/postgresql', '/tmp']);
   });
 
+  it('tries every host of a multi-host DSN (any may be the primary after a failover)', () => {
+    expect(ledgerLogins('postgres://noetl:secret@pg-a:5433,pg-b/ledger?target_session_attrs=read-write', [])).toEqual([
+      { host: 'pg-a', port: 5433, database: 'ledger', user: 'noetl' },
+      { host: 'pg-a', port: 5433, database: 'ledger', user: 'postgres' },
+      { host: 'pg-b', port: 5432, database: 'ledger', user: 'noetl' },
+      { host: 'pg-b', port: 5432, database: 'ledger', user: 'postgres' },
+    ]);
+  });
+
   it('defaults the port to 5432 and the database to the user', () => {
     expect(ledgerLogins('postgres://postgres@10.0.0.5', [])).toEqual([{ host: '10.0.0.5', port: 5432, database: 'postgres', user: 'postgres' }]);
   });

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { parseDatabaseUrl } from '@noetl/config';
 import { CallError } from '@noetl/dsl';
 import { Client } from 'pg';
 import { parse } from 'pg-connection-string';
@@ -26,6 +27,13 @@ const SUPERUSER = 'postgres';
  * `postgres`. No password is taken from the DSN: the question is what a step gets without one.
  */
 export function ledgerLogins(url: string, socketDirectories: readonly string[]): LedgerLogin[] {
+  // A multi-host DATABASE_URL (issue 29): every host of the list may be the primary one day.
+  const parsed = parseDatabaseUrl(url);
+  const logins = parsed.hosts.flatMap((host) => hostLogins(parsed.forHost(host), socketDirectories));
+  return logins.filter((login, i) => logins.findIndex((l) => l.host === login.host && l.port === login.port && l.user === login.user) === i);
+}
+
+function hostLogins(url: string, socketDirectories: readonly string[]): LedgerLogin[] {
   const dsn = parse(url);
   const host = (dsn.host || 'localhost').replace(/^\[(.*)\]$/, '$1');
   const port = Number(dsn.port || DEFAULT_PORT);

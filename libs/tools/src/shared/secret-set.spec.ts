@@ -50,6 +50,9 @@ describe('SecretSet', () => {
   it("adds a DSN's password on its own, decoded", () => {
     const secrets = secretsOf({ dsn: 'postgres://app:p%40ss%2Fword@db:5432/x' });
     expect(secrets.text('password authentication failed: p@ss/word')).toBe('password authentication failed: ***');
+    // A multi-host DSN (issue 29), which WHATWG URL refuses.
+    const multi = secretsOf({ dsn: 'postgres://app:p%40ss%2Fword2@h1:5432,h2:5432/x?target_session_attrs=read-write' });
+    expect(multi.text('password authentication failed: p@ss/word2')).toBe('password authentication failed: ***');
   });
 
   it('scrubs values and keys of a JSON document, leaving other values alone', () => {

@@ -144,7 +144,14 @@ function urlPassword(value: string): string | undefined {
     const password = new URL(value).password;
     return password ? decodeURIComponent(password) : undefined;
   } catch {
-    return undefined;
+    // Not a WHATWG URL: a multi-host PostgreSQL DSN (`postgres://u:p@h1:5432,h2:5432/db`) is one; its userinfo reads the same.
+    const password = /^[a-z][a-z0-9+.-]*:\/\/[^:/@]*:([^/@]*)@/i.exec(value)?.[1];
+    if (!password) return undefined;
+    try {
+      return decodeURIComponent(password);
+    } catch {
+      return password;
+    }
   }
 }
 
