@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { isConnectionLoss, isDeadlock, isLockNotAvailable, isQueryTimeout, isSerializationFailure, isUniqueViolation, sqlStateOf } from './db-errors';
+import { isConnectionLoss, isDeadlock, isLockNotAvailable, isPoolWaitTimeout, isQueryTimeout, isSerializationFailure, isUniqueViolation, sqlStateOf } from './db-errors';
 
 const pgError = (code: string): Error & { code: string } => Object.assign(new Error(`pg ${code}`), { code });
 
@@ -63,5 +63,14 @@ describe('isConnectionLoss (issue 29: what is destroyed rather than pooled)', ()
     for (const code of ['23505', '40P01', '55P03', '42601']) expect(isConnectionLoss(pgError(code))).toBe(false);
     expect(isConnectionLoss(new Error('boom'))).toBe(false);
     expect(isConnectionLoss(undefined)).toBe(false);
+  });
+});
+
+describe('isPoolWaitTimeout', () => {
+  it("recognises pg-pool's checkout that waited past its connection timeout, and nothing else", () => {
+    expect(isPoolWaitTimeout(new Error('timeout exceeded when trying to connect'))).toBe(true);
+    expect(isPoolWaitTimeout(new Error('Connection terminated due to connection timeout'))).toBe(false);
+    expect(isPoolWaitTimeout(new Error('Query read timeout'))).toBe(false);
+    expect(isPoolWaitTimeout(undefined)).toBe(false);
   });
 });

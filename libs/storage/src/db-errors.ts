@@ -60,6 +60,18 @@ export function isQueryTimeout(error: unknown): boolean {
   return false;
 }
 
+/** pg-pool's message for a checkout that waited past the pool's connection timeout. */
+const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
+
+/**
+ * A checkout that found no free connection of the pool within its
+ * connection timeout: every connection was busy (a burst of requests) and
+ * none could be added. Nothing ran; the same request can succeed shortly.
+ */
+export function isPoolWaitTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === POOL_WAIT_TIMEOUT;
+}
+
 /**
  * The session is gone or cannot write (issue 29): the server shut down or was
  * promoted (57P01 admin_shutdown, 57P02 crash_shutdown, 57P03

@@ -67,6 +67,17 @@ describe('ApiExceptionFilter', () => {
     logged.mockRestore();
   });
 
+  it('answers a request that found every database connection busy past the pool wait with 503 busy and Retry-After, logging nothing', () => {
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    expect(answer(new Error('timeout exceeded when trying to connect'))).toEqual({
+      status: 503,
+      body: { code: 'busy', message: 'every database connection is busy; retry shortly' },
+      headers: { 'Retry-After': '1' },
+    });
+    expect(logged).not.toHaveBeenCalled();
+    logged.mockRestore();
+  });
+
   it('answers a body-parser client error (an exposed http error) with its status', () => {
     const tooLarge = Object.assign(new Error('request entity too large'), { status: 413, expose: true });
     expect(answer(tooLarge)).toEqual({ status: 413, body: { code: 'payload_too_large', message: 'request entity too large' } });

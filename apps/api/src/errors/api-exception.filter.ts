@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { RuntimeError } from '@noetl/runtime';
-import { InDoubtCommitError, isConnectionLoss, isLockNotAvailable, isQueryTimeout, ObjectStoreError } from '@noetl/storage';
+import { InDoubtCommitError, isConnectionLoss, isLockNotAvailable, isPoolWaitTimeout, isQueryTimeout, ObjectStoreError } from '@noetl/storage';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { RUNTIME_ERROR_STATUS } from './runtime-error-status';
@@ -52,6 +52,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (error instanceof RuntimeError) return runtimeErrorBody(error);
     // A lock the request needed stayed held past the database's lock_timeout (a long pass, a stopped process): try again.
     if (isLockNotAvailable(error)) return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'busy', message: 'the work this request touches is busy; retry shortly' }];
+    // Every database connection stayed busy past the pool's wait (a burst of requests): nothing ran, try again.
+    if (isPoolWaitTimeout(error)) return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'busy', message: 'every database connection is busy; retry shortly' }];
     // Issue 29: the ledger's connection died as the change committed. It may have been applied: the caller's retry with
     // the same idempotency key (a worker's report, a signal's key) is recognised as done; without one, look before repeating.
     if (error instanceof InDoubtCommitError) {
