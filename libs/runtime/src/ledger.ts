@@ -1,7 +1,6 @@
 import {
   buildEvent,
   defaultUpcasters,
-  EventType,
   isIntact,
   streamIdOf,
   type AnyNewEvent,
@@ -14,37 +13,18 @@ import {
 } from '@noetl/event-kernel';
 import {
   appendedWithin,
-  EVENT_SELECT_LIST,
+  EventRepository,
   lockStreams,
   noteHeads,
-  prepared,
-  TERMINAL_EVENT_TYPES_SQL,
-  toLedgerEvent,
   type AppendResult,
-  type EventRow,
+  type EventPageQuery,
   type PgEventStore,
   type Queryable,
+  type ResolvedCutoff,
+  type StreamCutoff,
   type TenantScope,
 } from '@noetl/storage';
 import type { RuntimeMetrics } from './metrics';
-
-const READ_CHAIN_SQL = prepared(`
-  SELECT ${EVENT_SELECT_LIST}, chain_hash FROM noetl.event
-   WHERE stream_id = $1 AND stream_version > $2 AND tenant_id = $3 AND organization_id = $4
-   ORDER BY stream_version LIMIT $5`);
-const WAS_PURGED_SQL = prepared(`
-  SELECT 1 FROM noetl.event WHERE execution_id = $1::bigint AND event_type = '${EventType.AdminAction}' AND payload->>'action' = 'purge' LIMIT 1`);
-const HAS_ENDED_SQL = prepared(`SELECT 1 FROM noetl.event WHERE execution_id = $1::bigint AND event_type IN ${TERMINAL_EVENT_TYPES_SQL} LIMIT 1`);
-/** The command's `call.partial` events past its execution's planned version: chunks the scheduler has not routed yet (only the stream's tail is read). */
-const UNPLANNED_PARTIALS_SQL = prepared(`
-  SELECT count(*)::int AS count FROM noetl.event ev
-   WHERE ev.stream_id = $1 AND ev.tenant_id = $3 AND ev.organization_id = $4
-     AND ev.stream_version > (SELECT x.planned_version FROM noetl.execution x WHERE x.execution_id = $2::bigint)
-     AND ev.event_type = '${EventType.CallPartial}' AND ev.command_id = $5::bigint`);
-const READ_AFTER_SQL = prepared(`
-  SELECT ${EVENT_SELECT_LIST} FROM noetl.event
-   WHERE stream_id = $1 AND stream_version > $2 AND tenant_id = $3 AND organization_id = $4
-   ORDER BY stream_version LIMIT $5`);
 
 /** Every event of an execution is on its stream, so the stream version is the ledger order every consumer follows. */
 export function executionStream(executionId: string): string {
@@ -57,6 +37,8 @@ export function executionStream(executionId: string): string {
  * counts them, and reads an execution's stream in version order.
  */
 export class Ledger {
+  private readonly events = new EventRepository();
+
   constructor(
     private readonly store: PgEventStore,
     readonly ids: IdGenerator,
@@ -123,8 +105,7 @@ export class Ledger {
    */
   async hasEnded(q: Queryable, executionId: string): Promise<boolean> {
     await this.store.flushWithin(q);
-    const rows = await q.query(HAS_ENDED_SQL, [executionId]);
-    return rows.length > 0;
+    return this.events.hasEnded(q, executionId);
   }
 
   /**
@@ -140,8 +121,7 @@ export class Ledger {
 
   /** How many of the command's streamed chunks (`call.partial`) the scheduler has not planned yet. */
   async unplannedPartials(q: Queryable, executionId: string, commandId: string): Promise<number> {
-    const [row] = await q.query<{ count: number }>(UNPLANNED_PARTIALS_SQL, [executionStream(executionId), executionId, this.scope.tenantId, this.scope.organizationId, commandId]);
-    return row?.count ?? 0;
+    return this.events.unplannedPartials(q, this.scope, executionStream(executionId), executionId, commandId);
   }
 
   /** The execution's events after `afterVersion`, in stream order, as `q` sees them (its own transaction's appends included). */
@@ -157,13 +137,8 @@ export class Ledger {
   async readIntactAfter(q: Queryable, executionId: string, afterVersion: number, limit: number, { verify }: { verify: boolean }): Promise<{ events: LedgerEvent[]; changed?: LedgerEvent }> {
     // What this transaction deferred is part of what it sees.
     await this.store.flushWithin(q);
-    const rows = await q.query<EventRow>(
-      READ_AFTER_SQL,
-      [executionStream(executionId), afterVersion, this.scope.tenantId, this.scope.organizationId, limit],
-    );
     const events: LedgerEvent[] = [];
-    for (const row of rows) {
-      const stored = toLedgerEvent(row);
+    for (const stored of await this.events.readAfter(q, this.scope, executionStream(executionId), afterVersion, limit)) {
       if (verify && !isIntact(stored)) return { events, changed: stored };
       events.push(this.upcasters.upcast(stored) as LedgerEvent);
     }
@@ -176,26 +151,32 @@ export class Ledger {
    * gave it, in stream order: what `verify` checks.
    */
   async readChain(q: Queryable, executionId: string, afterVersion: number, limit = 1000): Promise<ChainedEvent[]> {
-    const rows = await q.query<EventRow & { chain_hash: Buffer | null }>(
-      READ_CHAIN_SQL,
-      [executionStream(executionId), afterVersion, this.scope.tenantId, this.scope.organizationId, limit],
-    );
-    return rows.map(({ chain_hash: chainHash, ...row }) => ({ event: toLedgerEvent(row), chainHash }));
+    return this.events.readChainAfter(q, this.scope, executionStream(executionId), afterVersion, limit);
+  }
+
+  /** A page of the execution's events as stored (a reader's view: `GET /api/executions/{id}/events`). */
+  async page(q: Queryable, executionId: string, query: EventPageQuery): Promise<LedgerEvent[]> {
+    return this.events.page(q, this.scope, executionStream(executionId), query);
+  }
+
+  /** The last version of the execution's stream at or before `cutoff` (a replay's point), and whether the stream and a named event exist. */
+  async resolveCutoff(q: Queryable, executionId: string, cutoff: StreamCutoff): Promise<ResolvedCutoff> {
+    return this.events.resolveCutoff(q, this.scope, executionStream(executionId), cutoff);
+  }
+
+  /** The id and time of the execution's event at `version`. */
+  async eventAt(q: Queryable, executionId: string, version: number): Promise<{ eventId: string; eventTime: Date } | undefined> {
+    return this.events.at(q, executionStream(executionId), version);
   }
 
   /** Whether retention purged the execution (its audit says so): its ledger has gaps by design. */
   async wasPurged(q: Queryable, executionId: string): Promise<boolean> {
-    return (await q.query(WAS_PURGED_SQL, [executionId])).length > 0;
+    return this.events.wasPurged(q, executionId);
   }
 
   /** Every execution of the scope, oldest first (a projection rebuild's list). */
   async executionIds(q: Queryable): Promise<string[]> {
-    const rows = await q.query<{ execution_id: string }>(
-      `SELECT execution_id FROM noetl.event
-        WHERE event_type = $1 AND tenant_id = $2 AND organization_id = $3 ORDER BY execution_id`,
-      [EventType.ExecutionStarted, this.scope.tenantId, this.scope.organizationId],
-    );
-    return rows.map((row) => row.execution_id);
+    return this.events.executionIds(q, this.scope);
   }
 
   now(): Date {

@@ -1,9 +1,9 @@
 import { RenderSliceExceeded, SIGNAL_NAME } from '@noetl/dsl';
 import { EventType, isTerminalExecutionEvent, type Json, type JsonObject, type LedgerEvent } from '@noetl/event-kernel';
-import { EVENT_SELECT_LIST, toLedgerEvent, type Database, type EventRow, type ExecutionCountFilter, type ExecutionRepository, type Queryable, type TenantRepository } from '@noetl/storage';
+import type { Database, ExecutionCountFilter, ExecutionRepository, Queryable, TenantRepository } from '@noetl/storage';
 import { notifyExecution, type Bus } from '../bus/bus';
 import type { CatalogService } from '../catalog/catalog.service';
-import { executionStream, type Ledger } from '../ledger';
+import type { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError, notFound } from '../runtime-error';
 import type { ProjectedStates } from '../projection/projected-states';
@@ -304,23 +304,13 @@ export class ExecutionService {
     if (query.after !== undefined && !ID.test(query.after)) throw new RuntimeError('invalid_request', '"after" must be an event id');
     if (query.after !== undefined && query.afterPosition !== undefined) throw new RuntimeError('invalid_request', 'give at most one of after and after_position');
     const limit = Math.min(Math.max(query.limit ?? 100, 1), MAX_PAGE);
-    const rows = await this.db.query<EventRow>(
-      `SELECT ${EVENT_SELECT_LIST} FROM noetl.event
-        WHERE stream_id = $1 AND tenant_id = $2 AND organization_id = $3
-          AND stream_version > COALESCE((SELECT stream_version FROM noetl.event WHERE event_id = $4::bigint AND stream_id = $1), $7::bigint, 0)
-          AND ($5::text[] IS NULL OR event_type = ANY($5::text[]))
-        ORDER BY stream_version LIMIT $6`,
-      [
-        executionStream(executionId),
-        this.ledger.scope.tenantId,
-        this.ledger.scope.organizationId,
-        query.after ?? null,
-        query.type && query.type.length > 0 ? query.type : null,
-        limit,
-        query.afterPosition ?? null,
-      ],
-    );
-    const events = rows.map((row) => eventView(toLedgerEvent(row)));
+    const stored = await this.ledger.page(this.db, executionId, {
+      ...(query.after !== undefined ? { afterEventId: query.after } : {}),
+      ...(query.afterPosition !== undefined ? { afterPosition: query.afterPosition } : {}),
+      ...(query.type ? { types: query.type } : {}),
+      limit,
+    });
+    const events = stored.map(eventView);
     return { events, next_after: events.length === limit ? (events[events.length - 1]?.event_id ?? null) : null };
   }
 

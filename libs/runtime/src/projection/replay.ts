@@ -12,7 +12,7 @@ import {
   type Surface,
 } from '@noetl/event-kernel';
 import type { Database, ProjectionRepository } from '@noetl/storage';
-import { executionStream, type Ledger } from '../ledger';
+import type { Ledger } from '../ledger';
 import { notFound, RuntimeError } from '../runtime-error';
 import type { PayloadCache } from '../state/payload-cache';
 import { foldLedger, type FoldPoint, type Folded } from './fold-ledger';
@@ -145,31 +145,21 @@ export class Replay {
   private async cutoffVersion(executionId: string, cutoff: ReplayCutoff): Promise<number> {
     const given = [cutoff.asOfEventId, cutoff.asOfTime, cutoff.asOfPosition].filter((value) => value !== undefined).length;
     if (given > 1) throw new RuntimeError('invalid_request', 'give at most one of as_of_event_id, as_of_time and as_of_position');
-    const stream = executionStream(executionId);
-    const { tenantId, organizationId } = this.ledger.scope;
-    const [found] = await this.db.query<{ version: string | null; exists: boolean; event_known: boolean }>(
-      `SELECT (SELECT max(stream_version) FROM noetl.event
-                WHERE stream_id = $1 AND tenant_id = $2 AND organization_id = $3
-                  AND ($4::bigint IS NULL OR stream_version <= (SELECT stream_version FROM noetl.event WHERE event_id = $4::bigint AND stream_id = $1))
-                  AND ($5::timestamptz IS NULL OR event_time <= $5::timestamptz)
-                  AND ($6::bigint IS NULL OR stream_version <= $6::bigint)) AS version,
-              EXISTS (SELECT 1 FROM noetl.event WHERE stream_id = $1 AND tenant_id = $2 AND organization_id = $3) AS exists,
-              ($4::bigint IS NULL OR EXISTS (SELECT 1 FROM noetl.event WHERE event_id = $4::bigint AND stream_id = $1)) AS event_known`,
-      [stream, tenantId, organizationId, cutoff.asOfEventId ?? null, cutoff.asOfTime ?? null, cutoff.asOfPosition ?? null],
-    );
-    if (!found?.exists) throw notFound('execution', executionId);
-    if (!found.event_known) throw notFound('event', `${cutoff.asOfEventId} of execution ${executionId}`);
+    const found = await this.ledger.resolveCutoff(this.db, executionId, {
+      ...(cutoff.asOfEventId !== undefined ? { eventId: cutoff.asOfEventId } : {}),
+      ...(cutoff.asOfTime !== undefined ? { time: cutoff.asOfTime } : {}),
+      ...(cutoff.asOfPosition !== undefined ? { position: cutoff.asOfPosition } : {}),
+    });
+    if (!found.streamExists) throw notFound('execution', executionId);
+    if (!found.eventKnown) throw notFound('event', `${cutoff.asOfEventId} of execution ${executionId}`);
     if (found.version === null) throw new RuntimeError('invalid_request', `execution ${executionId} has no event at or before that point`);
-    return Number(found.version);
+    return found.version;
   }
 
   private async position(executionId: string, version: number): Promise<ReplayState['position']> {
-    const [row] = await this.db.query<{ event_id: string; event_time: Date }>(
-      `SELECT event_id, event_time FROM noetl.event WHERE stream_id = $1 AND stream_version = $2`,
-      [executionStream(executionId), version],
-    );
-    if (!row) throw notFound('execution', executionId);
-    return { event_id: row.event_id, stream_version: version, event_time: row.event_time.toISOString() };
+    const event = await this.ledger.eventAt(this.db, executionId, version);
+    if (!event) throw notFound('execution', executionId);
+    return { event_id: event.eventId, stream_version: version, event_time: event.eventTime.toISOString() };
   }
 
   private async bodies(refs: readonly PayloadUse[]): Promise<Record<string, Json>> {

@@ -4,6 +4,7 @@ export * from './command.repository';
 export * from './frame.repository';
 export * from './stage.repository';
 export * from './timer.repository';
+export * from './event.repository';
 export * from './execution.repository';
 export * from './worker.repository';
 export * from './projection.repository';
