@@ -5,6 +5,8 @@ export * from './frame.repository';
 export * from './stage.repository';
 export * from './timer.repository';
 export * from './event.repository';
+export * from './catalog.repository';
+export * from './credential.repository';
 export * from './execution.repository';
 export * from './worker.repository';
 export * from './projection.repository';
