@@ -1,5 +1,6 @@
 import { CallError, type CallErrorInfo } from '../model';
 import { isRecord } from './policy-values';
+import { isRetryableSqlState, SQLSTATE_CODE } from './sql-states';
 
 /** Longest message kept; error text can echo whole payloads. */
 const MAX_MESSAGE = 2000;
@@ -24,9 +25,6 @@ const TIMEOUT_CODES = new Set([
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
 ]);
-/** SQLSTATEs worth retrying: connection exceptions (class 08), serialization failure, deadlock, shutdown, too many connections. */
-const RETRYABLE_SQLSTATES = new Set(['40001', '40P01', '57P01', '57P02', '57P03', '53300']);
-const SQLSTATE = /^[0-9A-Z]{5}$/;
 
 /**
  * Turns any thrown value into the one error shape (model/call-error.ts)
@@ -46,8 +44,8 @@ export function classifyError(e: unknown, fallback: 'internal' | 'code' = 'inter
   }
   if (name === 'AbortError') return { kind: 'cancelled', message, retryable: false, code: name };
   if (code !== undefined && CONNECTION_CODES.has(code)) return { kind: 'connection', message, retryable: true, code };
-  if (code !== undefined && SQLSTATE.test(code) && isDatabaseError(e)) {
-    return { kind: 'db', message, retryable: code.startsWith('08') || RETRYABLE_SQLSTATES.has(code), code };
+  if (code !== undefined && SQLSTATE_CODE.test(code) && isDatabaseError(e)) {
+    return { kind: 'db', message, retryable: isRetryableSqlState(code), code };
   }
   return { kind: fallback, message, retryable: false, ...(name !== undefined ? { code: name } : {}) };
 }

@@ -21,3 +21,4 @@ export { nextRetryDelayMs } from './next-retry-delay';
 export { mergeNextCall } from './merge-next-call';
 export { collectPage } from './collect-page';
 export { classifyError } from './classify-error';
+export * from './sql-states';

@@ -1,7 +1,14 @@
-import type { CallErrorInfo } from '@noetl/dsl';
+import {
+  isAuthFailure,
+  isConnectionException,
+  isDeadlockState,
+  isQueryCanceled,
+  isSerializationFailureState,
+  isServerGoingAway,
+  SQLSTATE_CODE,
+  type CallErrorInfo,
+} from '@noetl/dsl';
 import { errorCode, errorMessage } from '../shared/tool-errors';
-
-const SQLSTATE = /^[0-9A-Z]{5}$/;
 
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
@@ -23,14 +30,6 @@ const CONNECTION_MESSAGES = [
   /server closed the connection/i,
 ];
 
-/** SQLSTATE predicates (STYLE.md: database errors are classified by named predicates). */
-export const isConnectionException = (sqlstate: string): boolean => sqlstate.startsWith('08');
-export const isServerGoingAway = (sqlstate: string): boolean => ['57P01', '57P02', '57P03', '53300'].includes(sqlstate);
-export const isSerializationFailure = (sqlstate: string): boolean => sqlstate === '40001';
-export const isDeadlock = (sqlstate: string): boolean => sqlstate === '40P01';
-export const isQueryCanceled = (sqlstate: string): boolean => sqlstate === '57014';
-export const isAuthFailure = (sqlstate: string): boolean => sqlstate.startsWith('28');
-
 /** True when the error means the connection itself is unusable (release it destroyed). */
 export function isConnectionLevel(err: unknown): boolean {
   return classifyPgError(err).kind === 'connection';
@@ -49,12 +48,12 @@ export function classifyPgError(err: unknown, where?: string): CallErrorInfo {
     ? ` (${(err as { detail: string }).detail})`
     : '';
   const prefix = where ? `postgres: ${where} failed` : 'postgres';
-  if (code !== undefined && SQLSTATE.test(code)) {
+  if (code !== undefined && SQLSTATE_CODE.test(code)) {
     const message = `${prefix} [SQLSTATE ${code}]: ${base}${detail}`;
     if (isConnectionException(code) || isServerGoingAway(code)) return { kind: 'connection', message, retryable: true, code };
     if (isAuthFailure(code)) return { kind: 'auth', message, retryable: false, code };
     if (isQueryCanceled(code)) return { kind: 'timeout', message, retryable: true, code };
-    return { kind: 'db', message, retryable: isSerializationFailure(code) || isDeadlock(code), code };
+    return { kind: 'db', message, retryable: isSerializationFailureState(code) || isDeadlockState(code), code };
   }
   if ((code !== undefined && CONNECTION_CODES.has(code)) || CONNECTION_MESSAGES.some((re) => re.test(base))) {
     return { kind: 'connection', message: `${prefix}: ${base}`, retryable: true, ...(code ? { code } : {}) };
