@@ -260,3 +260,9 @@ export interface EventPayloads {
 }
 
 export type PayloadOf<T extends keyof EventPayloads> = EventPayloads[T];
+
+/**
+ * A command as `command.issued` states it: the fields its row, an offer and
+ * a claim carry over from the event (each adds its own), written here once.
+ */
+export type IssuedCommandFields = Pick<PayloadOf<typeof EventType.CommandIssued>, 'command_id' | 'step' | 'run_id' | 'kind' | 'attempt' | 'max_attempts' | 'spec'>;

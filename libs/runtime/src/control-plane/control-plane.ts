@@ -1,5 +1,5 @@
 import type { ResultViews } from '@noetl/dsl';
-import type { EventCall, EventError, EventOutputLine, Json, JsonObject } from '@noetl/event-kernel';
+import type { EventCall, EventError, EventOutputLine, IssuedCommandFields, Json, JsonObject } from '@noetl/event-kernel';
 import type { WorkerReport } from '@noetl/storage';
 import type { DatabaseIdentity } from '@noetl/tools';
 import type { Holder } from './lease-token';
@@ -206,19 +206,12 @@ export interface ClaimRequest {
   pool?: string;
 }
 
-export interface ClaimedCommand {
-  command_id: string;
+/** A command as its claimer gets it: the command `command.issued` states (its spec unrendered: `readCallSpec`), its lease and its render scope. */
+export interface ClaimedCommand extends IssuedCommandFields {
   /** The secret every report on this command presents: only its claimer received it. */
   lease_token: string;
   execution_id: string;
-  step: string;
-  run_id: string;
-  kind: string;
-  attempt: number;
-  max_attempts: number;
   lease_until: string;
-  /** `command.issued` spec: {tool, input, retry, step, ...}, unrendered. */
-  spec: JsonObject;
   /** The render scope as plain JSON (results by reference resolved), built at claim time. */
   scope: JsonObject;
   /** The scope names that are step results: the worker restores their views (`withResultViews`). */

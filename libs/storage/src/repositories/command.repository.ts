@@ -1,4 +1,4 @@
-import { streamIdOf, type CommandStatus, type JsonObject } from '@noetl/event-kernel';
+import { streamIdOf, type CommandStatus, type IssuedCommandFields, type JsonObject } from '@noetl/event-kernel';
 import { enqueueWrite, type Queryable } from '../database';
 import { TERMINAL_EVENT_TYPES_SQL } from '../event-unique-keys';
 import { prepared } from '../prepared-statements';
@@ -31,16 +31,9 @@ export interface CommandRow {
 /** A command row locked for a report, and whether its execution's terminal event is in the ledger. */
 export type LockedCommand = CommandRow & { execution_ended: boolean };
 
-/** The row a `command.issued` writes. */
-export interface IssuedCommand {
-  command_id: string;
+/** The row a `command.issued` writes: the event's command, where it is, and where it goes. */
+export interface IssuedCommand extends IssuedCommandFields {
   execution_id: string;
-  step: string;
-  run_id: string;
-  kind: string;
-  attempt: number;
-  max_attempts: number;
-  spec: JsonObject;
   issued_event_id: string;
   loop_id: string | null;
   iteration: number | null;
