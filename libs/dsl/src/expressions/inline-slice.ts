@@ -26,17 +26,17 @@ export interface InlineSliceOptions {
 export class InlineSlice extends TemplateRenderer {
   private readonly slice: RenderSliceLimits;
 
-  constructor(private readonly engine: ExpressionEngine, options: InlineSliceOptions, private readonly settled?: SettledRenders) {
+  constructor(private readonly expressions: ExpressionEngine, options: InlineSliceOptions, private readonly settled?: SettledRenders) {
     super();
     this.slice = {
-      limits: Object.freeze({ ...engine.limits, maxWork: Math.min(options.work, engine.limits.maxWork) }),
+      limits: Object.freeze({ ...expressions.limits, maxWork: Math.min(options.work, expressions.limits.maxWork) }),
       deadline: { clock: options.clock, ms: options.ms },
     };
   }
 
   renderString(template: string, scope: Record<string, unknown>): unknown {
     try {
-      return this.engine.renderWithin(template, scope, this.slice);
+      return this.expressions.renderWithin(template, scope, this.slice);
     } catch (error) {
       const settled = error instanceof RenderSliceExceeded ? this.settled?.(template, scope) : undefined;
       if (!settled) throw error;

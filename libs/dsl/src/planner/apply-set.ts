@@ -20,7 +20,7 @@ export function renderSet(ctx: PlanContext, ops: readonly SetOp[], scope: Record
   const rendered: RenderedSet = { ctx: {}, step: [] };
   for (const op of ops) {
     if (op.scope === 'iter') continue;
-    const value = toPlainJson(ctx.env.engine.renderValue(op.value, scope));
+    const value = toPlainJson(ctx.env.renderer.renderValue(op.value, scope));
     if (op.scope === 'step') rendered.step.push({ key: op.key, value });
     else Object.defineProperty(rendered.ctx, op.key, { value, enumerable: true, writable: true, configurable: true });
   }

@@ -61,7 +61,7 @@ function route(ctx: PlanContext, runId: string, stepName: string, completion: Co
   }
 
   const scope = ctx.scope(names(result), step);
-  const fired = evaluateArcs(ctx.env.engine, step.next, scope);
+  const fired = evaluateArcs(ctx.env.renderer, step.next, scope);
   if (fired.length === 0 && completion.unrouted) throw new StepFailure(completion.unrouted);
   const arcSets: RenderedSet[] = fired.map((arc) => renderSet(ctx, arc.set, scope));
   for (const arcSet of arcSets) {

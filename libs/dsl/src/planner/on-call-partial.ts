@@ -40,7 +40,7 @@ export function onCallPartial(ctx: PlanContext, event: CallPartialEvent): void {
       chunk: chunkView(origin),
       event: { name: EventType.CallPartial, step: run.step, payload: p },
     });
-    const fired = evaluateArcs(ctx.env.engine, step.next, scope, EventType.CallPartial);
+    const fired = evaluateArcs(ctx.env.renderer, step.next, scope, EventType.CallPartial);
     const sets = fired.map((arc) => renderSet(ctx, arc.set, scope).ctx);
     for (const set of sets) if (hasKeys(set)) ctx.emit({ type: EventType.CtxUpdated, step: run.step, payload: { set, step: run.step } });
     for (const arc of fired) enterStep(ctx, arc.step, [], origin);

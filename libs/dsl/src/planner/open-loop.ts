@@ -67,7 +67,7 @@ export function openLoop(ctx: PlanContext, step: Step, runId: string): void {
 
 
 function renderCollection(ctx: PlanContext, step: Step, source: Json): Json[] {
-  let value = toPlainJson(ctx.env.engine.renderValue(source, ctx.scope(undefined, step)));
+  let value = toPlainJson(ctx.env.renderer.renderValue(source, ctx.scope(undefined, step)));
   if (typeof value === 'string') value = parseJsonList(value) ?? value;
   if (Array.isArray(value)) return value;
   const expression = typeof source === 'string' ? source : undefined;
@@ -91,7 +91,7 @@ function parseJsonList(text: string): Json[] | undefined {
 /** `max_in_flight` rendered; absent, a fan-out's every item (at least one), a parallel loop's default, else one. */
 function renderMaxInFlight(ctx: PlanContext, step: Step, loop: LoopSpec, size: number | null): number {
   if (loop.maxInFlight === undefined) return loop.fanout ? Math.max(1, size ?? 1) : loop.mode === 'parallel' ? DEFAULT_PARALLEL_MAX_IN_FLIGHT : 1;
-  const raw = typeof loop.maxInFlight === 'number' ? loop.maxInFlight : toPlainJson(ctx.env.engine.renderValue(loop.maxInFlight, ctx.scope(undefined, step)));
+  const raw = typeof loop.maxInFlight === 'number' ? loop.maxInFlight : toPlainJson(ctx.env.renderer.renderValue(loop.maxInFlight, ctx.scope(undefined, step)));
   const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
   if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
   throw new StepFailure({

@@ -21,7 +21,7 @@ export interface PlannerEnv {
   /** In [0, 1), for jitter. */
   random: () => number;
   /** The expression engine, or an inline slice of it (see withSettledRenders). */
-  engine: TemplateRenderer;
+  renderer: TemplateRenderer;
   /** Payload refs the scheduler preloaded (results, frame outputs); throws if absent. */
   resolve: (ref: PayloadRef) => Json;
   /** The operator's limits (NOETL_MAX_LOOP_ITEMS); absent: none. */

@@ -69,7 +69,7 @@ export function routeStepError(
 ): void {
   const scope = ctx.scope({ event: { ...trigger, step: step.name } }, step);
   const decision = evaluatePolicies(step.retry, outcome, {
-    evaluateWhen: (when, whenScope) => ctx.env.engine.evaluateCondition(when, whenScope),
+    evaluateWhen: (when, whenScope) => ctx.env.renderer.evaluateCondition(when, whenScope),
     random: ctx.env.random,
     scope,
   });

@@ -20,11 +20,11 @@ export function scheduleSleep(ctx: PlanContext, step: Step, runId: string): void
   const config = task?.config ?? {};
   let dueMs: number;
   if (config['until'] !== undefined && config['until'] !== null) {
-    const until = toPlainJson(ctx.env.engine.renderValue(config['until'], scope));
+    const until = toPlainJson(ctx.env.renderer.renderValue(config['until'], scope));
     dueMs = typeof until === 'string' ? Date.parse(until) : Number.NaN;
     if (!Number.isFinite(dueMs)) throw invalid(step, `"until" must be an ISO time, got ${JSON.stringify(until)}`);
   } else {
-    const raw = toPlainJson(ctx.env.engine.renderValue(config['seconds'] ?? null, scope));
+    const raw = toPlainJson(ctx.env.renderer.renderValue(config['seconds'] ?? null, scope));
     const seconds = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
     if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
       throw invalid(step, `"seconds" must be a non-negative number, got ${JSON.stringify(raw)}`);

@@ -83,14 +83,14 @@ function admits(ctx: PlanContext, step: Step, payload: Json): boolean {
   const when = waitConfig(step)['when'];
   if (when === undefined || when === null) return true;
   if (typeof when !== 'string' && typeof when !== 'boolean') return false;
-  return ctx.env.engine.evaluateCondition(when, ctx.scope({ signal: payload }));
+  return ctx.env.renderer.evaluateCondition(when, ctx.scope({ signal: payload }));
 }
 
 /** A `timer.scheduled {purpose: wait}` due `timeout` (rendered) seconds from now; none without a timeout. */
 function armTimeout(ctx: PlanContext, step: Step, runId: string): void {
   const raw = waitConfig(step)['timeout'];
   if (raw === undefined || raw === null) return;
-  const rendered = toPlainJson(ctx.env.engine.renderValue(raw, ctx.scope()));
+  const rendered = toPlainJson(ctx.env.renderer.renderValue(raw, ctx.scope()));
   const seconds = typeof rendered === 'string' && rendered.trim() !== '' ? Number(rendered) : rendered;
   if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
     throw new StepFailure({ kind: 'internal', message: `wait step ${step.name}: "timeout" must be a non-negative number of seconds, got ${JSON.stringify(rendered)}`, step: step.name });

@@ -24,8 +24,8 @@ export interface Renderer {
 export class OffloadingRenderer implements Renderer {
   private readonly inline: InlineSlice;
 
-  constructor(private readonly engine: ExpressionEngine, private readonly slice: InlineSliceOptions, private readonly offload: OffloadRender) {
-    this.inline = new InlineSlice(engine, slice);
+  constructor(private readonly expressions: ExpressionEngine, private readonly slice: InlineSliceOptions, private readonly offload: OffloadRender) {
+    this.inline = new InlineSlice(expressions, slice);
   }
 
   async settle<T>(run: (renderer: TemplateRenderer) => T): Promise<T> {
@@ -34,7 +34,7 @@ export class OffloadingRenderer implements Renderer {
     } catch (error) {
       if (!(error instanceof RenderSliceExceeded)) throw error;
     }
-    return withSettledRenders({ engine: this.engine, slice: this.slice, offload: this.offload }, run);
+    return withSettledRenders({ expressions: this.expressions, slice: this.slice, offload: this.offload }, run);
   }
 
   renderString(template: string, scope: Record<string, unknown>): Promise<unknown> {

@@ -12,7 +12,7 @@ describe('withSettledRenders: the planner with renders past its inline slice', (
   const engine = new ExpressionEngine({ now: () => new Date(0), uuid: () => 'uuid-1' });
   const offloaded: RenderRequest[] = [];
   const options = {
-    engine,
+    expressions: engine,
     slice: { work: 1000, ms: Infinity, clock: () => 0 },
     offload: async (request: RenderRequest) => {
       offloaded.push(request);
@@ -37,7 +37,7 @@ describe('withSettledRenders: the planner with renders past its inline slice', (
     return {
       plan: (renderer) => {
         let id = 1;
-        return plan(playbook, state, started, { ...h.env, engine: renderer, newId: () => String(id++) });
+        return plan(playbook, state, started, { ...h.env, renderer, newId: () => String(id++) });
       },
     };
   }

@@ -19,20 +19,20 @@ import { renderKey } from './settled-render-cache';
 const MAX_SETTLED = 8;
 
 export interface SettleOptions {
-  engine: ExpressionEngine;
+  expressions: ExpressionEngine;
   slice: InlineSliceOptions;
   offload: OffloadRender;
 }
 
 export async function withSettledRenders<T>(options: SettleOptions, run: (renderer: TemplateRenderer) => T): Promise<T> {
   const settled = new Map<string, SettledRender>();
-  const slice = new InlineSlice(options.engine, options.slice, (template, scope) => settled.get(renderKey(template, scope)));
+  const slice = new InlineSlice(options.expressions, options.slice, (template, scope) => settled.get(renderKey(template, scope)));
   for (;;) {
     try {
       return run(slice);
     } catch (error) {
       if (!(error instanceof RenderSliceExceeded)) throw error;
-      if (settled.size >= MAX_SETTLED) return run(options.engine);
+      if (settled.size >= MAX_SETTLED) return run(options.expressions);
       const reply = await options.offload(toRenderRequest('string', error.template, error.scope));
       settled.set(renderKey(error.template, error.scope), settledOf(reply));
     }

@@ -23,9 +23,9 @@ export class RenderPool {
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly engine: ExpressionEngine, threads: number) {
+  constructor(private readonly expressions: ExpressionEngine, threads: number) {
     this.slots = new Array<Slot | undefined>(Math.max(1, threads)).fill(undefined);
-    this.threadData = { module: RENDER_REQUEST_MODULE, limits: { ...engine.limits } };
+    this.threadData = { module: RENDER_REQUEST_MODULE, limits: { ...expressions.limits } };
   }
 
   /** The render's reply from a thread. A scope that cannot be sent to one (it holds a function, say) is rendered here, as before threads. */
@@ -37,7 +37,7 @@ export class RenderPool {
       try {
         slot.thread.postMessage({ id, request } satisfies RenderThreadRequest);
       } catch {
-        resolve(answerRenderRequest(this.engine, request));
+        resolve(answerRenderRequest(this.expressions, request));
         return;
       }
       slot.pending.set(id, resolve);

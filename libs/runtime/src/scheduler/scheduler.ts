@@ -34,7 +34,7 @@ export interface SchedulerDeps {
   offloadItems: number;
   /** Items one loop may iterate (NOETL_MAX_LOOP_ITEMS). */
   maxLoopItems: number;
-  engine: ExpressionEngine;
+  expressions: ExpressionEngine;
   /** The planner's inline slice, and where a render past it goes (issue 25 item 7; see SettledRenderCache). */
   renders: { slice: InlineSliceOptions; offload: OffloadRender };
   bus: Bus;
@@ -110,7 +110,7 @@ export class Scheduler {
 
   constructor(private readonly deps: SchedulerDeps) {
     this.settledRenders = new SettledRenderCache(deps.renders.offload);
-    this.slice = new InlineSlice(deps.engine, deps.renders.slice, this.settledRenders.lookup);
+    this.slice = new InlineSlice(deps.expressions, deps.renders.slice, this.settledRenders.lookup);
   }
 
   /** Plans the execution's pending events now, or right after the pass already running for it. */
@@ -362,7 +362,7 @@ export class Scheduler {
   private async decide(q: Queryable, state: ExecutionState, event: LedgerEvent): Promise<EventDraft<EventTypeName>[]> {
     // A claim, heartbeat or dispatch needs no decision: no playbook read, no payload loaded (a finished loop's results among them).
     if (!plansOn(event.event_type)) return [];
-    const { catalog, payloads, engine, ledger } = this.deps;
+    const { catalog, payloads, expressions, ledger } = this.deps;
     const store = this.deps.payloadStoreWithin(q);
     const playbook = await catalog.playbook(state.catalogId, q);
     // Only results a template of the playbook can name are read: the planner renders nothing else.
@@ -372,7 +372,7 @@ export class Scheduler {
       now: ledger.now(),
       newId: () => this.plannerId(state.executionId),
       random: this.deps.random ?? Math.random,
-      engine: this.inlineRenders.has(state.executionId) ? engine : this.slice,
+      renderer: this.inlineRenders.has(state.executionId) ? expressions : this.slice,
       resolve,
       limits: { loopItems: this.deps.maxLoopItems },
     };

@@ -165,7 +165,7 @@ export class TenantRuntime {
           inlineLimitBytes: config.payloads.inlineLimitBytes,
           offloadItems: config.payloads.offloadItems,
           maxLoopItems: config.limits.loopItems,
-          engine: shared.expressions,
+          expressions: shared.expressions,
           renders: { slice: shared.inlineSlice, offload: shared.offloadRender('scheduler') },
           bus,
           offers,

@@ -63,7 +63,7 @@ export class PlannerHarness {
   now: Date;
   private nextEventId = 100000;
   private nextId = 1;
-  readonly engine: ExpressionEngine;
+  readonly expressions: ExpressionEngine;
   readonly env: PlannerEnv;
 
   constructor(
@@ -71,7 +71,7 @@ export class PlannerHarness {
     private readonly options: HarnessOptions = {},
   ) {
     this.now = options.start ?? new Date('2025-01-01T00:00:00.000Z');
-    this.engine = new ExpressionEngine({ now: () => this.now, uuid: () => '00000000-0000-4000-8000-000000000000' });
+    this.expressions = new ExpressionEngine({ now: () => this.now, uuid: () => '00000000-0000-4000-8000-000000000000' });
     const clock = (): Date => this.now;
     this.env = {
       get now() {
@@ -79,7 +79,7 @@ export class PlannerHarness {
       },
       newId: () => String(this.nextId++),
       random: options.random ?? seededRandom(42),
-      engine: this.engine,
+      renderer: this.expressions,
       resolve: (ref) => {
         const value = this.payloads.get(ref.sha256);
         if (value === undefined) throw new Error(`payload ${ref.sha256} not preloaded`);
