@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  canonicalJson,
   EventType,
   LIST_PARTS_MEDIA_TYPE,
   LOOP_RESULT_MEDIA_TYPE,
@@ -10,6 +11,7 @@ import {
   type EventTypeName,
   type Json,
   type ListParts,
+  type PayloadRef,
 } from '@noetl/event-kernel';
 import { FsPayloadStore, getJson, type TenantScope } from '@noetl/storage';
 import { PayloadCache } from '../state/payload-cache';
@@ -57,6 +59,27 @@ describe('storePlannedPayloads and the payload cache', () => {
     expect(await cache.slice(ref, spanFirst, 4)).toEqual([0, 1, 2, 3].map((i) => collection[spanFirst + i]));
     expect(await cache.slice(ref, 0, 1)).toEqual([collection[0]]);
     expect(await cache.slice(ref, 119_999, 10)).toEqual([collection[119_999]]);
+    expect(await cache.get(ref)).toEqual(collection);
+  });
+
+  it('stores a long list of scalars by blocks, each part canonical JSON of about a MiB, and the cache reads it whole and by range', async () => {
+    const collection: Json[] = [...Array.from({ length: 400_000 }, (_, i) => (i % 3 === 0 ? `item ${i}` : i)), { id: 'last', pad: 'y'.repeat(30_000) }, true];
+    const [draft] = await storePlannedPayloads([started(collection)], placement);
+    const ref = (draft?.payload as { collection_ref: PayloadRef }).collection_ref;
+    const manifest = await getJson<ListParts>(placement.store, ref, scope);
+    expect(manifest.items).toBe(collection.length);
+    let first = 0;
+    for (const part of manifest.parts) {
+      if (!('ref' in part)) throw new Error('a part of a stored collection is stored');
+      const text = (await placement.store.get(part.ref, scope)).toString('utf8');
+      // Each part is the canonical JSON of its items, and no part runs far past a MiB.
+      expect(text).toBe(canonicalJson(collection.slice(first, first + part.items)));
+      expect(text.length).toBeLessThan(1024 * 1024 + 64 * 1024);
+      first += part.items;
+    }
+    expect(first).toBe(collection.length);
+    const cache = new PayloadCache(placement.store, scope);
+    expect(await cache.slice(ref, 399_999, 3)).toEqual(collection.slice(399_999));
     expect(await cache.get(ref)).toEqual(collection);
   });
 

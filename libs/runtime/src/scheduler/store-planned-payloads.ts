@@ -49,22 +49,36 @@ async function offloadCollection(started: EventDraft<typeof EventType.LoopStarte
   return { ...started, payload: { ...rest, collection_ref: ref } } as EventDraft<EventTypeName>;
 }
 
+/** Items written at once: a block's canonical JSON is one string, not one per item to hold until its part is stored. */
+const BLOCK_ITEMS = 1024;
+/** A block whose text is longer is written item by item, so a part still ends near PART_BYTES. */
+const BLOCK_BYTES = PART_BYTES / 64;
+
 /** The collection as parts of about PART_BYTES of canonical JSON each, then their manifest; one part's text is held at a time. */
 async function putParts(collection: Json[], placement: PayloadPlacement): Promise<PayloadRef> {
   const parts: ListPart[] = [];
   let texts: string[] = [];
+  let items = 0;
   let bytes = 0;
   const flush = async (): Promise<void> => {
     // The canonical JSON of a list is its items' canonical JSON, comma-separated, in brackets.
-    parts.push({ ref: await placement.store.put(`[${texts.join(',')}]`, JSON_MEDIA_TYPE, placement.scope), items: texts.length });
+    parts.push({ ref: await placement.store.put(`[${texts.join(',')}]`, JSON_MEDIA_TYPE, placement.scope), items });
     texts = [];
+    items = 0;
     bytes = 0;
   };
-  for (const item of collection) {
-    const text = canonicalJson(item);
+  /** `text`: the canonical JSON of `count` items, comma-separated. */
+  const add = async (text: string, count: number): Promise<void> => {
     if (texts.length > 0 && bytes + text.length > PART_BYTES) await flush();
     texts.push(text);
+    items += count;
     bytes += text.length + 1;
+  };
+  for (let start = 0; start < collection.length; start += BLOCK_ITEMS) {
+    const block = collection.slice(start, start + BLOCK_ITEMS);
+    const text = canonicalJson(block);
+    if (text.length <= BLOCK_BYTES) await add(text.slice(1, -1), block.length);
+    else for (const item of block) await add(canonicalJson(item), 1);
   }
   if (texts.length > 0) await flush();
   return placement.store.put(canonicalJson({ items: collection.length, parts }), LIST_PARTS_MEDIA_TYPE, placement.scope);

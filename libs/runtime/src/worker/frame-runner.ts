@@ -1,4 +1,3 @@
-import type { Json } from '@noetl/event-kernel';
 import {
   isJsonObject,
   readLoopBodySpec,
@@ -53,12 +52,12 @@ async function interpretFrame(frame: ClaimedFrame, signal: AbortSignal, run: Wor
   return {
     status: 'COMMITTED',
     request: {
-      rows: outcome.rows.map((row) => ({
-        index: row.index,
-        status: row.status,
-        ...(row.status === 'ok' ? { result: toPlainJson(row.result) as Json } : {}),
-        ...(row.error ? { error: eventErrorOf(row.error, frame.step) } : {}),
-      })),
+      // One object per row, made once: a frame's rows live until its commit, long enough to reach the old generation.
+      rows: outcome.rows.map((row) =>
+        row.status === 'ok'
+          ? { index: row.index, status: row.status, result: toPlainJson(row.result) }
+          : { index: row.index, status: row.status, ...(row.error ? { error: eventErrorOf(row.error, frame.step) } : {}) },
+      ),
       ...(isJsonObject(ctx) ? { ctx } : {}),
     },
   };
