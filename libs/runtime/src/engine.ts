@@ -281,7 +281,7 @@ export class Engine {
       if (!plane) shared.localSlots = parts.worker;
     }
     if (roles.includes('scheduler') && config.nats) {
-      parts.nats = await connect({ servers: config.nats.url, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
+      parts.nats = await connect({ servers: config.nats.servers, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
       const { ledgerCursors: cursors } = repositories;
       parts.relayBacklog = async () => tailBacklog(database, (await cursors.get(database, relayName())) ?? TAIL_START);
       parts.relay = new EventRelay({
@@ -293,7 +293,7 @@ export class Engine {
         shardCount: config.projector.shardCount,
         batch: config.relay.batch,
         pollMs: config.relay.pollMs,
-        limits: config.relay.stream,
+        limits: { ...config.relay.stream, replicas: config.nats.replicas },
         logger: logger.child({ role: 'relay' }),
         metrics: new RelayMetrics(metrics.registry, parts.relayBacklog),
       });
@@ -304,10 +304,10 @@ export class Engine {
       const project: ProjectEvents = (events, elided, q) => engine.project(events, elided, q);
       const flush: FlushProjections = (options, q) => engine.flushProjections(options, q);
       if (config.nats) {
-        parts.nats ??= await connect({ servers: config.nats.url, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
+        parts.nats ??= await connect({ servers: config.nats.servers, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
         // One consumer per tenant the deployment has: each shard folds only its tenants' events, never another deployment's on the same NATS.
         const scopes = () => repositories.tenantRows.list(database);
-        parts.feed = new StreamProjector({ nats: parts.nats, project, flush, scopes, metrics: shared.projectorMetrics, logger: projectorLogger, shardIndex, shardCount });
+        parts.feed = new StreamProjector({ nats: parts.nats, project, flush, scopes, metrics: shared.projectorMetrics, logger: projectorLogger, shardIndex, shardCount, replicas: config.nats.replicas });
       } else {
         parts.feed = new LedgerFeed({
           db: database,

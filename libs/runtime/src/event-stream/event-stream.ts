@@ -22,9 +22,18 @@ export interface EventStreamLimits {
    * republish is a duplicate the projector's version check discards.
    */
   duplicateWindowMs: number;
+  /**
+   * Copies of the stream on a JetStream cluster (`NOETL_JETSTREAM_REPLICAS`):
+   * 3 survives the loss of one node; 1 (the default) on a single server.
+   */
+  replicas?: number;
 }
 
-/** Creates the events stream (`EVENTS_STREAM` unless a test names its own), or brings an existing one's limits to `limits`. */
+/**
+ * Creates the events stream (`EVENTS_STREAM` unless a test names its own),
+ * or brings an existing one's limits and replica count to `limits` (a
+ * cluster moves an R1 stream to R3 in place, keeping its messages).
+ */
 export async function ensureEventStream(jsm: JetStreamManager, limits: EventStreamLimits, name = EVENTS_STREAM): Promise<void> {
   const config = {
     name,
@@ -33,6 +42,7 @@ export async function ensureEventStream(jsm: JetStreamManager, limits: EventStre
     max_age: nanos(limits.maxAgeMs),
     max_bytes: limits.maxBytes,
     duplicate_window: nanos(limits.duplicateWindowMs),
+    num_replicas: limits.replicas ?? 1,
   };
   const existing = await jsm.streams.info(name).catch(() => undefined);
   if (existing) await jsm.streams.update(name, config);

@@ -31,6 +31,8 @@ export interface StreamProjectorOptions {
   logger: Logger;
   shardIndex: number;
   shardCount: number;
+  /** Copies of each durable consumer's state on a JetStream cluster (`NOETL_JETSTREAM_REPLICAS`, as the stream's). */
+  replicas?: number;
 }
 
 /** The durable consumer of a projector shard: one per tenant's organization and shard of a shard count. */
@@ -158,14 +160,21 @@ export class StreamProjector {
       try {
         // Inside the retry: the manager asks JetStream for its account, which fails while NATS is away.
         const jsm = await this.options.nats.jetstreamManager();
-        await jsm.consumers.add(stream, {
-          durable_name: durable,
-          filter_subject: shardFilter(this.options.shardIndex, scope),
-          ack_policy: AckPolicy.Explicit,
-          deliver_policy: DeliverPolicy.All,
-          ack_wait: nanos(60_000),
-          max_ack_pending: 10 * BATCH,
-        });
+        const replicas = this.options.replicas ?? 1;
+        const existing = await jsm.consumers.info(stream, durable).catch(() => undefined);
+        // An existing consumer keeps its acks; only its replica count follows the setting (a cluster moves it in place).
+        if (existing && existing.config.num_replicas !== replicas) await jsm.consumers.update(stream, durable, { num_replicas: replicas });
+        else if (!existing) {
+          await jsm.consumers.add(stream, {
+            durable_name: durable,
+            filter_subject: shardFilter(this.options.shardIndex, scope),
+            ack_policy: AckPolicy.Explicit,
+            deliver_policy: DeliverPolicy.All,
+            ack_wait: nanos(60_000),
+            max_ack_pending: 10 * BATCH,
+            num_replicas: replicas,
+          });
+        }
         return await this.options.nats.jetstream().consumers.get(stream, durable);
       } catch (error) {
         this.options.logger.warn({ err: error, stream }, 'waiting for the events stream (the relay creates it)');
