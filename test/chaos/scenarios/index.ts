@@ -6,6 +6,7 @@ import { duplicateDelivery } from './duplicate-delivery';
 import { embeddedSigkill } from './embedded-sigkill';
 import { mixedSoak } from './mixed-soak';
 import { natsDown } from './nats-down';
+import { natsNodeLoss } from './nats-node-loss';
 import { paginationHistory } from './pagination-history';
 import { playbookReregistered } from './playbook-reregistered';
 import { postgresPoolExhausted } from './postgres-pool-exhausted';
@@ -33,6 +34,7 @@ export const SCENARIOS: Scenario[] = [
   redisFlush,
   redisDown,
   natsDown,
+  natsNodeLoss,
   workerClockSkew,
   controlPlaneClockSkew,
   concurrentFrameCommits,
