@@ -289,7 +289,8 @@ export class Engine {
         cursors,
         leadership: repositories.leadership,
         js: parts.nats.jetstream(),
-        jsm: await parts.nats.jetstreamManager(),
+        // No account check here: JetStream may be electing a leader (or without quorum) as the scheduler starts; the relay makes the stream when it leads, and retries.
+        jsm: await parts.nats.jetstreamManager({ checkAPI: false }),
         shardCount: config.projector.shardCount,
         batch: config.relay.batch,
         pollMs: config.relay.pollMs,
