@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { connect, type NatsConnection } from 'nats';
+import { connect, StorageType, type NatsConnection } from 'nats';
 import { freePort } from '../support/cli-server-process';
 import { waitFor } from '../support/wait-for';
 import { startDaemon, type KillableService, type RestartableService } from './services';
@@ -19,7 +19,7 @@ export interface NatsCluster extends RestartableService {
   readonly nodes: NatsNode[];
   /** The `server_name` of the node that leads `stream`'s raft group now; undefined while it has none (an election, no quorum). */
   streamLeader(stream: string): Promise<string | undefined>;
-  /** Resolves once JetStream answers API requests (a meta leader is elected). */
+  /** Resolves once JetStream places a stream on every node (a meta leader is elected and knows every peer). */
   ready(timeoutMs?: number): Promise<void>;
 }
 
@@ -68,11 +68,18 @@ export async function startNatsCluster(home: string, size = 3): Promise<NatsClus
       await Promise.all(nodes.map((node) => node.stop()));
     },
     ready: async (timeoutMs = 60_000) => {
-      await waitFor(() => ask(async (nc) => Boolean(await (await nc.jetstreamManager({ timeout: 2_000 })).getAccountInfo())), {
-        timeoutMs,
-        intervalMs: 250,
-        description: `a JetStream meta leader on the cluster ${url}`,
-      });
+      // A meta leader answers before it knows every peer ("no suitable peers for placement"): a probe stream on all nodes says it does.
+      const probe = 'NOETL_CHAOS_READY';
+      await waitFor(
+        () =>
+          ask(async (nc) => {
+            const jsm = await nc.jetstreamManager({ timeout: 2_000 });
+            await jsm.streams.add({ name: probe, subjects: [`noetl-chaos.ready.${probe}`], storage: StorageType.Memory, num_replicas: size });
+            await jsm.streams.delete(probe);
+            return true;
+          }),
+        { timeoutMs, intervalMs: 250, description: `JetStream placing a stream on all ${size} nodes of ${url}` },
+      );
     },
     streamLeader: (stream) =>
       ask(async (nc) => {

@@ -1,3 +1,4 @@
+import { connect } from 'nats';
 import { EVENTS_STREAM } from '../../../libs/runtime/src/event-stream/event-stream';
 import { waitFor } from '../../support/wait-for';
 import { startNatsCluster, type NatsCluster } from '../nats-cluster';
@@ -50,5 +51,22 @@ export const natsNodeLoss: Scenario = {
     await leader.start();
     await cluster.ready();
     log(`${first.name} and ${leader.name} back; the stream's leader: ${(await cluster.streamLeader(EVENTS_STREAM)) ?? 'none yet'}`);
+  },
+  /** The deployment ran on what the scenario is about: the stream and every projector consumer on all 3 nodes. */
+  async check() {
+    if (!cluster) return ['nats-node-loss ran without its cluster'];
+    const nc = await connect({ servers: cluster.url.split(','), timeout: 2_000, reconnect: false });
+    try {
+      const jsm = await nc.jetstreamManager({ timeout: 5_000 });
+      const stream = await jsm.streams.info(EVENTS_STREAM);
+      const consumers = await jsm.consumers.list(EVENTS_STREAM).next();
+      const violations = [stream, ...consumers]
+        .filter((info) => info.config.num_replicas !== Number(REPLICAS))
+        .map((info) => `${'durable_name' in info.config ? `consumer ${info.config.durable_name}` : 'the events stream'} has ${info.config.num_replicas} replica(s), not ${REPLICAS}`);
+      if (consumers.length === 0) violations.push('the projector made no consumer');
+      return violations;
+    } finally {
+      await nc.close();
+    }
   },
 };
