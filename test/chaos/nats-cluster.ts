@@ -19,6 +19,8 @@ export interface NatsCluster extends RestartableService {
   readonly nodes: NatsNode[];
   /** The `server_name` of the node that leads `stream`'s raft group now; undefined while it has none (an election, no quorum). */
   streamLeader(stream: string): Promise<string | undefined>;
+  /** Resolves once `stream` has a leader and every other node holds a current replica of it (JetStream answers for it again). */
+  streamWhole(stream: string, timeoutMs?: number): Promise<void>;
   /** Resolves once JetStream places a stream on every node (a meta leader is elected and knows every peer). */
   ready(timeoutMs?: number): Promise<void>;
 }
@@ -79,6 +81,16 @@ export async function startNatsCluster(home: string, size = 3): Promise<NatsClus
             return true;
           }),
         { timeoutMs, intervalMs: 250, description: `JetStream placing a stream on all ${size} nodes of ${url}` },
+      );
+    },
+    streamWhole: async (stream, timeoutMs = 60_000) => {
+      await waitFor(
+        () =>
+          ask(async (nc) => {
+            const { cluster: group } = await (await nc.jetstreamManager({ timeout: 2_000 })).streams.info(stream);
+            return Boolean(group?.leader) && group?.replicas?.length === size - 1 && group.replicas.every((replica) => replica.current);
+          }),
+        { timeoutMs, intervalMs: 100, description: `${stream} led and current on all ${size} nodes of ${url}` },
       );
     },
     streamLeader: (stream) =>

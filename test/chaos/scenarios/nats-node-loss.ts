@@ -1,11 +1,16 @@
-import { connect } from 'nats';
+import { connect, type JetStreamManager } from 'nats';
+import { Client } from 'pg';
 import { EVENTS_STREAM } from '../../../libs/runtime/src/event-stream/event-stream';
+import { EVENTS_SUBJECT_PREFIX } from '../../../libs/runtime/src/event-stream/event-subjects';
+import { projectorDurable } from '../../../libs/runtime/src/projection/stream-projector';
 import { waitFor } from '../../support/wait-for';
 import { startNatsCluster, type NatsCluster } from '../nats-cluster';
 import { hold, pick, type Scenario } from '../scenario';
 import { withPostgresAndRedis } from '../services';
 
 const REPLICAS = '3';
+/** The tenant of the harness's deployment (cluster.ts). */
+const TENANT = 'chaos';
 
 /** The cluster of the scenario's own services (one run starts them once). */
 let cluster: NatsCluster | undefined;
@@ -49,24 +54,70 @@ export const natsNodeLoss: Scenario = {
     await hold(smoke ? 2_000 : 10_000);
     await first.start();
     await leader.start();
+    const restarted = Date.now();
+    // The fault lasts until JetStream serves the stream again (its nodes replay their raft logs first): the runtime's catch-up is what follows.
     await cluster.ready();
-    log(`${first.name} and ${leader.name} back; the stream's leader: ${(await cluster.streamLeader(EVENTS_STREAM)) ?? 'none yet'}`);
+    await cluster.streamWhole(EVENTS_STREAM);
+    log(`${first.name} and ${leader.name} back; the events stream led by ${(await cluster.streamLeader(EVENTS_STREAM)) ?? 'none'} and whole ${Date.now() - restarted} ms after the restart`);
   },
-  /** The deployment ran on what the scenario is about: the stream and every projector consumer on all 3 nodes. */
-  async check() {
+  /**
+   * The deployment ran on what the scenario is about: the stream and every
+   * projector consumer on all 3 nodes. And the relay followed the cluster:
+   * the stream holds each of the trial's events once (none lost in the
+   * leader changes, none published twice past the message-id dedup).
+   */
+  async check({ databaseUrl, executionIds }) {
     if (!cluster) return ['nats-node-loss ran without its cluster'];
     const nc = await connect({ servers: cluster.url.split(','), timeout: 2_000, reconnect: false });
     try {
       const jsm = await nc.jetstreamManager({ timeout: 5_000 });
       const stream = await jsm.streams.info(EVENTS_STREAM);
-      const consumers = await jsm.consumers.list(EVENTS_STREAM).next();
-      const violations = [stream, ...consumers]
-        .filter((info) => info.config.num_replicas !== Number(REPLICAS))
-        .map((info) => `${'durable_name' in info.config ? `consumer ${info.config.durable_name}` : 'the events stream'} has ${info.config.num_replicas} replica(s), not ${REPLICAS}`);
-      if (consumers.length === 0) violations.push('the projector made no consumer');
-      return violations;
+      // The deployment's one projector shard, of the harness's tenant.
+      const durable = projectorDurable({ tenantId: TENANT, organizationId: 'default' }, 0, 1);
+      const consumer = await waitFor(() => jsm.consumers.info(EVENTS_STREAM, durable), { timeoutMs: 10_000, intervalMs: 250, description: `consumer ${durable}` }).catch((error: unknown) => String(error));
+      const violations = typeof consumer === 'string' ? [`the projector's consumer: ${consumer}`] : [];
+      for (const info of typeof consumer === 'string' ? [stream] : [stream, consumer]) {
+        const what = 'durable_name' in info.config ? `consumer ${info.config.durable_name}` : 'the events stream';
+        if (info.config.num_replicas !== Number(REPLICAS)) violations.push(`${what} has ${info.config.num_replicas} replica(s), not ${REPLICAS}`);
+      }
+      // The relay publishes what is committed a moment after: its last batch may still be on the way.
+      const compare = async (): Promise<string[]> => {
+        const [ledger, streamed] = [await ledgerCounts(databaseUrl, executionIds), await streamCounts(jsm, executionIds)];
+        return executionIds
+          .filter((id) => (streamed.get(id) ?? 0) !== (ledger.get(id) ?? 0))
+          .map((id) => `${id}: ${ledger.get(id) ?? 0} events in the ledger, ${streamed.get(id) ?? 0} messages in the stream`);
+      };
+      const differ = await waitFor(async () => ((await compare()).length === 0 ? [] : undefined), {
+        timeoutMs: 20_000,
+        intervalMs: 250,
+        description: 'the stream holding every event of the trial once',
+      }).catch(compare);
+      return [...violations, ...differ];
     } finally {
       await nc.close();
     }
   },
 };
+
+async function ledgerCounts(databaseUrl: string, executionIds: string[]): Promise<Map<string, number>> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string; n: number }>('SELECT execution_id::text AS id, count(*)::int AS n FROM noetl.event WHERE execution_id = ANY($1::bigint[]) GROUP BY 1', [executionIds]);
+    return new Map(rows.map((row) => [row.id, row.n]));
+  } finally {
+    await client.end();
+  }
+}
+
+/** Messages per execution in the events stream (the execution is the subject's third token after the prefix). */
+async function streamCounts(jsm: JetStreamManager, executionIds: string[]): Promise<Map<string, number>> {
+  const wanted = new Set(executionIds);
+  const { state } = await jsm.streams.info(EVENTS_STREAM, { subjects_filter: `${EVENTS_SUBJECT_PREFIX}.>` });
+  const counts = new Map<string, number>();
+  for (const [subject, n] of Object.entries(state.subjects ?? {})) {
+    const id = subject.split('.')[4];
+    if (id && wanted.has(id)) counts.set(id, (counts.get(id) ?? 0) + n);
+  }
+  return counts;
+}
