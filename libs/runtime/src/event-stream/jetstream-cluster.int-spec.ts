@@ -18,7 +18,8 @@ const LIMITS = { maxAgeMs: 3_600_000, maxBytes: 1024 ** 3, duplicateWindowMs: 12
 /**
  * The events stream and the projector's consumers on a 3-node JetStream
  * cluster of the test's own (issue 29): created with NOETL_JETSTREAM_REPLICAS
- * copies, and moved to that count in place when they exist with another.
+ * copies, and moved to that count in place when they exist with another; a
+ * consumer that is gone is made again.
  */
 describe('JetStream replicas on a 3-node cluster', () => {
   let home: string;
@@ -84,6 +85,37 @@ describe('JetStream replicas on a 3-node cluster', () => {
         { timeoutMs: 30_000, intervalMs: 200, description: 'both consumers at R3' },
       );
       expect(replicas).toEqual([3, 3]);
+    } finally {
+      await projector.stop();
+    }
+  });
+
+  it('a projector shard whose consumer is gone (deleted, or lost with its JetStream state) makes it again and goes on folding', async () => {
+    const jsm = await nc.jetstreamManager();
+    await ensureEventStream(jsm, { ...LIMITS, replicas: 3 });
+    const scope = { tenantId: 'regone', organizationId: 'o' };
+    const durable = projectorDurable(scope, 0, 1);
+    const folded: string[] = [];
+    const projector = new StreamProjector({
+      nats: nc,
+      project: async (events) => void folded.push(...events.map((event) => event.event_id)),
+      flush: async () => undefined,
+      scopes: async () => [scope],
+      metrics: new ProjectorMetrics(new Registry()),
+      logger: pino({ level: 'silent' }),
+      shardIndex: 0,
+      shardCount: 1,
+      replicas: 3,
+    });
+    const publish = (eventId: string) => nc.jetstream().publish('noetl.events.regone.o.7.0', new TextEncoder().encode(JSON.stringify({ event_id: eventId })), { msgID: eventId });
+    projector.start();
+    try {
+      await publish('before');
+      await waitFor(async () => folded.includes('before'), { timeoutMs: 30_000, intervalMs: 100, description: 'the first event folded' });
+      await jsm.consumers.delete(EVENTS_STREAM, durable);
+      await publish('after');
+      await waitFor(async () => folded.includes('after'), { timeoutMs: 30_000, intervalMs: 100, description: 'an event published after the consumer was deleted, folded' });
+      expect((await jsm.consumers.info(EVENTS_STREAM, durable)).config.num_replicas).toBe(3);
     } finally {
       await projector.stop();
     }

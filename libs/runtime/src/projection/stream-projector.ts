@@ -1,6 +1,6 @@
 import type { Queryable, TenantScope } from '@noetl/storage';
 import type { LedgerEvent } from '@noetl/event-kernel';
-import { AckPolicy, DeliverPolicy, nanos, type Consumer, type JsMsg, type NatsConnection } from 'nats';
+import { AckPolicy, DeliverPolicy, nanos, NatsError, type Consumer, type JsMsg, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { EVENTS_STREAM, PAYLOAD_ELIDED_HEADER } from '../event-stream/event-stream';
 import { durableToken, shardFilter } from '../event-stream/event-subjects';
@@ -120,13 +120,20 @@ export class StreamProjector {
   }
 
   private async consume(scope: TenantScope, durable: string): Promise<void> {
-    const consumer = await this.consumer(scope, durable);
-    if (!consumer) return;
-    while (!this.stopped) {
+    let consumer = await this.consumer(scope, durable);
+    while (!this.stopped && consumer) {
       try {
         await this.fold(consumer, durable);
       } catch (error) {
         this.options.metrics.errors.inc({ shard: this.shard });
+        if (gone(error)) {
+          // Deleted, or lost with the JetStream state that held it: fetching it again would fail forever. Made again, it delivers
+          // the stream from its start (DeliverPolicy.All); the projector discards what it has folded already.
+          this.options.logger.warn({ err: error, shard: this.shard, tenant: scope.tenantId, durable }, 'the consumer is gone; making it again');
+          await sleep(RETRY_MS);
+          consumer = await this.consumer(scope, durable);
+          continue;
+        }
         this.options.logger.error({ err: error, shard: this.shard, tenant: scope.tenantId }, 'folding a batch failed; JetStream delivers it again');
         await sleep(RETRY_MS);
       }
@@ -183,6 +190,11 @@ export class StreamProjector {
     }
     return undefined;
   }
+}
+
+/** JetStream's answer for a consumer (or stream) that does not exist: 404. */
+function gone(error: unknown): boolean {
+  return error instanceof NatsError && error.code === '404';
 }
 
 function sleep(ms: number): Promise<void> {
