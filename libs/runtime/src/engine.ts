@@ -36,6 +36,7 @@ import type { LocalControlPlane } from './control-plane/local-control-plane';
 import type { CredentialStore } from './credentials/credential-types';
 import { openCredentialCipher } from './credentials/pg-credential-store';
 import type { EngineOptions } from './engine-types';
+import { replicasOn } from './event-stream/event-stream';
 import type { ExecutionDetail } from './executions/execution-types';
 import type { ExecutionService } from './executions/execution.service';
 import { RuntimeMetrics } from './metrics';
@@ -280,6 +281,12 @@ export class Engine {
       // Reporting here, it can be handed the commands this process's scheduler issues, claimed as they are issued.
       if (!plane) shared.localSlots = parts.worker;
     }
+    /** NOETL_JETSTREAM_REPLICAS, or 1 on a NATS server that is not clustered (said at warn level). */
+    const replicas = (nats: NatsConnection, wanted: number): number => {
+      const count = replicasOn(nats, wanted);
+      if (count !== wanted) logger.warn(`NOETL_JETSTREAM_REPLICAS is ${wanted} but the NATS server is not clustered: streams and consumers get ${count} replica`);
+      return count;
+    };
     if (roles.includes('scheduler') && config.nats) {
       parts.nats = await connect({ servers: config.nats.servers, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
       const { ledgerCursors: cursors } = repositories;
@@ -294,7 +301,7 @@ export class Engine {
         shardCount: config.projector.shardCount,
         batch: config.relay.batch,
         pollMs: config.relay.pollMs,
-        limits: { ...config.relay.stream, replicas: config.nats.replicas },
+        limits: { ...config.relay.stream, replicas: replicas(parts.nats, config.nats.replicas) },
         logger: logger.child({ role: 'relay' }),
         metrics: new RelayMetrics(metrics.registry, parts.relayBacklog),
       });
@@ -308,7 +315,7 @@ export class Engine {
         parts.nats ??= await connect({ servers: config.nats.servers, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
         // One consumer per tenant the deployment has: each shard folds only its tenants' events, never another deployment's on the same NATS.
         const scopes = () => repositories.tenantRows.list(database);
-        parts.feed = new StreamProjector({ nats: parts.nats, project, flush, scopes, metrics: shared.projectorMetrics, logger: projectorLogger, shardIndex, shardCount, replicas: config.nats.replicas });
+        parts.feed = new StreamProjector({ nats: parts.nats, project, flush, scopes, metrics: shared.projectorMetrics, logger: projectorLogger, shardIndex, shardCount, replicas: replicas(parts.nats, config.nats.replicas) });
       } else {
         parts.feed = new LedgerFeed({
           db: database,

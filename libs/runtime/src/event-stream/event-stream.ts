@@ -1,4 +1,4 @@
-import { nanos, StorageType, type JetStreamManager } from 'nats';
+import { nanos, StorageType, type JetStreamManager, type NatsConnection } from 'nats';
 import { EVENTS_SUBJECT_PREFIX } from './event-subjects';
 
 /** The JetStream stream the event relay publishes every event to, and the projector shards consume (issue 10). */
@@ -27,6 +27,16 @@ export interface EventStreamLimits {
    * 3 survives the loss of one node; 1 (the default) on a single server.
    */
   replicas?: number;
+}
+
+/**
+ * The replica count of the streams and consumers made through `nc`:
+ * `wanted` (NOETL_JETSTREAM_REPLICAS) on a cluster, 1 on a server that is
+ * not clustered, which refuses more ("replicas > 1 not supported in
+ * non-clustered mode") and would stop the relay and the projector for good.
+ */
+export function replicasOn(nc: NatsConnection, wanted: number): number {
+  return wanted > 1 && !nc.info?.cluster ? 1 : wanted;
 }
 
 /**

@@ -8,7 +8,8 @@ import { startNatsCluster, type NatsCluster } from '../../../../test/chaos/nats-
 import { waitFor } from '../../../../test/support/wait-for';
 import { ProjectorMetrics } from '../projection/projector-metrics';
 import { projectorDurable, StreamProjector } from '../projection/stream-projector';
-import { EVENTS_STREAM, ensureEventStream } from './event-stream';
+import { requireNats } from '../../../../test/support/services';
+import { EVENTS_STREAM, ensureEventStream, replicasOn } from './event-stream';
 import { shardFilter } from './event-subjects';
 
 jest.setTimeout(120_000);
@@ -36,6 +37,18 @@ describe('JetStream replicas on a 3-node cluster', () => {
     await nc?.close();
     await cluster?.stop();
     rmSync(home, { recursive: true, force: true });
+  });
+
+  it('asks 3 replicas of a cluster, and 1 of a server that is not clustered (which refuses more)', async () => {
+    const single = await connect({ servers: await requireNats() });
+    try {
+      expect([replicasOn(nc, 3), replicasOn(nc, 1), replicasOn(single, 3), replicasOn(single, 1)]).toEqual([3, 1, 1, 1]);
+      // What the runtime would meet without it: the single server refuses an R3 stream.
+      const jsm = await single.jetstreamManager();
+      await expect(jsm.streams.add({ name: `R3_REFUSED_${process.pid}`, subjects: [`noetl-test.r3-refused.${process.pid}`], num_replicas: 3 })).rejects.toThrow('replicas > 1 not supported in non-clustered mode');
+    } finally {
+      await single.close();
+    }
   });
 
   it('moves an existing R1 events stream to R3 in place, keeping its messages', async () => {
