@@ -8,6 +8,15 @@ import type { ProjectorMetrics } from './projector-metrics';
 
 const BATCH = 500;
 const RETRY_MS = 2_000;
+/**
+ * How long JetStream waits for a delivered message's ack before it delivers
+ * it again. A delivery lost in transit (its NATS node or the consumer's
+ * leader killed as it was sent) stays pending that long: if it was an
+ * execution's last event, its projection lags that long (issue 29,
+ * nats-node-loss: 60 s). A batch being folded says it is still at work every
+ * half of it, so a slow fold is not delivered twice.
+ */
+const ACK_WAIT_MS = 10_000;
 
 /**
  * Folds a batch of delivered events into their projections (the tenants'
@@ -144,6 +153,7 @@ export class StreamProjector {
     const messages: JsMsg[] = [];
     for await (const message of await consumer.fetch({ max_messages: BATCH, expires: 1_000 })) messages.push(message);
     if (messages.length > 0) {
+      const working = setInterval(() => messages.forEach((message) => message.working()), ACK_WAIT_MS / 2);
       try {
         const events = messages.map((message) => message.json<LedgerEvent>());
         const elided = new Set(events.filter((_, i) => messages[i]!.headers?.has(PAYLOAD_ELIDED_HEADER)).map((event) => event.event_id));
@@ -151,6 +161,8 @@ export class StreamProjector {
       } catch (error) {
         for (const message of messages) message.nak(RETRY_MS);
         throw error;
+      } finally {
+        clearInterval(working);
       }
       for (const message of messages) message.ack();
     }
@@ -169,15 +181,16 @@ export class StreamProjector {
         const jsm = await this.options.nats.jetstreamManager();
         const replicas = this.options.replicas ?? 1;
         const existing = await jsm.consumers.info(stream, durable).catch(() => undefined);
-        // An existing consumer keeps its acks; only its replica count follows the setting (a cluster moves it in place).
-        if (existing && existing.config.num_replicas !== replicas) await jsm.consumers.update(stream, durable, { num_replicas: replicas });
-        else if (!existing) {
+        // An existing consumer keeps its acks; its replica count (a cluster moves it in place) and ack wait follow this version's.
+        if (existing && (existing.config.num_replicas !== replicas || existing.config.ack_wait !== nanos(ACK_WAIT_MS))) {
+          await jsm.consumers.update(stream, durable, { num_replicas: replicas, ack_wait: nanos(ACK_WAIT_MS) });
+        } else if (!existing) {
           await jsm.consumers.add(stream, {
             durable_name: durable,
             filter_subject: shardFilter(this.options.shardIndex, scope),
             ack_policy: AckPolicy.Explicit,
             deliver_policy: DeliverPolicy.All,
-            ack_wait: nanos(60_000),
+            ack_wait: nanos(ACK_WAIT_MS),
             max_ack_pending: 10 * BATCH,
             num_replicas: replicas,
           });
