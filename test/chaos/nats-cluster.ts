@@ -19,7 +19,10 @@ export interface NatsCluster extends RestartableService {
   readonly nodes: NatsNode[];
   /** The `server_name` of the node that leads `stream`'s raft group now; undefined while it has none (an election, no quorum). */
   streamLeader(stream: string): Promise<string | undefined>;
-  /** Resolves once `stream` has a leader and every other node holds a current replica of it (JetStream answers for it again). */
+  /**
+   * Resolves once `stream`, and each of its consumers, has a leader and every
+   * other node holds a current replica of it (JetStream serves them again).
+   */
   streamWhole(stream: string, timeoutMs?: number): Promise<void>;
   /** Resolves once JetStream places a stream on every node (a meta leader is elected and knows every peer). */
   ready(timeoutMs?: number): Promise<void>;
@@ -87,8 +90,9 @@ export async function startNatsCluster(home: string, size = 3): Promise<NatsClus
       await waitFor(
         () =>
           ask(async (nc) => {
-            const { cluster: group } = await (await nc.jetstreamManager({ timeout: 2_000 })).streams.info(stream);
-            return Boolean(group?.leader) && group?.replicas?.length === size - 1 && group.replicas.every((replica) => replica.current);
+            const jsm = await nc.jetstreamManager({ timeout: 2_000 });
+            const groups = [(await jsm.streams.info(stream)).cluster, ...(await jsm.consumers.list(stream).next()).map((consumer) => consumer.cluster)];
+            return groups.every((group) => Boolean(group?.leader) && group?.replicas?.length === size - 1 && group.replicas.every((replica) => replica.current));
           }),
         { timeoutMs, intervalMs: 100, description: `${stream} led and current on all ${size} nodes of ${url}` },
       );

@@ -55,10 +55,10 @@ export const natsNodeLoss: Scenario = {
     await first.start();
     await leader.start();
     const restarted = Date.now();
-    // The fault lasts until JetStream serves the stream again (its nodes replay their raft logs first): the runtime's catch-up is what follows.
+    // The fault lasts until JetStream serves the stream and its consumers again (the nodes replay their raft logs, elect leaders): the runtime's catch-up is what follows.
     await cluster.ready();
     await cluster.streamWhole(EVENTS_STREAM);
-    log(`${first.name} and ${leader.name} back; the events stream led by ${(await cluster.streamLeader(EVENTS_STREAM)) ?? 'none'} and whole ${Date.now() - restarted} ms after the restart`);
+    log(`${first.name} and ${leader.name} back; the events stream led by ${(await cluster.streamLeader(EVENTS_STREAM)) ?? 'none'}, it and its consumers whole ${Date.now() - restarted} ms after the restart`);
   },
   /**
    * The deployment ran on what the scenario is about: the stream and every
