@@ -144,7 +144,7 @@ async function stopAll(engines: Engine[]): Promise<void> {
 /** Deletes this run's durable consumers (its own tenant's) from the shared events stream. */
 async function dropConsumers(config: NoetlConfig): Promise<void> {
   if (!config.nats) return;
-  const nats = await connect({ servers: config.nats.url });
+  const nats = await connect({ servers: config.nats.servers });
   try {
     const jsm = await nats.jetstreamManager();
     const { shardCount } = config.projector;

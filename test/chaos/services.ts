@@ -45,30 +45,42 @@ export interface ChaosServices {
 
 /** Starts the three services under `home` on free ports, migrates the runtime's database and creates the sink database. */
 export async function startChaosServices(home: string): Promise<ChaosServices> {
+  return withPostgresAndRedis(home, await startNatsServer(join(home, 'nats')));
+}
+
+/**
+ * The services of `startChaosServices` with `nats` in place of its single
+ * server (a scenario's clustered NATS): the same PostgreSQL and Redis, started under `home`.
+ */
+export async function withPostgresAndRedis(home: string, nats: RestartableService): Promise<ChaosServices> {
   const postgres = await startPostgres(join(home, 'postgres'));
-  const nats = await startNatsServer(join(home, 'nats'));
-  const redis = await startDaemon('redis-server', join(home, 'redis'), (port, dir) => [
-    REDIS_SERVER,
-    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir],
-  ], 'redis');
+  const redis = await startRedis(join(home, 'redis'));
   return {
     postgres,
     nats,
-    redis: {
-      ...redis,
-      flush: async () => {
-        const client = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-        try {
-          await client.connect();
-          await client.flushall();
-        } finally {
-          client.disconnect();
-        }
-      },
-    },
+    redis,
     close: async () => {
       await Promise.all([nats.stop(), redis.stop()]);
       await postgres.stop();
+    },
+  };
+}
+
+async function startRedis(dir: string): Promise<RedisService> {
+  const redis = await startDaemon('redis-server', dir, (port, data) => [
+    REDIS_SERVER,
+    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', data],
+  ], 'redis');
+  return {
+    ...redis,
+    flush: async () => {
+      const client = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      try {
+        await client.connect();
+        await client.flushall();
+      } finally {
+        client.disconnect();
+      }
     },
   };
 }
@@ -106,13 +118,18 @@ export function startNatsServer(dir: string): Promise<RestartableService> {
   return startDaemon('nats-server', dir, (port, store) => [NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store]], 'nats');
 }
 
+/** A daemon the harness can also SIGKILL (no shutdown of its own: a node lost). */
+export interface KillableService extends RestartableService {
+  kill(): Promise<void>;
+}
+
 /** A server binary run in the foreground on a fixed port and directory; restarted on the same ones. */
-async function startDaemon(
+export async function startDaemon(
   label: string,
   dir: string,
   command: (port: number, dir: string) => [string, string[]],
   scheme: string,
-): Promise<RestartableService> {
+): Promise<KillableService> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   let child: ChildProcess | undefined;
@@ -129,21 +146,23 @@ async function startDaemon(
       throw new Error(`${String(error)}\n--- ${label} output ---\n${output}`);
     });
   };
+  const stopWith = async (signal: NodeJS.Signals): Promise<void> => {
+    const running = child;
+    if (!running) return;
+    child = undefined;
+    if (running.exitCode !== null || running.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+    running.kill(signal);
+    const timer = setTimeout(() => running.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
   await start();
   return {
     url: `${scheme}://127.0.0.1:${port}`,
     start,
-    stop: async () => {
-      const running = child;
-      if (!running) return;
-      child = undefined;
-      if (running.exitCode !== null || running.signalCode !== null) return;
-      const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
-      running.kill('SIGTERM');
-      const timer = setTimeout(() => running.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => stopWith('SIGTERM'),
+    kill: () => stopWith('SIGKILL'),
   };
 }
 

@@ -7,6 +7,7 @@ import type { IProbe } from 'kubernetes-models/v1/Probe';
 import type { IService } from 'kubernetes-models/v1/Service';
 import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
+import { parse as parseYaml } from 'yaml';
 import {
   containerEnv,
   describe as describeManifest,
@@ -18,6 +19,7 @@ import {
   loadWorkloads,
   manifestFiles,
   manifestsOfKind,
+  readRepoFile,
   type Manifest,
   type Workload,
 } from './support/deploy-files';
@@ -246,7 +248,9 @@ describe('k8s/ manifests', () => {
       expect(podsOf(api!.to![0]!.podSelector!)).toEqual(['noetl-api']);
       const apiPort = workloads.find((w) => w.manifest.name === 'noetl-api')!.pod.containers[0]!.ports!.find((p) => p.name === 'http')!.containerPort;
       expect(api!.ports).toEqual([{ protocol: 'TCP', port: apiPort }]);
-      expect(nats!.ports).toEqual([{ protocol: 'TCP', port: Number(new URL(configured('NATS_URL')).port) }]);
+      // NATS_URL lists the cluster's nodes: one port for all of them.
+      const natsPorts = [...new Set(configured('NATS_URL').split(',').map((url) => Number(new URL(url).port)))];
+      expect(nats!.ports).toEqual(natsPorts.map((port) => ({ protocol: 'TCP', port })));
       expect(world!.ports).toBeUndefined();
       const [block, ...others] = world!.to!;
       expect(others).toEqual([]);
@@ -355,6 +359,33 @@ describe('k8s/ manifests', () => {
     const spec = (jobs[0]!.manifest.doc as { spec: { backoffLimit?: number; activeDeadlineSeconds?: number } }).spec;
     expect(spec.backoffLimit).toBeGreaterThan(0);
     expect(spec.activeDeadlineSeconds).toBeGreaterThan(0);
+  });
+
+  describe('highly available NATS (issue 29)', () => {
+    /** The NATS Helm chart's values for the cluster NATS_URL names (helm/, beside the manifests kustomize applies). */
+    const values = parseYaml(readRepoFile('k8s/helm/nats-values.yaml')) as {
+      config?: { cluster?: { enabled?: boolean; replicas?: number }; jetstream?: { enabled?: boolean; fileStore?: { enabled?: boolean; pvc?: { enabled?: boolean; size?: string } } } };
+      podTemplate?: { topologySpreadConstraints?: Record<string, { maxSkew?: number; whenUnsatisfiable?: string }> };
+    };
+    const shared = keyValues(findManifest(manifests, 'ConfigMap', 'noetl-config')!);
+
+    it('the Helm values run an odd-sized cluster of at least 3 nodes, JetStream on persistent volumes, one node per Kubernetes node', () => {
+      const { cluster, jetstream } = values.config ?? {};
+      expect(cluster?.enabled).toBe(true);
+      expect(cluster?.replicas).toBeGreaterThanOrEqual(3);
+      expect(cluster!.replicas! % 2).toBe(1);
+      expect(jetstream?.enabled).toBe(true);
+      expect(jetstream?.fileStore).toMatchObject({ enabled: true, pvc: { enabled: true } });
+      expect(jetstream?.fileStore?.pvc?.size).toMatch(/^\d+(Mi|Gi|Ti)$/);
+      expect(values.podTemplate?.topologySpreadConstraints?.['kubernetes.io/hostname']).toEqual({ maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule' });
+    });
+
+    it('NATS_URL lists every node of that cluster and the streams and consumers are replicated on each', () => {
+      const replicas = values.config!.cluster!.replicas!;
+      const config = loadConfig(shared);
+      expect(config.nats?.servers).toEqual(Array.from({ length: replicas }, (_, i) => `nats://nats-${i}.nats-headless:4222`));
+      expect(config.nats?.replicas).toBe(replicas);
+    });
   });
 
   it('names its documents uniquely per kind', () => {

@@ -29,13 +29,26 @@ describe('loadConfig', () => {
     });
     expect(config.database.url?.reveal()).toBe('postgres://u:p@db:5432/noetl');
     expect(config.redis?.url.reveal()).toBe('redis://r:6379');
-    expect(config.nats?.url).toBe('nats://n:4222');
+    expect(config.nats).toEqual({ servers: ['nats://n:4222'], replicas: 1 });
     expect(config.http.port).toBe(9000);
     expect(config.roles).toEqual(['api', 'worker']);
     expect(config.tenancy).toEqual({ tenantId: 't1', organizationId: 'o1' });
     expect(config.payloads.inlineLimitBytes).toBe(2048);
     expect(config.log).toEqual({ level: 'debug', format: 'json' });
     expect(config.worker.python).toBe(false);
+  });
+
+  it('reads NATS_URL as a list of cluster nodes, each a nats:// or tls:// URL, and the JetStream replica count', () => {
+    expect(loadConfig({ NATS_URL: ' nats://a:4222, nats://b:4222 ,tls://c:4222,nats://a:4222,' }).nats).toEqual({
+      servers: ['nats://a:4222', 'nats://b:4222', 'tls://c:4222'],
+      replicas: 1,
+    });
+    expect(loadConfig({ NATS_URL: 'nats://a:4222,nats://b:4222,nats://c:4222', NOETL_JETSTREAM_REPLICAS: '3' }).nats?.replicas).toBe(3);
+    expect(loadConfig({ NATS_URL: ' , ' }).nats).toBeUndefined();
+    expect(() => loadConfig({ NATS_URL: 'nats://a:4222,http://b:4222' })).toThrow('NATS_URL (URL 2 of 2) must use nats:// or tls://, got http://');
+    expect(() => loadConfig({ NATS_URL: 'nats://a:4222,b c' })).toThrow('NATS_URL (URL 2 of 2) is not a valid URL');
+    expect(() => loadConfig({ NATS_URL: 'http://a:4222' })).toThrow('NATS_URL must use nats:// or tls://, got http://');
+    for (const bad of ['0', '6', 'three']) expect(() => loadConfig({ NOETL_JETSTREAM_REPLICAS: bad })).toThrow(ConfigError);
   });
 
   it('works as the runtime role noetl_app unless NOETL_DB_RUNTIME_ROLE names another or none', () => {

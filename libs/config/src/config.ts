@@ -63,8 +63,14 @@ export interface NoetlConfig {
   };
   /** Absent: no BullMQ lane; the durable timer sweep alone fires retries. */
   redis?: { url: Secret };
-  /** Absent: the in-process transport. */
-  nats?: { url: string };
+  /**
+   * Absent: the in-process transport. `servers`: every URL of `NATS_URL` (a
+   * comma-separated list: the nodes of a cluster), which every connection is
+   * given, so it reconnects to whichever node is up. `replicas`: the replica
+   * count of every JetStream stream and consumer the runtime creates
+   * (`NOETL_JETSTREAM_REPLICAS`, 1; 3 on a 3-node cluster).
+   */
+  nats?: { servers: string[]; replicas: number };
   http: { port: number };
   roles: Role[];
   home: string;
@@ -275,6 +281,23 @@ function postgresUrl(env: Env, name: string): string | undefined {
   return raw;
 }
 
+/**
+ * A comma-separated list of URLs (the nodes of a cluster), each checked as
+ * `url` checks one; duplicates dropped, order kept; undefined when unset or empty.
+ */
+function urlList(env: Env, name: string, protocols: string[]): string[] | undefined {
+  const items = env[name]
+    ?.split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  if (!items || items.length === 0) return undefined;
+  const checked = items.map((item, i) => {
+    const label = items.length > 1 ? `${name} (URL ${i + 1} of ${items.length})` : name;
+    return url({ [label]: item }, label, protocols) ?? item;
+  });
+  return [...new Set(checked)];
+}
+
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
@@ -384,6 +407,7 @@ export const CONFIG_ENV_NAMES = [
   'DATABASE_URL',
   'REDIS_URL',
   'NATS_URL',
+  'NOETL_JETSTREAM_REPLICAS',
   'PORT',
   'NOETL_ROLES',
   'NOETL_HOME',
@@ -481,7 +505,8 @@ function workerPool(env: Env): string | undefined {
 export function loadConfig(env: Env): NoetlConfig {
   const databaseUrl = postgresUrl(env, 'DATABASE_URL');
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
-  const natsUrl = url(env, 'NATS_URL', ['nats:', 'tls:']);
+  const natsServers = urlList(env, 'NATS_URL', ['nats:', 'tls:']);
+  const jetstreamReplicas = integer(env, 'NOETL_JETSTREAM_REPLICAS', 1, 1, 5);
   const python = oneOf(env, 'NOETL_PYTHON', ['on', 'off'] as const, 'on');
   const serverUrl = url(env, 'NOETL_SERVER_URL', ['http:', 'https:']);
   const tools = list(env, 'NOETL_WORKER_TOOLS');
@@ -500,7 +525,7 @@ export function loadConfig(env: Env): NoetlConfig {
       ...runtimeRole(env),
     },
     redis: redisUrl ? { url: new Secret(redisUrl) } : undefined,
-    nats: natsUrl ? { url: natsUrl } : undefined,
+    nats: natsServers ? { servers: natsServers, replicas: jetstreamReplicas } : undefined,
     http: { port: integer(env, 'PORT', 8082, 0, 65535) },
     roles: roles(env),
     home: env.NOETL_HOME?.trim() || join(homedir(), '.noetl'),

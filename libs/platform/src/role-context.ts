@@ -25,7 +25,7 @@ export async function bootRole(name: string, config: NoetlConfig, root: DynamicM
   const nestLogger = new PinoNestLogger(logger);
   let app: INestApplicationContext;
   if (config.nats) {
-    const service = await NestFactory.createMicroservice(root, { strategy: new QueueGroupNatsServer({ servers: [config.nats.url], name: `noetl-${name}`, ...NATS_RECONNECT_FOREVER }), logger: nestLogger });
+    const service = await NestFactory.createMicroservice(root, { strategy: new QueueGroupNatsServer({ servers: config.nats.servers, name: `noetl-${name}`, ...NATS_RECONNECT_FOREVER }), logger: nestLogger });
     await service.listen();
     app = service;
   } else {
@@ -67,6 +67,6 @@ export async function bootRole(name: string, config: NoetlConfig, root: DynamicM
 export async function listenForNotifications(app: INestApplication, config: NoetlConfig, name: string): Promise<void> {
   if (!config.nats || !config.roles.some((role) => role === 'scheduler' || role === 'worker')) return;
   await app.init();
-  app.connectMicroservice({ strategy: new QueueGroupNatsServer({ servers: [config.nats.url], name: `noetl-${name}`, ...NATS_RECONNECT_FOREVER }) }, { inheritAppConfig: false });
+  app.connectMicroservice({ strategy: new QueueGroupNatsServer({ servers: config.nats.servers, name: `noetl-${name}`, ...NATS_RECONNECT_FOREVER }) }, { inheritAppConfig: false });
   await app.startAllMicroservices();
 }

@@ -97,7 +97,7 @@ export class RuntimeModule {
           provide: NOETL_BUS,
           useFactory: (config: NoetlConfig): Promise<Bus> | Bus =>
             config.nats
-              ? NestBus.connect(config.nats.url, `noetl-${config.roles.join('+')}`, createLogger(config.log, 'nats'))
+              ? NestBus.connect(config.nats.servers, `noetl-${config.roles.join('+')}`, createLogger(config.log, 'nats'))
               : new InProcessBus(),
           inject: [NOETL_CONFIG],
         },

@@ -36,6 +36,7 @@ import type { LocalControlPlane } from './control-plane/local-control-plane';
 import type { CredentialStore } from './credentials/credential-types';
 import { openCredentialCipher } from './credentials/pg-credential-store';
 import type { EngineOptions } from './engine-types';
+import { replicasOn } from './event-stream/event-stream';
 import type { ExecutionDetail } from './executions/execution-types';
 import type { ExecutionService } from './executions/execution.service';
 import { RuntimeMetrics } from './metrics';
@@ -280,8 +281,14 @@ export class Engine {
       // Reporting here, it can be handed the commands this process's scheduler issues, claimed as they are issued.
       if (!plane) shared.localSlots = parts.worker;
     }
+    /** NOETL_JETSTREAM_REPLICAS, or 1 on a NATS server that is not clustered (said at warn level). */
+    const replicas = (nats: NatsConnection, wanted: number): number => {
+      const count = replicasOn(nats, wanted);
+      if (count !== wanted) logger.warn(`NOETL_JETSTREAM_REPLICAS is ${wanted} but the NATS server is not clustered: streams and consumers get ${count} replica`);
+      return count;
+    };
     if (roles.includes('scheduler') && config.nats) {
-      parts.nats = await connect({ servers: config.nats.url, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
+      parts.nats = await connect({ servers: config.nats.servers, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
       const { ledgerCursors: cursors } = repositories;
       parts.relayBacklog = async () => tailBacklog(database, (await cursors.get(database, relayName())) ?? TAIL_START);
       parts.relay = new EventRelay({
@@ -289,11 +296,12 @@ export class Engine {
         cursors,
         leadership: repositories.leadership,
         js: parts.nats.jetstream(),
-        jsm: await parts.nats.jetstreamManager(),
+        // No account check here: JetStream may be electing a leader (or without quorum) as the scheduler starts; the relay makes the stream when it leads, and retries.
+        jsm: await parts.nats.jetstreamManager({ checkAPI: false }),
         shardCount: config.projector.shardCount,
         batch: config.relay.batch,
         pollMs: config.relay.pollMs,
-        limits: config.relay.stream,
+        limits: { ...config.relay.stream, replicas: replicas(parts.nats, config.nats.replicas) },
         logger: logger.child({ role: 'relay' }),
         metrics: new RelayMetrics(metrics.registry, parts.relayBacklog),
       });
@@ -304,10 +312,10 @@ export class Engine {
       const project: ProjectEvents = (events, elided, q) => engine.project(events, elided, q);
       const flush: FlushProjections = (options, q) => engine.flushProjections(options, q);
       if (config.nats) {
-        parts.nats ??= await connect({ servers: config.nats.url, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
+        parts.nats ??= await connect({ servers: config.nats.servers, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
         // One consumer per tenant the deployment has: each shard folds only its tenants' events, never another deployment's on the same NATS.
         const scopes = () => repositories.tenantRows.list(database);
-        parts.feed = new StreamProjector({ nats: parts.nats, project, flush, scopes, metrics: shared.projectorMetrics, logger: projectorLogger, shardIndex, shardCount });
+        parts.feed = new StreamProjector({ nats: parts.nats, project, flush, scopes, metrics: shared.projectorMetrics, logger: projectorLogger, shardIndex, shardCount, replicas: replicas(parts.nats, config.nats.replicas) });
       } else {
         parts.feed = new LedgerFeed({
           db: database,

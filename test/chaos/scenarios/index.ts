@@ -6,6 +6,7 @@ import { duplicateDelivery } from './duplicate-delivery';
 import { embeddedSigkill } from './embedded-sigkill';
 import { mixedSoak } from './mixed-soak';
 import { natsDown } from './nats-down';
+import { natsNodeLoss } from './nats-node-loss';
 import { networkPartition } from './network-partition';
 import { paginationHistory } from './pagination-history';
 import { playbookReregistered } from './playbook-reregistered';
@@ -21,7 +22,7 @@ import { workerClockSkew } from './worker-clock-skew';
 import { workerSigkill } from './worker-sigkill';
 import { workerSigstop } from './worker-sigstop';
 
-/** Every scenario, in the order the harness runs them (the issue's 13, with 2 and 5 split by fault, and the one-process server). */
+/** Every scenario, in the order the harness runs them (issue 14's 13, with 2 and 5 split by fault, the one-process server, and issue 29's three). */
 export const SCENARIOS: Scenario[] = [
   workerSigkill,
   schedulerSigkill,
@@ -32,7 +33,6 @@ export const SCENARIOS: Scenario[] = [
   postgresRestart,
   postgresTerminateBackends,
   postgresPoolExhausted,
-  postgresFailover,
   redisFlush,
   redisDown,
   natsDown,
@@ -43,6 +43,9 @@ export const SCENARIOS: Scenario[] = [
   playbookReregistered,
   paginationHistory,
   mixedSoak,
-  // On services of its own (proxies on its links): last, so the shared deployment is started once.
+  // On services of their own (a PostgreSQL pair, a NATS cluster, proxies on the links): last, so the shared
+  // deployment is started once.
+  postgresFailover,
+  natsNodeLoss,
   networkPartition,
 ];

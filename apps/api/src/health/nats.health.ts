@@ -15,13 +15,13 @@ export class NatsHealthIndicator extends HealthIndicator {
 
   /** The readiness check, or none when NATS is not configured. */
   checks(key = 'nats'): HealthIndicatorFunction[] {
-    const url = this.config.nats?.url;
-    return url === undefined ? [] : [() => this.check(key, url)];
+    const servers = this.config.nats?.servers;
+    return servers === undefined ? [] : [() => this.check(key, servers)];
   }
 
-  private async check(key: string, url: string): Promise<HealthIndicatorResult> {
+  private async check(key: string, servers: string[]): Promise<HealthIndicatorResult> {
     try {
-      await pingNats(url);
+      await pingNats(servers);
       return this.getStatus(key, true);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -30,9 +30,9 @@ export class NatsHealthIndicator extends HealthIndicator {
   }
 }
 
-/** Connects (bounded by the client's own `timeout`), then bounds the round trip itself. */
-async function pingNats(url: string): Promise<void> {
-  const connection = await connect({ servers: url, timeout: TIMEOUT_MS, reconnect: false, name: 'noetl-api-health' });
+/** Connects to any of the servers (a cluster is up while one node answers; bounded by the client's own `timeout`), then bounds the round trip itself. */
+async function pingNats(servers: string[]): Promise<void> {
+  const connection = await connect({ servers, timeout: TIMEOUT_MS, reconnect: false, name: 'noetl-api-health' });
   let timer: NodeJS.Timeout | undefined;
   const silence = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);

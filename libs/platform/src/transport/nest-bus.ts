@@ -17,12 +17,12 @@ export class NestBus implements Bus {
   ) {}
 
   /** Connects now, so a service that cannot reach NATS fails at boot instead of reporting ready. */
-  static async connect(url: string, name: string, logger: Logger): Promise<NestBus> {
-    const client = ClientProxyFactory.create({ transport: Transport.NATS, options: { servers: [url], name, ...NATS_RECONNECT_FOREVER } });
+  static async connect(servers: readonly string[], name: string, logger: Logger): Promise<NestBus> {
+    const client = ClientProxyFactory.create({ transport: Transport.NATS, options: { servers: [...servers], name, ...NATS_RECONNECT_FOREVER } });
     try {
       await client.connect();
     } catch (error) {
-      throw new Error(`NATS is unreachable at ${withoutCredentials(url)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new Error(`NATS is unreachable at ${servers.map(withoutCredentials).join(', ')}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     return new NestBus(client, logger);
   }

@@ -1,4 +1,4 @@
-import { nanos, StorageType, type JetStreamManager } from 'nats';
+import { nanos, StorageType, type JetStreamManager, type NatsConnection } from 'nats';
 import { EVENTS_SUBJECT_PREFIX } from './event-subjects';
 
 /** The JetStream stream the event relay publishes every event to, and the projector shards consume (issue 10). */
@@ -22,9 +22,28 @@ export interface EventStreamLimits {
    * republish is a duplicate the projector's version check discards.
    */
   duplicateWindowMs: number;
+  /**
+   * Copies of the stream on a JetStream cluster (`NOETL_JETSTREAM_REPLICAS`):
+   * 3 survives the loss of one node; 1 (the default) on a single server.
+   */
+  replicas?: number;
 }
 
-/** Creates the events stream (`EVENTS_STREAM` unless a test names its own), or brings an existing one's limits to `limits`. */
+/**
+ * The replica count of the streams and consumers made through `nc`:
+ * `wanted` (NOETL_JETSTREAM_REPLICAS) on a cluster, 1 on a server that is
+ * not clustered, which refuses more ("replicas > 1 not supported in
+ * non-clustered mode") and would stop the relay and the projector for good.
+ */
+export function replicasOn(nc: NatsConnection, wanted: number): number {
+  return wanted > 1 && !nc.info?.cluster ? 1 : wanted;
+}
+
+/**
+ * Creates the events stream (`EVENTS_STREAM` unless a test names its own),
+ * or brings an existing one's limits and replica count to `limits` (a
+ * cluster moves an R1 stream to R3 in place, keeping its messages).
+ */
 export async function ensureEventStream(jsm: JetStreamManager, limits: EventStreamLimits, name = EVENTS_STREAM): Promise<void> {
   const config = {
     name,
@@ -33,6 +52,7 @@ export async function ensureEventStream(jsm: JetStreamManager, limits: EventStre
     max_age: nanos(limits.maxAgeMs),
     max_bytes: limits.maxBytes,
     duplicate_window: nanos(limits.duplicateWindowMs),
+    num_replicas: limits.replicas ?? 1,
   };
   const existing = await jsm.streams.info(name).catch(() => undefined);
   if (existing) await jsm.streams.update(name, config);

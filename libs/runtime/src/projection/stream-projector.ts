@@ -1,6 +1,6 @@
 import type { Queryable, TenantScope } from '@noetl/storage';
 import type { LedgerEvent } from '@noetl/event-kernel';
-import { AckPolicy, DeliverPolicy, nanos, type Consumer, type JsMsg, type NatsConnection } from 'nats';
+import { AckPolicy, DeliverPolicy, nanos, NatsError, type Consumer, type JsMsg, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { EVENTS_STREAM, PAYLOAD_ELIDED_HEADER } from '../event-stream/event-stream';
 import { durableToken, shardFilter } from '../event-stream/event-subjects';
@@ -8,6 +8,15 @@ import type { ProjectorMetrics } from './projector-metrics';
 
 const BATCH = 500;
 const RETRY_MS = 2_000;
+/**
+ * How long JetStream waits for a delivered message's ack before it delivers
+ * it again. A delivery lost in transit (its NATS node or the consumer's
+ * leader killed as it was sent) stays pending that long: if it was an
+ * execution's last event, its projection lags that long (issue 29,
+ * nats-node-loss: 60 s). A batch being folded says it is still at work every
+ * half of it, so a slow fold is not delivered twice.
+ */
+const ACK_WAIT_MS = 10_000;
 
 /**
  * Folds a batch of delivered events into their projections (the tenants'
@@ -31,6 +40,8 @@ export interface StreamProjectorOptions {
   logger: Logger;
   shardIndex: number;
   shardCount: number;
+  /** Copies of each durable consumer's state on a JetStream cluster (`NOETL_JETSTREAM_REPLICAS`, as the stream's). */
+  replicas?: number;
 }
 
 /** The durable consumer of a projector shard: one per tenant's organization and shard of a shard count. */
@@ -118,13 +129,20 @@ export class StreamProjector {
   }
 
   private async consume(scope: TenantScope, durable: string): Promise<void> {
-    const consumer = await this.consumer(scope, durable);
-    if (!consumer) return;
-    while (!this.stopped) {
+    let consumer = await this.consumer(scope, durable);
+    while (!this.stopped && consumer) {
       try {
         await this.fold(consumer, durable);
       } catch (error) {
         this.options.metrics.errors.inc({ shard: this.shard });
+        if (gone(error)) {
+          // Deleted, or lost with the JetStream state that held it: fetching it again would fail forever. Made again, it delivers
+          // the stream from its start (DeliverPolicy.All); the projector discards what it has folded already.
+          this.options.logger.warn({ err: error, shard: this.shard, tenant: scope.tenantId, durable }, 'the consumer is gone; making it again');
+          await sleep(RETRY_MS);
+          consumer = await this.consumer(scope, durable);
+          continue;
+        }
         this.options.logger.error({ err: error, shard: this.shard, tenant: scope.tenantId }, 'folding a batch failed; JetStream delivers it again');
         await sleep(RETRY_MS);
       }
@@ -135,6 +153,7 @@ export class StreamProjector {
     const messages: JsMsg[] = [];
     for await (const message of await consumer.fetch({ max_messages: BATCH, expires: 1_000 })) messages.push(message);
     if (messages.length > 0) {
+      const working = setInterval(() => messages.forEach((message) => message.working()), ACK_WAIT_MS / 2);
       try {
         const events = messages.map((message) => message.json<LedgerEvent>());
         const elided = new Set(events.filter((_, i) => messages[i]!.headers?.has(PAYLOAD_ELIDED_HEADER)).map((event) => event.event_id));
@@ -142,6 +161,8 @@ export class StreamProjector {
       } catch (error) {
         for (const message of messages) message.nak(RETRY_MS);
         throw error;
+      } finally {
+        clearInterval(working);
       }
       for (const message of messages) message.ack();
     }
@@ -158,14 +179,22 @@ export class StreamProjector {
       try {
         // Inside the retry: the manager asks JetStream for its account, which fails while NATS is away.
         const jsm = await this.options.nats.jetstreamManager();
-        await jsm.consumers.add(stream, {
-          durable_name: durable,
-          filter_subject: shardFilter(this.options.shardIndex, scope),
-          ack_policy: AckPolicy.Explicit,
-          deliver_policy: DeliverPolicy.All,
-          ack_wait: nanos(60_000),
-          max_ack_pending: 10 * BATCH,
-        });
+        const replicas = this.options.replicas ?? 1;
+        const existing = await jsm.consumers.info(stream, durable).catch(() => undefined);
+        // An existing consumer keeps its acks; its replica count (a cluster moves it in place) and ack wait follow this version's.
+        if (existing && (existing.config.num_replicas !== replicas || existing.config.ack_wait !== nanos(ACK_WAIT_MS))) {
+          await jsm.consumers.update(stream, durable, { num_replicas: replicas, ack_wait: nanos(ACK_WAIT_MS) });
+        } else if (!existing) {
+          await jsm.consumers.add(stream, {
+            durable_name: durable,
+            filter_subject: shardFilter(this.options.shardIndex, scope),
+            ack_policy: AckPolicy.Explicit,
+            deliver_policy: DeliverPolicy.All,
+            ack_wait: nanos(ACK_WAIT_MS),
+            max_ack_pending: 10 * BATCH,
+            num_replicas: replicas,
+          });
+        }
         return await this.options.nats.jetstream().consumers.get(stream, durable);
       } catch (error) {
         this.options.logger.warn({ err: error, stream }, 'waiting for the events stream (the relay creates it)');
@@ -174,6 +203,11 @@ export class StreamProjector {
     }
     return undefined;
   }
+}
+
+/** JetStream's answer for a consumer (or stream) that does not exist: 404. */
+function gone(error: unknown): boolean {
+  return error instanceof NatsError && error.code === '404';
 }
 
 function sleep(ms: number): Promise<void> {
