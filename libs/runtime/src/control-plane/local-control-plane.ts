@@ -38,7 +38,7 @@ import { LocalFrames } from './local-frames';
 import { readLedgerIdentity } from './ledger-identity';
 import { assertNamesCredential, holdsLease, newLeaseToken, type Holder } from './lease-token';
 import { childOutcome } from '../executions/child-outcome';
-import { KEEP_STOPPED_MS } from '../workers/worker-directory';
+import { KEEP_STOPPED_MS } from '../worker-registry/worker-directory';
 import {
   DEFAULT_LEASE_MS,
   type ChildOutcomeRequest,

@@ -18,7 +18,7 @@ import { workOf, type Offers } from '../bus/offers';
 import type { LocalControlPlane } from '../control-plane/local-control-plane';
 import type { ExecutionService } from '../executions/execution.service';
 import type { Ledger } from '../ledger';
-import type { ScheduleTicker } from '../schedules/schedule-ticker';
+import type { ScheduleTicker } from '../cron-schedules/schedule-ticker';
 import { ChildLinks } from './child-links';
 import type { Scheduler, SchedulerFollowUps } from './scheduler';
 import { reapExpiredFrames, reofferStages } from './frame-reaper';

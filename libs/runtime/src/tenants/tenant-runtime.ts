@@ -40,16 +40,16 @@ import type { ProjectorMetrics } from '../projection/projector-metrics';
 import { PROJECTION_SNAPSHOT_EVERY } from '../projection/rebuild';
 import { Replay } from '../projection/replay';
 import type { RetryLane } from '../scheduler/retry-lane';
-import { DeclaredSchedules } from '../schedules/declared-schedules';
-import { ScheduleTicker } from '../schedules/schedule-ticker';
-import { ScheduleService } from '../schedules/schedule.service';
+import { DeclaredSchedules } from '../cron-schedules/declared-schedules';
+import { ScheduleTicker } from '../cron-schedules/schedule-ticker';
+import { ScheduleService } from '../cron-schedules/schedule.service';
 import { Scheduler } from '../scheduler/scheduler';
 import type { LocalSlots } from '../scheduler/eager-claims';
 import { Sweeper } from '../scheduler/sweeper';
 import { CommandOwners } from '../state/command-owners';
 import { ExecutionStates } from '../state/execution-states';
 import { PayloadCache } from '../state/payload-cache';
-import { WorkerDirectory } from '../workers/worker-directory';
+import { WorkerDirectory } from '../worker-registry/worker-directory';
 
 /** A worker is a candidate for targeted offers while it reported within three of its beats. */
 export const WORKER_REPORT_MS = 5_000;
