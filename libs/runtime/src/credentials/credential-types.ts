@@ -1,3 +1,4 @@
+import type { CredentialUseRow } from '@noetl/storage';
 import type { JsonObject } from '@noetl/event-kernel';
 
 export interface CredentialInput {
@@ -60,14 +61,5 @@ export interface CredentialSettings {
   require_binding: boolean;
 }
 
-/** A use as the audit lists it. */
-export interface CredentialUseView {
-  name: string;
-  execution_id: string;
-  path: string;
-  step: string | null;
-  holder_kind: 'command' | 'frame';
-  holder_id: string;
-  worker_id: string;
-  used_at: string;
-}
+/** A use as the audit lists it (its row, with the time as ISO text). */
+export type CredentialUseView = Omit<CredentialUseRow, 'used_at'> & { used_at: string };

@@ -27,6 +27,20 @@ describe('JetStream replicas on a 3-node cluster', () => {
   let cluster: NatsCluster;
   let nc: NatsConnection;
 
+  /** Shard 0 of 1 of a projector at R3 over `scopes`, each event it folds by id into `folded`. */
+  const projectorOf = (scopes: { tenantId: string; organizationId: string }[], folded: string[] = []): StreamProjector =>
+    new StreamProjector({
+      nats: nc,
+      project: async (events) => void folded.push(...events.map((event) => event.event_id)),
+      flush: async () => undefined,
+      scopes: async () => scopes,
+      metrics: new ProjectorMetrics(new Registry()),
+      logger: pino({ level: 'silent' }),
+      shardIndex: 0,
+      shardCount: 1,
+      replicas: 3,
+    });
+
   beforeAll(async () => {
     home = mkdtempSync(join(tmpdir(), 'noetl-js-cluster-'));
     cluster = await startNatsCluster(home, 3);
@@ -77,17 +91,7 @@ describe('JetStream replicas on a 3-node cluster', () => {
     const existing = { tenantId: 'existing', organizationId: 'o' };
     // A consumer made before the setting (R1): it must keep its name and acks, and get 3 copies.
     await jsm.consumers.add(EVENTS_STREAM, { durable_name: projectorDurable(existing, 0, 1), filter_subject: shardFilter(0, existing), ack_policy: AckPolicy.Explicit, num_replicas: 1 });
-    const projector = new StreamProjector({
-      nats: nc,
-      project: async () => undefined,
-      flush: async () => undefined,
-      scopes: async () => [fresh, existing],
-      metrics: new ProjectorMetrics(new Registry()),
-      logger: pino({ level: 'silent' }),
-      shardIndex: 0,
-      shardCount: 1,
-      replicas: 3,
-    });
+    const projector = projectorOf([fresh, existing]);
     projector.start();
     try {
       const replicas = await waitFor(
@@ -109,18 +113,7 @@ describe('JetStream replicas on a 3-node cluster', () => {
     const scope = { tenantId: 'lost', organizationId: 'o' };
     const durable = projectorDurable(scope, 0, 1);
     const folded: string[] = [];
-    const shard = () =>
-      new StreamProjector({
-        nats: nc,
-        project: async (events) => void folded.push(...events.map((event) => event.event_id)),
-        flush: async () => undefined,
-        scopes: async () => [scope],
-        metrics: new ProjectorMetrics(new Registry()),
-        logger: pino({ level: 'silent' }),
-        shardIndex: 0,
-        shardCount: 1,
-        replicas: 3,
-      });
+    const shard = (): StreamProjector => projectorOf([scope], folded);
     const first = shard();
     first.start();
     await waitFor(() => jsm.consumers.info(EVENTS_STREAM, durable), { timeoutMs: 30_000, intervalMs: 100, description: 'the shard consumer' });
@@ -153,17 +146,7 @@ describe('JetStream replicas on a 3-node cluster', () => {
     const scope = { tenantId: 'regone', organizationId: 'o' };
     const durable = projectorDurable(scope, 0, 1);
     const folded: string[] = [];
-    const projector = new StreamProjector({
-      nats: nc,
-      project: async (events) => void folded.push(...events.map((event) => event.event_id)),
-      flush: async () => undefined,
-      scopes: async () => [scope],
-      metrics: new ProjectorMetrics(new Registry()),
-      logger: pino({ level: 'silent' }),
-      shardIndex: 0,
-      shardCount: 1,
-      replicas: 3,
-    });
+    const projector = projectorOf([scope], folded);
     const publish = (eventId: string) => nc.jetstream().publish('noetl.events.regone.o.7.0', new TextEncoder().encode(JSON.stringify({ event_id: eventId })), { msgID: eventId });
     projector.start();
     try {
