@@ -34,13 +34,13 @@ export class DatabaseUrlError extends Error {
 }
 
 const DEFAULT_PORT = 5432;
-const SHAPE = /^(postgres(?:ql)?:)\/\/(?:([^@/?#]*)@)?([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/;
+const SHAPE = /^(?<scheme>postgres(?:ql)?:)\/\/(?:(?<userinfo>[^@/?#]*)@)?(?<hostList>[^/?#]*)(?<path>[^?#]*)(?<query>\?[^#]*)?(#.*)?$/;
 
 /** Parses a PostgreSQL URL with one or several hosts; throws DatabaseUrlError (never echoing the password) when it is not one. */
 export function parseDatabaseUrl(raw: string): DatabaseUrl {
-  const match = SHAPE.exec(raw.trim());
-  if (!match) throw new DatabaseUrlError('is not a postgres:// or postgresql:// URL');
-  const [, scheme, userinfo, hostList, path, query = ''] = match as unknown as [string, string, string | undefined, string, string, string | undefined];
+  const groups = SHAPE.exec(raw.trim())?.groups;
+  if (!groups) throw new DatabaseUrlError('is not a postgres:// or postgresql:// URL');
+  const { scheme = '', userinfo, hostList = '', path = '', query = '' } = groups;
   // One host is kept as written: it may be empty (libpq's `postgres://u@/db?host=/var/run/postgresql`, a unix socket).
   const single = !hostList.includes(',');
   const hosts = hostList.split(',').map((text) => parseHost(text, single));

@@ -47,6 +47,11 @@ function chooserFor(url: string): HostChooser {
   return chooser;
 }
 
+/** What pg's Client keeps of its config and reads as it connects (not in its types). */
+interface ClientInternals {
+  connectionParameters: { host: string; port: number };
+}
+
 /** The session is not what target_session_attrs asks for: SQLSTATE 25006 (read_only_sql_transaction), so it is recycled like one. */
 export class SessionNotWritableError extends Error {
   override readonly name = 'SessionNotWritableError';
@@ -90,7 +95,7 @@ export function multiHostClientClass(url: string): typeof Client {
       // Client's constructor took its host from the URL's first host; the chosen one replaces it before the socket opens.
       this.host = host.host;
       this.port = host.port;
-      Object.assign((this as unknown as { connectionParameters: object }).connectionParameters, { host: host.host, port: host.port });
+      Object.assign((this as this & ClientInternals).connectionParameters, { host: host.host, port: host.port });
       try {
         await super.connect();
         if (!(await acceptable(this, targetSessionAttrs))) throw new SessionNotWritableError(host, targetSessionAttrs);
