@@ -31,6 +31,8 @@ export interface ScenarioResult extends Omit<TrialCounts, 'violations'> {
   trials: number;
   /** From the fault's start to the first progress the ledger records after it, one per trial. */
   recoveryMs: number[];
+  /** From the fault's start to the ledger's pace of progress back at the pace before it, one per trial of a steady scenario. */
+  throughputMs: number[];
   /** The first violations seen, for diagnosis. */
   violations: string[];
 }
@@ -39,6 +41,15 @@ export interface ScenarioResult extends Omit<TrialCounts, 'violations'> {
 const TERMINAL_DEADLINE_MS = 90_000;
 const PROGRESS_EVENTS = [EventType.CommandCompleted, EventType.FrameCommitted, EventType.LoopDone, ...TERMINAL_EXECUTION_EVENTS];
 const KEPT_VIOLATIONS = 20;
+/** A steady scenario's feed: one execution this often, from WARMUP before the fault to FEED_AFTER after it is undone. */
+const STEADY_EVERY_MS = 250;
+const STEADY_WORK: Planned = { playbook: 'retry', expect: 'COMPLETED' };
+const WARMUP_MS = { full: 4_000, smoke: 2_000 };
+/** The pace is progress events over this window; the deployment is back at full pace when a window from the fault on has this share of the one before it. */
+const PACE_WINDOW_MS = 2_000;
+const PACE_STEP_MS = 100;
+const FULL_PACE_SHARE = 0.8;
+const FEED_AFTER_MS = 3 * PACE_WINDOW_MS;
 const SMOKE_PAGES = 100;
 
 /**
@@ -122,6 +133,7 @@ async function runScenario(scenario: Scenario, { services, cluster }: Deployment
     atLeastOnceReruns: 0,
     projectionMismatches: 0,
     recoveryMs: [],
+    throughputMs: [],
     violations: [],
   };
   for (let trial = 1; trial <= (scenario.once ? 1 : options.trials); trial++) {
@@ -167,14 +179,19 @@ async function runTrial(
 ): Promise<void> {
   const { cluster, random } = context;
   const trialStart = Date.now();
+  const feed = scenario.steady ? steadyFeed(context) : undefined;
   await context.startWorkload(scenario.workload?.(context) ?? workload);
-  await hold(context.smoke ? 100 + Math.floor(random() * 500) : 200 + Math.floor(random() * 1_500));
+  await hold((feed ? WARMUP_MS[context.smoke ? 'smoke' : 'full'] : 0) + (context.smoke ? 100 + Math.floor(random() * 500) : 200 + Math.floor(random() * 1_500)));
   const marker = await lastEventId(databaseUrl);
   const faultAt = Date.now();
   // Polled while the fault runs: progress the rest of the deployment makes meanwhile counts.
   const progress = firstProgressAfter(databaseUrl, marker, started, TERMINAL_DEADLINE_MS);
   await scenario.inject(context);
   const recovered = await progress;
+  if (feed) {
+    await hold(FEED_AFTER_MS);
+    await feed.stop();
+  }
   const ended = await allTerminal(databaseUrl, started, TERMINAL_DEADLINE_MS, () => cluster.exitedOnTheirOwn().length > 0);
   // A role that crashed on its own is a violation; it is replaced, and the trial's executions get their deadline again.
   const crashed = await cluster.heal();
@@ -183,10 +200,13 @@ async function runTrial(
   const specific = [...crashed, ...((await scenario.check?.({ ...context, databaseUrl, executionIds: started.map((s) => s.executionId) })) ?? [])];
   add(result, counts, specific);
   if (recovered !== undefined) result.recoveryMs.push(recovered - faultAt);
+  const fullPace = feed ? await fullPaceAt(databaseUrl, started, faultAt, feed.stoppedAt()) : undefined;
+  if (fullPace !== undefined) result.throughputMs.push(fullPace - faultAt);
   const bad = counts.violations.length + specific.length;
   log(
     `${scenario.name} #${trial}: ${counts.executions} executions in ${((Date.now() - trialStart) / 1000).toFixed(1)} s` +
       `${ended ? '' : ' (deadline passed)'}, recovery ${recovered === undefined ? 'none' : `${recovered - faultAt} ms`}` +
+      `${feed ? `, full pace ${fullPace === undefined ? 'not reached' : `${fullPace - faultAt} ms`}` : ''}` +
       `${bad ? `, ${bad} violation(s): ${[...counts.violations, ...specific].slice(0, 3).join('; ')}` : ', invariants hold'}`,
   );
   if (bad && !ended) log(cluster.outputs());
@@ -208,6 +228,54 @@ export function seededRandom(seed: number, scenario: string, trial: number): () 
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
+}
+
+/**
+ * A steady scenario's feed: one more execution every STEADY_EVERY_MS until
+ * stopped. A start the fault refuses (the api cut off) is skipped: the pace
+ * drops, which is what the trial measures.
+ */
+function steadyFeed(context: FaultContext): { stop(): Promise<void>; stoppedAt(): number } {
+  let running = true;
+  let stoppedAt = 0;
+  const feeding = (async () => {
+    while (running) {
+      await context.startWorkload([STEADY_WORK]).catch(() => undefined);
+      await hold(STEADY_EVERY_MS);
+    }
+    stoppedAt = Date.now();
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await feeding;
+    },
+    stoppedAt: () => stoppedAt,
+  };
+}
+
+/**
+ * When the ledger's pace of progress came back after the fault: the pace is
+ * the progress events of the trial's executions over PACE_WINDOW_MS; from the
+ * fault on, the first window whose pace is at least FULL_PACE_SHARE of the
+ * window's before the fault starts where the deployment is back at full pace
+ * (0 when the fault did not slow it). Undefined with no pace before the fault
+ * to compare with, or when it did not come back while work was fed.
+ */
+async function fullPaceAt(url: string, started: Started[], faultAt: number, fedUntil: number): Promise<number | undefined> {
+  const rows = await queryOnce<{ at: number }>(
+    url,
+    'SELECT (extract(epoch FROM event_time) * 1000)::float8 AS at FROM noetl.event WHERE execution_id = ANY($1::bigint[]) AND event_type = ANY($2)',
+    [started.map((s) => s.executionId), PROGRESS_EVENTS],
+  );
+  const times = rows.map((row) => row.at);
+  const paceFrom = (from: number): number => times.filter((at) => at >= from && at < from + PACE_WINDOW_MS).length;
+  const before = paceFrom(faultAt - PACE_WINDOW_MS);
+  if (before === 0) return undefined;
+  for (let from = faultAt; from + PACE_WINDOW_MS <= fedUntil; from += PACE_STEP_MS) {
+    if (paceFrom(from) >= FULL_PACE_SHARE * before) return from;
+  }
+  return undefined;
 }
 
 /** One query on a fresh connection: the database may have been restarted (or failed over: a multi-host URL reaches the primary) since the last one. */

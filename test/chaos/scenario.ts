@@ -29,6 +29,12 @@ export interface Scenario {
   /** Runs once whatever --trials says (the soak: its length is --minutes). */
   once?: boolean;
   /**
+   * Work is also started at a steady pace through the trial, from before the
+   * fault to after it is undone, so the trial can tell when the deployment is
+   * back to the pace it kept before the fault (recovery to full throughput).
+   */
+  steady?: boolean;
+  /**
    * Services of its own (a clustered NATS, a PostgreSQL with a standby),
    * started under `home`: the harness runs a deployment of its own on them
    * for this scenario's trials and stops both after. Default: the run's

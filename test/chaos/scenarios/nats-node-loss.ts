@@ -24,6 +24,7 @@ let cluster: NatsCluster | undefined;
 export const natsNodeLoss: Scenario = {
   name: 'nats-node-loss',
   description: '3-node JetStream cluster (R3): a node SIGKILLed, then the events stream\'s leader, both restarted after 10 s (2 s in the smoke)',
+  steady: true,
   async services(home) {
     cluster = await startNatsCluster(home, 3);
     const services = await withPostgresAndRedis(home, cluster);

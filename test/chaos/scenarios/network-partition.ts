@@ -63,6 +63,7 @@ async function partitionableServices(home: string): Promise<ChaosServices> {
 export const networkPartition: Scenario = {
   name: 'network-partition',
   description: 'the workers->api and/or api->PostgreSQL link dropped (reset) or blackholed (silent) for 5-20 s, then healed',
+  steady: true,
   services: partitionableServices,
   async inject({ services, random, smoke, log }) {
     const links = linksOf.get(services);
