@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:net';
 import request from 'supertest';
-import { requireNats, requireRedis } from '../../../../test/support/services';
+import { requireNats, requireRedis } from '../../../../../test/support/services';
 import { startApiTestApp, type ApiTestApp } from '../testing/api-test-app';
 
 describe('readiness with Redis and NATS configured', () => {

@@ -8,7 +8,7 @@ import { ServeStaticModule } from '@nestjs/serve-static';
  * behind the API's guards; everything they show comes from /api, which is.
  */
 export const WebUiModule = ServeStaticModule.forRoot({
-  // dist/apps/api/src/web-ui -> dist/ui (run from the sources, there is no built UI to serve).
-  rootPath: join(__dirname, '..', '..', '..', '..', 'ui'),
+  // dist/libs/roles/src/api/web-ui -> dist/ui (run from the sources, there is no built UI to serve).
+  rootPath: join(__dirname, '..', '..', '..', '..', '..', 'ui'),
   serveRoot: '/ui',
 });

@@ -6,9 +6,9 @@ import { RuntimeMetrics } from '@noetl/runtime';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { requireNats } from '../../../../test/support/services';
-import { waitFor } from '../../../../test/support/wait-for';
-import { WorkerModule } from '../../../worker/src/worker.module';
+import { requireNats } from '../../../../../test/support/services';
+import { waitFor } from '../../../../../test/support/wait-for';
+import { WorkerModule } from '../../worker/worker.module';
 import { startApiTestApp, type ApiTestApp } from '../testing/api-test-app';
 
 const PLAYBOOK = `

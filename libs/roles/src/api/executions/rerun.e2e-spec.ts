@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { waitFor } from '../../../../test/support/wait-for';
+import { waitFor } from '../../../../../test/support/wait-for';
 import { startApiTestApp, type ApiTestApp } from '../testing/api-test-app';
 
 const CHAIN = `apiVersion: noetl.io/v2

@@ -2,8 +2,8 @@ import { EventType } from '@noetl/event-kernel';
 import { ApiKeys, type Access, allows, type Role } from '@noetl/runtime';
 import { Database } from '@noetl/storage';
 import request from 'supertest';
-import { TEST_ENCRYPTION_KEY } from '../../../../test/support/test-engine';
-import { waitFor } from '../../../../test/support/wait-for';
+import { TEST_ENCRYPTION_KEY } from '../../../../../test/support/test-engine';
+import { waitFor } from '../../../../../test/support/wait-for';
 import { startApiTestApp, type ApiTestApp } from '../testing/api-test-app';
 
 /**

@@ -1,7 +1,7 @@
 import { HealthCheckError } from '@nestjs/terminus';
 import { loadConfig } from '@noetl/config';
-import { freePort } from '../../../../libs/storage/src/free-port';
-import { requireNats } from '../../../../test/support/services';
+import { freePort } from '../../../../storage/src/free-port';
+import { requireNats } from '../../../../../test/support/services';
 import { NatsHealthIndicator } from './nats.health';
 
 /**

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { waitFor } from '../../../../test/support/wait-for';
+import { waitFor } from '../../../../../test/support/wait-for';
 import { noopPlaybook, startApiTestApp, type ApiTestApp } from '../testing/api-test-app';
 
 /**

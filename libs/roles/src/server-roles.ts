@@ -1,9 +1,9 @@
 import type { NoetlConfig } from '@noetl/config';
 import type { DynamicModule } from '@nestjs/common';
-import { ApiModule } from '../../../api/src/api.module';
-import { ProjectorModule } from '../../../projector/src/projector.module';
-import { SchedulerModule } from '../../../scheduler/src/scheduler.module';
-import { WorkerModule } from '../../../worker/src/worker.module';
+import { ApiModule } from './api/api.module';
+import { ProjectorModule } from './projector/projector.module';
+import { SchedulerModule } from './scheduler/scheduler.module';
+import { WorkerModule } from './worker/worker.module';
 
 /** The role modules of NOETL_ROLES, as `noetl server` runs them in one process (DESIGN.md s3 "Modular monolith"). */
 export function serverRoles(config: NoetlConfig, workerId: string): DynamicModule[] {

@@ -2,10 +2,10 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { loadConfig, type NoetlConfig } from '@noetl/config';
 import type { App } from 'supertest/types';
-import { SUPERUSER_PLAYBOOKS_ENV } from '../../../../test/support/postgres';
-import { createTestDatabase } from '../../../../test/support/test-database';
+import { SUPERUSER_PLAYBOOKS_ENV } from '../../../../../test/support/postgres';
+import { createTestDatabase } from '../../../../../test/support/test-database';
 import { AppRootModule, listenForNotifications } from '@noetl/platform';
-import { serverRoles } from '../../../cli/src/server/server-roles';
+import { serverRoles } from '../../server/server-roles';
 import { configureApi } from '../configure-api';
 
 export interface ApiTestApp {

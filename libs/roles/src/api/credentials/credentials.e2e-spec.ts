@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { waitFor } from '../../../../test/support/wait-for';
+import { waitFor } from '../../../../../test/support/wait-for';
 import { startApiTestApp, type ApiTestApp } from '../testing/api-test-app';
 
 const SECRET = 'p4ss-never-echoed';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { waitFor } from '../../../../test/support/wait-for';
+import { waitFor } from '../../../../../test/support/wait-for';
 import { noopPlaybook, startApiTestApp, type ApiTestApp } from '../testing/api-test-app';
 
 interface EventRow {
