@@ -28,7 +28,7 @@ export async function startAndAwait(engine: Engine, tenantId: string, timeoutMs:
       if (Date.now() > deadline) throw new Error(`${pending.length} executions still running after ${timeoutMs / 60_000} minutes`);
       if (Date.now() - lastMessage > QUIET_RECHECK_MS) {
         for (const id of pending) {
-          const { status } = await engine.executions.get(id);
+          const { status } = await engine.own.executions.get(id);
           if (status !== 'RUNNING') ended.set(id, status);
         }
         lastMessage = Date.now();

@@ -64,10 +64,10 @@ async function runSize(items: number, rows: number): Promise<SizeResult> {
   });
   collections.observe({ entryTypes: ['gc'] });
   try {
-    await bench.engine.catalog.register(playbook(rows));
+    await bench.engine.own.catalog.register(playbook(rows));
     const began = performance.now();
-    const { execution_id } = await bench.engine.executions.start({ path: 'bench/loop-memory', payload: { count: items } });
-    await untilEnded(bench.engine.executions, execution_id);
+    const { execution_id } = await bench.engine.own.executions.start({ path: 'bench/loop-memory', payload: { count: items } });
+    await untilEnded(bench.engine.own.executions, execution_id);
     const seconds = (performance.now() - began) / 1000;
     clearInterval(sampler);
     collections.disconnect();
@@ -76,7 +76,7 @@ async function runSize(items: number, rows: number): Promise<SizeResult> {
     (globalThis as { gc?: () => void }).gc?.();
     live = Math.max(live, process.memoryUsage().heapUsed);
     // Outside the measured window: the result as a reader gets it (GET /api/executions/{id}), every item's.
-    const detail = await bench.engine.executions.get(execution_id);
+    const detail = await bench.engine.own.executions.get(execution_id);
     if (detail.status !== 'COMPLETED') throw new Error(`the ${items}-item loop ended ${detail.status}: ${JSON.stringify(detail.error)}`);
     const results = (detail.result as { results?: unknown[] } | null)?.results;
     if (results?.length !== items) throw new Error(`the ${items}-item loop's result holds ${results?.length} results`);

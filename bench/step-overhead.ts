@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   });
   const { engine, database } = booted;
   try {
-    await engine.catalog.register(chainPlaybook(STEPS, `bench/chain-${STEPS}`));
+    await engine.own.catalog.register(chainPlaybook(STEPS, `bench/chain-${STEPS}`));
     const transitions: number[] = [];
     const walls: number[] = [];
     let events = 0;
@@ -42,13 +42,13 @@ async function main(): Promise<void> {
     const cpuBefore = process.cpuUsage();
     for (let run = 0; run < RUNS; run++) {
       const began = performance.now();
-      const { execution_id } = await engine.executions.start({ path: `bench/chain-${STEPS}` });
+      const { execution_id } = await engine.own.executions.start({ path: `bench/chain-${STEPS}` });
       const detail = await engine.waitForTerminal(execution_id, { timeoutMs: 600_000 });
       walls.push(performance.now() - began);
       if (detail.status !== 'COMPLETED') throw new Error(`run ${run} ended ${detail.status}: ${detail.error?.message ?? ''}`);
-      const exits = (await engine.executions.events(execution_id, { type: [EventType.StepExit], limit: 1000 })).events;
+      const exits = (await engine.own.executions.events(execution_id, { type: [EventType.StepExit], limit: 1000 })).events;
       for (let i = 1; i < exits.length; i++) transitions.push(Date.parse(exits[i]!.created_at) - Date.parse(exits[i - 1]!.created_at));
-      events += (await engine.executions.events(execution_id, { limit: 1000 })).events.length;
+      events += (await engine.own.executions.events(execution_id, { limit: 1000 })).events.length;
     }
     // Spans overlap: `append` runs inside `plan`, `claim` and `report`; `plan` counts every scheduler pass.
     const spans = spanBreakdown(spansBefore, await spanTotals(engine.metrics), RUNS * STEPS);
@@ -113,7 +113,7 @@ async function hashChainCost(engine: BenchEngine['engine'], database: BenchEngin
     await database.query(`ALTER TABLE noetl.event ${side === 'on' ? 'ENABLE' : 'DISABLE'} TRIGGER event_hash_chain`);
     const before = await spanTotals(engine.metrics);
     const began = performance.now();
-    const { execution_id } = await engine.executions.start({ path: `bench/chain-${STEPS}` });
+    const { execution_id } = await engine.own.executions.start({ path: `bench/chain-${STEPS}` });
     const detail = await engine.waitForTerminal(execution_id, { timeoutMs: 600_000 });
     walls[side].push(performance.now() - began);
     if (detail.status !== 'COMPLETED') throw new Error(`hash chain run ${run} ended ${detail.status}`);

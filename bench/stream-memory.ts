@@ -65,9 +65,9 @@ async function runSize(rows: number, chunkRows: number): Promise<SizeResult> {
   let peak = process.memoryUsage().rss;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), RSS_SAMPLE_MS);
   try {
-    await bench.engine.catalog.register(playbook(benchDb.url, chunkRows));
+    await bench.engine.own.catalog.register(playbook(benchDb.url, chunkRows));
     const began = performance.now();
-    const { execution_id } = await bench.engine.executions.start({ path: 'bench/stream-memory', payload: { count: rows } });
+    const { execution_id } = await bench.engine.own.executions.start({ path: 'bench/stream-memory', payload: { count: rows } });
     const detail = await bench.engine.waitForTerminal(execution_id, { timeoutMs: TIMEOUT_MS });
     if (detail.status !== 'COMPLETED') throw new Error(`the ${rows}-row stream ended ${detail.status}: ${JSON.stringify(detail.error)}`);
     const seconds = (performance.now() - began) / 1000;

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
-// The web UI, served by the api role at /ui/ from dist/ui (apps/api/src/web-ui).
+// The web UI, served by the api role at /ui/ from dist/ui (libs/roles/src/api/web-ui).
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/ui/',

@@ -39,14 +39,14 @@ async function main(): Promise<void> {
     const booted = await startBenchEngine(config, url, config.worker.concurrency);
     const path = `bench/executions/chain-${steps}`;
     try {
-      await booted.engine.catalog.register(chainPlaybook(steps, path));
+      await booted.engine.own.catalog.register(chainPlaybook(steps, path));
       const tablesBefore = await tableReads(url);
       const countsBefore = { ...booted.database.counts };
       statementTimes.reset();
       const cpuBefore = process.cpuUsage();
       const began = performance.now();
       await startAndAwait(booted.engine, config.tenancy.tenantId, TIMEOUT_MS, async () =>
-        (await Promise.all(Array.from({ length: count }, () => booted.engine.executions.start({ path })))).map((execution) => execution.execution_id),
+        (await Promise.all(Array.from({ length: count }, () => booted.engine.own.executions.start({ path })))).map((execution) => execution.execution_id),
       );
       const wallMs = performance.now() - began;
       const cpu = process.cpuUsage(cpuBefore);

@@ -170,7 +170,7 @@ async function runVariant(variant: Variant, setupSql: string, harnessDb: Databas
 async function bootEngine(baseConfig: NoetlConfig, url: string, concurrency: number): Promise<BenchEngine> {
   const booted = await startBenchEngine(baseConfig, url, concurrency);
   try {
-    await booted.engine.credentials.put({ name: CREDENTIAL, type: 'postgres', data: postgresCredentialData(url) });
+    await booted.engine.own.credentials.put({ name: CREDENTIAL, type: 'postgres', data: postgresCredentialData(url) });
   } catch (error) {
     await booted.close();
     throw error;
@@ -215,16 +215,16 @@ async function runChild(task: VariantTask): Promise<void> {
       engine = await bootEngine(baseConfig, databaseUrl, options.concurrency);
       const { engine: running } = engine;
       const path = `bench/pft-lite-rows-${maxRows}`;
-      await running.catalog.register(playbook.variant(path, maxRows));
+      await running.own.catalog.register(playbook.variant(path, maxRows));
       const payload = { api_url: api.url, facilities: options.facilities, patients: options.patients, concurrency: options.concurrency };
       variant = {
         name: `engine max_rows ${maxRows}`,
         maxRows,
         engine: { metrics: running.metrics, database: engine.database },
         run: async () => {
-          const { execution_id } = await running.executions.start({ path, payload });
+          const { execution_id } = await running.own.executions.start({ path, payload });
           const failure = await waitForEnd(harnessDb, execution_id);
-          if (failure !== undefined) await running.executions.cancel(execution_id, { reason: 'bench:pft stopped waiting', by: 'bench:pft' }).catch(() => undefined);
+          if (failure !== undefined) await running.own.executions.cancel(execution_id, { reason: 'bench:pft stopped waiting', by: 'bench:pft' }).catch(() => undefined);
           return { executionId: execution_id, ...(failure !== undefined ? { failure } : {}) };
         },
       };

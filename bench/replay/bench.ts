@@ -17,7 +17,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig, Secret } from '@noetl/config';
 import type { LedgerEvent } from '@noetl/event-kernel';
-import { Engine } from '@noetl/runtime';
+import { Engine, type TenantRuntime } from '@noetl/runtime';
 import { Database } from '@noetl/storage';
 import { repoRoot } from '../../tools/fixtures/src/main';
 import { openBenchDatabase } from '../bench-database';
@@ -64,10 +64,10 @@ async function main(): Promise<void> {
   const engine = await Engine.start({ config, database, roles: ['scheduler', 'worker', 'projector'], projectorTuning: { observe } });
   const probe = await CommitProbe.start(benchDb.url);
   try {
-    await engine.catalog.register(CHAIN);
-    await engine.catalog.register(LOOP);
+    await engine.own.catalog.register(CHAIN);
+    await engine.own.catalog.register(LOOP);
     const began = performance.now();
-    const ids = await Promise.all(Array.from({ length: EXECUTIONS }, () => engine.executions.start({ path: 'bench/replay-chain' }).then((s) => s.execution_id)));
+    const ids = await Promise.all(Array.from({ length: EXECUTIONS }, () => engine.own.executions.start({ path: 'bench/replay-chain' }).then((s) => s.execution_id)));
     for (const id of ids) await engine.waitForTerminal(id, { timeoutMs: 600_000 });
     const loadMs = performance.now() - began;
     await waitUntilProjected(engine);
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     const fromCommit = folds.map(({ event, at }) => at - (probe.visibleAfter(event.event_id) ?? Number.NaN)).filter(Number.isFinite);
     const fromEventTime = folds.map(({ event, at }) => at - Date.parse(event.event_time));
 
-    const loopId = (await engine.executions.start({ path: 'bench/replay-loop' })).execution_id;
+    const loopId = (await engine.own.executions.start({ path: 'bench/replay-loop' })).execution_id;
     const loop = await engine.waitForTerminal(loopId, { timeoutMs: 600_000 });
     if (loop.status !== 'COMPLETED') throw new Error(`the loop execution ended ${loop.status}`);
     await waitUntilProjected(engine);
@@ -126,10 +126,10 @@ async function waitUntilProjected(engine: Engine): Promise<void> {
 /** REPLAYS replays of the whole execution: the median time and the events each folded. */
 async function timedReplays(engine: Engine, executionId: string, snapshots: boolean): Promise<{ events: number; folded: number; ms: number; rate: number; snapshot: number | null }> {
   const times: number[] = [];
-  let replayed: Awaited<ReturnType<Engine['replay']['stateAt']>> | undefined;
+  let replayed: Awaited<ReturnType<TenantRuntime['replay']['stateAt']>> | undefined;
   for (let run = 0; run < REPLAYS; run++) {
     const began = performance.now();
-    replayed = await engine.replay.stateAt({ executionId, snapshots, projection: ['execution'] });
+    replayed = await engine.own.replay.stateAt({ executionId, snapshots, projection: ['execution'] });
     times.push(performance.now() - began);
   }
   const ms = median(times);

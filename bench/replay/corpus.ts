@@ -64,8 +64,8 @@ export async function runCorpus(config: NoetlConfig, database: Database, example
   const first = await Engine.start({ config, database, roles: ['scheduler'] });
   let resumedId: string;
   try {
-    await first.catalog.register(RESUMED);
-    resumedId = (await first.executions.start({ path: 'gate/resumed' })).execution_id;
+    await first.own.catalog.register(RESUMED);
+    resumedId = (await first.own.executions.start({ path: 'gate/resumed' })).execution_id;
     await waitForEvent(first, resumedId, EventType.CommandIssued, 1);
   } finally {
     await first.stop();
@@ -73,19 +73,19 @@ export async function runCorpus(config: NoetlConfig, database: Database, example
   const engine = await Engine.start({ config, database, roles: ['scheduler', 'worker'] });
   try {
     runs.push(await ended(engine, 'resumed after its process stopped', resumedId));
-    const rerun = await engine.executions.rerun(resumedId, { from_step: 'middle', payload: { again: true } });
+    const rerun = await engine.own.executions.rerun(resumedId, { from_step: 'middle', payload: { again: true } });
     runs.push(await ended(engine, 'rerun from a step', rerun.execution_id));
     for (const file of readdirSync(examplesDir).filter((name) => name.endsWith('.yaml')).sort()) {
-      const { path } = await engine.catalog.register(readFileSync(join(examplesDir, file), 'utf8'));
-      runs.push(await ended(engine, `example ${path}`, (await engine.executions.start({ path })).execution_id));
+      const { path } = await engine.own.catalog.register(readFileSync(join(examplesDir, file), 'utf8'));
+      runs.push(await ended(engine, `example ${path}`, (await engine.own.executions.start({ path })).execution_id));
     }
-    await engine.catalog.register(LOOP);
-    runs.push(await ended(engine, 'loop of frames with retries', (await engine.executions.start({ path: 'gate/loop' })).execution_id));
-    await engine.catalog.register(SLEEPY);
-    const sleepy = (await engine.executions.start({ path: 'gate/sleepy' })).execution_id;
+    await engine.own.catalog.register(LOOP);
+    runs.push(await ended(engine, 'loop of frames with retries', (await engine.own.executions.start({ path: 'gate/loop' })).execution_id));
+    await engine.own.catalog.register(SLEEPY);
+    const sleepy = (await engine.own.executions.start({ path: 'gate/sleepy' })).execution_id;
     // Cancelled while its nap's durable timer is armed.
     await waitForEvent(engine, sleepy, EventType.TimerScheduled, 1);
-    await engine.executions.cancel(sleepy, { reason: 'the replay gate cancels it' });
+    await engine.own.executions.cancel(sleepy, { reason: 'the replay gate cancels it' });
     runs.push(await ended(engine, 'cancelled', sleepy));
   } finally {
     await engine.stop();
@@ -100,7 +100,7 @@ async function ended(engine: Engine, name: string, executionId: string): Promise
 
 async function waitForEvent(engine: Engine, executionId: string, type: string, count: number): Promise<void> {
   for (let waited = 0; waited < 30_000; waited += 50) {
-    const { events } = await engine.executions.events(executionId, { type: [type], limit: 1000 });
+    const { events } = await engine.own.executions.events(executionId, { type: [type], limit: 1000 });
     if (events.length >= count) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { loadConfig, type NoetlConfig } from '@noetl/config';
-import { EVENTS_STREAM, Engine, projectorDurable, standaloneProjector } from '@noetl/runtime';
+import { EVENTS_STREAM, Engine, projectorDurable, standaloneProjector, startDeploymentRelay } from '@noetl/runtime';
 import { Database } from '@noetl/storage';
 import { connect } from 'nats';
+import pino from 'pino';
+import { Registry } from 'prom-client';
 import { runCorpus as runFixtures } from '../../tools/fixtures/src/main';
 import { openBenchDatabase } from '../bench-database';
 import { checkParity, type Parity } from './check';
@@ -117,16 +119,17 @@ export async function runReplayGate(options: GateOptions): Promise<GateResult> {
 
 /**
  * Waits until every event is folded: with NATS, the corpus's processes have
- * stopped, so a scheduler of the deployment relays what they left unpublished
+ * stopped, so the deployment's relay publishes what they left unpublished
  * while the shards' consumers drain; without it, the projector follows the
  * ledger itself.
  */
 async function caughtUp(config: NoetlConfig, database: Database, projectors: readonly Engine[]): Promise<void> {
-  const relaying = config.nats ? await Engine.start({ config, database, roles: ['scheduler'], schedules: false }) : undefined;
+  const { nats } = config;
+  const relaying = nats ? await startDeploymentRelay({ config: { ...config, nats }, database, registry: new Registry(), logger: pino({ level: 'warn' }) }) : undefined;
   const deadline = Date.now() + CATCH_UP_MS;
   try {
     for (;;) {
-      const unpublished = (await relaying?.relayBacklog()) ?? 0;
+      const unpublished = (await relaying?.backlog()) ?? 0;
       const lags = await Promise.all(projectors.map(async (projector) => (await projector.projectionLag()) ?? 0));
       if (unpublished === 0 && lags.every((lag) => lag === 0)) return;
       if (Date.now() > deadline) throw new Error(`the projectors did not catch up within ${CATCH_UP_MS} ms: ${unpublished} events unpublished, lag per shard ${lags.join(', ')}`);

@@ -34,18 +34,18 @@ export interface Seeded {
 
 /** `executions` runs of a one-step playbook and one loop execution of `loopItems` items, each run to its end by the engine. */
 export async function seed(engine: Engine, tenantId: string, executions: number, loopItems: number): Promise<Seeded> {
-  await engine.catalog.register(chainPlaybook(1, LIST_PATH));
-  await engine.catalog.register(loopPlaybook(loopItems));
+  await engine.own.catalog.register(chainPlaybook(1, LIST_PATH));
+  await engine.own.catalog.register(loopPlaybook(loopItems));
   await startAndAwait(engine, tenantId, TIMEOUT_MS, async () => {
     const ids: string[] = [];
     for (let started = 0; started < executions; started += BATCH) {
       const batch = Math.min(BATCH, executions - started);
-      const answers = await Promise.all(Array.from({ length: batch }, () => engine.executions.start({ path: LIST_PATH })));
+      const answers = await Promise.all(Array.from({ length: batch }, () => engine.own.executions.start({ path: LIST_PATH })));
       ids.push(...answers.map((a) => a.execution_id));
     }
     return ids;
   });
-  const bigExecutionId = (await engine.executions.start({ path: LOOP_PATH })).execution_id;
+  const bigExecutionId = (await engine.own.executions.start({ path: LOOP_PATH })).execution_id;
   const ended = await engine.waitForTerminal(bigExecutionId, { timeoutMs: TIMEOUT_MS });
   if (ended.status !== 'COMPLETED') throw new Error(`the loop execution ended ${ended.status}`);
   return { bigExecutionId };

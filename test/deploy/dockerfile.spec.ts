@@ -95,7 +95,7 @@ describe('Dockerfile', () => {
     });
 
     it('leaves out dependencies, builds, git, env files, tests and the deploy files', () => {
-      const excluded = ['.env', '.env.example', '.git/HEAD', 'node_modules/pg/package.json', 'dist/apps/api/src/main.js', 'test/e2e/retry.e2e-spec.ts', 'apps/api/src/api.e2e-spec.ts', 'apps/api/src/testing/api-test-app.ts', 'k8s/secret.yaml', 'docker-compose.yml'];
+      const excluded = ['.env', '.env.example', '.git/HEAD', 'node_modules/pg/package.json', 'dist/apps/api/src/main.js', 'test/e2e/retry.e2e-spec.ts', 'libs/roles/src/api/api.e2e-spec.ts', 'libs/roles/src/api/testing/api-test-app.ts', 'k8s/secret.yaml', 'docker-compose.yml'];
       expect(excluded.filter((file) => !dockerignore.ignores(file))).toEqual([]);
     });
   });

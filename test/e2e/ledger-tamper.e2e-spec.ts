@@ -3,7 +3,7 @@ import { envelopeChecksum } from '@noetl/event-kernel';
 import { EVENT_SELECT_LIST, toLedgerEvent, type EventRow as EventStoreRow } from '@noetl/storage';
 import { Client } from 'pg';
 import request from 'supertest';
-import { startApiTestApp, type ApiTestApp } from '../../apps/api/src/testing/api-test-app';
+import { startApiTestApp, type ApiTestApp } from '../../libs/roles/src/api/testing/api-test-app';
 import { verifyAll } from '../../apps/cli/src/commands/verify.command';
 import { ServerClient } from '../../apps/cli/src/shared/server-client';
 import { captureOutput } from '../../apps/cli/src/shared/testing/capture-output';

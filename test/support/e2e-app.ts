@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startApiTestApp, type ApiTestApp } from '../../apps/api/src/testing/api-test-app';
+import { startApiTestApp, type ApiTestApp } from '../../libs/roles/src/api/testing/api-test-app';
 import { NoetlHttpClient } from './noetl-http-client';
 import { TEST_ENCRYPTION_KEY } from './test-engine';
 

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { loadConfig } from '@noetl/config';
-import { startApi } from './start-api';
+import { startApi } from '@noetl/roles';
 
 async function main(): Promise<void> {
   // The api as a service of its own: only the api role, whatever NOETL_ROLES says.

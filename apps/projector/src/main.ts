@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadConfig } from '@noetl/config';
 import { AppRootModule, bootRole } from '@noetl/platform';
-import { ProjectorModule } from './projector.module';
+import { ProjectorModule } from '../../../libs/roles/src/projector/projector.module';
 
 /**
  * The projector as a service of its own: only the projector role. The

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadConfig } from '@noetl/config';
 import { AppRootModule, bootRole } from '@noetl/platform';
-import { SchedulerModule } from './scheduler.module';
+import { SchedulerModule } from '../../../libs/roles/src/scheduler/scheduler.module';
 
 /** The scheduler as a service of its own: only the scheduler role, whatever NOETL_ROLES says. */
 async function main(): Promise<void> {

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadConfig } from '@noetl/config';
 import { AppRootModule, assertWorkerReachesLedger, bootRole } from '@noetl/platform';
-import { WorkerModule } from './worker.module';
+import { WorkerModule } from '../../../libs/roles/src/worker/worker.module';
 
 /**
  * The worker as a service of its own: only the worker role. With

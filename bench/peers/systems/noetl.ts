@@ -46,14 +46,14 @@ function playbookOf(workload: Workload): string {
 
 async function run(engine: Engine, tenantId: string, workload: Workload): Promise<string> {
   const path = pathOf(workload);
-  const startOne = async (payload?: Record<string, number>): Promise<string[]> => [(await engine.executions.start({ path, ...(payload ? { payload } : {}) })).execution_id];
+  const startOne = async (payload?: Record<string, number>): Promise<string[]> => [(await engine.own.executions.start({ path, ...(payload ? { payload } : {}) })).execution_id];
   switch (workload.kind) {
     case 'chain':
       await startAndAwait(engine, tenantId, TIMEOUT_MS, () => startOne());
       return 'one execution, each step a command';
     case 'executions':
       await startAndAwait(engine, tenantId, TIMEOUT_MS, async () =>
-        (await Promise.all(Array.from({ length: workload.count }, () => engine.executions.start({ path })))).map((execution) => execution.execution_id),
+        (await Promise.all(Array.from({ length: workload.count }, () => engine.own.executions.start({ path })))).map((execution) => execution.execution_id),
       );
       return 'executions started at once, each step a command';
     case 'items':
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
   let report: Omit<RunReport, 'maxRssKb'> | undefined;
   try {
     if (task.phase === 'prepare') {
-      await booted.engine.catalog.register(playbookOf(task.workload));
+      await booted.engine.own.catalog.register(playbookOf(task.workload));
     } else if (task.phase === 'run') {
       const began = performance.now();
       const shape = await run(booted.engine, config.tenancy.tenantId, task.workload);

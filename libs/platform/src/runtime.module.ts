@@ -1,5 +1,4 @@
-import { Global, Inject, Injectable, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
+import { Global, Inject, Injectable, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import type { NoetlConfig } from '@noetl/config';
 import { Engine, InProcessBus, PerTenant, RuntimeMetrics, startTracing, stopTracing, Worker, type Bus, type TenantRuntime } from '@noetl/runtime';
 import { Database } from '@noetl/storage';
@@ -23,11 +22,13 @@ export const NOETL_BUS = Symbol('NoetlBus');
 /** Injection token of this process's worker id (its targeted subjects are subscribed before the engine starts). */
 export const WORKER_ID = Symbol('WorkerId');
 
-const SWEEP_INTERVAL = 'noetl-sweep';
+/** One sweep now of every tenant the scheduler role serves (Engine.sweepLogged): the scheduler module runs it on its interval. */
+export class SchedulerSweep {
+  constructor(readonly run: () => Promise<void>) {}
+}
 
 /**
- * Runs the scheduler's sweep on an interval of @nestjs/schedule, and on
- * shutdown stops the engine (the worker drains first, for up to
+ * On shutdown, stops the engine (the worker drains first, for up to
  * NOETL_SHUTDOWN_GRACE_SECONDS) in beforeApplicationShutdown: Nest runs every
  * such hook before the first onApplicationShutdown one, and the database
  * module's closes the pool. Stopped later, the engine's readers of the ledger
@@ -35,22 +36,14 @@ const SWEEP_INTERVAL = 'noetl-sweep';
  * clean SIGTERM. The bus closes last, then the traces are flushed.
  */
 @Injectable()
-class RuntimeLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+class RuntimeLifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
   constructor(
     private readonly engine: Engine,
-    private readonly schedules: SchedulerRegistry,
     @Inject(NOETL_CONFIG) private readonly config: NoetlConfig,
     @Inject(NOETL_BUS) private readonly bus: Bus,
   ) {}
 
-  onApplicationBootstrap(): void {
-    if (!this.config.roles.includes('scheduler')) return;
-    const interval = setInterval(() => void this.engine.sweepLogged(), this.config.scheduler.sweepMs);
-    this.schedules.addInterval(SWEEP_INTERVAL, interval);
-  }
-
   async beforeApplicationShutdown(): Promise<void> {
-    if (this.schedules.doesExist('interval', SWEEP_INTERVAL)) this.schedules.deleteInterval(SWEEP_INTERVAL);
     await this.engine.stop(this.config.shutdown.graceMs);
   }
 
@@ -90,7 +83,6 @@ export class RuntimeModule {
   static forRoot(options: { workerId: string }): DynamicModule {
     return {
       module: RuntimeModule,
-      imports: [ScheduleModule.forRoot()],
       providers: [
         { provide: WORKER_ID, useValue: options.workerId },
         {
@@ -129,6 +121,7 @@ export class RuntimeModule {
         perTenant(TenantSchedulers, (tenant) => tenant.scheduler),
         perTenant(TenantSchedules, (tenant) => tenant.schedules),
         part(RuntimeMetrics, (engine) => engine.metrics),
+        part(SchedulerSweep, (engine) => new SchedulerSweep(() => engine.sweepLogged())),
         part(Worker, (engine) => engine.worker),
         RuntimeLifecycle,
       ],
@@ -144,6 +137,7 @@ export class RuntimeModule {
         TenantSchedulers,
         TenantSchedules,
         RuntimeMetrics,
+        SchedulerSweep,
         Worker,
       ],
     };

@@ -17,8 +17,6 @@ import {
   TenantRepository,
   TimerRepository,
   WorkerRepository,
-  tailBacklog,
-  TAIL_START,
   type Queryable,
   type TenantScope,
 } from '@noetl/storage';
@@ -26,39 +24,29 @@ import { defaultTools, type ToolRegistry } from '@noetl/tools';
 import { connect, type NatsConnection } from 'nats';
 import { randomUUID, randomInt } from 'node:crypto';
 import pino, { type Logger } from 'pino';
-import type { AdminService } from './admin/admin.service';
-import { QueueGroups, scopeOfMessage, Subjects, type Bus, type Unsubscribe } from './bus/bus';
+import { QueueGroups, Subjects, type Bus, type Unsubscribe } from './bus/bus';
 import { InProcessBus } from './bus/in-process-bus';
-import type { CatalogService } from './catalog/catalog.service';
 import type { ControlPlane } from './control-plane/control-plane';
 import { readLedgerIdentity } from './control-plane/ledger-identity';
-import type { LocalControlPlane } from './control-plane/local-control-plane';
-import type { CredentialStore } from './credentials/credential-types';
 import { openCredentialCipher } from './credentials/pg-credential-store';
 import type { EngineOptions } from './engine-types';
-import { replicasOn } from './event-stream/event-stream';
+import { streamReplicas } from './event-stream/event-stream';
 import type { ExecutionDetail } from './executions/execution-types';
-import type { ExecutionService } from './executions/execution.service';
 import { RuntimeMetrics } from './metrics';
 import { openPayloadStores } from './payload-stores';
 import { LedgerFeed } from './projection/ledger-feed';
-import type { Projector } from './projection/projector';
 import { ProjectorMetrics } from './projection/projector-metrics';
-import type { Replay } from './projection/replay';
-import { EventRelay, relayName } from './relay/event-relay';
-import { RelayMetrics, type RelayBacklog } from './relay/relay-metrics';
 import { RenderPool } from './render/render-pool';
 import { StreamProjector, type FlushProjections, type ProjectEvents } from './projection/stream-projector';
 import { RuntimeError } from './runtime-error';
 import { RetryLane } from './scheduler/retry-lane';
-import type { ScheduleService } from './cron-schedules/schedule.service';
-import type { Scheduler } from './scheduler/scheduler';
+import { planOnNotice } from './scheduler/execution-notices';
 import { scopeKey, TenantRuntime, WORKER_REPORT_MS, type SharedParts } from './tenants/tenant-runtime';
 import { createRemoteControlPlane, offeredTenant } from './transport-factory';
-import type { WorkerDirectory } from './worker-registry/worker-directory';
 import { pythonLedgerRefusal } from './worker/python-ledger-refusal';
 import { workerToolOptions } from './worker/tool-options';
-import { Worker, type Offer } from './worker/worker';
+import { offerHandlers, offerSubjects } from './worker/offer-handlers';
+import { Worker } from './worker/worker';
 
 /** waitForTerminal's re-read when no `finished` message came: the safety net for a lost one. */
 const TERMINAL_RECHECK_MS = 5000;
@@ -68,19 +56,20 @@ const idNode = (): number => randomInt(0, 1024);
 
 /**
  * The composition of the runtime, in plain TypeScript: what a process
- * shares (database, bus, metrics, tools, the worker, the event relay, the
- * projector's feed, the retry lane) and, per tenant it serves, a
- * `TenantRuntime` built on first use (`tenant(scope)`): catalog,
- * executions, control plane, credentials, admin, replay, the worker
- * registry, and the scheduler with its sweeper and the projector of a
- * process with those roles. The API serves each caller from its tenant's
- * runtime; notifications carry their tenant; a sweep visits every tenant
- * with a running execution. `noetl run`, benches and tests use the
- * process's own tenant (`NOETL_TENANT_ID`, the getters below). The Nest apps
- * (libs/platform) build it once and hand each controller only the narrow
- * service it uses. Notifications reach the scheduler and the worker through
- * the bus it was given (`listen: true`, the default) or through the caller
- * (the apps' NATS handlers call `tenant(scope).scheduler.process` and `worker.offer`).
+ * shares (database, bus, metrics, tools, the worker, the projector's feed,
+ * the retry lane) and, per tenant it serves, a `TenantRuntime` built on
+ * first use (`tenant(scope)`): catalog, executions, control plane,
+ * credentials, admin, replay, the worker registry, and the scheduler with
+ * its sweeper and the projector of a process with those roles. The API
+ * serves each caller from its tenant's runtime; notifications carry their
+ * tenant; a sweep visits every tenant with a running execution. `noetl run`,
+ * benches and tests use the process's own tenant (`own`: NOETL_TENANT_ID),
+ * with no service of its own on the engine. The role modules (libs/roles) build it once through
+ * libs/platform and hand each controller only the narrow service it uses;
+ * what runs beside it in a role's process, such as the scheduler's event
+ * relay, is that module's. Notifications reach the scheduler and the worker
+ * through the same handlers (`planOnNotice`, `offerHandlers`), on the bus it
+ * was given (`listen: true`, the default) or in the role modules' NATS handlers.
  */
 export class Engine {
   private sweepTimer?: NodeJS.Timeout;
@@ -110,11 +99,7 @@ export class Engine {
       listen: boolean;
       /** The projector role's feed: JetStream with NATS, the ledger's tail without. */
       feed?: LedgerFeed | StreamProjector;
-      /** The scheduler role's event relay, with NATS: one for every tenant. */
-      relay?: EventRelay;
-      /** What the relay has not published yet. */
-      relayBacklog?: RelayBacklog;
-      /** The connection of the relay and the projector's stream consumer (JetStream), with NATS. */
+      /** The connection of the projector's stream consumer (JetStream), with NATS. */
       nats?: NatsConnection;
     },
   ) {}
@@ -133,49 +118,6 @@ export class Engine {
   /** The process's own tenant (`NOETL_TENANT_ID` / `NOETL_ORGANIZATION_ID`): what `noetl run` and a server without auth serve. */
   get own(): TenantRuntime {
     return this.tenant(this.config.tenancy);
-  }
-
-  get catalog(): CatalogService {
-    return this.own.catalog;
-  }
-
-  get executions(): ExecutionService {
-    return this.own.executions;
-  }
-
-  get controlPlane(): LocalControlPlane {
-    return this.own.controlPlane;
-  }
-
-  get credentials(): CredentialStore {
-    return this.own.credentials;
-  }
-
-  get admin(): AdminService {
-    return this.own.admin;
-  }
-
-  get workers(): WorkerDirectory {
-    return this.own.workers;
-  }
-
-  get schedules(): ScheduleService {
-    return this.own.schedules;
-  }
-
-  /** Any execution's state as of any event of its ledger. */
-  get replay(): Replay {
-    return this.own.replay;
-  }
-
-  /** The routing authority, in a process with the scheduler role. */
-  get scheduler(): Scheduler | undefined {
-    return this.own.scheduler;
-  }
-
-  /** The projector, in a process with the projector role. */
-  get projector(): Projector | undefined {
-    return this.own.projector;
   }
 
   /** The worker, in a process with the worker role. */
@@ -281,41 +223,16 @@ export class Engine {
       // Reporting here, it can be handed the commands this process's scheduler issues, claimed as they are issued.
       if (!plane) shared.localSlots = parts.worker;
     }
-    /** NOETL_JETSTREAM_REPLICAS, or 1 on a NATS server that is not clustered (said at warn level). */
-    const replicas = (nats: NatsConnection, wanted: number): number => {
-      const count = replicasOn(nats, wanted);
-      if (count !== wanted) logger.warn(`NOETL_JETSTREAM_REPLICAS is ${wanted} but the NATS server is not clustered: streams and consumers get ${count} replica`);
-      return count;
-    };
-    if (roles.includes('scheduler') && config.nats) {
-      parts.nats = await connect({ servers: config.nats.servers, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
-      const { ledgerCursors: cursors } = repositories;
-      parts.relayBacklog = async () => tailBacklog(database, (await cursors.get(database, relayName())) ?? TAIL_START);
-      parts.relay = new EventRelay({
-        db: database,
-        cursors,
-        leadership: repositories.leadership,
-        js: parts.nats.jetstream(),
-        // No account check here: JetStream may be electing a leader (or without quorum) as the scheduler starts; the relay makes the stream when it leads, and retries.
-        jsm: await parts.nats.jetstreamManager({ checkAPI: false }),
-        shardCount: config.projector.shardCount,
-        batch: config.relay.batch,
-        pollMs: config.relay.pollMs,
-        limits: { ...config.relay.stream, replicas: replicas(parts.nats, config.nats.replicas) },
-        logger: logger.child({ role: 'relay' }),
-        metrics: new RelayMetrics(metrics.registry, parts.relayBacklog),
-      });
-    }
     if (shared.projectorMetrics) {
       const { shardIndex, shardCount } = config.projector;
       const projectorLogger = logger.child({ role: 'projector', shard: shardIndex });
       const project: ProjectEvents = (events, elided, q) => engine.project(events, elided, q);
       const flush: FlushProjections = (options, q) => engine.flushProjections(options, q);
       if (config.nats) {
-        parts.nats ??= await connect({ servers: config.nats.servers, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
+        parts.nats = await connect({ servers: config.nats.servers, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
         // One consumer per tenant the deployment has: each shard folds only its tenants' events, never another deployment's on the same NATS.
         const scopes = () => repositories.tenantRows.list(database);
-        parts.feed = new StreamProjector({ nats: parts.nats, project, flush, scopes, metrics: shared.projectorMetrics, logger: projectorLogger, shardIndex, shardCount, replicas: replicas(parts.nats, config.nats.replicas) });
+        parts.feed = new StreamProjector({ nats: parts.nats, project, flush, scopes, metrics: shared.projectorMetrics, logger: projectorLogger, shardIndex, shardCount, replicas: streamReplicas(parts.nats, config.nats.replicas, projectorLogger) });
       } else {
         parts.feed = new LedgerFeed({
           db: database,
@@ -349,11 +266,6 @@ export class Engine {
     return this.parts.feed?.lag();
   }
 
-  /** Events committed that the deployment's relay has not published yet, in a process that runs one (the scheduler role, with NATS). */
-  async relayBacklog(): Promise<number | undefined> {
-    return (await this.parts.relayBacklog?.())?.events;
-  }
-
   /** Folds delivered events into their tenants' projections (the projector role's feed calls it). */
   async project(events: readonly LedgerEvent[], elided?: ReadonlySet<string>, q?: Queryable): Promise<void> {
     const byScope = new Map<string, { scope: TenantScope; events: LedgerEvent[] }>();
@@ -384,7 +296,7 @@ export class Engine {
     const deadline = Date.now() + (options.timeoutMs ?? 10 * 60_000);
     let wake: (() => void) | undefined;
     const unsubscribe = this.bus.subscribe(Subjects.finished(scope.tenantId), (message) => {
-      if (message['execution_id'] === executionId) wake?.();
+      if (message.execution_id === executionId) wake?.();
     });
     try {
       for (;;) {
@@ -438,7 +350,6 @@ export class Engine {
     await this.parts.renders.close();
     await this.parts.remote?.close();
     await this.parts.feed?.stop();
-    await this.parts.relay?.stop();
     await this.parts.nats?.close();
     this.shared?.payloads.objects?.close();
     if (this.parts.ownsBus) await this.bus.close();
@@ -472,10 +383,6 @@ export class Engine {
     const { shared } = this;
     const lane = shared?.lane;
     const { worker } = this.parts;
-    const served = (message: Record<string, unknown>): TenantRuntime | undefined => {
-      const scope = scopeOfMessage(message);
-      return scope && this.tenant(scope);
-    };
     if (shared) {
       this.clockTimer = setInterval(
         () => void shared.clock.sync(shared.database).catch((error: unknown) => this.logger.warn({ err: error }, 'could not read the database clock; keeping the last offset')),
@@ -485,11 +392,8 @@ export class Engine {
     }
     if (this.roles.includes('scheduler')) {
       if (this.parts.listen) {
-        this.subscriptions.push(
-          this.bus.subscribe(Subjects.execution('*'), (message) => void served(message)?.scheduler?.process(String(message['execution_id'])), {
-            queue: QueueGroups.schedulers,
-          }),
-        );
+        const plan = planOnNotice((scope) => this.tenant(scope).scheduler);
+        this.subscriptions.push(this.bus.subscribe(Subjects.execution('*'), plan, { queue: QueueGroups.schedulers }));
       }
       if (this.parts.ownSweepTimer) {
         this.sweepTimer = setInterval(() => void this.sweepLogged(), this.config.scheduler.sweepMs);
@@ -501,24 +405,13 @@ export class Engine {
       void this.sweepLogged();
     }
     if (worker && this.parts.listen) {
-      const tenant = offeredTenant(this.config, this.roles);
-      const offer = (kind: Offer['kind'], key: 'command_id' | 'stage_id') => (message: Record<string, unknown>) => {
-        const scope = scopeOfMessage(message);
-        if (typeof message[key] !== 'string' || !scope) return;
-        const traceparent = typeof message['traceparent'] === 'string' ? { traceparent: message['traceparent'] } : {};
-        worker.offer({ kind, id: message[key], scope, ...(kind === 'command' && message['alone'] === true ? { alone: true } : {}), ...traceparent });
-      };
-      const subjects: [string, (message: Record<string, unknown>) => void][] = [
-        [Subjects.workFor(tenant, worker.workerId), offer('command', 'command_id')],
-        [Subjects.framesFor(tenant, worker.workerId), offer('stage', 'stage_id')],
-      ];
-      // A restricted worker takes only the offers made to it; the broadcast (its pool's) is for workers that run every kind.
-      const { tools, pool } = this.config.worker;
-      if (!tools) subjects.push([Subjects.work(tenant, pool), offer('command', 'command_id')], [Subjects.frames(tenant, pool), offer('stage', 'stage_id')]);
-      for (const [subject, handler] of subjects) this.subscriptions.push(this.bus.subscribe(subject, handler, { queue: QueueGroups.workers }));
+      const offer = offerHandlers(worker);
+      for (const subjects of offerSubjects(offeredTenant(this.config, this.roles), worker.workerId, this.config.worker)) {
+        this.subscriptions.push(this.bus.subscribe(subjects.work, offer.work, { queue: QueueGroups.workers }));
+        this.subscriptions.push(this.bus.subscribe(subjects.frames, offer.frames, { queue: QueueGroups.workers }));
+      }
     }
     worker?.start();
-    this.parts.relay?.start();
     this.parts.feed?.start();
   }
 }

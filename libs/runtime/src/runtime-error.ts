@@ -1,6 +1,6 @@
 /**
  * The errors the runtime throws on purpose. Each has a stable `code` that the
- * API edge maps to one HTTP status (runtime-error-status.ts in apps/api) and
+ * API edge maps to one HTTP status (runtime-error-status.ts in libs/roles/src/api) and
  * the CLI prints as is.
  */
 export type RuntimeErrorCode =

@@ -57,7 +57,7 @@ describe('payloads in an S3 bucket', () => {
     });
     objects = await S3PayloadStore.connect(t.config.payloads.s3!);
     stores = await openPayloadStores(t.config.payloads, t.database);
-    await t.engine.catalog.register(BIG_RESULT);
+    await t.engine.own.catalog.register(BIG_RESULT);
   });
   afterAll(async () => {
     objects?.close();
@@ -72,12 +72,12 @@ describe('payloads in an S3 bucket', () => {
   const payloadRows = async (sha: string): Promise<number> =>
     (await t.database.query<{ n: number }>('SELECT count(*)::int AS n FROM noetl.payload WHERE sha256 = $1', [sha]))[0]!.n;
   const resultRefOf = async (executionId: string, step: string): Promise<PayloadRef | undefined> => {
-    const { events } = await t.engine.executions.events(executionId, { type: [EventType.CommandCompleted], limit: 100 });
+    const { events } = await t.engine.own.executions.events(executionId, { type: [EventType.CommandCompleted], limit: 100 });
     return (events.find((e) => e.step === step)?.payload as unknown as { result_ref?: PayloadRef } | undefined)?.result_ref;
   };
 
   it('keeps a 2 MB step result in the bucket, out of noetl.event and noetl.payload', async () => {
-    const { execution_id } = await t.engine.executions.start({ path: 'tests/s3-big', payload: { salt: randomUUID() } });
+    const { execution_id } = await t.engine.own.executions.start({ path: 'tests/s3-big', payload: { salt: randomUUID() } });
     const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 30_000 });
 
     expect(detail).toMatchObject({ status: 'COMPLETED', result: { length: 2 * ONE_MB + 36 } });
@@ -89,15 +89,15 @@ describe('payloads in an S3 bucket', () => {
   });
 
   it('runs a 5,000-item loop whose collection and frame outputs are objects in the bucket', async () => {
-    await t.engine.catalog.register(LOOP('tests/s3-loop', 'parallel', 1000));
-    const { execution_id } = await t.engine.executions.start({ path: 'tests/s3-loop', payload: { salt: randomUUID() } });
+    await t.engine.own.catalog.register(LOOP('tests/s3-loop', 'parallel', 1000));
+    const { execution_id } = await t.engine.own.executions.start({ path: 'tests/s3-loop', payload: { salt: randomUUID() } });
     const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 120_000 });
 
     expect(detail.status).toBe('COMPLETED');
     const result = detail.result as { results: { id: number }[]; stats: { total: number; failed: number } };
     expect(result.stats).toMatchObject({ total: 5000, failed: 0 });
     expect(result.results.map((r) => r.id)).toEqual(Array.from({ length: 5000 }, (_, i) => i));
-    const { events } = await t.engine.executions.events(execution_id, { type: [EventType.LoopStarted, EventType.FrameCommitted], limit: 100 });
+    const { events } = await t.engine.own.executions.events(execution_id, { type: [EventType.LoopStarted, EventType.FrameCommitted], limit: 100 });
     const started = events.find((e) => e.event_type === EventType.LoopStarted)?.payload as unknown as { size: number; collection_ref?: PayloadRef };
     expect(started.size).toBe(5000);
     // Over NOETL_COLLECTION_OFFLOAD_ITEMS the collection is stored in parts of about 256 KiB, each an object; their manifest is small, so in the database.
@@ -113,10 +113,10 @@ describe('payloads in an S3 bucket', () => {
   }, 150_000);
 
   it('finishes a loop through 5 s of the bucket being unreachable, losing no row', async () => {
-    await t.engine.catalog.register(LOOP('tests/s3-outage', 'sequential', 100));
-    const { execution_id } = await t.engine.executions.start({ path: 'tests/s3-outage', payload: { salt: randomUUID() } });
+    await t.engine.own.catalog.register(LOOP('tests/s3-outage', 'sequential', 100));
+    const { execution_id } = await t.engine.own.executions.start({ path: 'tests/s3-outage', payload: { salt: randomUUID() } });
     await waitFor(
-      async () => (await t.engine.executions.events(execution_id, { type: [EventType.FrameCommitted], limit: 1 })).events.length > 0,
+      async () => (await t.engine.own.executions.events(execution_id, { type: [EventType.FrameCommitted], limit: 1 })).events.length > 0,
       { timeoutMs: 60_000, description: 'the first frame commit' },
     );
     await server.stop();
@@ -128,7 +128,7 @@ describe('payloads in an S3 bucket', () => {
     const result = detail.result as { results: { id: number }[]; stats: { total: number; failed: number } };
     expect(result.stats).toMatchObject({ total: 5000, failed: 0 });
     expect(result.results.map((r) => r.id)).toEqual(Array.from({ length: 5000 }, (_, i) => i));
-    const { events } = await t.engine.executions.events(execution_id, { type: [EventType.FrameCommitted], limit: 100 });
+    const { events } = await t.engine.own.executions.events(execution_id, { type: [EventType.FrameCommitted], limit: 100 });
     expect(events).toHaveLength(50);
     // The loop was in flight through the outage: frames committed after the bucket came back.
     expect(events.some((e) => new Date(e.created_at).getTime() >= restartedAt)).toBe(true);
@@ -136,7 +136,7 @@ describe('payloads in an S3 bucket', () => {
   }, 180_000);
 
   it('deletes, after a purge, the objects no remaining event references, once past the grace period', async () => {
-    const { execution_id } = await t.engine.executions.start({ path: 'tests/s3-big', payload: { salt: randomUUID() } });
+    const { execution_id } = await t.engine.own.executions.start({ path: 'tests/s3-big', payload: { salt: randomUUID() } });
     expect(await t.engine.waitForTerminal(execution_id, { timeoutMs: 30_000 })).toMatchObject({ status: 'COMPLETED' });
     const intermediate = (await resultRefOf(execution_id, 'produce'))!;
     const final = (await resultRefOf(execution_id, 'summary'))!;
@@ -146,32 +146,32 @@ describe('payloads in an S3 bucket', () => {
     const collection = { objects, payloads: stores.store, references: new PayloadReferenceRepository(), graceMs: 3_600_000 };
     expect(await collectUnreferencedObjects(t.database, SCOPE, collection, new Date())).toEqual([]);
 
-    await t.engine.admin.purge(execution_id, { reason: 'retention spec' });
+    await t.engine.own.admin.purge(execution_id, { reason: 'retention spec' });
 
     // The 2 MB result was named only by purged events; the execution's result is still named by its row and kept terminal event.
     await t.engine.own.objectCollector!.idle();
     expect(await inBucket(intermediate)).toBe(false);
     expect(await inBucket(final)).toBe(true);
-    expect(await t.engine.executions.get(execution_id)).toMatchObject({ status: 'COMPLETED', result: { length: 2 * ONE_MB + 36 } });
+    expect(await t.engine.own.executions.get(execution_id)).toMatchObject({ status: 'COMPLETED', result: { length: 2 * ONE_MB + 36 } });
   }, 60_000);
 
   it('keeps, after a purge, the frame outputs a kept loop result names through its manifest', async () => {
-    await t.engine.catalog.register(LOOP('tests/s3-loop-kept', 'parallel', 1000));
-    const { execution_id } = await t.engine.executions.start({ path: 'tests/s3-loop-kept', payload: { salt: randomUUID() } });
+    await t.engine.own.catalog.register(LOOP('tests/s3-loop-kept', 'parallel', 1000));
+    const { execution_id } = await t.engine.own.executions.start({ path: 'tests/s3-loop-kept', payload: { salt: randomUUID() } });
     expect(await t.engine.waitForTerminal(execution_id, { timeoutMs: 120_000 })).toMatchObject({ status: 'COMPLETED' });
-    const { events } = await t.engine.executions.events(execution_id, { type: [EventType.LoopStarted, EventType.FrameCommitted], limit: 100 });
+    const { events } = await t.engine.own.executions.events(execution_id, { type: [EventType.LoopStarted, EventType.FrameCommitted], limit: 100 });
     const started = events.find((e) => e.event_type === EventType.LoopStarted)?.payload as unknown as { collection_ref: PayloadRef };
     const parts = (await getJson<ListParts>(stores.store, started.collection_ref, SCOPE)).parts.flatMap((part) => ('ref' in part ? [part.ref] : []));
     const outputs = events.flatMap((e) => ((e.payload as unknown as { output_ref?: PayloadRef }).output_ref ?? []));
     expect(outputs).toHaveLength(5);
 
-    await t.engine.admin.purge(execution_id, { reason: 'retention spec' });
+    await t.engine.own.admin.purge(execution_id, { reason: 'retention spec' });
     await t.engine.own.objectCollector!.idle();
 
     // Only the purged loop.started named the collection; the execution's result (a manifest of the frames' outputs) is kept.
     for (const part of parts) expect(await inBucket(part)).toBe(false);
     for (const output of outputs) expect(await inBucket(output)).toBe(true);
-    const detail = await t.engine.executions.get(execution_id);
+    const detail = await t.engine.own.executions.get(execution_id);
     expect((detail.result as { results: { id: number }[] }).results.map((r) => r.id)).toEqual(Array.from({ length: 5000 }, (_, i) => i));
   }, 150_000);
 });

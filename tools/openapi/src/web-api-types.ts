@@ -6,8 +6,7 @@ import { NestFactory } from '@nestjs/core';
 import { loadConfig } from '@noetl/config';
 import { AppRootModule } from '@noetl/platform';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { ApiModule } from '../../../apps/api/src/api.module';
-import { openApiDocument } from '../../../apps/api/src/openapi-document';
+import { ApiModule, openApiDocument } from '@noetl/roles';
 
 /** Where the web UI keeps the types of the REST API, from the repository root (committed; web-api-types.spec.ts says when they are stale). */
 export const WEB_API_TYPES = 'web/src/api/schema.d.ts';

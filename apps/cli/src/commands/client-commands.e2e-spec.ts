@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startApiTestApp, type ApiTestApp } from '../../../api/src/testing/api-test-app';
+import { startApiTestApp, type ApiTestApp } from '../../../../libs/roles/src/api/testing/api-test-app';
 import { ServerClient } from '../shared/server-client';
 import { captureOutput } from '../shared/testing/capture-output';
 import { printEvents } from './events.command';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '@noetl/config';
-import { startApiTestApp, type ApiTestApp } from '../../../api/src/testing/api-test-app';
+import { startApiTestApp, type ApiTestApp } from '../../../../libs/roles/src/api/testing/api-test-app';
 import { runCli } from '../../../../test/support/cli-server-process';
 import { waitFor } from '../../../../test/support/wait-for';
 import { serverClient, ServerClient } from '../shared/server-client';

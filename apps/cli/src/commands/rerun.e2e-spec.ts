@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { startApiTestApp, type ApiTestApp } from '../../../api/src/testing/api-test-app';
+import { startApiTestApp, type ApiTestApp } from '../../../../libs/roles/src/api/testing/api-test-app';
 import { runCli } from '../../../../test/support/cli-server-process';
 import { ServerClient } from '../shared/server-client';
 import { captureOutput } from '../shared/testing/capture-output';

@@ -66,14 +66,14 @@ async function runInProcess(file: string, content: string, options: RunOptions, 
 async function execute(engine: Engine, file: string, content: string, options: RunOptions, output: CliOutput): Promise<number> {
   let catalogId: string;
   try {
-    catalogId = (await engine.catalog.register(content, { schedule: false })).catalog_id;
+    catalogId = (await engine.own.catalog.register(content, { schedule: false })).catalog_id;
   } catch (error) {
     const rejected = error instanceof RuntimeError && error.code === 'invalid_playbook';
     if (rejected && printProblems(file, error.details, output.err)) return 1;
     throw error;
   }
-  const { execution_id: id } = await engine.executions.start({ catalog_id: catalogId, payload: options.set ?? {} });
-  const end = await watchExecution(() => engine.executions.get(id), output, {
+  const { execution_id: id } = await engine.own.executions.start({ catalog_id: catalogId, payload: options.set ?? {} });
+  const end = await watchExecution(() => engine.own.executions.get(id), output, {
     quiet: options.quiet || outputFormat(options) !== 'table',
     timeoutMs: options.timeoutMs,
     signal: options.signal,
@@ -82,10 +82,10 @@ async function execute(engine: Engine, file: string, content: string, options: R
     // Left running, the execution would resume the next time an engine starts on this database.
     const why = end.reason === 'timeout' ? `timed out after ${options.timeoutMs! / 1000} s` : 'interrupted';
     output.err(`execution ${id} ${why}; cancelling it`);
-    await engine.executions.cancel(id, { reason: `noetl run ${why}`, by: 'noetl run' }).catch((error: unknown) => {
+    await engine.own.executions.cancel(id, { reason: `noetl run ${why}`, by: 'noetl run' }).catch((error: unknown) => {
       // It may have ended meanwhile: then its own outcome is printed below.
       if (!(error instanceof RuntimeError && error.code === 'already_terminal')) throw error;
     });
   }
-  return printExecution(end.reason === 'terminal' ? end.detail : await engine.executions.get(id), output, options);
+  return printExecution(end.reason === 'terminal' ? end.detail : await engine.own.executions.get(id), output, options);
 }

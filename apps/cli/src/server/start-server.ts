@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import type { NoetlConfig } from '@noetl/config';
 import { AppRootModule, bootRole } from '@noetl/platform';
-import { startApi } from '../../../api/src/start-api';
-import { serverRoles } from './server-roles';
+import { serverRoles, startApi } from '@noetl/roles';
 
 /**
  * `noetl server`: every role of NOETL_ROLES in this one process, composed of

@@ -1,6 +1,5 @@
 import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
-import type { JsonObject } from '@noetl/event-kernel';
-import { NATS_RECONNECT_FOREVER, type Bus, type Unsubscribe } from '@noetl/runtime';
+import { NATS_RECONNECT_FOREVER, type Bus, type NotificationKind, type Notifications, type Subject, type Unsubscribe } from '@noetl/runtime';
 import type { Logger } from 'pino';
 
 /**
@@ -27,13 +26,13 @@ export class NestBus implements Bus {
     return new NestBus(client, logger);
   }
 
-  publish(subject: string, message: JsonObject): void {
+  publish<K extends NotificationKind>(subject: Subject<K>, message: Notifications[K]): void {
     this.client.emit(subject, message).subscribe({
       error: (error: unknown) => this.logger.warn({ err: error, subject }, 'NATS publish failed; the sweep offers the work again'),
     });
   }
 
-  subscribe(subject: string): Unsubscribe {
+  subscribe<K extends NotificationKind>(subject: Subject<K>): Unsubscribe {
     throw new Error(`NestBus does not subscribe (${subject}): notifications reach @OnNotification handlers`);
   }
 

@@ -1,16 +1,20 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { OnNotification, TenantSchedulers } from '@noetl/platform';
-import { QueueGroups, scopeOfMessage, Subjects } from '@noetl/runtime';
+import { planOnNotice, QueueGroups, readNotification, Subjects } from '@noetl/runtime';
 
-/** `{execution_id, tenant_id, organization_id}`: the execution has events to plan; one scheduler of the group plans them, for its tenant. */
+/** `execution` notifications over NATS: one scheduler of the group plans the execution, for its tenant (the handler the in-process bus calls too). */
 @Controller()
 export class ExecutionNotificationsController {
-  constructor(private readonly schedulers: TenantSchedulers) {}
+  private readonly plan: ReturnType<typeof planOnNotice>;
+
+  constructor(schedulers: TenantSchedulers) {
+    this.plan = planOnNotice((scope) => schedulers.of(scope));
+  }
 
   @OnNotification(Subjects.execution('*'), QueueGroups.schedulers)
-  onExecution(@Payload() message: { execution_id?: unknown; tenant_id?: unknown; organization_id?: unknown }): void {
-    const scope = scopeOfMessage(message);
-    if (typeof message.execution_id === 'string' && scope) void this.schedulers.of(scope)?.process(message.execution_id);
+  onExecution(@Payload() message: unknown): void {
+    const notice = readNotification.execution(message);
+    if (notice) this.plan(notice);
   }
 }

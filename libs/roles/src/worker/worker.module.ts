@@ -1,19 +1,18 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { NoetlConfig } from '@noetl/config';
-import { offeredTenant } from '@noetl/runtime';
-import { broadcastOffersController, targetedOffersController } from './work-offers.controller';
+import { offeredTenant, offerSubjects } from '@noetl/runtime';
+import { workOffersController } from './work-offers.controller';
 
 /**
- * The worker role: claims, runs and reports (RuntimeModule builds it), and,
- * between services, the NATS handlers of its offers. A worker restricted to
- * some tool kinds (NOETL_WORKER_TOOLS) takes only offers made to it by id;
- * the others share their pool's broadcast (NOETL_WORKER_POOL).
+ * The worker role (libs/runtime/src/worker): claims, runs and reports (the
+ * engine builds it), and, between services, the NATS handlers of its offers:
+ * those made to it by id and, unless it runs only some tool kinds
+ * (NOETL_WORKER_TOOLS), its pool's broadcast (NOETL_WORKER_POOL).
  */
 @Module({})
 export class WorkerModule {
   static forRoot(config: NoetlConfig, workerId: string): DynamicModule {
-    const tenant = offeredTenant(config);
-    const controllers = config.nats ? [targetedOffersController(tenant, workerId), ...(config.worker.tools ? [] : [broadcastOffersController(tenant, config.worker.pool)])] : [];
+    const controllers = config.nats ? offerSubjects(offeredTenant(config), workerId, config.worker).map(workOffersController) : [];
     return { module: WorkerModule, controllers };
   }
 }

@@ -22,41 +22,41 @@ describe('AdminService', () => {
 
   beforeAll(async () => {
     t = await startTestEngine({ roles: ['scheduler'], env: { NOETL_SWEEP_MS: '600000' } });
-    await t.engine.catalog.register(PLAYBOOK);
+    await t.engine.own.catalog.register(PLAYBOOK);
   });
   afterAll(async () => t?.close());
 
   async function issuedCommand(): Promise<{ executionId: string; commandId: string }> {
-    const { execution_id: executionId } = await t.engine.executions.start({ path: 'tests/admin' });
+    const { execution_id: executionId } = await t.engine.own.executions.start({ path: 'tests/admin' });
     const commandId = await waitFor(async () => (await eventsOf(executionId, EventType.CommandIssued))[0]?.command_id ?? undefined);
     return { executionId, commandId };
   }
 
   async function eventsOf(executionId: string, ...types: string[]): Promise<EventView[]> {
-    return (await t.engine.executions.events(executionId, { limit: 1000, ...(types.length > 0 ? { type: types } : {}) })).events;
+    return (await t.engine.own.executions.events(executionId, { limit: 1000, ...(types.length > 0 ? { type: types } : {}) })).events;
   }
 
   async function stuckReasons(kind: 'command' | 'frame'): Promise<Map<string, string>> {
-    const { stuck } = await t.engine.admin.stuck({ kind, limit: 1000 });
+    const { stuck } = await t.engine.own.admin.stuck({ kind, limit: 1000 });
     return new Map(stuck.map((work) => [work.id, work.reason]));
   }
 
   describe('commands', () => {
     it('lists expired leases, silent holders and long-unclaimed commands, each with its reason', async () => {
       const expired = await issuedCommand();
-      await t.engine.controlPlane.claim(expired.commandId, { worker_id: 'w1', lease_ms: 1 });
+      await t.engine.own.controlPlane.claim(expired.commandId, { worker_id: 'w1', lease_ms: 1 });
       const unclaimed = await issuedCommand();
       await t.database.query(`UPDATE noetl.command SET created_at = now() - interval '2 minutes' WHERE command_id = $1::bigint`, [unclaimed.commandId]);
       // Claimed 50 s ago with a 60 s lease and not a heartbeat since: two beats (every 20 s) were missed.
       const silent = await issuedCommand();
-      const silentLease = await t.engine.controlPlane.claim(silent.commandId, { worker_id: 'w1', lease_ms: 60_000 });
+      const silentLease = await t.engine.own.controlPlane.claim(silent.commandId, { worker_id: 'w1', lease_ms: 60_000 });
       await t.database.query(
         `UPDATE noetl.command SET claimed_at = now() - interval '50 seconds', started_at = now() - interval '50 seconds',
                 lease_until = now() + interval '10 seconds' WHERE command_id = $1::bigint`,
         [silent.commandId],
       );
       const healthy = await issuedCommand();
-      await t.engine.controlPlane.claim(healthy.commandId, { worker_id: 'w1', lease_ms: 60_000 });
+      await t.engine.own.controlPlane.claim(healthy.commandId, { worker_id: 'w1', lease_ms: 60_000 });
 
       const reasons = await waitFor(async () => {
         const listed = await stuckReasons('command');
@@ -65,7 +65,7 @@ describe('AdminService', () => {
       expect(reasons.get(unclaimed.commandId)).toBe('unclaimed');
       expect(reasons.get(silent.commandId)).toBe('silent_heartbeat');
       expect(reasons.has(healthy.commandId)).toBe(false);
-      const { stuck } = await t.engine.admin.stuck({ kind: 'command', limit: 1000 });
+      const { stuck } = await t.engine.own.admin.stuck({ kind: 'command', limit: 1000 });
       expect(stuck.find((work) => work.id === expired.commandId)).toEqual({
         kind: 'command',
         id: expired.commandId,
@@ -79,15 +79,15 @@ describe('AdminService', () => {
         reason: 'lease_expired',
       });
 
-      await t.engine.controlPlane.heartbeat(silent.commandId, { worker_id: 'w1', lease_token: silentLease.lease_token, lease_ms: 60_000 });
+      await t.engine.own.controlPlane.heartbeat(silent.commandId, { worker_id: 'w1', lease_token: silentLease.lease_token, lease_ms: 60_000 });
       expect((await stuckReasons('command')).has(silent.commandId)).toBe(false);
     });
 
     it('reclaims a claimed command: admin.action, then command.abandoned, then the next attempt is issued', async () => {
       const { executionId, commandId } = await issuedCommand();
-      const { lease_token } = await t.engine.controlPlane.claim(commandId, { worker_id: 'w1', lease_ms: 60_000 });
+      const { lease_token } = await t.engine.own.controlPlane.claim(commandId, { worker_id: 'w1', lease_ms: 60_000 });
 
-      const result = await t.engine.admin.reclaim('command', commandId, { actor: 'ops', reason: 'its host was lost' });
+      const result = await t.engine.own.admin.reclaim('command', commandId, { actor: 'ops', reason: 'its host was lost' });
       expect(result).toEqual({
         action: 'reclaim',
         target_type: 'command',
@@ -114,25 +114,25 @@ describe('AdminService', () => {
       expect(row?.status).toBe('ABANDONED');
 
       // The old holder is told at its next report; a second reclaim finds nothing to take.
-      await expect(t.engine.controlPlane.heartbeat(commandId, { worker_id: 'w1', lease_token })).rejects.toMatchObject({ code: 'already_terminal' });
-      await expect(t.engine.admin.reclaim('command', commandId, {})).rejects.toMatchObject({ code: 'already_terminal' });
+      await expect(t.engine.own.controlPlane.heartbeat(commandId, { worker_id: 'w1', lease_token })).rejects.toMatchObject({ code: 'already_terminal' });
+      await expect(t.engine.own.admin.reclaim('command', commandId, {})).rejects.toMatchObject({ code: 'already_terminal' });
       expect(await eventsOf(executionId, EventType.AdminAction)).toHaveLength(1);
     });
 
     it('refuses to reclaim a command no worker holds, and an unknown one, recording nothing', async () => {
       const { executionId, commandId } = await issuedCommand();
-      await expect(t.engine.admin.reclaim('command', commandId)).rejects.toMatchObject({ code: 'invalid_request' });
-      await expect(t.engine.admin.reclaim('command', '4242')).rejects.toMatchObject({ code: 'not_found' });
-      await expect(t.engine.admin.fail('command', 'not-an-id', { reason: 'x' })).rejects.toMatchObject({ code: 'not_found' });
+      await expect(t.engine.own.admin.reclaim('command', commandId)).rejects.toMatchObject({ code: 'invalid_request' });
+      await expect(t.engine.own.admin.reclaim('command', '4242')).rejects.toMatchObject({ code: 'not_found' });
+      await expect(t.engine.own.admin.fail('command', 'not-an-id', { reason: 'x' })).rejects.toMatchObject({ code: 'not_found' });
       expect(await eventsOf(executionId, EventType.AdminAction)).toHaveLength(0);
     });
 
     it("fails a command with the admin's reason, and the execution fails as for any unhandled failure", async () => {
       const { executionId, commandId } = await issuedCommand();
-      const { lease_token } = await t.engine.controlPlane.claim(commandId, { worker_id: 'w1', lease_ms: 60_000 });
-      await expect(t.engine.admin.fail('command', commandId, { reason: '  ' })).rejects.toMatchObject({ code: 'invalid_request' });
+      const { lease_token } = await t.engine.own.controlPlane.claim(commandId, { worker_id: 'w1', lease_ms: 60_000 });
+      await expect(t.engine.own.admin.fail('command', commandId, { reason: '  ' })).rejects.toMatchObject({ code: 'invalid_request' });
 
-      const result = await t.engine.admin.fail('command', commandId, { reason: 'poison input' });
+      const result = await t.engine.own.admin.fail('command', commandId, { reason: 'poison input' });
       expect(result).toMatchObject({ action: 'fail', target_type: 'command', status: 'FAILED' });
       const detail = await t.engine.waitForTerminal(executionId, { timeoutMs: 10_000 });
       expect(detail.status).toBe('FAILED');
@@ -140,8 +140,8 @@ describe('AdminService', () => {
       const [audit] = await eventsOf(executionId, EventType.AdminAction);
       expect(audit?.payload).toEqual({ actor: 'admin', action: 'fail', target_type: 'command', target_id: commandId, reason: 'poison input' });
 
-      await expect(t.engine.controlPlane.complete(commandId, { worker_id: 'w1', lease_token })).rejects.toMatchObject({ code: 'already_terminal' });
-      await expect(t.engine.admin.fail('command', commandId, { reason: 'again' })).rejects.toMatchObject({ code: 'already_terminal' });
+      await expect(t.engine.own.controlPlane.complete(commandId, { worker_id: 'w1', lease_token })).rejects.toMatchObject({ code: 'already_terminal' });
+      await expect(t.engine.own.admin.fail('command', commandId, { reason: 'again' })).rejects.toMatchObject({ code: 'already_terminal' });
       expect(await eventsOf(executionId, EventType.AdminAction)).toHaveLength(1);
     });
   });
@@ -149,7 +149,7 @@ describe('AdminService', () => {
   describe('executions', () => {
     it('finalizes a stuck execution: admin.action, execution.failed, its open command cancelled; then refuses', async () => {
       const { executionId, commandId } = await issuedCommand();
-      const result = await t.engine.admin.finalize(executionId, { actor: 'ops', reason: 'stuck since Tuesday' });
+      const result = await t.engine.own.admin.finalize(executionId, { actor: 'ops', reason: 'stuck since Tuesday' });
       expect(result).toMatchObject({ action: 'finalize', target_type: 'execution', target_id: executionId, status: 'FAILED' });
 
       const detail = await t.engine.waitForTerminal(executionId, { timeoutMs: 10_000 });
@@ -161,15 +161,15 @@ describe('AdminService', () => {
       const [row] = await t.database.query<{ status: string }>('SELECT status FROM noetl.command WHERE command_id = $1::bigint', [commandId]);
       expect(row?.status).toBe('CANCELLED');
 
-      await expect(t.engine.admin.finalize(executionId, { reason: 'again' })).rejects.toMatchObject({ code: 'already_terminal' });
-      await expect(t.engine.admin.cancelExecution(executionId)).rejects.toMatchObject({ code: 'already_terminal' });
-      await expect(t.engine.admin.finalize('4242', { reason: 'x' })).rejects.toMatchObject({ code: 'not_found' });
+      await expect(t.engine.own.admin.finalize(executionId, { reason: 'again' })).rejects.toMatchObject({ code: 'already_terminal' });
+      await expect(t.engine.own.admin.cancelExecution(executionId)).rejects.toMatchObject({ code: 'already_terminal' });
+      await expect(t.engine.own.admin.finalize('4242', { reason: 'x' })).rejects.toMatchObject({ code: 'not_found' });
       expect(await eventsOf(executionId, EventType.AdminAction)).toHaveLength(1);
     });
 
     it('cancels an execution on behalf of the actor; the scheduler cancels its open command', async () => {
       const { executionId, commandId } = await issuedCommand();
-      const result = await t.engine.admin.cancelExecution(executionId, { actor: 'ops', reason: 'wrong input' });
+      const result = await t.engine.own.admin.cancelExecution(executionId, { actor: 'ops', reason: 'wrong input' });
       expect(result).toMatchObject({ action: 'cancel', target_type: 'execution', status: 'CANCELLED' });
 
       const detail = await t.engine.waitForTerminal(executionId, { timeoutMs: 10_000 });
@@ -178,7 +178,7 @@ describe('AdminService', () => {
       expect(cancelled?.payload).toEqual({ reason: 'wrong input', by: 'ops' });
       const commandCancelled = await waitFor(async () => (await eventsOf(executionId, EventType.CommandCancelled))[0]);
       expect(commandCancelled.command_id).toBe(commandId);
-      await expect(t.engine.admin.cancelExecution('4242')).rejects.toMatchObject({ code: 'not_found' });
+      await expect(t.engine.own.admin.cancelExecution('4242')).rejects.toMatchObject({ code: 'not_found' });
     });
   });
 
@@ -240,14 +240,14 @@ describe('AdminService', () => {
         'unclaimed',
         undefined,
       ]);
-      const { stuck } = await t.engine.admin.stuck({ kind: 'frame' });
+      const { stuck } = await t.engine.own.admin.stuck({ kind: 'frame' });
       expect(stuck.find((work) => work.id === exhausted)).toMatchObject({ kind: 'frame', step: 'start', status: 'PENDING', attempt: 2, max_attempts: 2 });
-      expect((await t.engine.admin.stuck({ kind: 'command', limit: 1000 })).stuck.some((work) => work.kind === 'frame')).toBe(false);
+      expect((await t.engine.own.admin.stuck({ kind: 'command', limit: 1000 })).stuck.some((work) => work.kind === 'frame')).toBe(false);
     });
 
     it('reclaims a claimed frame: frame.abandoned, and the row is pending again with no owner', async () => {
       const frameId = await frame({ status: 'RUNNING', owner: 'w7', lease: '60 seconds', attempts: 1 });
-      const result = await t.engine.admin.reclaim('frame', frameId, { actor: 'ops' });
+      const result = await t.engine.own.admin.reclaim('frame', frameId, { actor: 'ops' });
       expect(result).toMatchObject({ action: 'reclaim', target_type: 'frame', target_id: frameId, execution_id: executionId, status: 'PENDING' });
       expect(await frameRow(frameId)).toEqual({ status: 'PENDING', owner_worker: null, lease_until: null });
 
@@ -259,20 +259,20 @@ describe('AdminService', () => {
         frame_id: frameId,
         payload: { frame_id: frameId, worker_id: 'w7', attempt: 1, reason: 'reclaimed by admin' },
       });
-      await expect(t.engine.admin.reclaim('frame', frameId)).rejects.toMatchObject({ code: 'invalid_request' });
+      await expect(t.engine.own.admin.reclaim('frame', frameId)).rejects.toMatchObject({ code: 'invalid_request' });
     });
 
     it('fails a frame with the reason; a failed frame takes no more actions', async () => {
       const frameId = await frame({ status: 'RUNNING', owner: 'w7', lease: '60 seconds', attempts: 2 });
-      await t.engine.admin.fail('frame', frameId, { reason: 'rows are malformed' });
+      await t.engine.own.admin.fail('frame', frameId, { reason: 'rows are malformed' });
       expect((await frameRow(frameId))?.status).toBe('FAILED');
       const failed = (await eventsOf(executionId, EventType.FrameFailed)).find((event) => event.frame_id === frameId);
       expect(failed?.payload).toMatchObject({ frame_id: frameId, stage_id: stageId, error: { kind: 'admin', message: 'rows are malformed' }, attempt: 2 });
 
       const before = (await eventsOf(executionId, EventType.AdminAction)).length;
-      await expect(t.engine.admin.fail('frame', frameId, { reason: 'again' })).rejects.toMatchObject({ code: 'already_terminal' });
-      await expect(t.engine.admin.reclaim('frame', frameId)).rejects.toMatchObject({ code: 'already_terminal' });
-      await expect(t.engine.admin.reclaim('frame', '4242')).rejects.toMatchObject({ code: 'not_found' });
+      await expect(t.engine.own.admin.fail('frame', frameId, { reason: 'again' })).rejects.toMatchObject({ code: 'already_terminal' });
+      await expect(t.engine.own.admin.reclaim('frame', frameId)).rejects.toMatchObject({ code: 'already_terminal' });
+      await expect(t.engine.own.admin.reclaim('frame', '4242')).rejects.toMatchObject({ code: 'not_found' });
       expect(await eventsOf(executionId, EventType.AdminAction)).toHaveLength(before);
     });
   });

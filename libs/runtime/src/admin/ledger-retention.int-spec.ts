@@ -37,8 +37,8 @@ describe('the append-only ledger', () => {
 
   beforeAll(async () => {
     t = await startTestEngine();
-    await t.engine.catalog.register(PLAYBOOK);
-    await t.engine.catalog.register(WAITING);
+    await t.engine.own.catalog.register(PLAYBOOK);
+    await t.engine.own.catalog.register(WAITING);
     owner = new Client({ connectionString: t.testDatabase.url });
     await owner.connect();
   });
@@ -48,12 +48,12 @@ describe('the append-only ledger', () => {
   });
 
   async function completed(): Promise<string> {
-    const { execution_id: id } = await t.engine.executions.start({ path: 'tests/retention' });
+    const { execution_id: id } = await t.engine.own.executions.start({ path: 'tests/retention' });
     expect(await t.engine.waitForTerminal(id, { timeoutMs: 15_000 })).toMatchObject({ status: 'COMPLETED' });
     return id;
   }
   const stateOf = (promise: Promise<unknown>): Promise<string | undefined> => promise.then(() => undefined, sqlStateOf);
-  const typesOf = async (id: string): Promise<string[]> => (await t.engine.executions.events(id, { limit: 1000 })).events.map((event) => event.event_type);
+  const typesOf = async (id: string): Promise<string[]> => (await t.engine.own.executions.events(id, { limit: 1000 })).events.map((event) => event.event_type);
 
   it('refuses UPDATE, DELETE and TRUNCATE of noetl.event to the owner (a superuser here)', async () => {
     const id = await completed();
@@ -86,18 +86,18 @@ describe('the append-only ledger', () => {
   it('purges an ended execution through the audited procedure: start, end and audits stay, the rest and its rows go', async () => {
     const id = await completed();
     expect(await typesOf(id)).toContain(EventType.CommandCompleted);
-    const result = await t.engine.admin.purge(id, { actor: 'ops@example', reason: 'retention: older than 30 days' });
+    const result = await t.engine.own.admin.purge(id, { actor: 'ops@example', reason: 'retention: older than 30 days' });
     expect(result).toMatchObject({ action: 'purge', target_type: 'execution', target_id: id, status: 'COMPLETED' });
     expect(await typesOf(id)).toEqual(KEPT);
-    const [audit] = (await t.engine.executions.events(id, { type: [EventType.AdminAction] })).events;
+    const [audit] = (await t.engine.own.executions.events(id, { type: [EventType.AdminAction] })).events;
     expect(audit?.payload).toEqual({ actor: 'ops@example', action: 'purge', target_type: 'execution', target_id: id, reason: 'retention: older than 30 days' });
     const { rows } = await owner.query<{ n: number }>(`SELECT count(*)::int AS n FROM noetl.command WHERE execution_id = $1::bigint`, [id]);
     expect(rows[0]?.n).toBe(0);
     // What is left still reads: the execution, its outcome and its state as of any point.
-    expect(await t.engine.executions.get(id)).toMatchObject({ execution_id: id, status: 'COMPLETED', steps: [] });
-    expect((await t.engine.replay.stateAt({ executionId: id })).state).toMatchObject({ execution: expect.objectContaining({ status: 'COMPLETED' }) });
+    expect(await t.engine.own.executions.get(id)).toMatchObject({ execution_id: id, status: 'COMPLETED', steps: [] });
+    expect((await t.engine.own.replay.stateAt({ executionId: id })).state).toMatchObject({ execution: expect.objectContaining({ status: 'COMPLETED' }) });
     // The audit itself and the kept events cannot be deleted, even beside a purge audit of the same transaction.
-    expect(await stateOf(t.engine.admin.purge(id, { reason: 'again' }))).toBeUndefined();
+    expect(await stateOf(t.engine.own.admin.purge(id, { reason: 'again' }))).toBeUndefined();
     expect(await typesOf(id)).toEqual([...KEPT, EventType.AdminAction]);
     await owner.query('BEGIN');
     try {
@@ -111,11 +111,11 @@ describe('the append-only ledger', () => {
 
   it('refuses to purge a running execution, or without a reason', async () => {
     const id = await completed();
-    await expect(t.engine.admin.purge(id, { reason: ' ' })).rejects.toMatchObject({ code: 'invalid_request' });
-    const { execution_id: running } = await t.engine.executions.start({ path: 'tests/retention_wait' });
-    await expect(t.engine.admin.purge(running, { reason: 'x' })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('only an ended execution is purged') });
+    await expect(t.engine.own.admin.purge(id, { reason: ' ' })).rejects.toMatchObject({ code: 'invalid_request' });
+    const { execution_id: running } = await t.engine.own.executions.start({ path: 'tests/retention_wait' });
+    await expect(t.engine.own.admin.purge(running, { reason: 'x' })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('only an ended execution is purged') });
     expect(await typesOf(running)).toContain(EventType.ExecutionStarted);
-    await t.engine.executions.cancel(running, {});
-    await expect(t.engine.admin.purge('999999999999', { reason: 'x' })).rejects.toMatchObject({ code: 'not_found' });
+    await t.engine.own.executions.cancel(running, {});
+    await expect(t.engine.own.admin.purge('999999999999', { reason: 'x' })).rejects.toMatchObject({ code: 'not_found' });
   });
 });

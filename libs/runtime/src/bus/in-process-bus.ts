@@ -1,8 +1,7 @@
-import type { JsonObject } from '@noetl/event-kernel';
-import type { Bus, SubscribeOptions, Unsubscribe } from './bus';
+import type { Bus, NotificationKind, Notifications, Subject, SubscribeOptions, Unsubscribe } from './bus';
 
 interface Subscription {
-  handler: (message: JsonObject) => void;
+  handler: (message: Notifications[NotificationKind]) => void;
   queue?: string;
 }
 
@@ -21,7 +20,7 @@ export class InProcessBus implements Bus {
     return (this.subscriptions.get(subject)?.length ?? 0) > 0;
   }
 
-  publish(subject: string, message: JsonObject): void {
+  publish<K extends NotificationKind>(subject: Subject<K>, message: Notifications[K]): void {
     if (this.closed) return;
     // As in NATS, the members of a queue group are every matching subscription with its name, whatever their subjects.
     const groups = new Map<string, Subscription[]>();
@@ -40,8 +39,9 @@ export class InProcessBus implements Bus {
     }
   }
 
-  subscribe(subject: string, handler: (message: JsonObject) => void, options: SubscribeOptions = {}): Unsubscribe {
-    const subscription: Subscription = { handler, ...(options.queue !== undefined ? { queue: options.queue } : {}) };
+  subscribe<K extends NotificationKind>(subject: Subject<K>, handler: (message: Notifications[K]) => void, options: SubscribeOptions = {}): Unsubscribe {
+    // A subscription's pattern matches only subjects of its kind (`Subjects` names the kind last), so its handler gets messages of that kind.
+    const subscription: Subscription = { handler: handler as Subscription['handler'], ...(options.queue !== undefined ? { queue: options.queue } : {}) };
     this.subscriptions.set(subject, [...(this.subscriptions.get(subject) ?? []), subscription]);
     return () => {
       this.subscriptions.set(
@@ -56,7 +56,7 @@ export class InProcessBus implements Bus {
     this.subscriptions.clear();
   }
 
-  private deliver(subscription: Subscription, message: JsonObject): void {
+  private deliver(subscription: Subscription, message: Notifications[NotificationKind]): void {
     queueMicrotask(() => {
       // A consumer's failure is its own: the bus only notifies.
       try {

@@ -2,7 +2,7 @@ import { workPool, workToolKinds } from '@noetl/dsl';
 import type { JsonObject } from '@noetl/event-kernel';
 import type { Database, TenantScope, WorkerRepository, WorkerRow } from '@noetl/storage';
 import { executionContext, stepRunContext, traceparentOf } from '../tracing/tracing';
-import { scopeFields, Subjects, type Bus } from './bus';
+import { scopeFields, Subjects, type Bus, type Notifications } from './bus';
 
 /** A command or a stage's frame slot that waits for a worker. */
 export interface WorkOffer {
@@ -69,7 +69,7 @@ export class Offers {
   async command(offer: WorkOffer & { commandId: string; alone?: boolean }): Promise<void> {
     const { tenantId } = this.deps.scope;
     const target = await this.pick(offer, (workerId) => Subjects.workFor(tenantId, workerId));
-    const message = {
+    const message: Notifications['work'] = {
       command_id: offer.commandId,
       execution_id: offer.executionId,
       ...scopeFields(this.deps.scope),

@@ -1,5 +1,6 @@
 import { nanos, StorageType, type JetStreamManager, type NatsConnection } from 'nats';
 import { EVENTS_SUBJECT_PREFIX } from './event-subjects';
+import type { Logger } from 'pino';
 
 /** The JetStream stream the event relay publishes every event to, and the projector shards consume (issue 10). */
 export const EVENTS_STREAM = 'NOETL_EVENTS';
@@ -37,6 +38,13 @@ export interface EventStreamLimits {
  */
 export function replicasOn(nc: NatsConnection, wanted: number): number {
   return wanted > 1 && !nc.info?.cluster ? 1 : wanted;
+}
+
+/** `replicasOn`, saying at warn level when the count is not the one wanted. */
+export function streamReplicas(nc: NatsConnection, wanted: number, logger: Logger): number {
+  const count = replicasOn(nc, wanted);
+  if (count !== wanted) logger.warn(`NOETL_JETSTREAM_REPLICAS is ${wanted} but the NATS server is not clustered: streams and consumers get ${count} replica`);
+  return count;
 }
 
 /**

@@ -96,16 +96,16 @@ describe('rerun', () => {
 
   beforeAll(async () => {
     t = await startTestEngine({ env: { NOETL_PAYLOAD_INLINE_LIMIT: '1024' } });
-    for (const playbook of [CHAIN, LOOP, CHILD, PARENT, BIG, SLEEPY]) await t.engine.catalog.register(playbook);
+    for (const playbook of [CHAIN, LOOP, CHILD, PARENT, BIG, SLEEPY]) await t.engine.own.catalog.register(playbook);
   });
   afterAll(async () => t?.close());
 
   const run = async (path: string, payload: Record<string, Json> = {}): Promise<ExecutionDetail> =>
-    t.engine.waitForTerminal((await t.engine.executions.start({ path, payload })).execution_id, { timeoutMs: 30_000 });
+    t.engine.waitForTerminal((await t.engine.own.executions.start({ path, payload })).execution_id, { timeoutMs: 30_000 });
   const rerun = async (id: string, request: { from_step?: string; payload?: Record<string, Json> }): Promise<ExecutionDetail> =>
-    t.engine.waitForTerminal((await t.engine.executions.rerun(id, request)).execution_id, { timeoutMs: 30_000 });
+    t.engine.waitForTerminal((await t.engine.own.executions.rerun(id, request)).execution_id, { timeoutMs: 30_000 });
   const entered = async (id: string): Promise<string[]> =>
-    (await t.engine.executions.events(id, { type: [EventType.StepEnter] })).events.map((event) => event.step ?? '');
+    (await t.engine.own.executions.events(id, { type: [EventType.StepEnter] })).events.map((event) => event.step ?? '');
 
   it('re-runs from the start with the original payload, or with a new one merged over it', async () => {
     const original = await run('tests/rerun_chain', { factor: 4 });
@@ -121,13 +121,13 @@ describe('rerun', () => {
     expect(changed.workload).toEqual({ factor: 10, fail_at: 'none' });
     const result = changed.result as { token: number; scaled: number };
     expect(result.scaled).toBeCloseTo(result.token * 10);
-    expect((await t.engine.executions.get(original.execution_id)).reruns).toEqual([same.execution_id, changed.execution_id]);
+    expect((await t.engine.own.executions.get(original.execution_id)).reruns).toEqual([same.execution_id, changed.execution_id]);
   });
 
   it('re-runs a failed execution from its failed step: the steps before it are not run again, their results and ctx are copied', async () => {
     const original = await run('tests/rerun_chain', { fail_at: 'scale' });
     expect(original).toMatchObject({ status: 'FAILED', error: { step: 'scale' } });
-    const token = (await t.engine.executions.stepResult(original.execution_id, 'draw')) as { token: number };
+    const token = (await t.engine.own.executions.stepResult(original.execution_id, 'draw')) as { token: number };
 
     const fixed = await rerun(original.execution_id, { from_step: 'scale', payload: { fail_at: 'none', factor: 3 } });
     expect(fixed.status).toBe('COMPLETED');
@@ -135,15 +135,15 @@ describe('rerun', () => {
     expect(await entered(fixed.execution_id)).toEqual(['scale', 'end']);
     expect(fixed.steps.map((step) => step.step)).toEqual(['scale', 'end']);
     expect(fixed.rerun_of).toMatchObject({ execution_id: original.execution_id, from_step: 'scale' });
-    expect((await t.engine.executions.get(original.execution_id)).reruns).toEqual([fixed.execution_id]);
+    expect((await t.engine.own.executions.get(original.execution_id)).reruns).toEqual([fixed.execution_id]);
 
     // The copy is the original replayed just before `scale` was first entered ...
     const asOf = fixed.rerun_of!.as_of_event_id!;
-    const before = await t.engine.replay.stateAt({ executionId: original.execution_id, asOfEventId: asOf, projection: ['steps'] });
-    const { events } = await t.engine.executions.events(original.execution_id, { after: asOf, limit: 1 });
+    const before = await t.engine.own.replay.stateAt({ executionId: original.execution_id, asOfEventId: asOf, projection: ['steps'] });
+    const { events } = await t.engine.own.executions.events(original.execution_id, { after: asOf, limit: 1 });
     expect(events[0]).toMatchObject({ event_type: EventType.StepEnter, step: 'scale' });
     // ... and the rerun's own first event alone rebuilds it, saying where it came from.
-    const first = await t.engine.replay.stateAt({ executionId: fixed.execution_id, asOfPosition: 1, projection: ['execution', 'steps'] });
+    const first = await t.engine.own.replay.stateAt({ executionId: fixed.execution_id, asOfPosition: 1, projection: ['execution', 'steps'] });
     expect((first.state.steps as { results: Json }).results).toEqual((before.state.steps as { results: Json }).results);
     expect(first.state.execution).toMatchObject({
       rerunOf: { executionId: original.execution_id, fromStep: 'scale', asOfEventId: asOf, asOfPosition: before.position.stream_version },
@@ -165,7 +165,7 @@ describe('rerun', () => {
   it('re-runs a sub-playbook parent: from the calling step a new child starts under the rerun; after it, the child result is copied', async () => {
     const original = await run('tests/rerun_parent');
     expect(original.result).toMatchObject({ doubled: 8 });
-    const childOf = async (id: string) => (await t.engine.executions.list({ parent: id })).executions;
+    const childOf = async (id: string) => (await t.engine.own.executions.list({ parent: id })).executions;
     const [originalChild] = await childOf(original.execution_id);
 
     const fromCall = await rerun(original.execution_id, { from_step: 'call', payload: { n: 5 } });
@@ -185,17 +185,17 @@ describe('rerun', () => {
     const token = (original.result as { token: number }).token;
     const again = await rerun(original.execution_id, { from_step: 'small' });
     expect(again.result).toEqual({ length: 4096, token });
-    const [started] = (await t.engine.executions.events(again.execution_id, { limit: 1 })).events;
+    const [started] = (await t.engine.own.executions.events(again.execution_id, { limit: 1 })).events;
     const seeded = (started!.payload as { seed: { results: Record<string, { ref?: { sha256: string } }> } }).seed.results;
     expect(seeded.big?.ref?.sha256).toMatch(/^[0-9a-f]{64}$/);
-    const replayed = await t.engine.replay.stateAt({ executionId: again.execution_id });
+    const replayed = await t.engine.own.replay.stateAt({ executionId: again.execution_id });
 
-    await t.engine.admin.purge(original.execution_id, { reason: 'the rerun spec purges it' });
+    await t.engine.own.admin.purge(original.execution_id, { reason: 'the rerun spec purges it' });
     // The rerun's state is in its own ledger: the same replay, and its result, after the purge.
-    expect((await t.engine.replay.stateAt({ executionId: again.execution_id })).checksums).toEqual(replayed.checksums);
-    expect(await t.engine.executions.stepResult(again.execution_id, 'big')).toMatchObject({ token });
+    expect((await t.engine.own.replay.stateAt({ executionId: again.execution_id })).checksums).toEqual(replayed.checksums);
+    expect(await t.engine.own.executions.stepResult(again.execution_id, 'big')).toMatchObject({ token });
     // The purged original keeps what a rerun from the start needs, not what one from a step copies.
-    await expect(t.engine.executions.rerun(original.execution_id, { from_step: 'small' })).rejects.toMatchObject({
+    await expect(t.engine.own.executions.rerun(original.execution_id, { from_step: 'small' })).rejects.toMatchObject({
       code: 'invalid_request',
       message: expect.stringContaining('or its events were purged'),
     });
@@ -206,22 +206,22 @@ describe('rerun', () => {
 
   it('refuses an unknown step, a step the original never reached, a running original and an unknown execution, starting nothing', async () => {
     const failed = await run('tests/rerun_chain', { fail_at: 'scale' });
-    const sleepy = (await t.engine.executions.start({ path: 'tests/rerun_sleepy' })).execution_id;
-    const before = (await t.engine.executions.list({ limit: 1000 })).executions.length;
+    const sleepy = (await t.engine.own.executions.start({ path: 'tests/rerun_sleepy' })).execution_id;
+    const before = (await t.engine.own.executions.list({ limit: 1000 })).executions.length;
 
-    await expect(t.engine.executions.rerun(failed.execution_id, { from_step: 'nosuch' })).rejects.toMatchObject({
+    await expect(t.engine.own.executions.rerun(failed.execution_id, { from_step: 'nosuch' })).rejects.toMatchObject({
       code: 'invalid_request',
       message: '"nosuch" is not a step of tests/rerun_chain version 1; its steps are start, draw, scale, end',
     });
-    await expect(t.engine.executions.rerun(failed.execution_id, { from_step: 'end' })).rejects.toMatchObject({
+    await expect(t.engine.own.executions.rerun(failed.execution_id, { from_step: 'end' })).rejects.toMatchObject({
       code: 'invalid_request',
       message: expect.stringContaining(`step "end" never started in execution ${failed.execution_id}`),
     });
-    await expect(t.engine.executions.rerun(sleepy, {})).rejects.toMatchObject({ code: 'execution_running', message: expect.stringContaining('cancel it') });
-    await expect(t.engine.executions.rerun('123456789', {})).rejects.toMatchObject({ code: 'not_found' });
-    await expect(t.engine.executions.rerun('not-an-id', {})).rejects.toMatchObject({ code: 'not_found' });
-    expect((await t.engine.executions.list({ limit: 1000 })).executions).toHaveLength(before);
-    await t.engine.executions.cancel(sleepy, {});
+    await expect(t.engine.own.executions.rerun(sleepy, {})).rejects.toMatchObject({ code: 'execution_running', message: expect.stringContaining('cancel it') });
+    await expect(t.engine.own.executions.rerun('123456789', {})).rejects.toMatchObject({ code: 'not_found' });
+    await expect(t.engine.own.executions.rerun('not-an-id', {})).rejects.toMatchObject({ code: 'not_found' });
+    expect((await t.engine.own.executions.list({ limit: 1000 })).executions).toHaveLength(before);
+    await t.engine.own.executions.cancel(sleepy, {});
   });
 
   it("never re-runs another tenant's execution, nor lists its reruns", async () => {
@@ -236,7 +236,7 @@ describe('rerun', () => {
     const theirs = await other.executions.start({ path: 'tests/rerun_chain' });
     await t.engine.waitForTerminal(theirs.execution_id, { scope: other.scope, timeoutMs: 30_000 });
     await other.executions.rerun(theirs.execution_id, {});
-    expect((await t.engine.executions.get(original.execution_id)).reruns).toEqual([mine.execution_id]);
+    expect((await t.engine.own.executions.get(original.execution_id)).reruns).toEqual([mine.execution_id]);
     expect((await other.executions.get(theirs.execution_id)).reruns).toHaveLength(1);
   });
 });

@@ -48,7 +48,7 @@ describe('fan-out shards as independent commands (DSL.md s4.2)', () => {
     t = await startTestEngine({ env: { NOETL_WORKER_CONCURRENCY: '8' } });
     // A second worker on the same ledger and bus: any worker may claim any shard.
     second = await Engine.start({ config: t.config, database: t.database, roles: ['worker'], bus: t.engine.bus, workerId: 'second-worker' });
-    await t.engine.catalog.register(FANOUT('tests/fanout'));
+    await t.engine.own.catalog.register(FANOUT('tests/fanout'));
   });
 
   afterAll(async () => {
@@ -58,9 +58,9 @@ describe('fan-out shards as independent commands (DSL.md s4.2)', () => {
   });
 
   async function run(workload: Record<string, unknown>) {
-    const { execution_id } = await t.engine.executions.start({ path: 'tests/fanout', payload: { url: server.url, ...workload } });
+    const { execution_id } = await t.engine.own.executions.start({ path: 'tests/fanout', payload: { url: server.url, ...workload } });
     const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 90_000 });
-    const { events } = await t.engine.executions.events(execution_id, { limit: 10_000 });
+    const { events } = await t.engine.own.executions.events(execution_id, { limit: 10_000 });
     return { detail, events };
   }
 
@@ -94,7 +94,7 @@ describe('fan-out shards as independent commands (DSL.md s4.2)', () => {
   });
 
   it('never has more shards issued and not ended than max_in_flight, under a slow endpoint, over two workers', async () => {
-    await t.engine.catalog.register(`
+    await t.engine.own.catalog.register(`
 apiVersion: noetl.io/v2
 kind: Playbook
 metadata: {name: fanout_bounded, path: tests/fanout-bounded}
@@ -104,9 +104,9 @@ workflow:
     loop: {in: [0, 1, 2, 3, 4, 5, 6, 7], iterator: n, spec: {loop_mode: fanout, max_in_flight: 3}}
     tool: {kind: http, url: "{{ workload.url }}/slow", params: {ms: 150}}
 `);
-    const { execution_id } = await t.engine.executions.start({ path: 'tests/fanout-bounded', payload: { url: server.url } });
+    const { execution_id } = await t.engine.own.executions.start({ path: 'tests/fanout-bounded', payload: { url: server.url } });
     expect((await t.engine.waitForTerminal(execution_id, { timeoutMs: 60_000 })).status).toBe('COMPLETED');
-    const { events } = await t.engine.executions.events(execution_id, { limit: 10_000 });
+    const { events } = await t.engine.own.executions.events(execution_id, { limit: 10_000 });
     // In ledger order: a shard command is open from its command.issued to its terminal event.
     const open = new Set<string>();
     let most = 0;

@@ -44,7 +44,7 @@ describe('projections and replay', () => {
 
   beforeAll(async () => {
     t = await startTestEngine({ roles: ['scheduler', 'worker', 'projector'], env: { LOG_LEVEL: process.env.DEBUG_LOG ?? 'silent' } });
-    await t.engine.catalog.register(PLAYBOOK);
+    await t.engine.own.catalog.register(PLAYBOOK);
   });
   afterAll(async () => t?.close());
 
@@ -62,7 +62,7 @@ describe('projections and replay', () => {
   }
 
   async function completedAndProjected(): Promise<{ executionId: string; lastVersion: number }> {
-    const { execution_id: executionId } = await t.engine.executions.start({ path: 'tests/projection' });
+    const { execution_id: executionId } = await t.engine.own.executions.start({ path: 'tests/projection' });
     const detail = await t.engine.waitForTerminal(executionId, { timeoutMs: 20_000 });
     expect(detail.status).toBe('COMPLETED');
     const [last] = await t.database.query<{ version: string }>(`SELECT max(stream_version) AS version FROM noetl.event WHERE execution_id = $1`, [executionId]);
@@ -75,7 +75,7 @@ describe('projections and replay', () => {
     const { executionId, lastVersion } = await completedAndProjected();
     const row = (await stored(executionId))!;
     expect(row.checksum).toBe(stateChecksum(row.state));
-    const replayed = await t.engine.replay.stateAt({ executionId });
+    const replayed = await t.engine.own.replay.stateAt({ executionId });
     expect(replayed.position.stream_version).toBe(lastVersion);
     expect(replayed.checksums.all).toBe(row.checksum);
     expect(replayed.checksums).toEqual(checksumsOf(row.state));
@@ -84,15 +84,15 @@ describe('projections and replay', () => {
 
     // The read is the projection: change the row by hand (never done in production) and the API shows it.
     await t.database.query(`UPDATE noetl.projection SET state = jsonb_set(state, '{path}', '"tests/from-the-projection"') WHERE projection_key = $1`, [executionId]);
-    expect((await t.engine.executions.get(executionId)).path).toBe('tests/from-the-projection');
+    expect((await t.engine.own.executions.get(executionId)).path).toBe('tests/from-the-projection');
     await t.database.query(`DELETE FROM noetl.projection WHERE projection_key = $1`, [executionId]);
-    expect((await t.engine.executions.get(executionId)).path).toBe('tests/projection');
+    expect((await t.engine.own.executions.get(executionId)).path).toBe('tests/projection');
   });
 
   it('lists the steps read from a projection row in the order they ran (its jsonb orders keys by length)', async () => {
     const { executionId } = await completedAndProjected();
     expect(Object.keys((await stored(executionId))!.state.steps)).toEqual(['end', 'start', 'middle']);
-    expect((await t.engine.executions.get(executionId)).steps.map((step) => step.step)).toEqual(['start', 'middle', 'end']);
+    expect((await t.engine.own.executions.get(executionId)).steps.map((step) => step.step)).toEqual(['start', 'middle', 'end']);
   });
 
   it('replays the state at every event, equal to a fold of the prefix, by position and by event id, and between two event times', async () => {
@@ -101,8 +101,8 @@ describe('projections and replay', () => {
     expect(events).toHaveLength(lastVersion);
     for (let position = 1; position <= lastVersion; position++) {
       const prefix = foldEvents(events.slice(0, position))!;
-      const byPosition = await t.engine.replay.stateAt({ executionId, asOfPosition: position });
-      const byEvent = await t.engine.replay.stateAt({ executionId, asOfEventId: events[position - 1]!.event_id, snapshots: false });
+      const byPosition = await t.engine.own.replay.stateAt({ executionId, asOfPosition: position });
+      const byEvent = await t.engine.own.replay.stateAt({ executionId, asOfEventId: events[position - 1]!.event_id, snapshots: false });
       expect(byPosition.checksums).toEqual(checksumsOf(prefix));
       expect(byEvent.checksums).toEqual(byPosition.checksums);
       expect(byEvent.position).toMatchObject({ event_id: events[position - 1]!.event_id, stream_version: position });
@@ -112,7 +112,7 @@ describe('projections and replay', () => {
     const third = events[2]!;
     if (Date.parse(second.event_time) < Date.parse(third.event_time)) {
       const between = new Date((Date.parse(second.event_time) + Date.parse(third.event_time)) / 2).toISOString();
-      expect((await t.engine.replay.stateAt({ executionId, asOfTime: between })).position.stream_version).toBe(2);
+      expect((await t.engine.own.replay.stateAt({ executionId, asOfTime: between })).position.stream_version).toBe(2);
     }
   });
 
@@ -122,11 +122,11 @@ describe('projections and replay', () => {
     const at = 10;
     const seed = foldEvents(events.slice(0, at))!;
     const scope = t.config.tenancy;
-    await projections.saveSnapshot(t.database, scope, { executionId, version: at, state: seed, checksum: stateChecksum(seed), ...t.engine.projector!.folding });
+    await projections.saveSnapshot(t.database, scope, { executionId, version: at, state: seed, checksum: stateChecksum(seed), ...t.engine.own.projector!.folding });
     // Folded by another reducer: must never seed (its state is garbage on purpose).
-    await projections.saveSnapshot(t.database, scope, { executionId, version: at + 1, state: { ...seed, path: 'wrong' }, checksum: 'x', reducerVersion: 'other', registryDigest: t.engine.projector!.folding.registryDigest });
-    const seeded = await t.engine.replay.stateAt({ executionId, asOfPosition: lastVersion });
-    const fromStart = await t.engine.replay.stateAt({ executionId, asOfPosition: lastVersion, snapshots: false });
+    await projections.saveSnapshot(t.database, scope, { executionId, version: at + 1, state: { ...seed, path: 'wrong' }, checksum: 'x', reducerVersion: 'other', registryDigest: t.engine.own.projector!.folding.registryDigest });
+    const seeded = await t.engine.own.replay.stateAt({ executionId, asOfPosition: lastVersion });
+    const fromStart = await t.engine.own.replay.stateAt({ executionId, asOfPosition: lastVersion, snapshots: false });
     expect(seeded.seeded_from_snapshot).toBe(at);
     expect(seeded.events_folded).toBe(lastVersion - at);
     expect(fromStart.seeded_from_snapshot).toBeNull();
@@ -143,7 +143,7 @@ describe('projections and replay', () => {
     expect(after.checksum).toBe(before.checksum);
 
     const events = await ledger(executionId);
-    const projected = await t.engine.projector!.deliver([events[0]!, events[1]!]);
+    const projected = await t.engine.own.projector!.deliver([events[0]!, events[1]!]);
     expect(projected).toEqual([expect.objectContaining({ executionId, folded: 0, written: false })]);
     expect((await stored(executionId))!.text).toBe(before.text);
     expect(await t.engine.metrics.registry.getSingleMetricAsString('noetl_projector_stale_total')).toMatch(/noetl_projector_stale_total\{shard="0"\} [1-9]/);
@@ -162,7 +162,7 @@ describe('projections and replay', () => {
     await t.database.query(`UPDATE noetl.projection SET reducer_version = 'previous', state = jsonb_set(state, '{path}', '"tests/old-shape"') WHERE projection_key = $1`, [
       executionId,
     ]);
-    expect((await t.engine.executions.get(executionId)).path).toBe('tests/projection');
+    expect((await t.engine.own.executions.get(executionId)).path).toBe('tests/projection');
     expect(await projections.get(t.database, t.config.tenancy, executionId)).toBeUndefined();
 
     expect(await standaloneProjector(t.database, t.config).project(executionId)).toMatchObject({ version: lastVersion, written: true });
@@ -187,7 +187,7 @@ describe('projections and replay', () => {
     } finally {
       await superuser.end();
     }
-    expect(await t.engine.projector!.rebuild([executionId])).toBe(1);
+    expect(await t.engine.own.projector!.rebuild([executionId])).toBe(1);
     expect(Number((await stored(executionId))!.version)).toBe(changed.stream_version - 1);
     expect(changed.stream_version - 1).toBeLessThan(lastVersion);
     expect(await t.engine.metrics.registry.getSingleMetricAsString('noetl_projector_corrupt_events_total')).toMatch(/noetl_projector_corrupt_events_total\{shard="0"\} [1-9]/);
@@ -199,8 +199,8 @@ describe('projections and replay', () => {
     const database = await Database.connect(t.testDatabase.url);
     const other = await Engine.start({ config, database, roles: [] });
     try {
-      await expect(other.replay.stateAt({ executionId })).rejects.toMatchObject({ code: 'not_found' });
-      await expect(other.executions.get(executionId)).rejects.toMatchObject({ code: 'not_found' });
+      await expect(other.own.replay.stateAt({ executionId })).rejects.toMatchObject({ code: 'not_found' });
+      await expect(other.own.executions.get(executionId)).rejects.toMatchObject({ code: 'not_found' });
       expect(await projections.get(database, config.tenancy, executionId)).toBeUndefined();
     } finally {
       await other.stop();

@@ -66,8 +66,8 @@ describe('eager dispatch', () => {
 
   it("claims each command for the process's worker as it is issued, and commits a report with the next step's decisions", async () => {
     t = await startTestEngine();
-    await t.engine.catalog.register(CHAIN);
-    const { execution_id: id } = await t.engine.executions.start({ path: 'tests/eager_chain' });
+    await t.engine.own.catalog.register(CHAIN);
+    const { execution_id: id } = await t.engine.own.executions.start({ path: 'tests/eager_chain' });
     expect((await t.engine.waitForTerminal(id, { timeoutMs: 30_000 })).status).toBe('COMPLETED');
     const events = await written(id);
 
@@ -85,8 +85,8 @@ describe('eager dispatch', () => {
 
   it('goes on with a started execution before it takes the next one waiting: a report hands its slot to the command it leads to', async () => {
     t = await startTestEngine({ env: { NOETL_WORKER_CONCURRENCY: '1' } });
-    await t.engine.catalog.register(CHAIN);
-    const ids = (await Promise.all(Array.from({ length: 4 }, () => t.engine.executions.start({ path: 'tests/eager_chain' })))).map((started) => started.execution_id);
+    await t.engine.own.catalog.register(CHAIN);
+    const ids = (await Promise.all(Array.from({ length: 4 }, () => t.engine.own.executions.start({ path: 'tests/eager_chain' })))).map((started) => started.execution_id);
     for (const id of ids) expect((await t.engine.waitForTerminal(id, { timeoutMs: 30_000 })).status).toBe('COMPLETED');
 
     for (const id of ids) {
@@ -100,8 +100,8 @@ describe('eager dispatch', () => {
 
   it('offers a command no free slot takes, and the worker claims it once a slot is free', async () => {
     t = await startTestEngine({ env: { NOETL_WORKER_CONCURRENCY: '1' } });
-    await t.engine.catalog.register(FORK);
-    const { execution_id: id } = await t.engine.executions.start({ path: 'tests/eager_fork' });
+    await t.engine.own.catalog.register(FORK);
+    const { execution_id: id } = await t.engine.own.executions.start({ path: 'tests/eager_fork' });
     expect((await t.engine.waitForTerminal(id, { timeoutMs: 30_000 })).status).toBe('COMPLETED');
     const events = await written(id);
 

@@ -27,16 +27,16 @@ describe('a 5,000-step chain', () => {
 
   beforeAll(async () => {
     t = await startTestEngine({ roles: ['scheduler', 'worker', 'projector'], env: { NOETL_SWEEP_MS: '1000' } });
-    await t.engine.catalog.register(chain(STEPS));
+    await t.engine.own.catalog.register(chain(STEPS));
   });
   afterAll(async () => t?.close());
 
   it('runs its last 1,000 steps no more than 1.5 times slower than its first 1,000', async () => {
-    const { execution_id: id } = await t.engine.executions.start({ path: 'tests/long_chain' });
+    const { execution_id: id } = await t.engine.own.executions.start({ path: 'tests/long_chain' });
     // The terminal event, looked up by type: reading the whole execution every poll would itself cost what it has done.
     const [terminal] = await waitFor(
       async () => {
-        const { events } = await t.engine.executions.events(id, { type: [...TERMINAL_EXECUTION_EVENTS] });
+        const { events } = await t.engine.own.executions.events(id, { type: [...TERMINAL_EXECUTION_EVENTS] });
         return events.length > 0 && events;
       },
       { timeoutMs: 14 * 60_000, intervalMs: 1000, description: `the ${STEPS}-step chain to end` },
@@ -46,7 +46,7 @@ describe('a 5,000-step chain', () => {
     const exits: number[] = [];
     let after: string | undefined;
     for (;;) {
-      const page = await t.engine.executions.events(id, { type: [EventType.StepExit], limit: 1000, ...(after ? { after } : {}) });
+      const page = await t.engine.own.executions.events(id, { type: [EventType.StepExit], limit: 1000, ...(after ? { after } : {}) });
       exits.push(...page.events.map((event) => Date.parse(event.created_at)));
       if (page.events.length < 1000 || !page.next_after) break;
       after = page.next_after;

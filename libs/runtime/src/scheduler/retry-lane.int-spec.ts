@@ -47,12 +47,12 @@ describe('RetryLane', () => {
   }
 
   async function runRetrying(t: TestEngine, key: string): Promise<string> {
-    const { execution_id } = await t.engine.executions.start({ path: 'tests/lane-retry', payload: { url: `${http.url}/fail-first/${key}?times=1` } });
+    const { execution_id } = await t.engine.own.executions.start({ path: 'tests/lane-retry', payload: { url: `${http.url}/fail-first/${key}?times=1` } });
     return execution_id;
   }
 
   async function timersFired(t: TestEngine, executionId: string): Promise<number> {
-    return (await t.engine.executions.events(executionId, { type: [EventType.TimerFired] })).events.length;
+    return (await t.engine.own.executions.events(executionId, { type: [EventType.TimerFired] })).events.length;
   }
 
   describe('in the engine, with the sweep out of the way', () => {
@@ -60,7 +60,7 @@ describe('RetryLane', () => {
     beforeAll(async () => {
       // Ten minutes between sweeps, and no local wake-up with a lane: only the lane can fire the timer in time.
       t = await engineWithLane('alone', 600_000);
-      await t.engine.catalog.register(retrying(0.5));
+      await t.engine.own.catalog.register(retrying(0.5));
     });
     afterAll(async () => t?.close());
 
@@ -77,7 +77,7 @@ describe('RetryLane', () => {
     let t: TestEngine;
     beforeAll(async () => {
       t = await engineWithLane('swept', 200);
-      await t.engine.catalog.register(retrying(2));
+      await t.engine.own.catalog.register(retrying(2));
     });
     afterAll(async () => t?.close());
 
@@ -108,7 +108,7 @@ describe('RetryLane', () => {
     let t: TestEngine;
     beforeAll(async () => {
       t = await engineWithLane('raced', 100);
-      await t.engine.catalog.register(retrying(0.5));
+      await t.engine.own.catalog.register(retrying(0.5));
     });
     afterAll(async () => t?.close());
 

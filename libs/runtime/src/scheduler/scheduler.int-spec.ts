@@ -27,17 +27,17 @@ describe('Scheduler', () => {
 
   beforeAll(async () => {
     t = await startTestEngine();
-    await t.engine.catalog.register(CHAIN);
+    await t.engine.own.catalog.register(CHAIN);
   });
   afterAll(async () => t?.close());
 
   it('runs many executions at once, each to exactly one terminal event', async () => {
-    const started = await Promise.all(Array.from({ length: 12 }, (_, i) => t.engine.executions.start({ path: 'tests/chain', payload: { n: i } })));
+    const started = await Promise.all(Array.from({ length: 12 }, (_, i) => t.engine.own.executions.start({ path: 'tests/chain', payload: { n: i } })));
     const details = await Promise.all(started.map(({ execution_id }) => t.engine.waitForTerminal(execution_id, { timeoutMs: 30_000 })));
     expect(details.map((detail) => detail.status)).toEqual(details.map(() => 'COMPLETED'));
     expect(details.map((detail) => detail.result)).toEqual(started.map((_, i) => ({ final: i * 2 })));
     for (const { execution_id } of started) {
-      const terminal = await t.engine.executions.events(execution_id, {
+      const terminal = await t.engine.own.executions.events(execution_id, {
         type: [EventType.ExecutionCompleted, EventType.ExecutionFailed, EventType.ExecutionCancelled],
       });
       expect(terminal.events).toHaveLength(1);
@@ -45,22 +45,22 @@ describe('Scheduler', () => {
   });
 
   it('sleeps on a durable timer fired once, however many sweeps race for it', async () => {
-    const { execution_id } = await t.engine.executions.start({ path: 'tests/chain' });
-    await waitFor(async () => (await t.engine.executions.events(execution_id, { type: [EventType.TimerScheduled] })).events.length === 1);
+    const { execution_id } = await t.engine.own.executions.start({ path: 'tests/chain' });
+    await waitFor(async () => (await t.engine.own.executions.events(execution_id, { type: [EventType.TimerScheduled] })).events.length === 1);
     await Promise.all([t.engine.sweep(), t.engine.sweep(), t.engine.sweep()]);
     const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 10_000 });
     expect(detail.status).toBe('COMPLETED');
-    const fired = await t.engine.executions.events(execution_id, { type: [EventType.TimerFired] });
+    const fired = await t.engine.own.executions.events(execution_id, { type: [EventType.TimerFired] });
     expect(fired.events).toHaveLength(1);
-    const napCommands = await t.engine.executions.events(execution_id, { type: [EventType.CommandIssued] });
+    const napCommands = await t.engine.own.executions.events(execution_id, { type: [EventType.CommandIssued] });
     expect(napCommands.events.map((event) => event.step)).not.toContain('nap');
   });
 
   it('resumes an execution a stopped engine left mid-way', async () => {
     const other = await Engine.start({ config: t.config, database: t.database, roles: ['scheduler'] });
-    const { execution_id } = await other.executions.start({ path: 'tests/chain', payload: { n: 21 } });
+    const { execution_id } = await other.own.executions.start({ path: 'tests/chain', payload: { n: 21 } });
     // Without a worker the execution waits on its first command; stop that engine there.
-    await waitFor(async () => (await other.executions.events(execution_id, { type: [EventType.CommandIssued] })).events.length === 1);
+    await waitFor(async () => (await other.own.executions.events(execution_id, { type: [EventType.CommandIssued] })).events.length === 1);
     await other.stop();
     // The suite's engine (scheduler + worker) picks it up through its sweep: the command is offered again.
     const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 30_000 });
@@ -78,7 +78,7 @@ describe('Scheduler, planning events that arrived together', () => {
   afterAll(async () => p?.close());
 
   it('joins a fan-in whose branches both ended before the scheduler planned either', async () => {
-    await p.engine.catalog.register(`
+    await p.engine.own.catalog.register(`
 apiVersion: noetl.io/v2
 kind: Playbook
 metadata: {name: fanin, path: tests/fan-in-race}
@@ -99,23 +99,23 @@ workflow:
     // A second engine, on a bus of its own, reports for the branches without telling the scheduler.
     const reporter = await Engine.start({ config: p.config, database: p.database, roles: [], bus: new InProcessBus() });
     try {
-      const { execution_id } = await planner.executions.start({ path: 'tests/fan-in-race' });
+      const { execution_id } = await planner.own.executions.start({ path: 'tests/fan-in-race' });
       const claimAll = async (count: number): Promise<string[]> =>
         waitFor(async () => {
-          const issued = (await planner.executions.events(execution_id, { type: [EventType.CommandIssued] })).events;
+          const issued = (await planner.own.executions.events(execution_id, { type: [EventType.CommandIssued] })).events;
           return issued.length === count ? issued.map((event) => event.command_id!) : undefined;
         });
       const [first] = await claimAll(1);
-      const { lease_token } = await reporter.controlPlane.claim(first!, { worker_id: 'w' });
-      await planner.controlPlane.complete(first!, { worker_id: 'w', lease_token });
+      const { lease_token } = await reporter.own.controlPlane.claim(first!, { worker_id: 'w' });
+      await planner.own.controlPlane.complete(first!, { worker_id: 'w', lease_token });
       const branches = (await claimAll(3)).slice(1);
       for (const id of branches) {
-        const lease = await reporter.controlPlane.claim(id, { worker_id: 'w' });
-        await reporter.controlPlane.complete(id, { worker_id: 'w', lease_token: lease.lease_token });
+        const lease = await reporter.own.controlPlane.claim(id, { worker_id: 'w' });
+        await reporter.own.controlPlane.complete(id, { worker_id: 'w', lease_token: lease.lease_token });
       }
       await planner.sweep();
       const enters = await waitFor(async () => {
-        const events = (await planner.executions.events(execution_id, { type: [EventType.StepEnter] })).events;
+        const events = (await planner.own.executions.events(execution_id, { type: [EventType.StepEnter] })).events;
         return events.some((event) => event.step === 'join') ? events : undefined;
       });
       expect(enters.filter((event) => event.step === 'join')).toHaveLength(1);

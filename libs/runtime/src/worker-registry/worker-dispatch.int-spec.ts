@@ -1,8 +1,8 @@
-import { EventType, type JsonObject } from '@noetl/event-kernel';
+import { EventType } from '@noetl/event-kernel';
 import { WorkerRepository } from '@noetl/storage';
 import { startTestEngine, type TestEngine } from '../../../../test/support/test-engine';
 import { waitFor } from '../../../../test/support/wait-for';
-import { Subjects } from '../bus/bus';
+import { Subjects, type Notifications } from '../bus/bus';
 import { InProcessBus } from '../bus/in-process-bus';
 import { Offers } from '../bus/offers';
 
@@ -21,72 +21,72 @@ describe('worker registry, targeted offers, tool restrictions and release', () =
 
   beforeAll(async () => {
     t = await startTestEngine({ roles: ['scheduler'] });
-    await t.engine.catalog.register(PLAYBOOK);
+    await t.engine.own.catalog.register(PLAYBOOK);
   });
   afterAll(async () => t?.close());
 
   async function issuedCommand(): Promise<{ executionId: string; commandId: string }> {
-    const { execution_id: executionId } = await t.engine.executions.start({ path: 'tests/dispatch' });
-    const commandId = await waitFor(async () => (await t.engine.executions.events(executionId, { type: [EventType.CommandIssued] })).events[0]?.command_id ?? undefined);
+    const { execution_id: executionId } = await t.engine.own.executions.start({ path: 'tests/dispatch' });
+    const commandId = await waitFor(async () => (await t.engine.own.executions.events(executionId, { type: [EventType.CommandIssued] })).events[0]?.command_id ?? undefined);
     return { executionId, commandId };
   }
 
   it('refuses a claim by a worker that does not run every tool kind of the command', async () => {
     const { commandId } = await issuedCommand();
-    await expect(t.engine.controlPlane.claim(commandId, { worker_id: 'js-only', tools: ['javascript'] })).rejects.toMatchObject({
+    await expect(t.engine.own.controlPlane.claim(commandId, { worker_id: 'js-only', tools: ['javascript'] })).rejects.toMatchObject({
       code: 'tool_not_allowed',
     });
-    await expect(t.engine.controlPlane.claim(commandId, { worker_id: 'py', tools: ['python'] })).resolves.toMatchObject({ command_id: commandId });
+    await expect(t.engine.own.controlPlane.claim(commandId, { worker_id: 'py', tools: ['python'] })).resolves.toMatchObject({ command_id: commandId });
   });
 
   it('releases a held command: claimable again at once, with no attempt spent', async () => {
     const { executionId, commandId } = await issuedCommand();
-    const leaving = await t.engine.controlPlane.claim(commandId, { worker_id: 'leaving' });
-    await t.engine.controlPlane.release(commandId, { worker_id: 'leaving', lease_token: leaving.lease_token });
-    const next = await t.engine.controlPlane.claim(commandId, { worker_id: 'staying' });
+    const leaving = await t.engine.own.controlPlane.claim(commandId, { worker_id: 'leaving' });
+    await t.engine.own.controlPlane.release(commandId, { worker_id: 'leaving', lease_token: leaving.lease_token });
+    const next = await t.engine.own.controlPlane.claim(commandId, { worker_id: 'staying' });
     expect(next).toMatchObject({ command_id: commandId, attempt: 1 });
-    await t.engine.controlPlane.complete(commandId, { worker_id: 'staying', lease_token: next.lease_token, result: 1 });
+    await t.engine.own.controlPlane.complete(commandId, { worker_id: 'staying', lease_token: next.lease_token, result: 1 });
     expect((await t.engine.waitForTerminal(executionId, { timeoutMs: 10_000 })).status).toBe('COMPLETED');
-    const released = (await t.engine.executions.events(executionId, { type: [EventType.CommandReleased, EventType.CommandIssued] })).events;
+    const released = (await t.engine.own.executions.events(executionId, { type: [EventType.CommandReleased, EventType.CommandIssued] })).events;
     expect(released.map((event) => event.event_type)).toEqual([EventType.CommandIssued, EventType.CommandReleased]);
   });
 
   it('refuses a release by a worker that does not hold the command', async () => {
     const { commandId } = await issuedCommand();
-    const { lease_token } = await t.engine.controlPlane.claim(commandId, { worker_id: 'holder' });
-    await expect(t.engine.controlPlane.release(commandId, { worker_id: 'other', lease_token })).rejects.toMatchObject({ code: 'lease_lost' });
-    await expect(t.engine.controlPlane.release(commandId, { worker_id: 'holder', lease_token: 'guessed' })).rejects.toMatchObject({ code: 'lease_lost' });
+    const { lease_token } = await t.engine.own.controlPlane.claim(commandId, { worker_id: 'holder' });
+    await expect(t.engine.own.controlPlane.release(commandId, { worker_id: 'other', lease_token })).rejects.toMatchObject({ code: 'lease_lost' });
+    await expect(t.engine.own.controlPlane.release(commandId, { worker_id: 'holder', lease_token: 'guessed' })).rejects.toMatchObject({ code: 'lease_lost' });
   });
 
   it('lists reported workers with their capacity, and one that stopped reporting as stale', async () => {
     const report = { node: 'n1', slots: 4, free_slots: 3, status: 'ACTIVE' as const };
-    await t.engine.controlPlane.reportWorker({ worker_id: 'w-live', ...report, tools: ['javascript'], pool: 'gpu' });
-    await t.engine.controlPlane.reportWorker({ worker_id: 'w-gone', ...report });
+    await t.engine.own.controlPlane.reportWorker({ worker_id: 'w-live', ...report, tools: ['javascript'], pool: 'gpu' });
+    await t.engine.own.controlPlane.reportWorker({ worker_id: 'w-gone', ...report });
     await t.database.query(`UPDATE noetl.worker SET heartbeat_at = now() - interval '1 hour' WHERE worker_id = 'w-gone'`);
-    const workers = await t.engine.workers.list();
+    const workers = await t.engine.own.workers.list();
     expect(workers.find((w) => w.worker_id === 'w-live')).toMatchObject({ status: 'active', slots: 4, free_slots: 3, tools: ['javascript'], pool: 'gpu' });
     expect(workers.find((w) => w.worker_id === 'w-gone')).toMatchObject({ status: 'stale', tools: null, pool: null });
   });
 
   it('filters the list by status, and a stopping worker prunes the workers stopped or silent for over an hour', async () => {
     const report = { node: 'n2', slots: 1, free_slots: 1 };
-    await t.engine.controlPlane.reportWorker({ worker_id: 'w-old-stop', ...report, status: 'STOPPED' });
-    await t.engine.controlPlane.reportWorker({ worker_id: 'w-old-silent', ...report, status: 'ACTIVE' });
-    await t.engine.controlPlane.reportWorker({ worker_id: 'w-running', ...report, status: 'ACTIVE' });
+    await t.engine.own.controlPlane.reportWorker({ worker_id: 'w-old-stop', ...report, status: 'STOPPED' });
+    await t.engine.own.controlPlane.reportWorker({ worker_id: 'w-old-silent', ...report, status: 'ACTIVE' });
+    await t.engine.own.controlPlane.reportWorker({ worker_id: 'w-running', ...report, status: 'ACTIVE' });
     await t.database.query(`UPDATE noetl.worker SET stopped_at = now() - interval '61 minutes' WHERE worker_id = 'w-old-stop'`);
     await t.database.query(`UPDATE noetl.worker SET heartbeat_at = now() - interval '61 minutes' WHERE worker_id = 'w-old-silent'`);
-    await t.engine.controlPlane.reportWorker({ worker_id: 'w-new-stop', ...report, status: 'STOPPED' });
+    await t.engine.own.controlPlane.reportWorker({ worker_id: 'w-new-stop', ...report, status: 'STOPPED' });
 
     const left = (await t.database.query<{ worker_id: string }>(`SELECT worker_id FROM noetl.worker WHERE node = 'n2' ORDER BY worker_id`)).map((row) => row.worker_id);
     expect(left).toEqual(['w-new-stop', 'w-running']);
-    expect((await t.engine.workers.list('stopped')).map((w) => w.worker_id)).toEqual(['w-new-stop']);
-    expect((await t.engine.workers.list('active')).map((w) => w.worker_id)).toContain('w-running');
-    expect((await t.engine.workers.list('active')).map((w) => w.worker_id)).not.toContain('w-new-stop');
+    expect((await t.engine.own.workers.list('stopped')).map((w) => w.worker_id)).toEqual(['w-new-stop']);
+    expect((await t.engine.own.workers.list('active')).map((w) => w.worker_id)).toContain('w-running');
+    expect((await t.engine.own.workers.list('active')).map((w) => w.worker_id)).not.toContain('w-new-stop');
   });
 
   it('offers work to a live worker with free slots that runs its kinds, else on the broadcast subject', async () => {
     const bus = new InProcessBus();
-    const heard: { subject: string; message: JsonObject }[] = [];
+    const heard: { subject: string; message: Notifications['work'] }[] = [];
     const tenant = t.config.tenancy.tenantId;
     for (const subject of [Subjects.work(tenant), Subjects.workFor(tenant, 'w-py'), Subjects.workFor(tenant, 'w-js')]) {
       bus.subscribe(subject, (message) => heard.push({ subject, message }));

@@ -65,7 +65,7 @@ describe('worker pools', () => {
     // The scheduler's own worker serves pool a: its commands go to it at issue (eager dispatch), the other pools' never.
     scheduler = await start(['scheduler', 'worker'], 'worker-a', 'a');
     await start(['worker'], 'worker-none');
-    await scheduler.catalog.register(PLAYBOOK('tests/pools', 'b', 'b'));
+    await scheduler.own.catalog.register(PLAYBOOK('tests/pools', 'b', 'b'));
   });
   afterAll(async () => {
     for (const engine of engines.reverse()) await engine.stop();
@@ -75,9 +75,9 @@ describe('worker pools', () => {
   });
 
   it('runs each step on its pool, leaves a pool without workers waiting as backlog, and refuses claims from another pool', async () => {
-    const { execution_id: executionId } = await scheduler.executions.start({ path: 'tests/pools' });
+    const { execution_id: executionId } = await scheduler.own.executions.start({ path: 'tests/pools' });
     const issuedToB = await waitFor(async () => {
-      const issued = (await scheduler.executions.events(executionId, { type: [EventType.CommandIssued] })).events;
+      const issued = (await scheduler.own.executions.events(executionId, { type: [EventType.CommandIssued] })).events;
       return issued.find((event) => event.step === 'on_b')?.command_id ?? undefined;
     });
 
@@ -88,14 +88,14 @@ describe('worker pools', () => {
     });
     const [row] = await database.query<{ status: string; pool: string | null }>('SELECT status, pool FROM noetl.command WHERE command_id = $1', [issuedToB]);
     expect(row).toEqual({ status: 'ISSUED', pool: 'b' });
-    const pools = await scheduler.workers.pools();
+    const pools = await scheduler.own.workers.pools();
     expect(pools.find((view) => view.pool === 'b')).toEqual({ pool: 'b', workers: 0, slots: 0, free_slots: 0, backlog: { commands: 1, frames: 0 } });
     expect(pools.find((view) => view.pool === 'a')).toMatchObject({ pool: 'a', workers: 1, slots: 4, backlog: { commands: 0, frames: 0 } });
     expect(pools.find((view) => view.pool === null)).toMatchObject({ pool: null, workers: 1 });
     const metrics = await scheduler.metrics.registry.getSingleMetricAsString('noetl_command_backlog_total');
     expect(metrics).toContain('noetl_command_backlog_total{pool="b"} 1');
 
-    const controlPlane = scheduler.controlPlane;
+    const controlPlane = scheduler.own.controlPlane;
     await expect(controlPlane.claim(issuedToB, { worker_id: 'intruder', pool: 'a' })).rejects.toMatchObject({
       code: 'wrong_pool',
       message: expect.stringContaining('is for pool "b"; worker intruder serves pool "a"'),
@@ -108,28 +108,28 @@ describe('worker pools', () => {
     const detail = await scheduler.waitForTerminal(executionId, { timeoutMs: 30_000 });
     expect(detail).toMatchObject({ status: 'COMPLETED', result: [10, 20, 30, 40, 50, 60] });
 
-    const events = (await scheduler.executions.events(executionId, { type: [EventType.CommandClaimed, EventType.FrameDispatched], limit: 100 })).events;
+    const events = (await scheduler.own.executions.events(executionId, { type: [EventType.CommandClaimed, EventType.FrameDispatched], limit: 100 })).events;
     const workerOf = (event: (typeof events)[number]): unknown => (isJsonObject(event.payload) ? event.payload['worker_id'] : undefined);
     const claimedBy = Object.fromEntries(events.filter((event) => event.event_type === EventType.CommandClaimed).map((event) => [event.step, workerOf(event)]));
     expect(claimedBy).toEqual({ start: 'worker-a', on_b: 'worker-b', end: 'worker-a' });
     const frameWorkers = events.filter((event) => event.event_type === EventType.FrameDispatched).map(workerOf);
     expect(frameWorkers).toHaveLength(6);
     expect(new Set(frameWorkers)).toEqual(new Set(['worker-b']));
-    expect((await scheduler.workers.pools()).find((view) => view.pool === 'b')).toMatchObject({ workers: 1, backlog: { commands: 0, frames: 0 } });
+    expect((await scheduler.own.workers.pools()).find((view) => view.pool === 'b')).toMatchObject({ workers: 1, backlog: { commands: 0, frames: 0 } });
   });
 
   it('refuses a frame claim from a worker of another pool', async () => {
-    await scheduler.catalog.register(PLAYBOOK('tests/pools-frames', 'a', 'c'));
-    const { execution_id: executionId } = await scheduler.executions.start({ path: 'tests/pools-frames' });
+    await scheduler.own.catalog.register(PLAYBOOK('tests/pools-frames', 'a', 'c'));
+    const { execution_id: executionId } = await scheduler.own.executions.start({ path: 'tests/pools-frames' });
     const stageId = await waitFor(async () => {
-      const opened = (await scheduler.executions.events(executionId, { type: [EventType.StageOpened] })).events;
+      const opened = (await scheduler.own.executions.events(executionId, { type: [EventType.StageOpened] })).events;
       const payload = opened[0]?.payload;
       return isJsonObject(payload) && typeof payload['stage_id'] === 'string' ? payload['stage_id'] : undefined;
     });
-    await waitFor(async () => ((await scheduler.workers.pools()).find((view) => view.pool === 'c')?.backlog.frames === 6) || undefined);
-    await expect(scheduler.controlPlane.claimFrame(stageId, { worker_id: 'intruder', pool: 'a' })).rejects.toMatchObject({ code: 'wrong_pool' });
-    await expect(scheduler.controlPlane.claimFrame(stageId, { worker_id: 'plain' })).rejects.toMatchObject({ code: 'wrong_pool' });
-    await expect(scheduler.controlPlane.claimFrame(stageId, { worker_id: 'of-c', pool: 'c' })).resolves.toMatchObject({ stage_id: stageId, frame_index: 0 });
-    await scheduler.executions.cancel(executionId, {});
+    await waitFor(async () => ((await scheduler.own.workers.pools()).find((view) => view.pool === 'c')?.backlog.frames === 6) || undefined);
+    await expect(scheduler.own.controlPlane.claimFrame(stageId, { worker_id: 'intruder', pool: 'a' })).rejects.toMatchObject({ code: 'wrong_pool' });
+    await expect(scheduler.own.controlPlane.claimFrame(stageId, { worker_id: 'plain' })).rejects.toMatchObject({ code: 'wrong_pool' });
+    await expect(scheduler.own.controlPlane.claimFrame(stageId, { worker_id: 'of-c', pool: 'c' })).resolves.toMatchObject({ stage_id: stageId, frame_index: 0 });
+    await scheduler.own.executions.cancel(executionId, {});
   });
 });

@@ -66,7 +66,7 @@ describe('backpressure of a streamed result', () => {
     t = await startTestEngine({
       env: { NOETL_STREAM_MAX_PENDING_CHUNKS: String(MAX_PENDING), NOETL_WORKER_CONCURRENCY: '8', NOETL_TOOLS_LEDGER_ACCESS: 'allow' },
     });
-    await t.engine.catalog.register(PLAYBOOK(t.testDatabase.url, sink.url));
+    await t.engine.own.catalog.register(PLAYBOOK(t.testDatabase.url, sink.url));
   });
   afterAll(async () => {
     await t?.close();
@@ -74,7 +74,7 @@ describe('backpressure of a streamed result', () => {
   });
 
   it(`keeps at most ${MAX_PENDING} chunks in flight against a slow consumer, and every chunk lands in order`, async () => {
-    const { execution_id: executionId } = await t.engine.executions.start({ path: 'tests/backpressure' });
+    const { execution_id: executionId } = await t.engine.own.executions.start({ path: 'tests/backpressure' });
     const inFlight: number[] = [];
     let ended = false;
     const sampling = (async () => {
@@ -102,7 +102,7 @@ describe('backpressure of a streamed result', () => {
     expect(waits).toBeGreaterThan(0);
 
     // In order in the ledger, each exactly once, and each chunk's rows delivered whole to the sink.
-    const partials = (await t.engine.executions.events(executionId, { type: [EventType.CallPartial], limit: 100 })).events;
+    const partials = (await t.engine.own.executions.events(executionId, { type: [EventType.CallPartial], limit: 100 })).events;
     expect(partials.map((event) => (event.payload as { chunk_index: number }).chunk_index)).toEqual([...Array(CHUNKS).keys()]);
     await waitFor(async () => sink.received.length === CHUNKS || undefined);
     const byIndex = [...sink.received].sort((a, b) => a.index - b.index);

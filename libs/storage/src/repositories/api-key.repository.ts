@@ -1,7 +1,7 @@
 import type { Queryable } from '../database';
 import type { TenantScope } from '../storage-error';
 
-/** What each role may do is the API's to say (apps/api auth); the names live here, where the table checks them. */
+/** What each role may do is the API's to say (libs/roles/src/api/auth); the names live here, where the table checks them. */
 export const API_KEY_ROLES = ['admin', 'operator', 'developer', 'viewer', 'worker'] as const;
 export type ApiKeyRole = (typeof API_KEY_ROLES)[number];
 

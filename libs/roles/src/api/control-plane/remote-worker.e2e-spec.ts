@@ -42,7 +42,7 @@ async function ran(app: INestMicroservice): Promise<number> {
 
 /**
  * The microservice shape of DESIGN.md s3: the api + scheduler in one app, the
- * worker app (its Nest microservice, as `apps/worker` boots it) in another,
+ * worker app (its Nest microservice, as `apps/worker` boots its role module) in another,
  * knowing only the API's URL and NATS. Work offers travel over NATS through
  * the worker's @OnNotification handlers; claims and reports over HTTP.
  */

@@ -5,7 +5,7 @@ import type { App } from 'supertest/types';
 import { SUPERUSER_PLAYBOOKS_ENV } from '../../../../../test/support/postgres';
 import { createTestDatabase } from '../../../../../test/support/test-database';
 import { AppRootModule, listenForNotifications } from '@noetl/platform';
-import { serverRoles } from '../../server/server-roles';
+import { serverRoles } from '../../server-roles';
 import { configureApi } from '../configure-api';
 
 export interface ApiTestApp {
