@@ -24,6 +24,7 @@ export * from './worker-registry/worker-directory';
 export * from './bus/offers';
 export * from './scheduler/scheduler';
 export * from './worker/worker';
+export * from './worker/worker-options';
 export { OUTPUT_TAIL_LINES } from './worker/output-tail';
 export * from './projection/projector';
 export * from './projection/replay';
