@@ -23,6 +23,7 @@ export * from './admin/admin.service';
 export * from './worker-registry/worker-directory';
 export * from './bus/offers';
 export * from './scheduler/scheduler';
+export * from './scheduler/scheduler-types';
 export * from './worker/worker';
 export * from './worker/worker-options';
 export { OUTPUT_TAIL_LINES } from './worker/output-tail';
