@@ -1,4 +1,6 @@
-import { CONFIG_ENV_NAMES, ConfigError, loadConfig } from './config';
+import { loadConfig } from './config';
+import { CONFIG_ENV_NAMES } from './config-env-names';
+import { ConfigError } from './config-error';
 
 describe('loadConfig', () => {
   it('selects the embedded adapters when no service URL is set', () => {

@@ -1,5 +1,6 @@
 import { DatabaseUrlError, parseDatabaseUrl } from './database-url';
-import { ConfigError, loadConfig } from './config';
+import { loadConfig } from './config';
+import { ConfigError } from './config-error';
 
 describe('parseDatabaseUrl', () => {
   it('reads one host as one, with the default port and no session check', () => {

@@ -1,4 +1,5 @@
 import type { DataSource, QueryRunner } from 'typeorm';
+import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 import { createDataSource, type DataSourceOptions } from './data-source';
 import { isConnectionLoss, SqlState, sqlStateOf } from './db-errors';
@@ -226,7 +227,9 @@ async function clientOf(runner: QueryRunner): Promise<StatementClient> {
  * still fails, and the pool discards the dead client.
  */
 function guardCheckedOutClients(dataSource: DataSource): void {
-  const pool = (dataSource.driver as unknown as { master?: ClientPool }).master;
+  const { driver } = dataSource;
+  // The runtime's data sources are postgres ones; TypeORM types the driver's pg Pool `any`, and ClientPool states what is used of it.
+  const pool: ClientPool | undefined = driver instanceof PostgresDriver ? driver.master : undefined;
   const guarded = new WeakSet<object>();
   // `acquire`: every checkout, of clients made before this too (initialize made one).
   pool?.on('acquire', (client) => {

@@ -25,7 +25,7 @@ import type { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError, notFound } from '../runtime-error';
 import type { LocalSlots } from '../scheduler/eager-claims';
-import type { PlannedPass } from '../scheduler/scheduler';
+import type { PlannedPass } from '../scheduler/scheduler-types';
 import type { CommandOwners } from '../state/command-owners';
 import type { ExecutionStates } from '../state/execution-states';
 import type { PayloadCache } from '../state/payload-cache';

@@ -1,52 +1,33 @@
-import { EventType, type EventDraft, type EventTypeName, type Json, type JsonObject, type RowOutcome } from '@noetl/event-kernel';
-import { loopBodySpec } from '@noetl/dsl';
-import { putFrameOutput, type FrameOutputRow, type FrameRow, type LockedFrame, type LockedStage, type PendingFrame, type Queryable } from '@noetl/storage';
-import type { PayloadRef } from '@noetl/event-kernel';
+import { EventType, type Json } from '@noetl/event-kernel';
+import { putFrameOutput, type FrameOutputRow, type FrameRow, type LockedFrame, type PendingFrame, type Queryable } from '@noetl/storage';
 import type { HandOver, SlotReservation } from '../scheduler/eager-claims';
 import { notifyExecution } from '../bus/bus';
+import { assembleFrame, type FrameClaim, type ScopeOf } from './assemble-frame';
 import { assertClaimFits } from './claim-fit';
-import { holdsLease, newLeaseToken, type Holder } from './lease-token';
-import { RuntimeError, notFound } from '../runtime-error';
+import { newLeaseToken, type Holder } from './lease-token';
+import { notFound } from '../runtime-error';
 import type { LocalControlPlaneDeps } from './local-control-plane';
 import {
   DEFAULT_FRAME_LEASE_MS,
   type ClaimRequest,
   type ClaimedFrame,
-  type ClaimedCommand,
   type CommitFrameRequest,
   type FailRequest,
   type FrameRowReport,
   type HeartbeatResult,
   type LeaseRequest,
 } from './control-plane';
+import { committedDraft, draft, where, type FrameCommitReport } from './frame-drafts';
 import { FrameExecutions } from './frame-executions';
+import { assertFrameHolder, liveFrame, unendedFrame } from './frame-holding';
 import { KeyedBatches } from './keyed-batches';
 import { frameLeaseMs } from './frame-policy';
-import { loopItems } from './loop-collection';
 import { reportAndPlan } from './report-and-plan';
 import { storableFrameReport } from './storable-reports';
 
-type ScopeOf = (executionId: string, spec: JsonObject) => Promise<Pick<ClaimedCommand, 'scope' | 'result_views'>>;
-
-/** A frame leased in a claim's transaction, before it is assembled for its worker. */
-interface FrameClaim {
-  stage: LockedStage;
-  frame: PendingFrame;
-  leaseMs: number;
-  leaseUntil: string;
-  attempt: number;
-  token: string;
-  tokenHash: string;
-  workerId: string;
-}
-
 /** A frame's commit, its output stored, waiting in its execution's queue (see LocalFrames.commit). */
-interface QueuedCommit {
+interface QueuedCommit extends FrameCommitReport {
   frameId: string;
-  request: CommitFrameRequest;
-  rows: FrameRowReport[];
-  /** The rows' results inline in the event when they fit, else the rows as Arrow in the payload store. */
-  output: { results: Json[] } | { outputRef: PayloadRef };
   settle: { resolve(): void; reject(error: unknown): void };
 }
 
@@ -90,7 +71,7 @@ export class LocalFrames {
    */
   async claim(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null> {
     const claimed = await new Promise<FrameClaim | undefined>((resolve, reject) => this.claims.add(stageId, { request, settle: { resolve, reject } }));
-    return claimed ? this.assemble(claimed) : null;
+    return claimed ? assembleFrame(this.deps, this.scopeOf, claimed) : null;
   }
 
   /** One transaction for `batch` (see `claim`), or one per claim when that fails; settles each claim, never throws. */
@@ -148,48 +129,12 @@ export class LocalFrames {
     return claims;
   }
 
-  /** A claimed frame as its worker receives it (after its claim committed): its rows, loop body and render scope. */
-  private async assemble(claimed: FrameClaim): Promise<ClaimedFrame> {
-    const { stage, frame } = claimed;
-    const stageId = stage.stage_id;
-    const { db, states, catalog, payloads } = this.deps;
-    const { catalogId, loop } = await states.read(db, stage.execution_id, (state) => {
-      const found = state?.loops[stage.loop_id];
-      if (!state || !found) throw new Error(`stage ${stageId} has no loop ${stage.loop_id} in its execution's state`);
-      // What the frame needs of the loop; the collection is only sliced below, never changed.
-      return { catalogId: state.catalogId, loop: { collection: found.collection, collectionRef: found.collectionRef, size: found.size, runId: found.runId } };
-    });
-    const playbook = await catalog.playbook(catalogId);
-    const step = playbook.steps.find((candidate) => candidate.name === stage.step_name);
-    if (!step) throw new Error(`stage ${stageId} names step ${stage.step_name}, which its playbook lacks`);
-    const first = Number(frame.cursor.first ?? 0);
-    const spec = loopBodySpec(playbook, step);
-    return {
-      frame_id: frame.frame_id,
-      lease_token: claimed.token,
-      stage_id: stageId,
-      loop_id: stage.loop_id,
-      execution_id: stage.execution_id,
-      step: stage.step_name,
-      run_id: loop.runId,
-      frame_index: frame.frame_index,
-      attempt: claimed.attempt,
-      lease_until: claimed.leaseUntil,
-      lease_ms: claimed.leaseMs,
-      rows: stage.mode === 'cursor' ? [] : structuredClone(await loopItems(loop, first, frame.row_count, payloads)),
-      first_index: first,
-      total: loop.size,
-      spec,
-      ...(await this.scopeOf(stage.execution_id, spec)),
-    };
-  }
-
   async heartbeat(frameId: string, request: LeaseRequest): Promise<HeartbeatResult> {
     const { db, ledger } = this.deps;
     return db.transaction(async (q) => {
       const frame = await this.locked(q, frameId);
       if (frame.execution_ended) return { lease_until: ledger.now().toISOString(), cancelled: true };
-      this.assertHolder(frame, request);
+      assertFrameHolder(frame, request);
       const leaseUntil = new Date(ledger.now().getTime() + (request.lease_ms ?? frameLeaseMs(frame.frame_policy, DEFAULT_FRAME_LEASE_MS))).toISOString();
       await ledger.append(q, [draft(where(frame), EventType.FrameHeartbeat, { frame_id: frameId, worker_id: request.worker_id, lease_until: leaseUntil })]);
       await this.deps.frameRows.setLease(q, frameId, leaseUntil);
@@ -238,8 +183,8 @@ export class LocalFrames {
       const landing: { commit: QueuedCommit; frame: LockedFrame }[] = [];
       for (const commit of batch) {
         try {
-          const frame = this.live(commit.frameId, locked.get(commit.frameId));
-          this.assertHolder(frame, commit.request);
+          const frame = liveFrame(commit.frameId, locked.get(commit.frameId));
+          assertFrameHolder(frame, commit.request);
           landing.push({ commit, frame });
         } catch (error) {
           refused.set(commit, error);
@@ -316,7 +261,7 @@ export class LocalFrames {
           }
           handedOn.add(frame.frame_id);
           // Assembled once the commit is in: the stream's lock, which every frame of the loop waits for, is not held meanwhile.
-          runs.push(() => reservation.runFrame(() => this.assemble(claimed)));
+          runs.push(() => reservation.runFrame(() => assembleFrame(this.deps, this.scopeOf, claimed)));
         }
       }
       if (runs.length === 0) return undefined;
@@ -336,7 +281,7 @@ export class LocalFrames {
     const { db, ledger } = this.deps;
     const frame = await db.transaction(async (q) => {
       const locked = await this.lockedLive(q, frameId);
-      this.assertHolder(locked, request);
+      assertFrameHolder(locked, request);
       const [failed] = await ledger.append(q, [
         draft(where(locked), EventType.FrameFailed, {
           frame_id: frameId,
@@ -357,7 +302,7 @@ export class LocalFrames {
     const { db, ledger } = this.deps;
     const frame = await db.transaction(async (q) => {
       const locked = await this.lockedLive(q, frameId);
-      this.assertHolder(locked, request);
+      assertFrameHolder(locked, request);
       await ledger.append(q, [
         draft(where(locked), EventType.FrameAbandoned, { frame_id: frameId, worker_id: request.worker_id, attempt: locked.attempts, reason: 'released by its worker' }),
       ]);
@@ -374,8 +319,8 @@ export class LocalFrames {
    * look-up waiting for the stream's lock held up the loop's commits.
    */
   async held(frameId: string, holder: Holder): Promise<FrameRow> {
-    const frame = this.live(frameId, await this.deps.frameRows.read(this.deps.db, this.deps.ledger.scope, frameId));
-    this.assertHolder(frame, holder);
+    const frame = liveFrame(frameId, await this.deps.frameRows.read(this.deps.db, this.deps.ledger.scope, frameId));
+    assertFrameHolder(frame, holder);
     return frame;
   }
 
@@ -400,78 +345,17 @@ export class LocalFrames {
 
   private async locked(q: Queryable, frameId: string): Promise<LockedFrame> {
     const { ledger } = this.deps;
-    return unended(frameId, await this.deps.frameRows.lock(q, ledger.scope, frameId, (executionId) => ledger.lockStream(q, executionId)));
+    return unendedFrame(frameId, await this.deps.frameRows.lock(q, ledger.scope, frameId, (executionId) => ledger.lockStream(q, executionId)));
   }
 
   /** `locked`, and the execution has not ended. */
   private async lockedLive(q: Queryable, frameId: string): Promise<LockedFrame> {
-    return this.live(frameId, await this.locked(q, frameId));
-  }
-
-  /** The frame, unless it is unknown, ended, or its execution ended. */
-  private live(frameId: string, row: LockedFrame | undefined): LockedFrame {
-    const frame = unended(frameId, row);
-    if (frame.execution_ended) {
-      throw new RuntimeError('already_terminal', `execution ${frame.execution_id} of frame ${frameId} already ended`);
-    }
-    return frame;
-  }
-
-  /**
-   * A frame is abandoned whole when its lease runs out, so a worker that no
-   * longer holds it has nothing left to report: its attempt is over
-   * (`already_terminal`, DESIGN.md s6), whoever holds the frame now.
-   */
-  private assertHolder(frame: FrameRow, holder: Holder): void {
-    if (frame.status === 'PENDING' || !holdsLease({ worker_id: frame.owner_worker, lease_token: frame.lease_token }, holder)) {
-      throw new RuntimeError('already_terminal', `frame ${frame.frame_id} is not held by worker ${holder.worker_id} with this lease (${frame.status}): its attempt is over`);
-    }
+    return liveFrame(frameId, await this.locked(q, frameId));
   }
 }
 
-/** The frame, unless it is unknown or ended. */
-function unended(frameId: string, frame: LockedFrame | undefined): LockedFrame {
-  if (!frame) throw notFound('frame', frameId);
-  if (frame.status === 'COMMITTED' || frame.status === 'FAILED') {
-    throw new RuntimeError('already_terminal', `frame ${frameId} is already ${frame.status}`);
-  }
-  return frame;
-}
-
-interface FrameWhere {
-  executionId: string;
-  step: string;
-  loopId: string;
-  stageId: string;
-  frameId: string;
-}
-
-function where(frame: FrameRow): FrameWhere {
-  return { executionId: frame.execution_id, step: frame.step_name, loopId: frame.loop_id, stageId: frame.stage_id, frameId: frame.frame_id };
-}
-
-/** The `frame.committed` of a queued commit whose frame is locked. */
 /** Rows as a worker reports them: already in index order, unless a remote one sent them otherwise. */
 function inIndexOrder(rows: readonly FrameRowReport[]): boolean {
   for (let i = 1; i < rows.length; i += 1) if (rows[i]!.index < rows[i - 1]!.index) return false;
   return true;
-}
-
-function committedDraft(commit: QueuedCommit, frame: LockedFrame): EventDraft<EventTypeName> {
-  const { request, rows, output } = commit;
-  const failedRows: RowOutcome[] = rows.filter((row) => row.status !== 'ok').map((row) => ({ index: row.index, status: 'error', ...(row.error ? { error: row.error } : {}) }));
-  return draft(where(frame), EventType.FrameCommitted, {
-    frame_id: frame.frame_id,
-    stage_id: frame.stage_id,
-    frame_index: frame.frame_index,
-    row_count: rows.length,
-    first_index: rows[0]?.index ?? 0,
-    failed_rows: failedRows,
-    ...('results' in output ? { results: output.results } : { output_ref: output.outputRef }),
-    ...(request.ctx && Object.keys(request.ctx).length > 0 ? { ctx: request.ctx } : {}),
-  });
-}
-
-function draft<T extends EventTypeName>(at: FrameWhere, type: T, payload: EventDraft<T>['payload']): EventDraft<EventTypeName> {
-  return { type, ...at, payload } as EventDraft<EventTypeName>;
 }

@@ -6,7 +6,7 @@ import type { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError } from '../runtime-error';
 import type { HandOver } from '../scheduler/eager-claims';
-import type { PlannedPass } from '../scheduler/scheduler';
+import type { PlannedPass } from '../scheduler/scheduler-types';
 
 export interface ReportAndPlanDeps {
   db: Database;

@@ -52,10 +52,20 @@ export function eventView(event: LedgerEvent): EventView {
     command_id: event.command_id,
     frame_id: event.frame_id,
     loop_id: event.loop_id,
-    payload: event.payload as unknown as Json,
+    payload: payloadJson(event.payload),
     payload_ref: event.payload_ref,
     created_at: event.event_time,
   };
+}
+
+/**
+ * An event's payload as the JSON it is: every payload type is made of JSON
+ * values (the ledger keeps it in a jsonb column), but most are interfaces,
+ * which have no index signature and whose optional fields admit
+ * `undefined`, so TypeScript does not take them for `Json` by itself.
+ */
+function payloadJson(payload: LedgerEvent['payload']): Json {
+  return payload as Json;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Ledger } from '../ledger';
 import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError, notFound } from '../runtime-error';
 import type { ProjectedStates } from '../projection/projected-states';
-import type { PlannedPass } from '../scheduler/scheduler';
+import type { PlannedPass } from '../scheduler/scheduler-types';
 import type { ExecutionStates } from '../state/execution-states';
 import type { PayloadCache } from '../state/payload-cache';
 import { deepMerge } from './deep-merge';

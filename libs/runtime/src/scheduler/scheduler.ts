@@ -1,77 +1,14 @@
-import {
-  applyEvent,
-  EventType,
-  type EventDraft,
-  type EventTypeName,
-  type ExecutionState,
-  type LedgerEvent,
-} from '@noetl/event-kernel';
-import { credentialRefs, loopBodySpec, plan, plansOn, playbookScopeNames, refsToClose, InlineSlice, RenderSliceExceeded, SettledRenderCache, workPool, workToolKinds, type ExpressionEngine, type InlineSliceOptions, type OffloadRender, type PlannerEnv } from '@noetl/dsl';
-import type { Database, ExecutionRepository, PayloadStore, Queryable } from '@noetl/storage';
-import type { Logger } from 'pino';
-import { scopeFields, Subjects, type Bus } from '../bus/bus';
-import type { Offers } from '../bus/offers';
-import type { CatalogService } from '../catalog/catalog.service';
-import type { Ledger } from '../ledger';
-import type { RuntimeMetrics } from '../metrics';
-import type { CommandOwners } from '../state/command-owners';
-import { refsOfEvent, refsOfState, type PayloadCache } from '../state/payload-cache';
-import { EagerClaims, type LocalSlots } from './eager-claims';
-import { materialize, noEffects, type ArmedTimer, type DerivedRows, type Effects, type LoopBody } from './materialize';
+import { applyEvent, EventType, type EventDraft, type EventTypeName, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
+import { plan, plansOn, playbookScopeNames, refsToClose, InlineSlice, RenderSliceExceeded, SettledRenderCache, type PlannerEnv } from '@noetl/dsl';
+import type { Queryable } from '@noetl/storage';
+import { refsOfEvent, refsOfState } from '../state/payload-cache';
+import { afterCommit } from './after-commit';
+import { EagerClaims } from './eager-claims';
+import { loopBodyOf } from './loop-body';
+import { materialize, noEffects, type Effects } from './materialize';
+import type { PlannedPass, SchedulerDeps } from './scheduler-types';
 import { storePlannedPayloads } from './store-planned-payloads';
-import { recordExecution, recordStepRun } from '../tracing/execution-spans';
 import { tracingEnabled } from '../tracing/tracing';
-
-export interface SchedulerDeps {
-  db: Database;
-  ledger: Ledger;
-  catalog: CatalogService;
-  payloads: PayloadCache;
-  /** The payload store on the pass's connection: refs are read, and a loop collection above `inlineLimitBytes` is stored, through it. */
-  payloadStoreWithin: (q: Queryable) => PayloadStore;
-  inlineLimitBytes: number;
-  /** More items than this and a loop's collection is stored in parts (NOETL_COLLECTION_OFFLOAD_ITEMS). */
-  offloadItems: number;
-  /** Items one loop may iterate (NOETL_MAX_LOOP_ITEMS). */
-  maxLoopItems: number;
-  expressions: ExpressionEngine;
-  /** The planner's inline slice, and where a render past it goes (issue 25 item 7; see SettledRenderCache). */
-  renders: { slice: InlineSliceOptions; offload: OffloadRender };
-  bus: Bus;
-  offers: Offers;
-  metrics: RuntimeMetrics;
-  logger: Logger;
-  followUps: SchedulerFollowUps;
-  /** The derived rows each planned event writes, and the execution row holding the cursor. */
-  rows: DerivedRows & { executionRows: ExecutionRepository };
-  /** This process's worker, when it has one that reports here: commands it can run are claimed for it as they are issued. */
-  slots?: LocalSlots;
-  /** The lease of such a claim (NOETL_LEASE_SECONDS, as a worker's own claim). */
-  leaseMs: number;
-  /** Where the commands it issues are remembered with their execution (the control plane's reports look them up there). */
-  owners: CommandOwners;
-  random?: () => number;
-}
-
-/** A planning pass done inside a caller's transaction: what it leaves for after that transaction. */
-export interface PlannedPass {
-  /** The execution's state after the pass; the caller may read it (not change it) until it calls `committed()`. */
-  readonly state: ExecutionState;
-  /** The transaction committed: cache the state, offer the work, hand the eager claims over, arm the timers. */
-  committed(): void;
-  /** It rolled back: the slots reserved for eager claims are given back. */
-  rolledBack(): void;
-}
-
-/** What happens outside the pass's transaction once it committed (the sweeper's business). */
-export interface SchedulerFollowUps {
-  /** A durable timer was written: fire it when due. */
-  timerArmed(timer: ArmedTimer): void;
-  /** A command was cancelled: cancel its child execution, if it has one. */
-  commandCancelled(commandId: string): void;
-  /** The execution reached a terminal status: report to its parent command, cancel its children. */
-  executionEnded(state: ExecutionState): void;
-}
 
 /** Events read from the ledger at a time; a pass plans every pending event (see `pass`). */
 const READ_CHUNK = 1000;
@@ -258,7 +195,7 @@ export class Scheduler {
         committed: () => {
           this.remember(executionId, state, version);
           handOver.committed();
-          this.afterCommit(effects, terminal);
+          afterCommit(this.deps, effects, terminal);
         },
         rolledBack: () => handOver.rolledBack(),
       };
@@ -307,7 +244,7 @@ export class Scheduler {
     const folded = new Set<string>();
     // The stream version of this pass's latest decision: under the stream lock, nothing else lands after what we read.
     let decided = 0;
-    const world = { scope: ledger.scope, ids: ledger.ids, rows: this.deps.rows, loopBody: (step: string) => this.loopBody(q, state!, step), leaseOf: (id: string) => eager.leaseOf(id) };
+    const world = { scope: ledger.scope, ids: ledger.ids, rows: this.deps.rows, loopBody: (step: string) => loopBodyOf(this.deps.catalog, q, state!, step), leaseOf: (id: string) => eager.leaseOf(id) };
     const fold = async (event: LedgerEvent): Promise<void> => {
       const wasRunning = state?.status === 'RUNNING';
       state = applyEvent(state, event);
@@ -398,16 +335,6 @@ export class Scheduler {
     return storePlannedPayloads(drafts, { store, scope: ledger.scope, inlineLimitBytes: this.deps.inlineLimitBytes, offloadItems: this.deps.offloadItems });
   }
 
-  /** What a loop step's stage keeps of its body: the tool kinds its frames need, their pool and the credentials they may resolve. */
-  private async loopBody(q: Queryable, state: ExecutionState, stepName: string): Promise<LoopBody> {
-    const playbook = await this.deps.catalog.playbook(state.catalogId, q);
-    const step = playbook.steps.find((candidate) => candidate.name === stepName);
-    if (!step) return { tools: [], pool: null, credentials: [] };
-    const spec = loopBodySpec(playbook, step);
-    const refs = credentialRefs(spec);
-    return { tools: workToolKinds(spec), pool: workPool(spec), credentials: refs.templated ? null : refs.names };
-  }
-
   /** The state at the cursor: the cached one, taken out of the cache (see `planPending`), or folded from the ledger. */
   private async stateAt(q: Queryable, executionId: string, version: number): Promise<{ state: ExecutionState | undefined; version: number }> {
     const cached = this.states.get(executionId);
@@ -432,26 +359,6 @@ export class Scheduler {
       const oldest = this.states.keys().next().value;
       if (oldest === undefined) break;
       this.states.delete(oldest);
-    }
-  }
-
-  private afterCommit(effects: Effects, terminal: ExecutionState | undefined): void {
-    const { bus, offers, ledger, metrics } = this.deps;
-    for (const work of effects.work) {
-      metrics.commandsIssued.inc({ kind: work.kind });
-      void offers.command({ commandId: work.command_id, executionId: work.execution_id, runId: work.run_id, kinds: work.kinds, pool: work.pool, ...(work.alone ? { alone: true } : {}) });
-    }
-    for (const stage of effects.stages) {
-      void offers.stage({ stageId: stage.stage_id, executionId: stage.execution_id, runId: stage.run_id, slots: stage.slots, kinds: stage.kinds, pool: stage.pool });
-    }
-    for (const { executionId, run } of effects.endedRuns) recordStepRun(executionId, run);
-    for (const timer of effects.timers) this.deps.followUps.timerArmed(timer);
-    for (const commandId of effects.cancelledCommands) this.deps.followUps.commandCancelled(commandId);
-    if (terminal) {
-      metrics.executionsFinished.inc({ status: terminal.status });
-      bus.publish(Subjects.finished(ledger.scope.tenantId), { execution_id: terminal.executionId, status: terminal.status, ...scopeFields(ledger.scope) });
-      this.deps.followUps.executionEnded(terminal);
-      recordExecution(terminal);
     }
   }
 }

@@ -20,7 +20,8 @@ import type { ExecutionService } from '../executions/execution.service';
 import type { Ledger } from '../ledger';
 import type { ScheduleTicker } from '../cron-schedules/schedule-ticker';
 import { ChildLinks } from './child-links';
-import type { Scheduler, SchedulerFollowUps } from './scheduler';
+import type { Scheduler } from './scheduler';
+import type { SchedulerFollowUps } from './scheduler-types';
 import { reapExpiredFrames, reofferStages } from './frame-reaper';
 import type { ArmedTimer } from './materialize';
 

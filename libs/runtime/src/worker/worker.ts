@@ -1,52 +1,22 @@
-import { CallError, isJsonObject, toCallErrorInfo, toPlainJson, type Renderer } from '@noetl/dsl';
-import type { JsonObject } from '@noetl/event-kernel';
-import type { StreamChunk, ToolRegistry } from '@noetl/tools';
-import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ClaimRequest, ClaimedCommand, ClaimedFrame, ControlPlane, HeartbeatResult, Holder } from '../control-plane/control-plane';
 import type { TenantScope, WorkerReport } from '@noetl/storage';
 import { takes, type WorkNeeds } from '../bus/offers';
 import type { SlotReservation } from '../scheduler/eager-claims';
-import type { RuntimeMetrics } from '../metrics';
 import { RuntimeError } from '../runtime-error';
-import { eventErrorOf } from './call-errors';
-import { renderChildCall, runCommand, workerRun, type WorkerRun } from './command-runner';
+import { runCommand } from './command-runner';
 import { runClaimedFrame } from './frame-runner';
 import { retryableLookup } from './credential-lookup';
 import { OutputTail } from './output-tail';
 import { keepLease } from './keep-lease';
-import { runNestedChild } from './nested-child';
+import { deliver, giveBack } from './report-delivery';
+import { interpreterFor, type InterpreterContext } from './run-interpreter';
 import { runShard } from './shard-runner';
+import { startChild } from './start-child';
 import { DEFAULT_STREAM_MAX_PENDING_CHUNKS, StreamPacer } from './stream-pacer';
+import type { WorkerOptions } from './worker-options';
 import { contextOf, executionContext, inSpan, stepRunContext } from '../tracing/tracing';
-
-/** The control plane that serves a tenant's work: in-process, that tenant's; over HTTP, the API (the key names the tenant). */
-export type ControlPlaneOf = (scope: TenantScope) => ControlPlane;
-
-export interface WorkerOptions {
-  controlPlanes: ControlPlaneOf;
-  /** Whose registry it reports its capacity to. */
-  scope: TenantScope;
-  tools: ToolRegistry;
-  /** Renders that may leave the event loop (issue 25 item 7). */
-  render: Renderer;
-  metrics: RuntimeMetrics;
-  logger: Logger;
-  concurrency: number;
-  leaseMs: number;
-  pythonEnabled: boolean;
-  /** The tool kinds it runs (NOETL_WORKER_TOOLS); absent: every kind. */
-  kinds?: string[];
-  /** Default: host, pid and a random suffix. */
-  workerId?: string;
-  /** Its pool (NOETL_WORKER_POOL): it takes only that pool's work (none: only work without a pool). */
-  pool?: string;
-  /** A streamed result's chunks reported and not yet consumed at which it reads no further (NOETL_STREAM_MAX_PENDING_CHUNKS; default 8). */
-  streamMaxPendingChunks?: number;
-  /** How often it reports its capacity to the registry (default 5 s). */
-  reportEveryMs?: number;
-}
 
 /**
  * What the bus offers a worker: a command to claim, or a stage to claim a
@@ -96,14 +66,16 @@ export class Worker {
   private runningAlone = false;
   /** Slots handed from a reporting run to the next command while offers waited, since the queue last started one. */
   private continuations = 0;
-  /** Holds each stream's producer while its consumers are behind. */
-  private readonly pacer: StreamPacer;
+  /** What the interpreters of its runs share, its streams' pacer among it (holds each stream's producer while its consumers are behind). */
+  private readonly interpreters: InterpreterContext;
   /** Why the registry does not know this worker as it is now (its last report failed); undefined once a report went through. */
   private unregistered: string | undefined = 'it has not reported to the registry yet';
 
   constructor(private readonly options: WorkerOptions) {
     this.workerId = options.workerId ?? newWorkerId();
-    this.pacer = new StreamPacer(options.streamMaxPendingChunks ?? DEFAULT_STREAM_MAX_PENDING_CHUNKS, options.metrics);
+    const { tools, render, pythonEnabled, logger, metrics } = options;
+    const pacer = new StreamPacer(options.streamMaxPendingChunks ?? DEFAULT_STREAM_MAX_PENDING_CHUNKS, metrics);
+    this.interpreters = { tools, render, pythonEnabled, logger, workerId: this.workerId, pacer };
   }
 
   /** Registers with the registry and keeps reporting its capacity. */
@@ -288,7 +260,8 @@ export class Worker {
     await inSpan('frame', frame.run_id ? stepRunContext(frame.execution_id, frame.run_id) : executionContext(frame.execution_id), attributes, async (span) => {
       const heartbeat = keepLease(beat, frame.lease_ms, controller, log);
       try {
-        const run = this.interpreterFor(
+        const run = interpreterFor(
+          this.interpreters,
           controlPlane,
           { executionId: frame.execution_id, step: frame.step, scope: frame.scope, holder: { kind: 'frame', id: frame.frame_id }, leaseToken: frame.lease_token, attempt: frame.attempt },
           retryableLookup(async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { ...holder, name })).data),
@@ -296,7 +269,7 @@ export class Worker {
         const report = await metrics.span('run', () => runClaimedFrame(frame, controller.signal, run));
         if (controller.signal.aborted) {
           span.set({ outcome: this.releasing ? 'released' : 'aborted' });
-          if (this.releasing) await this.giveBack(() => controlPlane.releaseFrame(frame.frame_id, holder), log);
+          if (this.releasing) await giveBack(() => controlPlane.releaseFrame(frame.frame_id, holder), log);
           return;
         }
         span.set({ outcome: report.status, rows: frame.rows.length });
@@ -304,7 +277,7 @@ export class Worker {
           report.status === 'COMMITTED'
             ? controlPlane.commitFrame(frame.frame_id, { ...holder, ...report.request })
             : controlPlane.failFrame(frame.frame_id, { ...holder, ...report.request });
-        await metrics.span('report', () => this.reportRun(frame.frame_id, () => this.deliver(send, frame.lease_ms, log, 'frame report')));
+        await metrics.span('report', () => this.reportRun(frame.frame_id, () => deliver(send, frame.lease_ms, log, 'frame report')));
       } finally {
         clearInterval(heartbeat);
       }
@@ -331,7 +304,7 @@ export class Worker {
     const holder: Holder = { worker_id: this.workerId, lease_token: command.lease_token };
     if (command.spec['run_alone'] === true && !alone) {
       // Offered without saying so (an older message): give it back, and take it again when it can run alone.
-      await this.giveBack(() => controlPlane.release(commandId, holder), log);
+      await giveBack(() => controlPlane.release(commandId, holder), log);
       this.offer({ ...offer, alone: true });
       return;
     }
@@ -359,7 +332,8 @@ export class Worker {
       // What user code prints goes to the debug log, and its last lines into the report (`noetl logs`).
       const printed = new OutputTail();
       try {
-        const run = this.interpreterFor(
+        const run = interpreterFor(
+          this.interpreters,
           controlPlane,
           { executionId: command.execution_id, step: command.step, scope: command.scope, holder: { kind: 'command', id: commandId }, leaseToken: command.lease_token, attempt: command.attempt },
           retryableLookup(async (name) => (await controlPlane.resolveCredential(commandId, { ...holder, name })).data),
@@ -367,14 +341,14 @@ export class Worker {
         );
         // A fan-out shard runs its body like a loop row: a playbook call there is a nested child the worker waits for.
         if (command.kind === 'playbook' && !command.shard) {
-          await this.startChild(controlPlane, command, holder, run, controller.signal);
+          await startChild(controlPlane, command, holder, run, controller.signal);
           span.set({ outcome: 'child_started' });
           return;
         }
         const report = await metrics.span('run', () => (command.shard ? runShard(command, command.shard, controller.signal, run) : runCommand(command, controller.signal, run)));
         if (controller.signal.aborted) {
           span.set({ outcome: this.releasing ? 'released' : 'aborted' });
-          if (this.releasing) await this.giveBack(() => controlPlane.release(commandId, holder), log);
+          if (this.releasing) await giveBack(() => controlPlane.release(commandId, holder), log);
           return;
         }
         span.set({ outcome: report.status });
@@ -383,37 +357,12 @@ export class Worker {
           report.status === 'COMPLETED'
             ? controlPlane.complete(commandId, { ...holder, ...report.request, ...printed.report() })
             : controlPlane.fail(commandId, { ...holder, ...report.request, ...printed.report() });
-        await metrics.span('report', () => this.reportRun(commandId, () => this.deliver(send, leaseMs, log, 'report')));
+        await metrics.span('report', () => this.reportRun(commandId, () => deliver(send, leaseMs, log, 'report')));
       } finally {
         clearInterval(heartbeat);
         clearTimeout(aloneFor);
       }
     });
-  }
-
-  /**
-   * Sends a terminal report, again after a failure that is not a refusal (a
-   * lock waited for past the database's lock timeout, a dropped connection),
-   * with backoff, for up to a lease: the heartbeat keeps the lease meanwhile,
-   * and a report lost here would have the work run again. A refusal
-   * (already ended, lease lost) is final.
-   */
-  private async deliver(send: () => Promise<void>, leaseMs: number, log: Logger, what: string): Promise<void> {
-    const deadline = Date.now() + leaseMs;
-    for (let pause = REPORT_RETRY_MS; ; pause = Math.min(pause * 2, REPORT_RETRY_MAX_MS)) {
-      try {
-        await send();
-        return;
-      } catch (error) {
-        if (error instanceof RuntimeError) {
-          log.warn({ code: error.code }, `${what} refused: ${error.message}`);
-          return;
-        }
-        if (Date.now() + pause >= deadline) throw error;
-        log.warn({ err: error }, `${what} failed; sending it again`);
-        await new Promise((resolve) => setTimeout(resolve, pause));
-      }
-    }
   }
 
   /**
@@ -433,81 +382,6 @@ export class Worker {
     const { kinds, pool } = this.options;
     return { worker_id: this.workerId, ...(kinds ? { tools: kinds } : {}), ...(pool ? { pool } : {}) };
   }
-
-  /** Releases work cut short by the shutdown; refused (it ended meanwhile) is fine. */
-  private async giveBack(release: () => Promise<void>, log: Logger): Promise<void> {
-    await release().catch((error: unknown) => {
-      if (error instanceof RuntimeError) log.info({ code: error.code }, `release refused: ${error.message}`);
-      else log.warn({ err: error }, 'release failed; the lease runs out and the reaper re-offers it');
-    });
-  }
-
-  /** A `playbook` step: render the call, start the child, and let go (the child's end completes the command). */
-  private async startChild(controlPlane: ControlPlane, command: ClaimedCommand, holder: Holder, run: WorkerRun, signal: AbortSignal): Promise<void> {
-    const fail = (error: Parameters<typeof eventErrorOf>[0]): Promise<void> =>
-      controlPlane.fail(command.command_id, { ...holder, error: run.secrets.scrub(eventErrorOf(error, command.step)) });
-    let call: Awaited<ReturnType<typeof renderChildCall>>;
-    try {
-      call = await renderChildCall(command, run, signal);
-    } catch (error) {
-      await fail(toCallErrorInfo(error));
-      return;
-    }
-    const { path, ...rest } = call;
-    if (path === undefined) {
-      await fail({ kind: 'internal', message: `playbook step ${command.step} needs a "path"`, retryable: false });
-      return;
-    }
-    try {
-      await controlPlane.startChild(command.command_id, { ...holder, path, ...rest });
-    } catch (error) {
-      // Past the nesting depth or the child count: the step fails, saying which limit, and nothing was started.
-      if (error instanceof RuntimeError && error.code === 'limit_exceeded') await fail({ kind: 'limit', message: error.message, retryable: false });
-      else throw error;
-    }
-  }
-
-  /** The interpreter for one run of a command or frame; `playbook` calls in it start children keyed by attempt and order. */
-  private interpreterFor(
-    controlPlane: ControlPlane,
-    run: HeldRun,
-    resolveCredential: (name: string) => Promise<Record<string, unknown>>,
-    printed?: OutputTail,
-  ): WorkerRun {
-    const { executionId, step, scope, holder, leaseToken, attempt } = run;
-    const log = this.options.logger.child({ execution_id: executionId, step });
-    let children = 0;
-    return workerRun(
-      {
-        tools: this.options.tools,
-        render: this.options.render,
-        pythonEnabled: this.options.pythonEnabled,
-        resolveCredential,
-        onOutput: (stream, text) => {
-          log.debug({ stream }, text);
-          printed?.push(stream, text);
-        },
-        runChild: (config, signal) =>
-          runNestedChild(controlPlane, { worker_id: this.workerId, lease_token: leaseToken, holder, key: `${attempt}:${children++}` }, config, signal),
-        // Only a step's own command streams; a frame's rows commit as one unit.
-        ...(holder.kind === 'command' ? { onPartial: (chunk: StreamChunk) => this.reportPartial(controlPlane, holder.id, leaseToken, chunk) } : {}),
-      },
-      { executionId, step, scope },
-    );
-  }
-
-  /**
-   * A chunk of the command's streamed result, paced by its consumers (see
-   * StreamPacer); a refused or failed report fails the call (its stream stops).
-   */
-  private async reportPartial(controlPlane: ControlPlane, commandId: string, leaseToken: string, chunk: StreamChunk): Promise<void> {
-    try {
-      await this.pacer.report(controlPlane, commandId, { worker_id: this.workerId, lease_token: leaseToken }, { ...chunk, rows: toPlainRows(chunk.rows) });
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      throw new CallError({ kind: 'internal', message: `reporting chunk ${chunk.chunk_index} failed: ${message}`, retryable: !(error instanceof RuntimeError) });
-    }
-  }
 }
 
 /** Reporting runs that may hand their slot on in a row while offers wait (see `Worker.reserve`): the queue's bound wait. */
@@ -515,28 +389,6 @@ const MAX_CONTINUATIONS = 32;
 
 /** How long a command offered `alone` keeps its worker to itself before other work may start beside it. */
 const ALONE_MS = 10_000;
-
-/** The first pause before a failed report is sent again, and the longest. */
-const REPORT_RETRY_MS = 200;
-const REPORT_RETRY_MAX_MS = 2_000;
-
-/** A claimed command or frame, as its interpreter needs it. */
-interface HeldRun {
-  executionId: string;
-  step: string;
-  scope: Record<string, unknown>;
-  holder: { kind: 'command' | 'frame'; id: string };
-  leaseToken: string;
-  attempt: number;
-}
-
-/** Rows as JSON objects (what pg gives, made plain). */
-function toPlainRows(rows: Record<string, unknown>[]): JsonObject[] {
-  return rows.map((row) => {
-    const plain = toPlainJson(row);
-    return isJsonObject(plain) ? plain : {};
-  });
-}
 
 /** `host-pid-random`: unique per process, readable in logs and in GET /api/workers. */
 export function newWorkerId(): string {

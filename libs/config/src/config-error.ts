@@ -1,0 +1,3 @@
+export class ConfigError extends Error {
+  readonly code = 'config_invalid';
+}
