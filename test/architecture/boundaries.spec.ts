@@ -43,6 +43,15 @@ describe('architecture boundaries', () => {
     expect(crossings).toEqual([]);
   });
 
+  it('keeps every production file under 450 lines: a longer one holds more than one concern', () => {
+    const long = production.filter((file) => (source.get(file)!.match(/\n/g)?.length ?? 0) > 450);
+    expect(long).toEqual([]);
+  });
+
+  it("has no 'as unknown as': a value of the wrong type is read by a guard, not cast", () => {
+    expect(production.filter((file) => source.get(file)!.includes('as unknown as'))).toEqual([]);
+  });
+
   it('writes SQL on the noetl schema only in libs/storage', () => {
     const outside = production.filter((file) => !file.startsWith('libs/storage/') && /\b(FROM|JOIN|INTO|UPDATE|TABLE)\s+noetl\.[a-z_]+/i.test(source.get(file)!));
     expect(outside).toEqual([]);
