@@ -26,33 +26,22 @@ export const readNotification = {
   },
 
   work(message: unknown): Notifications['work'] | undefined {
-    const wire = scoped(message);
-    const commandId = wire && text(wire, 'command_id');
-    const executionId = wire && text(wire, 'execution_id');
-    if (!wire || commandId === undefined || executionId === undefined) return undefined;
-    const traceparent = text(wire, 'traceparent');
-    return {
-      command_id: commandId,
-      execution_id: executionId,
-      tenant_id: wire.tenant_id,
-      organization_id: wire.organization_id,
-      ...(wire['alone'] === true ? { alone: true as const } : {}),
-      ...(traceparent !== undefined ? { traceparent } : {}),
-    };
+    const offer = readOffer(message, 'command_id');
+    return offer && (message as Record<string, unknown>)['alone'] === true ? { ...offer, alone: true } : offer;
   },
 
   frames(message: unknown): Notifications['frames'] | undefined {
-    const wire = scoped(message);
-    const stageId = wire && text(wire, 'stage_id');
-    const executionId = wire && text(wire, 'execution_id');
-    if (!wire || stageId === undefined || executionId === undefined) return undefined;
-    const traceparent = text(wire, 'traceparent');
-    return {
-      stage_id: stageId,
-      execution_id: executionId,
-      tenant_id: wire.tenant_id,
-      organization_id: wire.organization_id,
-      ...(traceparent !== undefined ? { traceparent } : {}),
-    };
+    return readOffer(message, 'stage_id');
   },
 };
+
+/** An offer's fields: the id of what to claim (`idKey`), its execution, its tenant and the trace context it carries. */
+function readOffer<K extends 'command_id' | 'stage_id'>(message: unknown, idKey: K): (ScopeFields & Record<K, string> & { execution_id: string; traceparent?: string }) | undefined {
+  const wire = scoped(message);
+  const id = wire && text(wire, idKey);
+  const executionId = wire && text(wire, 'execution_id');
+  if (!wire || id === undefined || executionId === undefined) return undefined;
+  const traceparent = text(wire, 'traceparent');
+  const offer = { execution_id: executionId, tenant_id: wire.tenant_id, organization_id: wire.organization_id, ...(traceparent !== undefined ? { traceparent } : {}) };
+  return Object.assign(offer, { [idKey]: id } as Record<K, string>);
+}
