@@ -12,10 +12,9 @@ import {
   type UpcasterRegistry,
 } from '@noetl/event-kernel';
 import {
-  appendedWithin,
   EventRepository,
   lockStreams,
-  noteHeads,
+  transactionOf,
   type AppendResult,
   type EventPageQuery,
   type PgEventStore,
@@ -78,9 +77,10 @@ export class Ledger {
 
   /**
    * Holds the execution stream's append lock (the one PgEventStore takes) for
-   * the rest of `q`'s transaction. Writers that also lock rows take it FIRST,
-   * so the scheduler and the control plane never wait on each other in a cycle,
-   * and a reader under it sees every event of the stream that will precede its own.
+   * the rest of `q`'s transaction. Writers that also lock rows take it FIRST
+   * (the repositories' `lock` take it so), so the scheduler and the control
+   * plane never wait on each other in a cycle, and a reader under it sees
+   * every event of the stream that will precede its own.
    */
   async lockStream(q: Queryable, executionId: string): Promise<void> {
     await lockStreams(q, [executionStream(executionId)]);
@@ -95,7 +95,7 @@ export class Ledger {
   async lockNewStream(q: Queryable, executionId: string): Promise<void> {
     const stream = executionStream(executionId);
     await lockStreams(q, [stream]);
-    noteHeads(q, new Map([[stream, 0]]));
+    transactionOf(q)?.noteHead(stream, 0);
   }
 
   /**
@@ -115,7 +115,7 @@ export class Ledger {
    * a report's transaction takes them from here.
    */
   appendedWithin(q: Queryable, executionId: string): { before: number; events: LedgerEvent[] } | undefined {
-    const appended = appendedWithin(q, executionStream(executionId));
+    const appended = transactionOf(q)?.appendedWithin(executionStream(executionId));
     return appended && { before: appended.before, events: appended.events.map((event) => this.upcasters.upcast(event) as LedgerEvent) };
   }
 

@@ -4,6 +4,7 @@ import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 import { createDataSource, type DataSourceOptions } from './data-source';
 import { isConnectionLoss, SqlState, sqlStateOf } from './db-errors';
 import { DedicatedConnection } from './dedicated-connection';
+import { LedgerTransaction } from './ledger-transaction';
 import { PipelinedTransaction, type PipelineClient } from './pipelined-transaction';
 import { runStatement, type Sql, type StatementClient } from './prepared-statements';
 
@@ -49,36 +50,14 @@ export class InDoubtCommitError extends Error {
 const CONNECTION_LOSS_ATTEMPTS = 6;
 const CONNECTION_LOSS_PAUSE_MS = 250;
 
-/** The Queryables `Database.transaction` made: each is one transaction's, and ends with it. */
-const transactions = new WeakSet<Queryable>();
-/** Each transaction's statement pipeline, by its Queryable. */
-const pipelines = new WeakMap<Queryable, PipelinedTransaction>();
-
 /**
  * A write whose result the caller does not read (a lock, a row update): in
  * one of Database.transaction's, it goes with the transaction's next
  * statement or its COMMIT, in order (see PipelinedTransaction); elsewhere at once.
  */
 export async function enqueueWrite(q: Queryable, sql: Sql, params: unknown[] = []): Promise<void> {
-  const pipeline = pipelines.get(q);
-  if (pipeline) await pipeline.enqueue(sql, params);
+  if (q instanceof LedgerTransaction) await q.enqueue(sql, params);
   else await q.query(sql, params);
-}
-
-/** Work a transaction must do before it commits (writes deferred until then), in the order it was asked for. */
-const beforeCommit = new WeakMap<Queryable, (() => Promise<void>)[]>();
-
-/** Runs `hook` just before `q`'s transaction commits (not if it rolls back); `q` must be one of Database.transaction's. */
-export function onBeforeCommit(q: Queryable, hook: () => Promise<void>): void {
-  if (!transactions.has(q)) throw new Error('onBeforeCommit needs a transaction of Database.transaction');
-  const hooks = beforeCommit.get(q);
-  if (hooks) hooks.push(hook);
-  else beforeCommit.set(q, [hook]);
-}
-
-/** Whether `q` is one transaction's own (what it holds, e.g. an xact lock, lasts as long as `q`). */
-export function isTransaction(q: Queryable): boolean {
-  return transactions.has(q);
 }
 
 /** The TypeORM DataSource behind a small, explicit surface. */
@@ -125,9 +104,11 @@ export class Database implements Queryable {
    * ROLLBACK when it throws. Its statements go through a
    * PipelinedTransaction: BEGIN and the writes queued with `enqueueWrite`
    * travel with the next statement, so a transaction costs the round trips
-   * of the statements whose rows it reads, plus its COMMIT.
+   * of the statements whose rows it reads, plus its COMMIT. `fn` gets the
+   * transaction as a LedgerTransaction: its stream locks, heads and deferred
+   * events last as long as it does.
    */
-  async transaction<T>(fn: (q: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+  async transaction<T>(fn: (tx: LedgerTransaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     if (!options.idempotent) return this.transactionOnce(fn, options);
     for (let attempt = 1; ; attempt++) {
       try {
@@ -140,21 +121,18 @@ export class Database implements Queryable {
     }
   }
 
-  private async transactionOnce<T>(fn: (q: Queryable) => Promise<T>, options: TransactionOptions): Promise<T> {
+  private async transactionOnce<T>(fn: (tx: LedgerTransaction) => Promise<T>, options: TransactionOptions): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
-    let tx: PipelinedTransaction | undefined;
+    let pipeline: PipelinedTransaction | undefined;
     let failure: unknown;
     let committing = false;
     try {
       const client = (await runner.connect()) as PipelineClient;
-      tx = new PipelinedTransaction(client, options.isolation ? `BEGIN ISOLATION LEVEL ${options.isolation}` : 'BEGIN', () => this.counts.statements++);
+      pipeline = new PipelinedTransaction(client, options.isolation ? `BEGIN ISOLATION LEVEL ${options.isolation}` : 'BEGIN', () => this.counts.statements++);
       this.counts.transactions++;
-      const pipeline = tx;
-      const q: Queryable = { query: (sql, params) => pipeline.query(sql, params) };
-      transactions.add(q);
-      pipelines.set(q, pipeline);
-      const result = await fn(q);
-      for (const hook of beforeCommit.get(q) ?? []) await hook();
+      const tx = new LedgerTransaction(pipeline);
+      const result = await fn(tx);
+      await tx.runBeforeCommit();
       committing = true;
       await pipeline.commit();
       return result;
@@ -166,8 +144,8 @@ export class Database implements Queryable {
       // No ROLLBACK on a lost connection (on one that did not answer, it would wait behind the unanswered statement:
       // the server ends the transaction with the connection). A rollback that fails so must not hide why we rolled
       // back, and leaves its connection to be destroyed.
-      if (tx?.started && !isConnectionLoss(error)) {
-        await tx.rollback().catch((rollbackError: unknown) => {
+      if (pipeline?.started && !isConnectionLoss(error)) {
+        await pipeline.rollback().catch((rollbackError: unknown) => {
           if (isConnectionLoss(rollbackError)) failure = rollbackError;
         });
       }

@@ -8,6 +8,7 @@ export * from './event-store';
 export * from './event-row';
 export * from './event-unique-keys';
 export * from './pg-event-store';
+export * from './ledger-transaction';
 export * from './stream-locks';
 export * from './ledger-tail';
 export * from './payload-store';

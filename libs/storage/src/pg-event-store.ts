@@ -1,6 +1,6 @@
 import { sealEvent, type AnyNewEvent, type EventEnvelope, type LedgerEvent } from '@noetl/event-kernel';
 import { isRetryableTransactionError } from './db-errors';
-import { isTransaction, onBeforeCommit, type Database, type Queryable } from './database';
+import type { Database, Queryable } from './database';
 import {
   EVENT_SELECT_LIST,
   INSERT_EVENT_SQL,
@@ -20,7 +20,8 @@ import { EventUniqueKey, distinctiveKeys, uniqueKeyLookups } from './event-uniqu
 import { enqueueStrictInsert, insertBatch } from './batch-append';
 import { prepared } from './prepared-statements';
 import { StorageError } from './storage-error';
-import { knownHeads, lockStreams, noteAppended, noteHeads } from './stream-locks';
+import { transactionOf, type LedgerTransaction } from './ledger-transaction';
+import { lockStreams } from './stream-locks';
 
 /** Deadlocks between batches that collide on unique keys in opposite orders are retried whole. */
 const APPEND_ATTEMPTS = 3;
@@ -90,8 +91,9 @@ export class PgEventStore implements EventStore {
     const normalised = events.map((event) => normaliseNewEvent(event));
     const expected = options.expectedVersion;
     const streams = [...new Set([...normalised.map((e) => e.stream_id), ...(expected ? [expected.streamId] : [])])].sort();
+    const tx = transactionOf(q);
     await lockStreams(q, streams);
-    const versions = await this.headsWithin(q, streams);
+    const versions = await this.headsWithin(q, tx, streams);
     if (expected) {
       const actual = versions.get(expected.streamId) ?? 0;
       if (actual !== expected.version) throw new StreamVersionConflict(expected.streamId, expected.version, actual);
@@ -106,14 +108,14 @@ export class PgEventStore implements EventStore {
         return sealEvent(event, version, ingestTime);
       });
     };
-    if (options.defer && isTransaction(q) && !expected && normalised.every(hasNoUniqueKey)) {
+    if (options.defer && tx && !expected && normalised.every(hasNoUniqueKey)) {
       const sealed = sealInOrder();
-      defer(q, sealed);
-      noteAppended(q, sealed as LedgerEvent[]);
+      defer(tx, sealed);
+      tx.noteAppended(sealed as LedgerEvent[]);
       return sealed.map((event) => ({ event: event as LedgerEvent, duplicate: false }));
     }
     // What earlier appends of this transaction deferred goes in first, in the same statement when it can.
-    const deferred = takeDeferred(q);
+    const deferred = tx?.takeDeferred() ?? [];
     if (!sharesAKey(normalised)) {
       // One round trip for the batch; null: something collides, so one by one below.
       const sealed = sealInOrder();
@@ -121,7 +123,7 @@ export class PgEventStore implements EventStore {
       if (stored) {
         const missing = deferred.find((event) => !stored.has(event.event_id));
         if (missing) throw new UnresolvedCollisionError(`deferred ${missing.event_type} ${missing.event_id} was not inserted; it carries no key but its id and position`);
-        noteAppended(q, sealed.flatMap((event) => stored.get(event.event_id) ?? []));
+        tx?.noteAppended(sealed.flatMap((event) => stored.get(event.event_id) ?? []));
         const results: AppendResult[] = [];
         for (const event of sealed) {
           const kept = stored.get(event.event_id);
@@ -146,7 +148,7 @@ export class PgEventStore implements EventStore {
         results.push({ event: await findCollision(q, sealed), duplicate: true });
       }
     }
-    noteAppended(q, appended);
+    tx?.noteAppended(appended);
     return results;
   }
 
@@ -155,20 +157,22 @@ export class PgEventStore implements EventStore {
    * already under the lock it still holds (a report and the scheduler's
    * decisions on it, appended in one transaction, read it once), else read.
    */
-  private async headsWithin(q: Queryable, streams: readonly string[]): Promise<Map<string, number>> {
-    const heads = knownHeads(q, streams);
+  private async headsWithin(q: Queryable, tx: LedgerTransaction | undefined, streams: readonly string[]): Promise<Map<string, number>> {
+    const heads = tx?.knownHeads(streams) ?? new Map<string, number>();
     const unknown = streams.filter((stream) => !heads.has(stream));
     if (unknown.length === 0) return heads;
     const read = await currentVersions(q, unknown);
-    for (const stream of unknown) read.set(stream, read.get(stream) ?? 0);
-    noteHeads(q, read);
-    for (const [stream, version] of read) heads.set(stream, version);
+    for (const stream of unknown) {
+      const version = read.get(stream) ?? 0;
+      tx?.noteHead(stream, version);
+      heads.set(stream, version);
+    }
     return heads;
   }
 
   /** Queues the insert of what `q`'s transaction deferred so far (`AppendOptions.defer`): the read of the ledger that follows carries it, and sees it. */
   async flushWithin(q: Queryable): Promise<void> {
-    await enqueueStrictInsert(q, takeDeferred(q));
+    await enqueueStrictInsert(q, transactionOf(q)?.takeDeferred() ?? []);
   }
 
   async readStream(streamId: string, fromVersion = 1): Promise<LedgerEvent[]> {
@@ -186,25 +190,9 @@ export class PgEventStore implements EventStore {
   }
 }
 
-/** Events a transaction sealed but has not inserted yet (`AppendOptions.defer`), in order. */
-const deferredOf = new WeakMap<Queryable, EventEnvelope[]>();
-
-function defer(q: Queryable, sealed: readonly EventEnvelope[]): void {
-  const pending = deferredOf.get(q);
-  if (pending) {
-    pending.push(...sealed);
-    return;
-  }
-  deferredOf.set(q, [...sealed]);
-  // Nothing deferred outlives the transaction: what no later append took goes in before the commit.
-  onBeforeCommit(q, () => enqueueStrictInsert(q, takeDeferred(q)));
-}
-
-/** The transaction's deferred events, taken (the caller inserts them). */
-function takeDeferred(q: Queryable): EventEnvelope[] {
-  const pending = deferredOf.get(q) ?? [];
-  if (pending.length > 0) deferredOf.set(q, []);
-  return pending;
+/** Keeps `sealed` in `tx` (`AppendOptions.defer`); nothing deferred outlives the transaction: what no later append took goes in before the commit. */
+function defer(tx: LedgerTransaction, sealed: readonly EventEnvelope[]): void {
+  if (tx.defer(sealed)) tx.onBeforeCommit(() => enqueueStrictInsert(tx, tx.takeDeferred()));
 }
 
 /** Whether an event carries no unique key but its id and stream position (what may be deferred). */

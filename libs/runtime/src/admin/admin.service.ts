@@ -287,7 +287,7 @@ export class AdminService {
   ): Promise<AdminActionResult> {
     const { db, ledger } = this.deps;
     const result = await db.transaction(async (q) => {
-      const command = await this.deps.commandRows.lock(q, ledger.scope, commandId, (executionId) => ledger.lockStream(q, executionId));
+      const command = await this.deps.commandRows.lock(q, ledger.scope, commandId);
       if (!command) throw notFound('command', commandId);
       if (isTerminalCommand(command.status)) throw new RuntimeError('already_terminal', `command ${commandId} is already ${command.status}`);
       await this.assertNotEnded(q, command.execution_id, `command ${commandId}`);
@@ -302,7 +302,7 @@ export class AdminService {
   private async onFrame(frameId: string, act: (q: Queryable, frame: FrameRow, target: Target) => Promise<AdminActionResult>): Promise<AdminActionResult> {
     const { db, ledger } = this.deps;
     const result = await db.transaction(async (q) => {
-      const frame = await this.deps.frameRows.lock(q, ledger.scope, frameId, (executionId) => ledger.lockStream(q, executionId));
+      const frame = await this.deps.frameRows.lock(q, ledger.scope, frameId);
       if (!frame) throw notFound('frame', frameId);
       if (TERMINAL_FRAME_STATUSES.includes(frame.status)) throw new RuntimeError('already_terminal', `frame ${frameId} is already ${frame.status}`);
       await this.assertNotEnded(q, frame.execution_id, `frame ${frameId}`);

@@ -6,6 +6,7 @@ import {
   type CommandRepository,
   type CommandRow,
   type Database,
+  type LedgerTransaction,
   type LockedCommand,
   type FrameRepository,
   type PayloadStore,
@@ -133,7 +134,7 @@ export class LocalControlPlane implements ControlPlane {
     const leaseMs = request.lease_ms ?? DEFAULT_LEASE_MS;
     let claimed: { command: LockedCommand; leaseUntil: Date; token: string } | undefined;
     let assembled: ClaimedCommand | undefined;
-    const claimIn = async (q: Queryable): Promise<string> => {
+    const claimIn = async (q: LedgerTransaction): Promise<string> => {
       assembled = undefined;
       const command = await this.locked(q, commandId);
       assertClaimFits(`command ${commandId}`, request, workOf(command.spec ?? {}));
@@ -224,7 +225,7 @@ export class LocalControlPlane implements ControlPlane {
     const outcome = storableOutcome(reported);
     // A large result is stored first, outside the transaction: a lock holder never waits for a second connection.
     const stored = await storedResult(outcome, { store: payloadStore, scope: ledger.scope, inlineLimitBytes });
-    const report = async (q: Queryable): Promise<string> => {
+    const report = async (q: LedgerTransaction): Promise<string> => {
       const command = await this.locked(q, commandId);
       if (holder !== null) this.assertHolder(command, holder);
       const terminal = terminalDraft(command, outcome, stored);
@@ -390,9 +391,9 @@ export class LocalControlPlane implements ControlPlane {
    * `already_terminal` (a cancelled command is left to the caller, so that a
    * heartbeat can say `cancelled`).
    */
-  private async locked(q: Queryable, commandId: string, options: { allowEnded?: boolean } = {}): Promise<LockedCommand> {
+  private async locked(q: LedgerTransaction, commandId: string, options: { allowEnded?: boolean } = {}): Promise<LockedCommand> {
     const { ledger } = this.deps;
-    const command = await this.deps.commandRows.lock(q, ledger.scope, commandId, (executionId) => ledger.lockStream(q, executionId), this.deps.owners.ownerOf(commandId));
+    const command = await this.deps.commandRows.lock(q, ledger.scope, commandId, this.deps.owners.ownerOf(commandId));
     if (!command) throw notFound('command', commandId);
     return options.allowEnded ? command : this.usable(commandId, command);
   }

@@ -1,5 +1,5 @@
 import { EventType, type Json } from '@noetl/event-kernel';
-import { putFrameOutput, type FrameOutputRow, type FrameRow, type LockedFrame, type PendingFrame, type Queryable } from '@noetl/storage';
+import { putFrameOutput, type FrameOutputRow, type FrameRow, type LedgerTransaction, type LockedFrame, type PendingFrame, type Queryable } from '@noetl/storage';
 import type { HandOver, SlotReservation } from '../scheduler/eager-claims';
 import { notifyExecution } from '../bus/bus';
 import { assembleFrame, type FrameClaim, type ScopeOf } from './assemble-frame';
@@ -92,9 +92,9 @@ export class LocalFrames {
    * time); none when none is claimable now. `executionId`: the stage's
    * execution, when the caller knows it.
    */
-  private async claimWithin(q: Queryable, stageId: string, requests: readonly ClaimRequest[], executionId?: string): Promise<FrameClaim[]> {
+  private async claimWithin(q: LedgerTransaction, stageId: string, requests: readonly ClaimRequest[], executionId?: string): Promise<FrameClaim[]> {
     const { ledger, frameRows, stageRows } = this.deps;
-    const stage = await stageRows.lock(q, ledger.scope, stageId, (execution) => ledger.lockStream(q, execution), executionId);
+    const stage = await stageRows.lock(q, ledger.scope, stageId, executionId);
     if (!stage) throw notFound('stage', stageId);
     for (const request of requests) assertClaimFits(`stage ${stageId}`, request, { kinds: stage.tools, pool: stage.pool });
     if (stage.status !== 'OPEN' || stage.execution_ended) return [];
@@ -177,9 +177,9 @@ export class LocalFrames {
     const { ledger, frameRows } = this.deps;
     const refused = new Map<QueuedCommit, unknown>();
     let committed: LockedFrame[] = [];
-    const report = async (q: Queryable): Promise<string> => {
+    const report = async (q: LedgerTransaction): Promise<string> => {
       refused.clear();
-      const locked = await frameRows.lockOfExecution(q, ledger.scope, executionId, batch.map((commit) => commit.frameId), (execution) => ledger.lockStream(q, execution));
+      const locked = await frameRows.lockOfExecution(q, ledger.scope, executionId, batch.map((commit) => commit.frameId));
       const landing: { commit: QueuedCommit; frame: LockedFrame }[] = [];
       for (const commit of batch) {
         try {
@@ -233,7 +233,7 @@ export class LocalFrames {
    * assembly fails after the commit is not run: its lease runs out and the
    * reaper gives it back.
    */
-  private async nextFramesFor(q: Queryable, executionId: string, done: readonly LockedFrame[], handedOn: Set<string>): Promise<HandOver | undefined> {
+  private async nextFramesFor(q: LedgerTransaction, executionId: string, done: readonly LockedFrame[], handedOn: Set<string>): Promise<HandOver | undefined> {
     const byStage = new Map<string, { frame: LockedFrame; reservation: SlotReservation }[]>();
     const reservations: SlotReservation[] = [];
     const giveBack = (): void => {
@@ -343,13 +343,13 @@ export class LocalFrames {
     });
   }
 
-  private async locked(q: Queryable, frameId: string): Promise<LockedFrame> {
+  private async locked(q: LedgerTransaction, frameId: string): Promise<LockedFrame> {
     const { ledger } = this.deps;
-    return unendedFrame(frameId, await this.deps.frameRows.lock(q, ledger.scope, frameId, (executionId) => ledger.lockStream(q, executionId)));
+    return unendedFrame(frameId, await this.deps.frameRows.lock(q, ledger.scope, frameId));
   }
 
   /** `locked`, and the execution has not ended. */
-  private async lockedLive(q: Queryable, frameId: string): Promise<LockedFrame> {
+  private async lockedLive(q: LedgerTransaction, frameId: string): Promise<LockedFrame> {
     return liveFrame(frameId, await this.locked(q, frameId));
   }
 }

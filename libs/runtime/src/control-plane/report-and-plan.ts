@@ -1,5 +1,5 @@
 import { RenderSliceExceeded } from '@noetl/dsl';
-import type { Database, Queryable } from '@noetl/storage';
+import type { Database, LedgerTransaction, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { notifyExecution, type Bus } from '../bus/bus';
 import type { Ledger } from '../ledger';
@@ -34,8 +34,8 @@ export interface ReportAndPlanDeps {
 export async function reportAndPlan(
   deps: ReportAndPlanDeps,
   reported: string | undefined,
-  report: (q: Queryable) => Promise<string>,
-  next?: (q: Queryable, executionId: string, planned: PlannedPass | undefined) => Promise<HandOver | undefined>,
+  report: (q: LedgerTransaction) => Promise<string>,
+  next?: (q: LedgerTransaction, executionId: string, planned: PlannedPass | undefined) => Promise<HandOver | undefined>,
 ): Promise<boolean> {
   const { db, ledger, metrics, planWithin } = deps;
   let planned: PlannedPass | undefined;

@@ -30,7 +30,7 @@ export async function reapExpiredFrames(
   const stages = new Map<string, ReapedStage>();
   for (const frameId of expired) {
     const reaped = await db.transaction(async (q) => {
-      const frame = await frameRows.lock(q, ledger.scope, frameId, (executionId) => ledger.lockStream(q, executionId));
+      const frame = await frameRows.lock(q, ledger.scope, frameId);
       if (!frame || (frame.status !== 'CLAIMED' && frame.status !== 'RUNNING') || !frame.lease_until || frame.lease_until >= ledger.now()) return undefined;
       // An ended execution's frames are not reissued; nothing follows its end.
       if (await ledger.hasEnded(q, frame.execution_id)) return undefined;

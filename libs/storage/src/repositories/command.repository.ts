@@ -1,10 +1,11 @@
 import { streamIdOf, type CommandStatus, type IssuedCommandFields, type JsonObject } from '@noetl/event-kernel';
 import { enqueueWrite, type Queryable } from '../database';
 import { TERMINAL_EVENT_TYPES_SQL } from '../event-unique-keys';
+import type { LedgerTransaction } from '../ledger-transaction';
 import { prepared } from '../prepared-statements';
 import { streamHeadColumn, takeStreamHead } from '../stream-locks';
 import type { TenantScope } from '../storage-error';
-import { isBigintId, type LockStream } from './lock-stream';
+import { isBigintId } from './bigint-id';
 import { normaliseStuck, type StuckRow } from './stuck-row';
 
 /** `noetl.command`: derived from the ledger; the row lock is what serialises reports on one command. */
@@ -133,23 +134,22 @@ export class CommandRepository {
   }
 
   /**
-   * The row, locked for the rest of `q`'s transaction, after its execution's
-   * stream lock (`lockStream`: always first, see Ledger.lockStream);
-   * undefined when unknown to this tenant. `knownOwner`: its execution, as
-   * the caller remembers it (one look-up less); a command not of that
-   * execution is then unknown.
+   * The row, locked for the rest of `tx`, after its execution's stream lock
+   * (always first, see Ledger.lockStream); undefined when unknown to this
+   * tenant. `knownOwner`: its execution, as the caller remembers it (one
+   * look-up less); a command not of that execution is then unknown.
    */
-  async lock(q: Queryable, scope: TenantScope, commandId: string, lockStream: LockStream, knownOwner?: string): Promise<LockedCommand | undefined> {
+  async lock(tx: LedgerTransaction, scope: TenantScope, commandId: string, knownOwner?: string): Promise<LockedCommand | undefined> {
     if (!isBigintId(commandId)) return undefined;
-    const owner = knownOwner ?? (await q.query<{ execution_id: string }>(OWNER_SQL, [commandId, scope.tenantId, scope.organizationId]))[0]?.execution_id;
+    const owner = knownOwner ?? (await tx.query<{ execution_id: string }>(OWNER_SQL, [commandId, scope.tenantId, scope.organizationId]))[0]?.execution_id;
     if (owner === undefined) return undefined;
-    await lockStream(String(owner));
+    const stream = streamIdOf({ type: 'execution', id: String(owner) });
+    await tx.lockStream(stream);
     // Whether the execution ended rides along (read after the stream lock, so final): one round trip less per report.
     // The stream's head rides along too (read under its lock): the report's append need not read it.
-    const stream = streamIdOf({ type: 'execution', id: String(owner) });
-    const [row] = await q.query<LockedCommand & { stream_head: number | null }>(LOCK_SQL, [commandId, owner, scope.tenantId, scope.organizationId, stream]);
+    const [row] = await tx.query<LockedCommand & { stream_head: number | null }>(LOCK_SQL, [commandId, owner, scope.tenantId, scope.organizationId, stream]);
     if (!row) return undefined;
-    const locked = takeStreamHead(q, stream, row);
+    const locked = takeStreamHead(tx, stream, row);
     return { ...normalise(locked), execution_ended: locked.execution_ended };
   }
 

@@ -3,7 +3,7 @@ import { enqueueWrite, type Queryable } from '../database';
 import type { TenantScope } from '../storage-error';
 import { prepared } from '../prepared-statements';
 import { streamHeadColumn, takeStreamHead } from '../stream-locks';
-import { isBigintId } from './lock-stream';
+import { isBigintId } from './bigint-id';
 
 /** The row `execution.started` writes. */
 export interface StartedExecutionRow {

@@ -1,10 +1,11 @@
 import { streamIdOf, type FrameStatus, type JsonObject, type PayloadRef } from '@noetl/event-kernel';
 import { enqueueWrite, type Queryable } from '../database';
 import { TERMINAL_EVENT_TYPES_SQL } from '../event-unique-keys';
+import type { LedgerTransaction } from '../ledger-transaction';
 import { prepared } from '../prepared-statements';
 import { streamHeadColumn, takeStreamHead } from '../stream-locks';
 import type { TenantScope } from '../storage-error';
-import { isBigintId, type LockStream } from './lock-stream';
+import { isBigintId } from './bigint-id';
 import { normaliseStuck, type StuckRow } from './stuck-row';
 import type { PoolCount } from './command.repository';
 
@@ -161,29 +162,29 @@ export class FrameRepository {
     return owner && String(owner.execution_id);
   }
 
-  /** The frame row, locked, after its execution's stream lock (taken by `lockStream`, always first). */
-  async lock(q: Queryable, scope: TenantScope, frameId: string, lockStream: LockStream): Promise<LockedFrame | undefined> {
-    const executionId = await this.executionOf(q, scope, frameId);
+  /** The frame row, locked, after its execution's stream lock (always first). */
+  async lock(tx: LedgerTransaction, scope: TenantScope, frameId: string): Promise<LockedFrame | undefined> {
+    const executionId = await this.executionOf(tx, scope, frameId);
     if (executionId === undefined) return undefined;
-    const [locked] = (await this.lockOfExecution(q, scope, executionId, [frameId], lockStream)).values();
+    const [locked] = (await this.lockOfExecution(tx, scope, executionId, [frameId])).values();
     return locked;
   }
 
   /**
    * Frames of one execution, locked in id order after the execution's
-   * stream lock (taken by `lockStream`, first): a batch of reports. A frame
-   * of another execution or tenant, or unknown, is left out.
+   * stream lock (first): a batch of reports. A frame of another execution
+   * or tenant, or unknown, is left out.
    */
-  async lockOfExecution(q: Queryable, scope: TenantScope, executionId: string, frameIds: readonly string[], lockStream: LockStream): Promise<Map<string, LockedFrame>> {
+  async lockOfExecution(tx: LedgerTransaction, scope: TenantScope, executionId: string, frameIds: readonly string[]): Promise<Map<string, LockedFrame>> {
     const ids = frameIds.filter(isBigintId);
     if (ids.length === 0 || !isBigintId(executionId)) return new Map();
-    await lockStream(executionId);
-    // Whether the execution ended rides along (read after the stream lock, so final), and the stream's head: round trips less per report.
     const stream = streamIdOf({ type: 'execution', id: executionId });
-    const rows = await q.query<LockedFrame & { stream_head: number | null }>(LOCK_OF_EXECUTION_SQL, [ids, stream, executionId, scope.tenantId, scope.organizationId]);
+    await tx.lockStream(stream);
+    // Whether the execution ended rides along (read after the stream lock, so final), and the stream's head: round trips less per report.
+    const rows = await tx.query<LockedFrame & { stream_head: number | null }>(LOCK_OF_EXECUTION_SQL, [ids, stream, executionId, scope.tenantId, scope.organizationId]);
     const locked = new Map<string, LockedFrame>();
     for (const row of rows) {
-      const frame = takeStreamHead(q, stream, row);
+      const frame = takeStreamHead(tx, stream, row);
       locked.set(String(frame.frame_id), { ...normalise(frame), execution_ended: frame.execution_ended });
     }
     return locked;

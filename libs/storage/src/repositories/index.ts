@@ -1,4 +1,4 @@
-export * from './lock-stream';
+export * from './bigint-id';
 export * from './stuck-row';
 export * from './command.repository';
 export * from './frame.repository';

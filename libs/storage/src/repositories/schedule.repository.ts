@@ -1,7 +1,7 @@
 import type { JsonObject } from '@noetl/event-kernel';
 import type { Queryable } from '../database';
 import type { TenantScope } from '../storage-error';
-import { isBigintId } from './lock-stream';
+import { isBigintId } from './bigint-id';
 
 export type ScheduleSource = 'api' | 'playbook';
 export type ScheduleOverlap = 'skip' | 'buffer_one' | 'allow';

@@ -1,10 +1,11 @@
 import { streamIdOf, type JsonObject } from '@noetl/event-kernel';
 import type { Queryable } from '../database';
 import { TERMINAL_EVENT_TYPES_SQL } from '../event-unique-keys';
+import type { LedgerTransaction } from '../ledger-transaction';
 import { prepared } from '../prepared-statements';
 import { streamHeadColumn, takeStreamHead } from '../stream-locks';
 import type { TenantScope } from '../storage-error';
-import { isBigintId, type LockStream } from './lock-stream';
+import { isBigintId } from './bigint-id';
 
 export type StageMode = 'sequential' | 'parallel' | 'cursor';
 
@@ -97,16 +98,16 @@ export class StageRepository {
   }
 
   /** The stage row, locked, after its execution's stream lock; `knownOwner`: its execution, as the caller knows it (one look-up less). */
-  async lock(q: Queryable, scope: TenantScope, stageId: string, lockStream: LockStream, knownOwner?: string): Promise<LockedStage | undefined> {
+  async lock(tx: LedgerTransaction, scope: TenantScope, stageId: string, knownOwner?: string): Promise<LockedStage | undefined> {
     if (!isBigintId(stageId)) return undefined;
-    const owner = knownOwner ?? (await q.query<{ execution_id: string }>(OWNER_SQL, [stageId, scope.tenantId, scope.organizationId]))[0]?.execution_id;
+    const owner = knownOwner ?? (await tx.query<{ execution_id: string }>(OWNER_SQL, [stageId, scope.tenantId, scope.organizationId]))[0]?.execution_id;
     if (owner === undefined) return undefined;
-    await lockStream(String(owner));
-    // Whether the execution ended rides along (read after the stream lock, so final), and the stream's head: round trips less per claim.
     const stream = streamIdOf({ type: 'execution', id: String(owner) });
-    const [row] = await q.query<LockedStage & { stream_head: number | null }>(LOCK_SQL, [stageId, stream, owner, scope.tenantId, scope.organizationId]);
+    await tx.lockStream(stream);
+    // Whether the execution ended rides along (read after the stream lock, so final), and the stream's head: round trips less per claim.
+    const [row] = await tx.query<LockedStage & { stream_head: number | null }>(LOCK_SQL, [stageId, stream, owner, scope.tenantId, scope.organizationId]);
     if (!row) return undefined;
-    const locked = takeStreamHead(q, stream, row);
+    const locked = takeStreamHead(tx, stream, row);
     return { ...locked, stage_id: String(locked.stage_id), execution_id: String(locked.execution_id), loop_id: String(locked.loop_id) };
   }
 

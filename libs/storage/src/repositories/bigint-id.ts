@@ -1,6 +1,3 @@
-/** Takes the execution stream's append lock in the caller's transaction (Ledger.lockStream): always before a row lock. */
-export type LockStream = (executionId: string) => Promise<void>;
-
 const BIGINT_ID = /^\d{1,19}$/;
 
 /** Ids are 64-bit integers carried as decimal strings; anything else names nothing. */
