@@ -11,7 +11,7 @@ import {
   type LedgerCursorRepository,
   type PayloadReferenceRepository,
   type PgEventStore,
-  type Queryable,
+  type LedgerTransaction,
   type ProjectionRepository,
   type ScheduleRepository,
   type StageRepository,
@@ -220,7 +220,7 @@ export class TenantRuntime {
       logger: shared.logger.child({ role: 'control-plane', tenant: scope.tenantId }),
       ...(shared.localSlots ? { slots: shared.localSlots } : {}),
       // A report on this process is planned in its own transaction (see Scheduler.planWithin).
-      ...(scheduler ? { planWithin: (q: Queryable, executionId: string, after?: string) => scheduler.planWithin(q, executionId, after) } : {}),
+      ...(scheduler ? { planWithin: (q: LedgerTransaction, executionId: string, after?: string) => scheduler.planWithin(q, executionId, after) } : {}),
     });
     this.ledger = ledger;
     this.payloads = payloads;
