@@ -41,7 +41,8 @@ import { StreamProjector, type FlushProjections, type ProjectEvents } from './pr
 import { RuntimeError } from './runtime-error';
 import { RetryLane } from './scheduler/retry-lane';
 import { planOnNotice } from './scheduler/execution-notices';
-import { scopeKey, TenantRuntime, WORKER_REPORT_MS, type SharedParts } from './tenants/tenant-runtime';
+import { WORKER_REPORT_MS, type SharedParts } from './tenants/shared-parts';
+import { scopeKey, TenantRuntime } from './tenants/tenant-runtime';
 import { createRemoteControlPlane, offeredTenant } from './transport-factory';
 import { pythonLedgerRefusal } from './worker/python-ledger-refusal';
 import { workerToolOptions } from './worker/tool-options';

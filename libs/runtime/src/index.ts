@@ -43,6 +43,7 @@ export * from './auth/principal';
 export * from './auth/api-keys';
 export * from './auth/token-verifier';
 export * from './auth/authenticator';
+export * from './tenants/shared-parts';
 export * from './tenants/tenant-runtime';
 export * from './tenants/per-tenant';
 export * from './auth/bootstrap-keys';

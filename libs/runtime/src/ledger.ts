@@ -13,10 +13,9 @@ import {
 } from '@noetl/event-kernel';
 import {
   EventRepository,
-  lockStreams,
-  transactionOf,
   type AppendResult,
   type EventPageQuery,
+  type LedgerTransaction,
   type PgEventStore,
   type Queryable,
   type ResolvedCutoff,
@@ -82,8 +81,8 @@ export class Ledger {
    * plane never wait on each other in a cycle, and a reader under it sees
    * every event of the stream that will precede its own.
    */
-  async lockStream(q: Queryable, executionId: string): Promise<void> {
-    await lockStreams(q, [executionStream(executionId)]);
+  async lockStream(q: LedgerTransaction, executionId: string): Promise<void> {
+    await q.lockStream(executionStream(executionId));
   }
 
   /**
@@ -92,10 +91,10 @@ export class Ledger {
    * and its first append goes without a round trip of its own. Were the id
    * ever taken, the unique (stream, version) index would refuse the append.
    */
-  async lockNewStream(q: Queryable, executionId: string): Promise<void> {
+  async lockNewStream(q: LedgerTransaction, executionId: string): Promise<void> {
     const stream = executionStream(executionId);
-    await lockStreams(q, [stream]);
-    transactionOf(q)?.noteHead(stream, 0);
+    await q.lockStream(stream);
+    q.noteHead(stream, 0);
   }
 
   /**
@@ -114,8 +113,8 @@ export class Ledger {
    * undefined when it appended none. Read back from nowhere: the planner of
    * a report's transaction takes them from here.
    */
-  appendedWithin(q: Queryable, executionId: string): { before: number; events: LedgerEvent[] } | undefined {
-    const appended = transactionOf(q)?.appendedWithin(executionStream(executionId));
+  appendedWithin(q: LedgerTransaction, executionId: string): { before: number; events: LedgerEvent[] } | undefined {
+    const appended = q.appendedWithin(executionStream(executionId));
     return appended && { before: appended.before, events: appended.events.map((event) => this.upcasters.upcast(event) as LedgerEvent) };
   }
 

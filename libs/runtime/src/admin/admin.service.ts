@@ -8,6 +8,7 @@ import {
   type ExecutionRepository,
   type FrameRepository,
   type FrameRow,
+  type LedgerTransaction,
   type Queryable,
 } from '@noetl/storage';
 import type { Offers } from '../bus/offers';
@@ -320,7 +321,7 @@ export class AdminService {
   }
 
   /** Takes the execution's stream lock; `not_found` when unknown to this tenant, `already_terminal` when it ended. */
-  private async lockRunningExecution(q: Queryable, executionId: string): Promise<void> {
+  private async lockRunningExecution(q: LedgerTransaction, executionId: string): Promise<void> {
     const { ledger } = this.deps;
     if (!(await this.deps.executionRows.exists(q, ledger.scope, executionId))) throw notFound('execution', executionId);
     await ledger.lockStream(q, executionId);

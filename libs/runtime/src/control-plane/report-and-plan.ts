@@ -1,5 +1,5 @@
 import { RenderSliceExceeded } from '@noetl/dsl';
-import type { Database, LedgerTransaction, Queryable } from '@noetl/storage';
+import type { Database, LedgerTransaction } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { notifyExecution, type Bus } from '../bus/bus';
 import type { Ledger } from '../ledger';
@@ -14,7 +14,7 @@ export interface ReportAndPlanDeps {
   bus: Bus;
   metrics: RuntimeMetrics;
   /** With the scheduler role in this process: plans the execution inside the report's transaction (Scheduler.planWithin). */
-  planWithin?: (q: Queryable, executionId: string, after?: string) => Promise<PlannedPass | undefined>;
+  planWithin?: (q: LedgerTransaction, executionId: string, after?: string) => Promise<PlannedPass | undefined>;
   /** Where a report that had to go alone says why. */
   logger: Logger;
 }

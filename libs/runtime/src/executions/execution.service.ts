@@ -1,6 +1,6 @@
 import { RenderSliceExceeded, SIGNAL_NAME } from '@noetl/dsl';
 import { EventType, isTerminalExecutionEvent, type Json, type JsonObject, type LedgerEvent } from '@noetl/event-kernel';
-import type { Database, ExecutionCountFilter, ExecutionRepository, Queryable, TenantRepository } from '@noetl/storage';
+import type { Database, ExecutionCountFilter, ExecutionRepository, LedgerTransaction, Queryable, TenantRepository } from '@noetl/storage';
 import { notifyExecution, type Bus } from '../bus/bus';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { Ledger } from '../ledger';
@@ -85,7 +85,7 @@ export class ExecutionService {
     /** How deep sub-playbooks nest and how many children one execution starts (NOETL_MAX_PLAYBOOK_DEPTH, NOETL_MAX_CHILD_EXECUTIONS). */
     private readonly limits: { playbookDepth: number; childExecutions: number },
     /** With the scheduler role in this process: plans a new execution in the transaction that starts it (see Scheduler.planWithin). */
-    private readonly planWithin?: (q: Queryable, executionId: string) => Promise<PlannedPass | undefined>,
+    private readonly planWithin?: (q: LedgerTransaction, executionId: string) => Promise<PlannedPass | undefined>,
   ) {}
 
   /**
@@ -126,7 +126,7 @@ export class ExecutionService {
    * A first plan that needs a render too heavy for the event loop does not wait for it in the transaction: the execution
    * starts again without it, and the scheduler's own pass plans it (see Scheduler.settleRender).
    */
-  private async startInTransaction(startIn: (q: Queryable) => Promise<StartedWithin>, within?: (q: Queryable) => Promise<void>, plans = true): Promise<StartedExecution> {
+  private async startInTransaction(startIn: (q: LedgerTransaction) => Promise<StartedWithin>, within?: (q: Queryable) => Promise<void>, plans = true): Promise<StartedExecution> {
     let planned: PlannedPass | undefined;
     let started: StartedWithin;
     try {
@@ -161,7 +161,7 @@ export class ExecutionService {
    * repeated start return the first execution, `created: false`. The caller
    * commits, then calls `announce`.
    */
-  async startWithin(q: Queryable, request: StartExecutionRequest, origin: StartOrigin): Promise<StartedWithin> {
+  async startWithin(q: LedgerTransaction, request: StartExecutionRequest, origin: StartOrigin): Promise<StartedWithin> {
     const payload: unknown = request.payload ?? {};
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
       throw new RuntimeError('invalid_payload', 'payload must be a JSON object (it is merged over the playbook workload)');

@@ -1,6 +1,6 @@
 import { applyEvent, EventType, type EventDraft, type EventTypeName, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
 import { plan, plansOn, playbookScopeNames, refsToClose, InlineSlice, RenderSliceExceeded, SettledRenderCache, type PlannerEnv } from '@noetl/dsl';
-import type { Queryable } from '@noetl/storage';
+import type { LedgerTransaction, Queryable } from '@noetl/storage';
 import { refsOfEvent, refsOfState } from '../state/payload-cache';
 import { afterCommit } from './after-commit';
 import { EagerClaims } from './eager-claims';
@@ -153,7 +153,7 @@ export class Scheduler {
    * pass's effects: offers, timers, eager claims handed to the worker) or
    * `rolledBack()` when it did not. Undefined: the execution is unknown here.
    */
-  async planWithin(q: Queryable, executionId: string, after?: string): Promise<PlannedPass | undefined> {
+  async planWithin(q: LedgerTransaction, executionId: string, after?: string): Promise<PlannedPass | undefined> {
     const { ledger } = this.deps;
     // The stream lock is the execution's lock: one pass at a time, and no event can land between our reads and our appends.
     await ledger.lockStream(q, executionId);
@@ -175,7 +175,7 @@ export class Scheduler {
   }
 
   /** `planWithin` once the stream lock is held. */
-  private async planLocked(q: Queryable, executionId: string, after: string | undefined): Promise<PlannedPass | undefined> {
+  private async planLocked(q: LedgerTransaction, executionId: string, after: string | undefined): Promise<PlannedPass | undefined> {
     const { ledger } = this.deps;
     const known = this.knownPending(q, executionId);
     const plannedVersion = known?.version ?? (await this.deps.rows.executionRows.cursor(q, ledger.scope, executionId))?.planned_version;
@@ -213,7 +213,7 @@ export class Scheduler {
    * pass of ours left that state). Undefined otherwise: the cursor and the
    * events after it are read.
    */
-  private knownPending(q: Queryable, executionId: string): { version: number; events: LedgerEvent[] } | undefined {
+  private knownPending(q: LedgerTransaction, executionId: string): { version: number; events: LedgerEvent[] } | undefined {
     const appended = this.deps.ledger.appendedWithin(q, executionId);
     if (!appended) return undefined;
     const at = appended.before === 0 ? 0 : this.states.get(executionId)?.version;
@@ -229,7 +229,7 @@ export class Scheduler {
    * leaves no state behind that the ledger does not hold.
    */
   private async planPending(
-    q: Queryable,
+    q: LedgerTransaction,
     executionId: string,
     plannedVersion: number,
     effects: Effects,

@@ -6,7 +6,7 @@ import type {
   ExecutionRepository,
   FrameRepository,
   LeadershipRepository,
-  Queryable,
+  LedgerTransaction,
   StageRepository,
   TimerRepository,
 } from '@noetl/storage';
@@ -192,7 +192,7 @@ export class Sweeper implements SchedulerFollowUps {
   }
 
   /** A due timer whose row `q` holds: fired (true), or retired without an event when its execution has ended. */
-  private async fire(q: Queryable, timer: DueTimer): Promise<boolean> {
+  private async fire(q: LedgerTransaction, timer: DueTimer): Promise<boolean> {
     const { ledger } = this.deps;
     const executionId = timer.execution_id;
     await ledger.lockStream(q, executionId);
