@@ -2,17 +2,15 @@ import { EventType, type EventDraft, type EventTypeName } from '@noetl/event-ker
 import {
   isTerminalCommand,
   TERMINAL_FRAME_STATUSES,
-  type CommandRepository,
   type CommandRow,
   type Database,
-  type ExecutionRepository,
-  type FrameRepository,
   type FrameRow,
   type LedgerTransaction,
   type Queryable,
 } from '@noetl/storage';
 import type { Offers } from '../bus/offers';
 import type { Ledger } from '../ledger';
+import type { EventRows } from '../scheduler/materialize';
 import { RuntimeError, notFound } from '../runtime-error';
 import {
   AdminActions,
@@ -29,16 +27,13 @@ import {
 import type { ObjectCollector } from './object-collector';
 import { stuckCommands, stuckFrames } from './stuck-work';
 
-export interface AdminServiceDeps {
+export interface AdminServiceDeps extends Pick<EventRows, 'commandRows' | 'frameRows' | 'executionRows'> {
   db: Database;
   ledger: Ledger;
   /** Offers a reclaimed frame's stage to workers again. */
   offers: Offers;
   /** Asks the scheduler to plan the execution's new events (after the commit). */
   notify: (executionId: string) => void;
-  commandRows: CommandRepository;
-  frameRows: FrameRepository;
-  executionRows: ExecutionRepository;
   /** With an object tier: after a purge it deletes the objects nothing references any more. */
   objectCollector?: ObjectCollector;
 }

@@ -1,7 +1,7 @@
 import { workPool } from '@noetl/dsl';
 import { workOf } from '../bus/offers';
 import { EventType, type ExecutionState, type IdGenerator, type LedgerEvent, type StepRun } from '@noetl/event-kernel';
-import type { CommandRepository, FrameRepository, IssuedLease, Queryable, StageRepository, TenantScope, TimerRepository } from '@noetl/storage';
+import type { CommandRepository, ExecutionRepository, FrameRepository, IssuedLease, Queryable, StageRepository, TenantScope, TimerRepository } from '@noetl/storage';
 import { insertStage } from './stage-rows';
 
 /** The derived tables the scheduler keeps in step with its events. */
@@ -10,6 +10,11 @@ export interface DerivedRows {
   timerRows: TimerRepository;
   stageRows: StageRepository;
   frameRows: FrameRepository;
+}
+
+/** The tables a planned or reported event writes rows to, and the execution row: what the roles' services pick their repositories from. */
+export interface EventRows extends DerivedRows {
+  executionRows: ExecutionRepository;
 }
 
 /** What materializing needs besides the event: the tenancy, ids, the tables, and what a loop step's body needs. */

@@ -1,6 +1,6 @@
 import type { ExpressionEngine, InlineSliceOptions, OffloadRender } from '@noetl/dsl';
 import type { ExecutionState } from '@noetl/event-kernel';
-import type { Database, ExecutionRepository, PayloadStore, Queryable } from '@noetl/storage';
+import type { Database, PayloadStore, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
 import type { Bus } from '../bus/bus';
 import type { Offers } from '../bus/offers';
@@ -10,7 +10,7 @@ import type { RuntimeMetrics } from '../metrics';
 import type { CommandOwners } from '../state/command-owners';
 import type { PayloadCache } from '../state/payload-cache';
 import type { LocalSlots } from './eager-claims';
-import type { ArmedTimer, DerivedRows } from './materialize';
+import type { ArmedTimer, EventRows } from './materialize';
 
 export interface SchedulerDeps {
   db: Database;
@@ -33,7 +33,7 @@ export interface SchedulerDeps {
   logger: Logger;
   followUps: SchedulerFollowUps;
   /** The derived rows each planned event writes, and the execution row holding the cursor. */
-  rows: DerivedRows & { executionRows: ExecutionRepository };
+  rows: EventRows;
   /** This process's worker, when it has one that reports here: commands it can run are claimed for it as they are issued. */
   slots?: LocalSlots;
   /** The lease of such a claim (NOETL_LEASE_SECONDS, as a worker's own claim). */

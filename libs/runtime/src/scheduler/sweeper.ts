@@ -1,15 +1,5 @@
 import { EventType, type ExecutionState } from '@noetl/event-kernel';
-import type {
-  CommandRepository,
-  Database,
-  DueTimer,
-  ExecutionRepository,
-  FrameRepository,
-  LeadershipRepository,
-  LedgerTransaction,
-  StageRepository,
-  TimerRepository,
-} from '@noetl/storage';
+import type { Database, DueTimer, LeadershipRepository, LedgerTransaction } from '@noetl/storage';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
@@ -23,9 +13,9 @@ import { ChildLinks } from './child-links';
 import type { Scheduler } from './scheduler';
 import type { SchedulerFollowUps } from './scheduler-types';
 import { reapExpiredFrames, reofferStages } from './frame-reaper';
-import type { ArmedTimer } from './materialize';
+import type { ArmedTimer, EventRows } from './materialize';
 
-export interface SweeperDeps {
+export interface SweeperDeps extends EventRows {
   db: Database;
   ledger: Ledger;
   bus: Bus;
@@ -40,11 +30,6 @@ export interface SweeperDeps {
   leadership: LeadershipRepository;
   /** Fires due schedules in each sweep; absent: this process fires none. */
   schedules?: ScheduleTicker;
-  commandRows: CommandRepository;
-  frameRows: FrameRepository;
-  stageRows: StageRepository;
-  timerRows: TimerRepository;
-  executionRows: ExecutionRepository;
 }
 
 const SWEEP_LIMIT = 100;

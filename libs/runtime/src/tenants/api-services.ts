@@ -28,10 +28,10 @@ export interface ApiServices {
 }
 
 /** `scheduler`: this process's, with the scheduler role; an execution's start and a report are then planned in their own transactions (Scheduler.planWithin). */
-export function apiServices(scope: TenantScope, shared: SharedParts, side: LedgerServices, scheduler: Scheduler | undefined): ApiServices {
+export function apiServices(scope: TenantScope, shared: SharedParts, core: LedgerServices, scheduler: Scheduler | undefined): ApiServices {
   const { config, database: db, bus, metrics, repositories: repos } = shared;
   const { store: payloadStore, within: payloadStoreWithin } = shared.payloads;
-  const { ledger, payloads, states, catalog, offers, owners, rows } = side;
+  const { ledger, payloads, states, catalog, offers, owners, rows } = core;
   const executions = new ExecutionService(
     db,
     ledger,

@@ -1,21 +1,13 @@
-import type { CommandRepository, ExecutionRepository, FrameRepository, StageRepository, TenantScope, TimerRepository } from '@noetl/storage';
+import type { TenantScope } from '@noetl/storage';
 import { Offers } from '../bus/offers';
 import { CatalogService } from '../catalog/catalog.service';
 import { DeclaredSchedules } from '../cron-schedules/declared-schedules';
 import { Ledger } from '../ledger';
+import type { EventRows } from '../scheduler/materialize';
 import { CommandOwners } from '../state/command-owners';
 import { ExecutionStates } from '../state/execution-states';
 import { PayloadCache } from '../state/payload-cache';
 import { WORKER_REPORT_MS, type SharedParts } from './shared-parts';
-
-/** The tables a planned or reported event writes rows to, and the execution row. */
-export interface EventRows {
-  commandRows: CommandRepository;
-  frameRows: FrameRepository;
-  stageRows: StageRepository;
-  timerRows: TimerRepository;
-  executionRows: ExecutionRepository;
-}
 
 /** What every role of a tenant reads and writes the ledger with. */
 export interface LedgerServices {

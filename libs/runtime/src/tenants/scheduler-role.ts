@@ -14,14 +14,14 @@ export interface TenantPlanning {
 }
 
 /** The scheduler role's planner of the tenant. */
-export function tenantScheduler(scope: TenantScope, shared: SharedParts, side: LedgerServices): TenantPlanning {
+export function tenantScheduler(scope: TenantScope, shared: SharedParts, core: LedgerServices): TenantPlanning {
   const { config } = shared;
   const followUps = new SchedulerFollowUpsRelay(scope, shared.lane);
   const scheduler = new Scheduler({
     db: shared.database,
-    ledger: side.ledger,
-    catalog: side.catalog,
-    payloads: side.payloads,
+    ledger: core.ledger,
+    catalog: core.catalog,
+    payloads: core.payloads,
     payloadStoreWithin: shared.payloads.within,
     inlineLimitBytes: config.payloads.inlineLimitBytes,
     offloadItems: config.payloads.offloadItems,
@@ -29,29 +29,29 @@ export function tenantScheduler(scope: TenantScope, shared: SharedParts, side: L
     expressions: shared.expressions,
     renders: { slice: shared.inlineSlice, offload: shared.offloadRender('scheduler') },
     bus: shared.bus,
-    offers: side.offers,
+    offers: core.offers,
     metrics: shared.metrics,
     logger: shared.logger.child({ role: 'scheduler', tenant: scope.tenantId }),
-    rows: side.rows,
+    rows: core.rows,
     ...(shared.localSlots ? { slots: shared.localSlots } : {}),
     leaseMs: config.worker.leaseMs,
-    owners: side.owners,
+    owners: core.owners,
     followUps,
   });
   return { scheduler, followUps };
 }
 
 /** The scheduler role's safety net for the tenant, built once the services it calls exist; it takes the scheduler's follow-ups from here on. */
-export function tenantSweeper(scope: TenantScope, shared: SharedParts, side: LedgerServices, api: ApiServices, { scheduler, followUps }: TenantPlanning): Sweeper {
+export function tenantSweeper(scope: TenantScope, shared: SharedParts, core: LedgerServices, api: ApiServices, { scheduler, followUps }: TenantPlanning): Sweeper {
   const { config, database: db, repositories: repos } = shared;
-  const { ledger } = side;
+  const { ledger } = core;
   const { executions } = api;
   const sweeper = new Sweeper(
     {
       db,
       ledger,
       bus: shared.bus,
-      offers: side.offers,
+      offers: core.offers,
       executions,
       controlPlane: api.controlPlane,
       logger: shared.logger.child({ role: 'sweeper', tenant: scope.tenantId }),
@@ -63,7 +63,7 @@ export function tenantSweeper(scope: TenantScope, shared: SharedParts, side: Led
       // A leader silent for a few sweeps (and at least 5 s) is replaced.
       leadershipMs: Math.max(5000, config.scheduler.sweepMs * 5),
       leadership: repos.leadership,
-      ...side.rows,
+      ...core.rows,
     },
     scheduler,
   );

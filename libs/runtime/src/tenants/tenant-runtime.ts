@@ -52,14 +52,14 @@ export class TenantRuntime {
     readonly scope: TenantScope,
     shared: SharedParts,
   ) {
-    const side = ledgerServices(scope, shared);
+    const core = ledgerServices(scope, shared);
     // The scheduler first: the executions service and the control plane plan through it, and the sweeper calls them.
-    const planning = shared.roles.includes('scheduler') ? tenantScheduler(scope, shared, side) : undefined;
-    const api = apiServices(scope, shared, side, planning?.scheduler);
-    this.ledger = side.ledger;
-    this.payloads = side.payloads;
-    this.catalog = side.catalog;
-    this.offers = side.offers;
+    const planning = shared.roles.includes('scheduler') ? tenantScheduler(scope, shared, core) : undefined;
+    const api = apiServices(scope, shared, core, planning?.scheduler);
+    this.ledger = core.ledger;
+    this.payloads = core.payloads;
+    this.catalog = core.catalog;
+    this.offers = core.offers;
     this.executions = api.executions;
     this.controlPlane = api.controlPlane;
     this.credentials = api.credentials;
@@ -70,9 +70,9 @@ export class TenantRuntime {
     this.objectCollector = api.objectCollector;
     if (planning) {
       this.scheduler = planning.scheduler;
-      this.sweeper = tenantSweeper(scope, shared, side, api, planning);
+      this.sweeper = tenantSweeper(scope, shared, core, api, planning);
     }
-    if (shared.projectorMetrics) this.projector = tenantProjector(scope, shared, side.ledger, shared.projectorMetrics);
+    if (shared.projectorMetrics) this.projector = tenantProjector(scope, shared, core.ledger, shared.projectorMetrics);
   }
 
   /** Stops the sweeper's wake-ups and waits for the scheduler's passes in flight. */
