@@ -1,53 +1,36 @@
 import type { NoetlConfig, Role } from '@noetl/config';
-import { NATS_RECONNECT_FOREVER } from './bus/nats-reconnect';
 import { DATABASE_CLOCK_SYNC_MS, DatabaseClock } from './database-clock';
 import { ExpressionEngine, OffloadingRenderer } from '@noetl/dsl';
-import { REDUCER_VERSION, SnowflakeIds, type ExecutionStatus, type LedgerEvent } from '@noetl/event-kernel';
-import {
-  CommandRepository,
-  ExecutionRepository,
-  FrameRepository,
-  LeadershipRepository,
-  LedgerCursorRepository,
-  PayloadReferenceRepository,
-  PgEventStore,
-  ProjectionRepository,
-  ScheduleRepository,
-  StageRepository,
-  TenantRepository,
-  TimerRepository,
-  WorkerRepository,
-  type Queryable,
-  type TenantScope,
-} from '@noetl/storage';
+import { SnowflakeIds, type ExecutionStatus, type LedgerEvent } from '@noetl/event-kernel';
+import { PgEventStore, type Queryable, type TenantScope } from '@noetl/storage';
 import { defaultTools, type ToolRegistry } from '@noetl/tools';
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { randomUUID, randomInt } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import { QueueGroups, Subjects, type Bus, type Unsubscribe } from './bus/bus';
 import { InProcessBus } from './bus/in-process-bus';
-import type { ControlPlane } from './control-plane/control-plane';
 import { readLedgerIdentity } from './control-plane/ledger-identity';
 import { openCredentialCipher } from './credentials/pg-credential-store';
 import type { EngineOptions } from './engine-types';
-import { streamReplicas } from './event-stream/event-stream';
 import type { ExecutionDetail } from './executions/execution-types';
 import { RuntimeMetrics } from './metrics';
 import { openPayloadStores } from './payload-stores';
-import { LedgerFeed } from './projection/ledger-feed';
+import type { LedgerFeed } from './projection/ledger-feed';
+import { openProjectorFeed } from './projection/projector-feed';
 import { ProjectorMetrics } from './projection/projector-metrics';
 import { RenderPool } from './render/render-pool';
-import { StreamProjector, type FlushProjections, type ProjectEvents } from './projection/stream-projector';
+import type { StreamProjector } from './projection/stream-projector';
 import { RuntimeError } from './runtime-error';
 import { RetryLane } from './scheduler/retry-lane';
 import { planOnNotice } from './scheduler/execution-notices';
-import { WORKER_REPORT_MS, type SharedParts } from './tenants/shared-parts';
+import { rowRepositories, type SharedParts } from './tenants/shared-parts';
 import { scopeKey, TenantRuntime } from './tenants/tenant-runtime';
 import { createRemoteControlPlane, offeredTenant } from './transport-factory';
 import { pythonLedgerRefusal } from './worker/python-ledger-refusal';
 import { workerToolOptions } from './worker/tool-options';
 import { offerHandlers, offerSubjects } from './worker/offer-handlers';
-import { Worker } from './worker/worker';
+import { processWorker } from './worker/process-worker';
+import type { Worker } from './worker/worker';
 
 /** waitForTerminal's re-read when no `finished` message came: the safety net for a lost one. */
 const TERMINAL_RECHECK_MS = 5000;
@@ -162,7 +145,7 @@ export class Engine {
       }
       // The ledger's identity, which postgres steps are refused, comes from the API too.
       const tools = options.tools ?? defaultTools(workerToolOptions(config, () => plane.ledgerIdentity()));
-      const parts = { ...partsWith(tools), worker: newWorker(options, { controlPlanes: () => plane, tools, render: workerRender(), metrics, logger }) };
+      const parts = { ...partsWith(tools), worker: processWorker(options, { controlPlanes: () => plane, tools, render: workerRender(), metrics, logger }) };
       const engine = new Engine(config, metrics, bus, logger, roles, undefined, parts);
       engine.run();
       return engine;
@@ -171,20 +154,7 @@ export class Engine {
     if (pythonRefusal) logger.error(`python steps are refused: ${pythonRefusal}`);
     const tools = options.tools ?? defaultTools(workerToolOptions(config, plane ? () => plane.ledgerIdentity() : () => readLedgerIdentity(database), pythonRefusal));
     const parts = partsWith(tools);
-    const repositories = {
-      commandRows: new CommandRepository(),
-      frameRows: new FrameRepository(),
-      stageRows: new StageRepository(),
-      timerRows: new TimerRepository(),
-      executionRows: new ExecutionRepository(),
-      workerRows: new WorkerRepository(),
-      projections: new ProjectionRepository(REDUCER_VERSION),
-      tenantRows: new TenantRepository(),
-      scheduleRows: new ScheduleRepository(),
-      leadership: new LeadershipRepository(),
-      ledgerCursors: new LedgerCursorRepository(),
-      payloadReferences: new PayloadReferenceRepository(),
-    };
+    const repositories = rowRepositories();
     metrics.trackBacklog({ commands: () => repositories.commandRows.backlog(database), frames: () => repositories.frameRows.backlog(database) });
     const decrypts = roles.includes('api') || (roles.includes('worker') && !plane);
     const shared: SharedParts = {
@@ -220,31 +190,23 @@ export class Engine {
     }
     if (roles.includes('worker')) {
       // In-process, each tenant's work goes through that tenant's control plane.
-      parts.worker = newWorker(options, { controlPlanes: plane ? () => plane : (scope) => engine.tenant(scope).controlPlane, tools, render: workerRender(), metrics, logger });
+      parts.worker = processWorker(options, { controlPlanes: plane ? () => plane : (scope) => engine.tenant(scope).controlPlane, tools, render: workerRender(), metrics, logger });
       // Reporting here, it can be handed the commands this process's scheduler issues, claimed as they are issued.
       if (!plane) shared.localSlots = parts.worker;
     }
     if (shared.projectorMetrics) {
-      const { shardIndex, shardCount } = config.projector;
-      const projectorLogger = logger.child({ role: 'projector', shard: shardIndex });
-      const project: ProjectEvents = (events, elided, q) => engine.project(events, elided, q);
-      const flush: FlushProjections = (options, q) => engine.flushProjections(options, q);
-      if (config.nats) {
-        parts.nats = await connect({ servers: config.nats.servers, name: `noetl-${roles.join('+')}-jetstream`, ...NATS_RECONNECT_FOREVER });
-        // One consumer per tenant the deployment has: each shard folds only its tenants' events, never another deployment's on the same NATS.
-        const scopes = () => repositories.tenantRows.list(database);
-        parts.feed = new StreamProjector({ nats: parts.nats, project, flush, scopes, metrics: shared.projectorMetrics, logger: projectorLogger, shardIndex, shardCount, replicas: streamReplicas(parts.nats, config.nats.replicas, projectorLogger) });
-      } else {
-        parts.feed = new LedgerFeed({
-          db: database,
-          cursors: repositories.ledgerCursors,
-          leadership: repositories.leadership,
-          project,
-          flush,
-          logger: projectorLogger,
-          pollMs: config.relay.pollMs,
-        });
-      }
+      const opened = await openProjectorFeed({
+        config,
+        database,
+        repositories,
+        metrics: shared.projectorMetrics,
+        logger,
+        name: `noetl-${roles.join('+')}-jetstream`,
+        project: (events, elided, q) => engine.project(events, elided, q),
+        flush: (options, q) => engine.flushProjections(options, q),
+      });
+      parts.feed = opened.feed;
+      if (opened.nats) parts.nats = opened.nats;
     }
     await shared.clock.sync(database);
     const engine = new Engine(config, metrics, bus, logger, roles, shared, parts);
@@ -415,29 +377,6 @@ export class Engine {
     worker?.start();
     this.parts.feed?.start();
   }
-}
-
-/** The worker of a process, reporting each tenant's work to the control plane `controlPlanes` gives for it. */
-function newWorker(
-  { config, workerId }: EngineOptions,
-  parts: { controlPlanes: (scope: TenantScope) => ControlPlane; tools: ToolRegistry; render: OffloadingRenderer; metrics: RuntimeMetrics; logger: Logger },
-): Worker {
-  return new Worker({
-    ...(workerId ? { workerId } : {}),
-    controlPlanes: parts.controlPlanes,
-    scope: config.tenancy,
-    tools: parts.tools,
-    render: parts.render,
-    metrics: parts.metrics,
-    logger: parts.logger.child({ role: 'worker' }),
-    concurrency: config.worker.concurrency,
-    leaseMs: config.worker.leaseMs,
-    streamMaxPendingChunks: config.worker.streamMaxPendingChunks,
-    pythonEnabled: config.worker.python,
-    ...(config.worker.tools ? { kinds: config.worker.tools } : {}),
-    ...(config.worker.pool ? { pool: config.worker.pool } : {}),
-    reportEveryMs: WORKER_REPORT_MS,
-  });
 }
 
 function isTerminalStatus(status: ExecutionStatus): boolean {

@@ -38,6 +38,7 @@ import { streamBacklog, type StreamBacklog } from './stream-backlog';
 import { LocalFrames } from './local-frames';
 import { readLedgerIdentity } from './ledger-identity';
 import { assertNamesCredential, holdsLease, newLeaseToken, type Holder } from './lease-token';
+import { alreadyTerminal, assertCommandHolder, usableCommand } from './command-holding';
 import { childOutcome } from '../executions/child-outcome';
 import { KEEP_STOPPED_MS } from '../worker-registry/worker-directory';
 import {
@@ -180,7 +181,7 @@ export class LocalControlPlane implements ControlPlane {
         return { lease_until: ledger.now().toISOString(), cancelled: true };
       }
       if (isTerminalCommand(command.status)) throw alreadyTerminal(command);
-      this.assertHolder(command, request);
+      assertCommandHolder(command, request);
       const leaseUntil = new Date(ledger.now().getTime() + (request.lease_ms ?? DEFAULT_LEASE_MS));
       await ledger.append(q, [
         this.draft(command, EventType.CommandHeartbeat, {
@@ -227,7 +228,7 @@ export class LocalControlPlane implements ControlPlane {
     const stored = await storedResult(outcome, { store: payloadStore, scope: ledger.scope, inlineLimitBytes });
     const report = async (q: LedgerTransaction): Promise<string> => {
       const command = await this.locked(q, commandId);
-      if (holder !== null) this.assertHolder(command, holder);
+      if (holder !== null) assertCommandHolder(command, holder);
       const terminal = terminalDraft(command, outcome, stored);
       // Deferred: they go in with the decisions the scheduler appends in this transaction, in one statement.
       const appended = await ledger.append(q, [terminal], { defer: true });
@@ -243,7 +244,7 @@ export class LocalControlPlane implements ControlPlane {
   async startChild(commandId: string, request: StartChildRequest): Promise<{ execution_id: string }> {
     const command = await this.deps.db.transaction(async (q) => {
       const row = await this.locked(q, commandId);
-      this.assertHolder(row, request);
+      assertCommandHolder(row, request);
       return row;
     });
     // The child's start and the command's release of its lease are one transaction:
@@ -285,15 +286,15 @@ export class LocalControlPlane implements ControlPlane {
   private async heldExecution(request: Pick<NestedChildRequest, 'worker_id' | 'lease_token' | 'holder'>): Promise<string> {
     const { holder } = request;
     if (holder.kind === 'frame') return (await this.frames.held(holder.id, request)).execution_id;
-    const command = this.usable(holder.id, await this.deps.commandRows.read(this.deps.db, this.deps.ledger.scope, holder.id));
-    this.assertHolder(command, request);
+    const command = usableCommand(holder.id, await this.deps.commandRows.read(this.deps.db, this.deps.ledger.scope, holder.id));
+    assertCommandHolder(command, request);
     return command.execution_id;
   }
 
   async recordCalls(commandId: string, request: RecordCallsRequest): Promise<void> {
     await this.deps.db.transaction(async (q) => {
       const command = await this.locked(q, commandId);
-      this.assertHolder(command, request);
+      assertCommandHolder(command, request);
       await this.deps.ledger.append(q, callDrafts(command, request.calls));
     });
   }
@@ -304,7 +305,7 @@ export class LocalControlPlane implements ControlPlane {
     const rowsRef = await putJson(payloadStore, request.rows, ledger.scope);
     const executionId = await db.transaction(async (q) => {
       const command = await this.locked(q, commandId);
-      this.assertHolder(command, request);
+      assertCommandHolder(command, request);
       await ledger.append(q, [
         {
           ...commandWhere(command),
@@ -327,8 +328,8 @@ export class LocalControlPlane implements ControlPlane {
   }
 
   async streamBacklog(commandId: string, request: Holder): Promise<StreamBacklog> {
-    const command = this.usable(commandId, await this.deps.commandRows.read(this.deps.db, this.deps.ledger.scope, commandId));
-    this.assertHolder(command, request);
+    const command = usableCommand(commandId, await this.deps.commandRows.read(this.deps.db, this.deps.ledger.scope, commandId));
+    assertCommandHolder(command, request);
     return streamBacklog(this.deps, command.execution_id, commandId);
   }
 
@@ -336,7 +337,7 @@ export class LocalControlPlane implements ControlPlane {
     const { db, ledger } = this.deps;
     const command = await db.transaction(async (q) => {
       const locked = await this.locked(q, commandId);
-      this.assertHolder(locked, request);
+      assertCommandHolder(locked, request);
       await ledger.append(q, [
         this.draft(locked, EventType.CommandReleased, { worker_id: request.worker_id, attempt: locked.attempt, reason: 'released by its worker' }),
       ]);
@@ -362,8 +363,8 @@ export class LocalControlPlane implements ControlPlane {
 
   async resolveCredential(commandId: string, request: CredentialRequest): Promise<ResolvedCredential> {
     // Read without a lock: a look-up that changes nothing need not wait for the stream's lock.
-    const command = this.usable(commandId, await this.deps.commandRows.read(this.deps.db, this.deps.ledger.scope, commandId));
-    this.assertHolder(command, request);
+    const command = usableCommand(commandId, await this.deps.commandRows.read(this.deps.db, this.deps.ledger.scope, commandId));
+    assertCommandHolder(command, request);
     assertNamesCredential(credentialRefs(command.spec ?? {}), request.name, `command ${commandId}`);
     return this.deps.credentials.resolve(request.name, await this.credentialUse(command.execution_id, command.step, { kind: 'command', id: commandId }, request.worker_id));
   }
@@ -395,31 +396,10 @@ export class LocalControlPlane implements ControlPlane {
     const { ledger } = this.deps;
     const command = await this.deps.commandRows.lock(q, ledger.scope, commandId, this.deps.owners.ownerOf(commandId));
     if (!command) throw notFound('command', commandId);
-    return options.allowEnded ? command : this.usable(commandId, command);
-  }
-
-  /** The command, unless it is unknown, ended, or its execution ended: such a command takes no more reports. */
-  private usable(commandId: string, command: LockedCommand | undefined): LockedCommand {
-    if (!command) throw notFound('command', commandId);
-    if (isTerminalCommand(command.status)) throw alreadyTerminal(command);
-    if (command.execution_ended) {
-      throw new RuntimeError('already_terminal', `execution ${command.execution_id} of command ${commandId} already ended`);
-    }
-    return command;
-  }
-
-  /** The lease is the worker's and its token matches; a worker id alone proves nothing (it is in the events). */
-  private assertHolder(command: CommandRow, holder: Holder): void {
-    if (command.status === 'ISSUED' || !holdsLease(command, holder)) {
-      throw new RuntimeError('lease_lost', `worker ${holder.worker_id} does not hold command ${command.command_id} (${command.status})`);
-    }
+    return options.allowEnded ? command : usableCommand(commandId, command);
   }
 
   private draft<T extends EventTypeName>(command: CommandRow, type: T, payload: EventDraft<T>['payload']): EventDraft<EventTypeName> {
     return { type, ...commandWhere(command), payload } as EventDraft<EventTypeName>;
   }
-}
-
-function alreadyTerminal(command: CommandRow): RuntimeError {
-  return new RuntimeError('already_terminal', `command ${command.command_id} is already ${command.status}`);
 }

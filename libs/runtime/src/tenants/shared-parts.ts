@@ -1,21 +1,21 @@
 import type { NoetlConfig, Role } from '@noetl/config';
 import type { ExpressionEngine, InlineSliceOptions, OffloadRender } from '@noetl/dsl';
-import type { IdGenerator } from '@noetl/event-kernel';
-import type {
+import { REDUCER_VERSION, type IdGenerator } from '@noetl/event-kernel';
+import {
   CommandRepository,
-  Database,
   ExecutionRepository,
   FrameRepository,
   LeadershipRepository,
   LedgerCursorRepository,
   PayloadReferenceRepository,
-  PgEventStore,
   ProjectionRepository,
   ScheduleRepository,
   StageRepository,
   TenantRepository,
   TimerRepository,
   WorkerRepository,
+  type Database,
+  type PgEventStore,
 } from '@noetl/storage';
 import type { Logger } from 'pino';
 import type { Bus } from '../bus/bus';
@@ -45,6 +45,24 @@ export interface Repositories {
   leadership: LeadershipRepository;
   ledgerCursors: LedgerCursorRepository;
   payloadReferences: PayloadReferenceRepository;
+}
+
+/** The repositories of a process (they hold no state: one of each serves every tenant). */
+export function rowRepositories(): Repositories {
+  return {
+    commandRows: new CommandRepository(),
+    frameRows: new FrameRepository(),
+    stageRows: new StageRepository(),
+    timerRows: new TimerRepository(),
+    executionRows: new ExecutionRepository(),
+    workerRows: new WorkerRepository(),
+    projections: new ProjectionRepository(REDUCER_VERSION),
+    tenantRows: new TenantRepository(),
+    scheduleRows: new ScheduleRepository(),
+    leadership: new LeadershipRepository(),
+    ledgerCursors: new LedgerCursorRepository(),
+    payloadReferences: new PayloadReferenceRepository(),
+  };
 }
 
 /** What a process builds once and every tenant's runtime uses. */
