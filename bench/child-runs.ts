@@ -24,7 +24,10 @@ export interface ChildRuns<T> {
 /** Runs one size in a child process; rejects when it exits without a result. */
 export function inChild<T>(runs: Pick<ChildRuns<T>, 'file' | 'childFlag' | 'execArgv'>, args: string[], what: string): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = fork(runs.file, [runs.childFlag, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, ...(runs.execArgv ?? [])] });
+    const child = fork(runs.file, [runs.childFlag, ...args], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: [...process.execArgv, ...(runs.execArgv ?? [])],
+    });
     let result: T | undefined;
     child.on('message', (message) => (result = message as T));
     child.on('error', reject);

@@ -51,7 +51,12 @@ workflow:
 
 /** One size in this (child) process: its loop, timed, and the process's peak RSS. */
 async function runSize(items: number, rows: number): Promise<SizeResult> {
-  const env = { ...process.env, LOG_LEVEL: 'warn', NOETL_MAX_RANGE_ITEMS: String(items), NOETL_MAX_LOOP_ITEMS: String(Math.max(items, 1_000_000)) };
+  const env = {
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    NOETL_MAX_RANGE_ITEMS: String(items),
+    NOETL_MAX_LOOP_ITEMS: String(Math.max(items, 1_000_000)),
+  };
   const benchDb = await openBenchDatabase(loadConfig(env), DATABASE);
   const bench = await startBenchEngine(loadConfig({ ...env, DATABASE_URL: benchDb.url }), benchDb.url, WORKER_SLOTS);
   let peak = process.memoryUsage().rss;
@@ -103,7 +108,9 @@ async function runSize(items: number, rows: number): Promise<SizeResult> {
 async function untilEnded(executions: ExecutionService, executionId: string): Promise<void> {
   const deadline = Date.now() + TIMEOUT_MS;
   for (;;) {
-    const { executions: [row] } = await executions.list({ limit: 1 });
+    const {
+      executions: [row],
+    } = await executions.list({ limit: 1 });
     if (row?.execution_id === executionId && row.status !== 'RUNNING') return;
     if (Date.now() > deadline) throw new Error(`execution ${executionId} did not end within ${TIMEOUT_MS} ms`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -111,7 +118,10 @@ async function untilEnded(executions: ExecutionService, executionId: string): Pr
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { sizes: { type: 'string', default: '10000,1000000' }, rows: { type: 'string', default: '500' } } });
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { sizes: { type: 'string', default: '10000,1000000' }, rows: { type: 'string', default: '500' } },
+  });
   const sizes = values.sizes.split(',').map(Number);
   const rows = Number(values.rows);
   const results: SizeResult[] = [];

@@ -120,11 +120,19 @@ async function hashChainCost(engine: BenchEngine['engine'], database: BenchEngin
     append[side] += spanBreakdown(before, await spanTotals(engine.metrics), STEPS).find((row) => row.span === 'append')?.ms_per_unit ?? 0;
   }
   await database.query('ALTER TABLE noetl.event ENABLE TRIGGER event_hash_chain');
-  const sideOf = (side: 'on' | 'off') => ({ run_wall_ms: Math.round(median(walls[side])), append_ms_per_step: Math.round((append[side] / (CHAIN_RUNS / 2)) * 100) / 100 });
+  const sideOf = (side: 'on' | 'off') => ({
+    run_wall_ms: Math.round(median(walls[side])),
+    append_ms_per_step: Math.round((append[side] / (CHAIN_RUNS / 2)) * 100) / 100,
+  });
   const on = sideOf('on');
   const off = sideOf('off');
   const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : null);
-  return { on, off, wall_ratio: ratio(on.run_wall_ms, off.run_wall_ms), append_ratio: ratio(on.append_ms_per_step, off.append_ms_per_step) };
+  return {
+    on,
+    off,
+    wall_ratio: ratio(on.run_wall_ms, off.run_wall_ms),
+    append_ratio: ratio(on.append_ms_per_step, off.append_ms_per_step),
+  };
 }
 
 void main().catch((error: unknown) => {

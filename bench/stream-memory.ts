@@ -88,7 +88,10 @@ async function runSize(rows: number, chunkRows: number): Promise<SizeResult> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { sizes: { type: 'string', default: '100000,1000000' }, chunk: { type: 'string', default: '10000' } } });
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { sizes: { type: 'string', default: '100000,1000000' }, chunk: { type: 'string', default: '10000' } },
+  });
   const sizes = values.sizes.split(',').map(Number);
   const chunkRows = Number(values.chunk);
   const maxPending = loadConfig(process.env).worker.streamMaxPendingChunks;
@@ -104,10 +107,15 @@ async function main(): Promise<void> {
     '| rows | chunks | s | rows/s | most chunks in flight | peak RSS MB | peak / smallest |',
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...results.map(
-      (r) => `| ${r.rows.toLocaleString('en-US')} | ${r.chunks} | ${r.seconds} | ${r.rows_per_s.toLocaleString('en-US')} | ${r.max_pending_chunks} | ${r.peak_rss_mb} | ${(r.peak_rss_mb / base).toFixed(2)} |`,
+      (r) =>
+        `| ${r.rows.toLocaleString('en-US')} | ${r.chunks} | ${r.seconds} | ${r.rows_per_s.toLocaleString('en-US')} | ${r.max_pending_chunks} | ${r.peak_rss_mb} | ${(r.peak_rss_mb / base).toFixed(2)} |`,
     ),
   ].join('\n');
-  await writeResults('stream-memory', { benchmark: 'stream-memory', date: new Date().toISOString(), chunk_rows: chunkRows, max_pending_chunks: maxPending, results }, table);
+  await writeResults(
+    'stream-memory',
+    { benchmark: 'stream-memory', date: new Date().toISOString(), chunk_rows: chunkRows, max_pending_chunks: maxPending, results },
+    table,
+  );
 }
 
 const RUNS = { file: __filename, childFlag: CHILD_FLAG };

@@ -11,7 +11,9 @@ export class SchedulerCursor1795430400000 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE noetl.execution ADD COLUMN planned_version INT NOT NULL DEFAULT 0`);
     await queryRunner.query(`CREATE INDEX idx_execution_running ON noetl.execution (execution_id) WHERE status = 'RUNNING'`);
-    await queryRunner.query(`CREATE INDEX idx_execution_parent_command ON noetl.execution (parent_command_id) WHERE parent_command_id IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE INDEX idx_execution_parent_command ON noetl.execution (parent_command_id) WHERE parent_command_id IS NOT NULL`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

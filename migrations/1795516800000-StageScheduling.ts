@@ -20,6 +20,8 @@ export class StageScheduling1795516800000 implements MigrationInterface {
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP INDEX IF EXISTS noetl.idx_stage_open`);
-    await queryRunner.query(`ALTER TABLE noetl.stage DROP COLUMN notified_at, DROP COLUMN size, DROP COLUMN max_in_flight, DROP COLUMN mode`);
+    await queryRunner.query(
+      `ALTER TABLE noetl.stage DROP COLUMN notified_at, DROP COLUMN size, DROP COLUMN max_in_flight, DROP COLUMN mode`,
+    );
   }
 }

@@ -16,7 +16,9 @@ export class OutboxNotify1795600000002 implements MigrationInterface {
         PERFORM pg_notify('noetl_outbox', '');
         RETURN NULL;
       END $$`);
-    await queryRunner.query(`CREATE TRIGGER outbox_notify AFTER INSERT ON noetl.outbox FOR EACH STATEMENT EXECUTE FUNCTION noetl.notify_outbox()`);
+    await queryRunner.query(
+      `CREATE TRIGGER outbox_notify AFTER INSERT ON noetl.outbox FOR EACH STATEMENT EXECUTE FUNCTION noetl.notify_outbox()`,
+    );
     await queryRunner.query(`CREATE INDEX idx_outbox_published ON noetl.outbox (published_at) WHERE published_at IS NOT NULL`);
   }
 

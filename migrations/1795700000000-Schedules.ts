@@ -44,8 +44,12 @@ export class Schedules1795700000000 implements MigrationInterface {
       CONSTRAINT ck_schedule_timing CHECK ((cron IS NULL) <> (interval_seconds IS NULL))
     )`);
     await queryRunner.query(`CREATE INDEX idx_schedule_due ON noetl.schedule (tenant_id, organization_id, next_due_at) WHERE NOT paused`);
-    await queryRunner.query(`CREATE INDEX idx_schedule_buffered ON noetl.schedule (tenant_id, organization_id) WHERE buffered_fire_at IS NOT NULL AND NOT paused`);
-    await queryRunner.query(`CREATE UNIQUE INDEX uq_schedule_declared ON noetl.schedule (tenant_id, organization_id, path) WHERE source = 'playbook'`);
+    await queryRunner.query(
+      `CREATE INDEX idx_schedule_buffered ON noetl.schedule (tenant_id, organization_id) WHERE buffered_fire_at IS NOT NULL AND NOT paused`,
+    );
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX uq_schedule_declared ON noetl.schedule (tenant_id, organization_id, path) WHERE source = 'playbook'`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -32,8 +32,12 @@ export class Tenancy1796000000000 implements MigrationInterface {
       first_seen_at   TIMESTAMPTZ NOT NULL DEFAULT now(),
       PRIMARY KEY (tenant_id, organization_id)
     )`);
-    await queryRunner.query(`INSERT INTO noetl.tenant (tenant_id, organization_id) SELECT DISTINCT tenant_id, organization_id FROM noetl.execution`);
-    await queryRunner.query(`CREATE INDEX idx_execution_running_scope ON noetl.execution (tenant_id, organization_id) WHERE status = 'RUNNING'`);
+    await queryRunner.query(
+      `INSERT INTO noetl.tenant (tenant_id, organization_id) SELECT DISTINCT tenant_id, organization_id FROM noetl.execution`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX idx_execution_running_scope ON noetl.execution (tenant_id, organization_id) WHERE status = 'RUNNING'`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

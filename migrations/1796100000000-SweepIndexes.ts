@@ -14,7 +14,9 @@ export class SweepIndexes1796100000000 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP INDEX noetl.idx_execution_running_scope`);
-    await queryRunner.query(`CREATE INDEX idx_execution_running_scope ON noetl.execution (tenant_id, organization_id, execution_id) WHERE status = 'RUNNING'`);
+    await queryRunner.query(
+      `CREATE INDEX idx_execution_running_scope ON noetl.execution (tenant_id, organization_id, execution_id) WHERE status = 'RUNNING'`,
+    );
     await queryRunner.query(`DROP INDEX noetl.idx_command_unclaimed`);
     await queryRunner.query(`CREATE INDEX idx_command_unclaimed ON noetl.command (notified_at) WHERE status = 'ISSUED'`);
   }
@@ -23,6 +25,8 @@ export class SweepIndexes1796100000000 implements MigrationInterface {
     await queryRunner.query(`DROP INDEX noetl.idx_command_unclaimed`);
     await queryRunner.query(`CREATE INDEX idx_command_unclaimed ON noetl.command (created_at) WHERE status = 'ISSUED'`);
     await queryRunner.query(`DROP INDEX noetl.idx_execution_running_scope`);
-    await queryRunner.query(`CREATE INDEX idx_execution_running_scope ON noetl.execution (tenant_id, organization_id) WHERE status = 'RUNNING'`);
+    await queryRunner.query(
+      `CREATE INDEX idx_execution_running_scope ON noetl.execution (tenant_id, organization_id) WHERE status = 'RUNNING'`,
+    );
   }
 }

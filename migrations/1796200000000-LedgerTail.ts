@@ -45,7 +45,9 @@ export class LedgerTail1796200000000 implements MigrationInterface {
         PERFORM pg_notify('noetl_events', '');
         RETURN NULL;
       END $$`);
-    await queryRunner.query(`CREATE TRIGGER event_notify AFTER INSERT ON noetl.event FOR EACH STATEMENT EXECUTE FUNCTION noetl.notify_events()`);
+    await queryRunner.query(
+      `CREATE TRIGGER event_notify AFTER INSERT ON noetl.event FOR EACH STATEMENT EXECUTE FUNCTION noetl.notify_events()`,
+    );
     await queryRunner.query(purgeExecution(''));
     await queryRunner.query(`DROP TABLE noetl.outbox`);
     await queryRunner.query(`DROP FUNCTION noetl.notify_outbox()`);
@@ -73,7 +75,9 @@ export class LedgerTail1796200000000 implements MigrationInterface {
         PERFORM pg_notify('noetl_outbox', '');
         RETURN NULL;
       END $$`);
-    await queryRunner.query(`CREATE TRIGGER outbox_notify AFTER INSERT ON noetl.outbox FOR EACH STATEMENT EXECUTE FUNCTION noetl.notify_outbox()`);
+    await queryRunner.query(
+      `CREATE TRIGGER outbox_notify AFTER INSERT ON noetl.outbox FOR EACH STATEMENT EXECUTE FUNCTION noetl.notify_outbox()`,
+    );
     await queryRunner.query(
       purgeExecution(`DELETE FROM noetl.outbox o USING noetl.event e
          WHERE e.execution_id = execution AND o.event_id = e.event_id AND e.event_type NOT IN ${KEPT};`),

@@ -22,7 +22,12 @@ export class LeanEventIndexes1796200000001 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE noetl.command ADD COLUMN heartbeat_at TIMESTAMPTZ`);
     await queryRunner.query(`ALTER TABLE noetl.frame ADD COLUMN heartbeat_at TIMESTAMPTZ`);
-    for (const index of ['idx_event_execution', 'idx_event_execution_type', 'idx_event_exec_stage_event_id_desc', 'idx_event_exec_frame_event_id_desc']) {
+    for (const index of [
+      'idx_event_execution',
+      'idx_event_execution_type',
+      'idx_event_exec_stage_event_id_desc',
+      'idx_event_exec_frame_event_id_desc',
+    ]) {
       await queryRunner.query(`DROP INDEX noetl.${index}`);
     }
   }
@@ -30,8 +35,12 @@ export class LeanEventIndexes1796200000001 implements MigrationInterface {
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`CREATE INDEX idx_event_execution ON noetl.event (execution_id, event_id)`);
     await queryRunner.query(`CREATE INDEX idx_event_execution_type ON noetl.event (execution_id, event_type)`);
-    await queryRunner.query(`CREATE INDEX idx_event_exec_stage_event_id_desc ON noetl.event (execution_id, stage_id, event_id DESC) WHERE stage_id IS NOT NULL`);
-    await queryRunner.query(`CREATE INDEX idx_event_exec_frame_event_id_desc ON noetl.event (execution_id, frame_id, event_id DESC) WHERE frame_id IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE INDEX idx_event_exec_stage_event_id_desc ON noetl.event (execution_id, stage_id, event_id DESC) WHERE stage_id IS NOT NULL`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX idx_event_exec_frame_event_id_desc ON noetl.event (execution_id, frame_id, event_id DESC) WHERE frame_id IS NOT NULL`,
+    );
     await queryRunner.query(`ALTER TABLE noetl.frame DROP COLUMN heartbeat_at`);
     await queryRunner.query(`ALTER TABLE noetl.command DROP COLUMN heartbeat_at`);
   }

@@ -30,7 +30,9 @@ export class EventHashChain1796300000001 implements MigrationInterface {
         RETURN NEW;
       END
     $$`);
-    await queryRunner.query(`CREATE TRIGGER event_hash_chain BEFORE INSERT ON noetl.event FOR EACH ROW EXECUTE FUNCTION noetl.chain_event()`);
+    await queryRunner.query(
+      `CREATE TRIGGER event_hash_chain BEFORE INSERT ON noetl.event FOR EACH ROW EXECUTE FUNCTION noetl.chain_event()`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -11,7 +11,9 @@ export class ExecutionRerunOf1796300000003 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE noetl.execution ADD COLUMN rerun_of_execution_id BIGINT`);
-    await queryRunner.query(`CREATE INDEX idx_execution_rerun_of ON noetl.execution (rerun_of_execution_id) WHERE rerun_of_execution_id IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE INDEX idx_execution_rerun_of ON noetl.execution (rerun_of_execution_id) WHERE rerun_of_execution_id IS NOT NULL`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

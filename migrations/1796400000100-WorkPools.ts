@@ -14,7 +14,9 @@ export class WorkPools1796400000100 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE noetl.command ADD COLUMN pool TEXT`);
     await queryRunner.query(`ALTER TABLE noetl.stage ADD COLUMN pool TEXT`);
     // The backlog per pool (GET /api/workers/pools, the backlog gauge): waiting commands, by tenant and pool.
-    await queryRunner.query(`CREATE INDEX idx_command_issued_pool ON noetl.command (tenant_id, organization_id, pool) WHERE status = 'ISSUED'`);
+    await queryRunner.query(
+      `CREATE INDEX idx_command_issued_pool ON noetl.command (tenant_id, organization_id, pool) WHERE status = 'ISSUED'`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

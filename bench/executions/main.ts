@@ -27,7 +27,10 @@ const DATABASE = 'noetl_bench_executions';
 const TIMEOUT_MS = 15 * 60_000;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { count: { type: 'string', default: '1000' }, steps: { type: 'string', default: '3' } } });
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { count: { type: 'string', default: '1000' }, steps: { type: 'string', default: '3' } },
+  });
   const count = Number(values.count);
   const steps = Number(values.steps);
   const config = loadConfig({ ...process.env, LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn' });
@@ -46,7 +49,9 @@ async function main(): Promise<void> {
       const cpuBefore = process.cpuUsage();
       const began = performance.now();
       await startAndAwait(booted.engine, config.tenancy.tenantId, TIMEOUT_MS, async () =>
-        (await Promise.all(Array.from({ length: count }, () => booted.engine.own.executions.start({ path })))).map((execution) => execution.execution_id),
+        (await Promise.all(Array.from({ length: count }, () => booted.engine.own.executions.start({ path })))).map(
+          (execution) => execution.execution_id,
+        ),
       );
       const wallMs = performance.now() - began;
       const cpu = process.cpuUsage(cpuBefore);
@@ -69,7 +74,13 @@ async function main(): Promise<void> {
       };
       const reads = topReads(tablesBefore, tablesAfter, stepsRun);
       const statements = statementTimes.top(stepsRun, 15);
-      const result = { benchmark: 'executions', date: new Date().toISOString(), ...figures, reads_per_step: reads, statements_by_time: statements };
+      const result = {
+        benchmark: 'executions',
+        date: new Date().toISOString(),
+        ...figures,
+        reads_per_step: reads,
+        statements_by_time: statements,
+      };
       const report = [
         `# bench:executions, ${new Date().toISOString()}`,
         '',

@@ -25,7 +25,8 @@ export class StatementTimes {
     proto.query = function (this: unknown, ...args: unknown[]): unknown {
       const text = typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string } | undefined)?.text ?? '?');
       const began = performance.now();
-      const record = (result: unknown): void => times.record(text, performance.now() - began, (result as { rowCount?: number } | undefined)?.rowCount ?? 0);
+      const record = (result: unknown): void =>
+        times.record(text, performance.now() - began, (result as { rowCount?: number } | undefined)?.rowCount ?? 0);
       const callbackAt = args.findIndex((arg) => typeof arg === 'function');
       if (callbackAt >= 0) {
         const callback = args[callbackAt] as (error: unknown, result: unknown) => void;

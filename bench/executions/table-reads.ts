@@ -28,7 +28,9 @@ export async function tableReads(url: string): Promise<Reads> {
     );
     for (const row of indexes.rows) reads.set(row.name, { scans: Number(row.idx_scan), rows: Number(row.idx_tup_read) });
     const [database] = (
-      await client.query<{ fetched: string; returned: string }>(`SELECT tup_fetched AS fetched, tup_returned AS returned FROM pg_stat_database WHERE datname = current_database()`)
+      await client.query<{ fetched: string; returned: string }>(
+        `SELECT tup_fetched AS fetched, tup_returned AS returned FROM pg_stat_database WHERE datname = current_database()`,
+      )
     ).rows;
     reads.set(DATABASE_FETCHED, { scans: 0, rows: Number(database?.fetched ?? 0) });
     reads.set(DATABASE_RETURNED, { scans: 0, rows: Number(database?.returned ?? 0) });
@@ -43,7 +45,7 @@ export function topReads(before: Reads, after: Reads, units: number, limit = 15)
   const per = (value: number): string => (value / units).toFixed(1);
   return [...after]
     .map(([name, now]) => ({ name, scans: now.scans - (before.get(name)?.scans ?? 0), rows: now.rows - (before.get(name)?.rows ?? 0) }))
-    .filter((entry) => entry.scans > 0 && !entry.name.startsWith("database ("))
+    .filter((entry) => entry.scans > 0 && !entry.name.startsWith('database ('))
     .sort((a, b) => b.rows - a.rows)
     .slice(0, limit)
     .map((entry) => `${entry.name}: ${per(entry.scans)} scans, ${per(entry.rows)} rows`);

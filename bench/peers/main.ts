@@ -29,7 +29,10 @@ const PEERS_DIR = join(process.cwd(), 'bench', 'peers');
 const RUN_TIMEOUT_MS = 10 * 60_000;
 
 function parseOptions(argv: string[]): { scale: Scale; reps: number } {
-  const { values } = parseArgs({ args: argv, options: { quick: { type: 'boolean', default: false }, reps: { type: 'string', default: '3' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { quick: { type: 'boolean', default: false }, reps: { type: 'string', default: '3' } },
+  });
   const reps = Number(values.reps);
   if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps must be a positive integer, got ${JSON.stringify(values.reps)}`);
   return { scale: values.quick ? 'quick' : 'full', reps };
@@ -68,7 +71,12 @@ function inChild(entrant: Entrant, task: Task): Promise<RunReport | undefined> {
 }
 
 /** One run of `workload` by `entrant` on a fresh database of its own, dropped afterwards. */
-async function runOnce(serverUrl: string, stats: Client, entrant: Entrant, workload: Workload): Promise<RunResult & { version: string; shape: string }> {
+async function runOnce(
+  serverUrl: string,
+  stats: Client,
+  entrant: Entrant,
+  workload: Workload,
+): Promise<RunResult & { version: string; shape: string }> {
   const database = `noetl_peers_${entrant.id.replace(/-/g, '_')}`;
   const databaseUrl = await recreateDatabase(serverUrl, database);
   try {
@@ -113,7 +121,9 @@ async function main(): Promise<void> {
           const entry = collected.get(entrant.name) ?? { version, shape, runs: [] };
           entry.runs.push(run);
           collected.set(entrant.name, entry);
-          process.stderr.write(`rep ${rep + 1}/${options.reps} ${plan.title}: ${entrant.name} ${Math.round(run.wallMs)} ms, ${Math.round(run.maxRssKb / 1024)} MB\n`);
+          process.stderr.write(
+            `rep ${rep + 1}/${options.reps} ${plan.title}: ${entrant.name} ${Math.round(run.wallMs)} ms, ${Math.round(run.maxRssKb / 1024)} MB\n`,
+          );
         }
       }
     }

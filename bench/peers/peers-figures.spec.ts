@@ -26,7 +26,14 @@ describe('bench:peers figures', () => {
     const afterIdle = counters({ xact_commit: 1020, tup_inserted: 54 });
     // The run child: the same start-up and shutdown plus 100 steps of 3 commits and 2 inserts, one rolled back.
     const afterRun = counters({ xact_commit: 1340, xact_rollback: 1, tup_inserted: 258 });
-    expect(perUnit(before, afterIdle, afterRun, 100)).toEqual({ transactions: 3.01, inserted: 2, updated: 0, deleted: 0, fetched: 0, returned: 0 });
+    expect(perUnit(before, afterIdle, afterRun, 100)).toEqual({
+      transactions: 3.01,
+      inserted: 2,
+      updated: 0,
+      deleted: 0,
+      fetched: 0,
+      returned: 0,
+    });
   });
 
   it('counts 0, not less, where the run grew a counter less than the idle child did', () => {
@@ -35,7 +42,9 @@ describe('bench:peers figures', () => {
   });
 
   it('refuses counters that went back, as after a statistics reset', () => {
-    expect(() => perUnit(counters({ xact_commit: 10 }), counters({ xact_commit: 12 }), counters({ xact_commit: 3 }), 1)).toThrow(/went back/);
+    expect(() => perUnit(counters({ xact_commit: 10 }), counters({ xact_commit: 12 }), counters({ xact_commit: 3 }), 1)).toThrow(
+      /went back/,
+    );
   });
 
   it('gives a chain in ms per step and the others per second', () => {
@@ -59,7 +68,12 @@ describe('bench:peers figures', () => {
 
 describe('bench:peers plan', () => {
   const limited = (count: number) =>
-    Object.fromEntries(entrantsOf({ kind: 'items', count }, '/noetl.js', '/peers').map((entrant) => [entrant.name, { skip: entrant.skip, repetitions: entrant.repetitions }]));
+    Object.fromEntries(
+      entrantsOf({ kind: 'items', count }, '/noetl.js', '/peers').map((entrant) => [
+        entrant.name,
+        { skip: entrant.skip, repetitions: entrant.repetitions },
+      ]),
+    );
 
   it('runs every system, graphile-worker also with its local queue, on a fan-out within the limits', () => {
     expect(limited(10_000)).toEqual({

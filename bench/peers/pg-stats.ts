@@ -12,7 +12,15 @@ export interface DatabaseCounters {
   tup_deleted: number;
 }
 
-const COUNTERS: readonly (keyof DatabaseCounters)[] = ['xact_commit', 'xact_rollback', 'tup_returned', 'tup_fetched', 'tup_inserted', 'tup_updated', 'tup_deleted'];
+const COUNTERS: readonly (keyof DatabaseCounters)[] = [
+  'xact_commit',
+  'xact_rollback',
+  'tup_returned',
+  'tup_fetched',
+  'tup_inserted',
+  'tup_updated',
+  'tup_deleted',
+];
 
 /** The work's share of the counters, per unit of work (a step or an item). */
 export interface PerUnit {
@@ -38,7 +46,10 @@ export function perUnit(before: DatabaseCounters, afterIdle: DatabaseCounters, a
   const work = (key: keyof DatabaseCounters): number => {
     const idle = afterIdle[key] - before[key];
     const run = afterRun[key] - afterIdle[key];
-    if (idle < 0 || run < 0) throw new Error(`pg_stat_database.${key} went back (${before[key]}, ${afterIdle[key]}, ${afterRun[key]}): were the statistics reset during the run?`);
+    if (idle < 0 || run < 0)
+      throw new Error(
+        `pg_stat_database.${key} went back (${before[key]}, ${afterIdle[key]}, ${afterRun[key]}): were the statistics reset during the run?`,
+      );
     return Math.max(0, run - idle) / units;
   };
   return {
@@ -63,7 +74,8 @@ export async function countersOf(client: Client, database: string): Promise<Data
   for (;;) {
     const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [database]);
     if (rows[0]!.n === 0) break;
-    if (Date.now() > deadline) throw new Error(`sessions still connected to ${database} ${SETTLE_TIMEOUT_MS / 1000} s after its system stopped`);
+    if (Date.now() > deadline)
+      throw new Error(`sessions still connected to ${database} ${SETTLE_TIMEOUT_MS / 1000} s after its system stopped`);
     await sleep(50);
   }
   const { rows } = await client.query<Record<keyof DatabaseCounters, string>>(

@@ -27,7 +27,14 @@ export function workloadsOf(scale: Scale): WorkloadPlan[] {
   const executions = scale === 'full' ? 1000 : 20;
   const items = scale === 'full' ? [10_000, 100_000] : [1000];
   return [
-    { id: `chain-${chain}`, title: `${chain}-step chain`, workload: { kind: 'chain', steps: chain }, figure: 'ms per step', lower_is_better: true, unit: 'step' },
+    {
+      id: `chain-${chain}`,
+      title: `${chain}-step chain`,
+      workload: { kind: 'chain', steps: chain },
+      figure: 'ms per step',
+      lower_is_better: true,
+      unit: 'step',
+    },
     {
       id: `executions-${executions}x3`,
       title: `${executions.toLocaleString('en-US')} executions of a 3-step workflow`,
@@ -54,16 +61,22 @@ export function workloadsOf(scale: Scale): WorkloadPlan[] {
  * this harness measured on such a machine.
  */
 const ITEM_LIMITS: Record<string, { above: number; limit: 'skip' | 'once'; reason: string }> = {
-  dbos: { above: 10_000, limit: 'skip', reason: 'about 450 steps/s inside one workflow at 10k: 100k items would take nearly 4 minutes per repetition' },
+  dbos: {
+    above: 10_000,
+    limit: 'skip',
+    reason: 'about 450 steps/s inside one workflow at 10k: 100k items would take nearly 4 minutes per repetition',
+  },
   'graphile-worker': {
     above: 10_000,
     limit: 'skip',
-    reason: 'about 1,200 jobs/s without its local queue at 10k: 100k items would take about 1.5 minutes per repetition; its local-queue run stands for it',
+    reason:
+      'about 1,200 jobs/s without its local queue at 10k: 100k items would take about 1.5 minutes per repetition; its local-queue run stands for it',
   },
   'pg-boss': {
     above: 10_000,
     limit: 'once',
-    reason: 'one repetition only: its rate falls as its job table grows; 100k items took 104 to 122 s a repetition (about 900 items/s against about 5,000 at 10k), so three would be a third of the whole run',
+    reason:
+      'one repetition only: its rate falls as its job table grows; 100k items took 104 to 122 s a repetition (about 900 items/s against about 5,000 at 10k), so three would be a third of the whole run',
   },
 };
 
@@ -75,7 +88,14 @@ export function entrantsOf(workload: Workload, noetlScript: string, peersDir: st
     { name: 'DBOS Transact', id: 'dbos', script: join(peersDir, 'dbos.mjs') },
     { name: 'graphile-worker', id: 'graphile-worker', script: join(peersDir, 'graphile-worker.mjs') },
     ...(workload.kind === 'items'
-      ? [{ name: 'graphile-worker (local queue)', id: 'graphile-worker-lq', script: join(peersDir, 'graphile-worker.mjs'), variant: 'local-queue' }]
+      ? [
+          {
+            name: 'graphile-worker (local queue)',
+            id: 'graphile-worker-lq',
+            script: join(peersDir, 'graphile-worker.mjs'),
+            variant: 'local-queue',
+          },
+        ]
       : []),
     { name: 'pg-boss', id: 'pg-boss', script: join(peersDir, 'pg-boss.mjs') },
   ];
@@ -98,6 +118,6 @@ export const NOT_COMPARABLE = [
   'Each figure includes submitting the work (starting executions, inserting jobs) and waiting for the last unit, not the start or stop of the system; ' +
     "the pg_stat_database deltas are the run child's less an idle child's (the same system started and stopped with no work), so neither the schema install nor the start and stop are in them; " +
     "a system's background polling while the work runs is.",
-  'Peak RSS is the maxRSS of the child process running the system, the Node runtime and the system\'s libraries included; over REST, that of the `noetl server` process.',
+  "Peak RSS is the maxRSS of the child process running the system, the Node runtime and the system's libraries included; over REST, that of the `noetl server` process.",
   "Over REST the figure includes each execution's POST /api/execute (64 in flight, from a client in another process) and the server's HTTP stack; the peers are started in their own process, as their libraries are used.",
 ];

@@ -79,7 +79,10 @@ export function figureOf(workload: Workload, wallMs: number): number {
 const medianOf = (runs: readonly RunResult[], pick: (run: RunResult) => number): number => median(runs.map(pick));
 
 /** Medians over each entrant's runs, and this runtime's figure over each entrant's. */
-export function summarise(workload: Workload, entrants: readonly Omit<EntrantResult, 'figure' | 'ratio' | 'per_unit' | 'peak_rss_mb'>[]): EntrantResult[] {
+export function summarise(
+  workload: Workload,
+  entrants: readonly Omit<EntrantResult, 'figure' | 'ratio' | 'per_unit' | 'peak_rss_mb'>[],
+): EntrantResult[] {
   const summarised = entrants.map((entrant): EntrantResult => {
     const { runs } = entrant;
     if (runs.length === 0) return { ...entrant, figure: null, ratio: null, per_unit: null, peak_rss_mb: null };
@@ -123,7 +126,9 @@ function workloadTable(result: WorkloadResult): string[] {
 function summaryTable(workloads: readonly WorkloadResult[]): string[] {
   // In the order of the workload with the most systems, so a system's variants sit together.
   const widest = [...workloads].sort((a, b) => b.entrants.length - a.entrants.length);
-  const names = [...new Set(widest.flatMap((result) => result.entrants.map((entrant) => entrant.entrant)))].filter((name) => name !== THIS_REST);
+  const names = [...new Set(widest.flatMap((result) => result.entrants.map((entrant) => entrant.entrant)))].filter(
+    (name) => name !== THIS_REST,
+  );
   /** A row with `ours` in this runtime's column and every peer's figure with ours / theirs. */
   const row = (result: WorkloadResult, ours: string, label: string): string => {
     const our = result.entrants.find((entrant) => entrant.entrant === ours)?.figure ?? null;
@@ -140,7 +145,9 @@ function summaryTable(workloads: readonly WorkloadResult[]): string[] {
     `| --- | ${names.map(() => '---').join(' | ')} |`,
     ...workloads.flatMap((result) => [
       row(result, THIS, ''),
-      ...(result.entrants.some((entrant) => entrant.entrant === THIS_REST && entrant.figure !== null) ? [row(result, THIS_REST, ' over REST')] : []),
+      ...(result.entrants.some((entrant) => entrant.entrant === THIS_REST && entrant.figure !== null)
+        ? [row(result, THIS_REST, ' over REST')]
+        : []),
     ]),
     '',
     'In parentheses: this runtime / peer. For ms per step <= 1, for a rate >= 1 is this runtime at least as fast.',

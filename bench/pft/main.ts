@@ -79,7 +79,11 @@ async function measured<T>(run: () => Promise<T>): Promise<{ value: T; wallMs: n
   const began = performance.now();
   try {
     const value = await run();
-    return { value, wallMs: Math.round(performance.now() - began), peakRssMb: Math.round(Math.max(peak, process.memoryUsage().rss) / 2 ** 20) };
+    return {
+      value,
+      wallMs: Math.round(performance.now() - began),
+      peakRssMb: Math.round(Math.max(peak, process.memoryUsage().rss) / 2 ** 20),
+    };
   } finally {
     clearInterval(sampler);
   }
@@ -116,7 +120,13 @@ interface Variant {
   run(): Promise<{ executionId: string | null; failure?: string }>;
 }
 
-async function runVariant(variant: Variant, setupSql: string, harnessDb: Database, api: MockApi, expectedRows: number): Promise<VariantResult> {
+async function runVariant(
+  variant: Variant,
+  setupSql: string,
+  harnessDb: Database,
+  api: MockApi,
+  expectedRows: number,
+): Promise<VariantResult> {
   // An empty table for each variant, made by the playbook's own SQL, so the rows counted are this variant's.
   await harnessDb.query('DROP TABLE IF EXISTS public.pft_bench_record');
   await harnessDb.query(setupSql);
@@ -136,7 +146,8 @@ async function runVariant(variant: Variant, setupSql: string, harnessDb: Databas
     for (const { event_type, n } of grouped) byType[event_type] = n;
   }
   const frameClaims = byType[EventType.FrameDispatched] ?? 0;
-  const spans = variant.engine && spansBefore ? spanBreakdown(spansBefore, await spanTotals(variant.engine.metrics), frameClaims) : undefined;
+  const spans =
+    variant.engine && spansBefore ? spanBreakdown(spansBefore, await spanTotals(variant.engine.metrics), frameClaims) : undefined;
   const perFrame = (value: number): number => round(value / Math.max(1, frameClaims), 1);
   const roundTrips =
     variant.engine && countsBefore
@@ -224,7 +235,10 @@ async function runChild(task: VariantTask): Promise<void> {
         run: async () => {
           const { execution_id } = await running.own.executions.start({ path, payload });
           const failure = await waitForEnd(harnessDb, execution_id);
-          if (failure !== undefined) await running.own.executions.cancel(execution_id, { reason: 'bench:pft stopped waiting', by: 'bench:pft' }).catch(() => undefined);
+          if (failure !== undefined)
+            await running.own.executions
+              .cancel(execution_id, { reason: 'bench:pft stopped waiting', by: 'bench:pft' })
+              .catch(() => undefined);
           return { executionId: execution_id, ...(failure !== undefined ? { failure } : {}) };
         },
       };
@@ -247,7 +261,12 @@ function inChild(task: VariantTask): Promise<VariantResult> {
     child.on('error', reject);
     child.on('exit', (code, signal) => {
       if (code === 0 && result) resolve(result);
-      else reject(new Error(`the variant with max_rows ${task.maxRows ?? 'none (plain node)'} exited ${code ?? signal}${result ? '' : ' without a result'}`));
+      else
+        reject(
+          new Error(
+            `the variant with max_rows ${task.maxRows ?? 'none (plain node)'} exited ${code ?? signal}${result ? '' : ' without a result'}`,
+          ),
+        );
     });
   });
 }
@@ -266,7 +285,9 @@ async function main(): Promise<number> {
     // One database for every variant: each recreates the bench table, the ledger only grows by the engines' executions.
     for (const maxRows of [null, ...FRAME_SIZES]) {
       const result = await inChild({ options, databaseUrl: benchDatabase.url, maxRows });
-      process.stderr.write(`${result.variant}: ${round(result.wall_ms / 1000, 1)} s, ${result.http_requests} requests, ${result.rows_saved} rows${result.failure ? `, FAILED: ${result.failure}` : ''}\n`);
+      process.stderr.write(
+        `${result.variant}: ${round(result.wall_ms / 1000, 1)} s, ${result.http_requests} requests, ${result.rows_saved} rows${result.failure ? `, FAILED: ${result.failure}` : ''}\n`,
+      );
       results.push(result);
     }
     const report: PftReport = {
@@ -274,7 +295,13 @@ async function main(): Promise<number> {
       date: new Date().toISOString(),
       database: baseConfig.database.url ? 'DATABASE_URL' : 'embedded',
       node: process.version,
-      scale: { facilities: options.facilities, patients: options.patients, concurrency: options.concurrency, rows_per_page: options.rowsPerPage, rate_limit: options.rateLimit ?? null },
+      scale: {
+        facilities: options.facilities,
+        patients: options.patients,
+        concurrency: options.concurrency,
+        rows_per_page: options.rowsPerPage,
+        rate_limit: options.rateLimit ?? null,
+      },
       expected: expectedOf(options),
       variants: results,
       ratios: ratiosOf(results),

@@ -56,7 +56,10 @@ workflow:
 async function main(): Promise<void> {
   const base = loadConfig({ ...process.env, LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn' });
   const benchDb = await openBenchDatabase(base, BENCH_DATABASE);
-  const config = { ...loadConfig({ ...process.env, DATABASE_URL: benchDb.url, LOG_LEVEL: 'warn' }), encryptionKey: new Secret(randomBytes(32).toString('hex')) };
+  const config = {
+    ...loadConfig({ ...process.env, DATABASE_URL: benchDb.url, LOG_LEVEL: 'warn' }),
+    encryptionKey: new Secret(randomBytes(32).toString('hex')),
+  };
   const database = await Database.connect(benchDb.url);
   const folds: { event: LedgerEvent; at: number }[] = [];
   let recording = true;
@@ -67,7 +70,9 @@ async function main(): Promise<void> {
     await engine.own.catalog.register(CHAIN);
     await engine.own.catalog.register(LOOP);
     const began = performance.now();
-    const ids = await Promise.all(Array.from({ length: EXECUTIONS }, () => engine.own.executions.start({ path: 'bench/replay-chain' }).then((s) => s.execution_id)));
+    const ids = await Promise.all(
+      Array.from({ length: EXECUTIONS }, () => engine.own.executions.start({ path: 'bench/replay-chain' }).then((s) => s.execution_id)),
+    );
     for (const id of ids) await engine.waitForTerminal(id, { timeoutMs: 600_000 });
     const loadMs = performance.now() - began;
     await waitUntilProjected(engine);
@@ -92,7 +97,12 @@ async function main(): Promise<void> {
         executions: EXECUTIONS,
         events: folds.length,
         load_wall_ms: Math.round(loadMs),
-        from_commit: { events: fromCommit.length, p50: percentile(fromCommit, 50), p99: percentile(fromCommit, 99), max: Math.max(...fromCommit) },
+        from_commit: {
+          events: fromCommit.length,
+          p50: percentile(fromCommit, 50),
+          p99: percentile(fromCommit, 99),
+          max: Math.max(...fromCommit),
+        },
         from_event_time: { p50: percentile(fromEventTime, 50), p99: percentile(fromEventTime, 99), max: Math.max(...fromEventTime) },
       },
       replay: { loop_items: LOOP_ITEMS, events: fromStart.events, from_first_event: fromStart, from_snapshot: seeded },
@@ -124,7 +134,11 @@ async function waitUntilProjected(engine: Engine): Promise<void> {
 }
 
 /** REPLAYS replays of the whole execution: the median time and the events each folded. */
-async function timedReplays(engine: Engine, executionId: string, snapshots: boolean): Promise<{ events: number; folded: number; ms: number; rate: number; snapshot: number | null }> {
+async function timedReplays(
+  engine: Engine,
+  executionId: string,
+  snapshots: boolean,
+): Promise<{ events: number; folded: number; ms: number; rate: number; snapshot: number | null }> {
   const times: number[] = [];
   let replayed: Awaited<ReturnType<TenantRuntime['replay']['stateAt']>> | undefined;
   for (let run = 0; run < REPLAYS; run++) {
@@ -134,7 +148,13 @@ async function timedReplays(engine: Engine, executionId: string, snapshots: bool
   }
   const ms = median(times);
   const folded = replayed!.events_folded;
-  return { events: replayed!.position.stream_version, folded, ms: Math.round(ms * 10) / 10, rate: Math.round(folded / (ms / 1000)), snapshot: replayed!.seeded_from_snapshot };
+  return {
+    events: replayed!.position.stream_version,
+    folded,
+    ms: Math.round(ms * 10) / 10,
+    rate: Math.round(folded / (ms / 1000)),
+    snapshot: replayed!.seeded_from_snapshot,
+  };
 }
 
 void main().catch((error: unknown) => {

@@ -24,15 +24,19 @@ export async function checkParity(engine: Engine, database: Database, recorder: 
   const live = await new ProjectionRepository(REDUCER_VERSION).get(database, engine.config.tenancy, executionId);
   if (!live) mismatches.push('no projection row');
   else if (live.version !== events || live.checksum !== latest.checksums.all) {
-    mismatches.push(`live projection v${live.version} ${live.checksum.slice(0, 12)} != replay v${events} ${latest.checksums.all.slice(0, 12)}`);
+    mismatches.push(
+      `live projection v${live.version} ${live.checksum.slice(0, 12)} != replay v${events} ${latest.checksums.all.slice(0, 12)}`,
+    );
   }
   const fromStart = await engine.own.replay.stateAt({ executionId, snapshots: false });
-  if (fromStart.checksums.all !== latest.checksums.all) mismatches.push(`a replay from the first event differs from one seeded by snapshot #${latest.seeded_from_snapshot}`);
+  if (fromStart.checksums.all !== latest.checksums.all)
+    mismatches.push(`a replay from the first event differs from one seeded by snapshot #${latest.seeded_from_snapshot}`);
   for (let position = 1; position <= events; position++) {
     const held = recorder.at(executionId, position);
     const replayed = (await engine.own.replay.stateAt({ executionId, asOfPosition: position, projection: ['execution'] })).checksums.all;
     if (held === undefined) mismatches.push(`position ${position}: the projector never folded it`);
-    else if (held !== replayed) mismatches.push(`position ${position}: projector held ${held.slice(0, 12)}, replay gives ${replayed.slice(0, 12)}`);
+    else if (held !== replayed)
+      mismatches.push(`position ${position}: projector held ${held.slice(0, 12)}, replay gives ${replayed.slice(0, 12)}`);
   }
   return { executionId, events, positions: events, mismatches };
 }

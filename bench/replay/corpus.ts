@@ -75,7 +75,9 @@ export async function runCorpus(config: NoetlConfig, database: Database, example
     runs.push(await ended(engine, 'resumed after its process stopped', resumedId));
     const rerun = await engine.own.executions.rerun(resumedId, { from_step: 'middle', payload: { again: true } });
     runs.push(await ended(engine, 'rerun from a step', rerun.execution_id));
-    for (const file of readdirSync(examplesDir).filter((name) => name.endsWith('.yaml')).sort()) {
+    for (const file of readdirSync(examplesDir)
+      .filter((name) => name.endsWith('.yaml'))
+      .sort()) {
       const { path } = await engine.own.catalog.register(readFileSync(join(examplesDir, file), 'utf8'));
       runs.push(await ended(engine, `example ${path}`, (await engine.own.executions.start({ path })).execution_id));
     }

@@ -47,7 +47,12 @@ interface PathReport {
 async function report(result: GateResult, root: string): Promise<void> {
   const dir = join(root, 'bench/results');
   const file = join(dir, 'replay-gate.json');
-  const previous = (await readFile(file, 'utf8').then((text) => JSON.parse(text) as { paths?: Partial<Record<GateResult['path'], PathReport>> }).catch(() => undefined))?.paths ?? {};
+  const previous =
+    (
+      await readFile(file, 'utf8')
+        .then((text) => JSON.parse(text) as { paths?: Partial<Record<GateResult['path'], PathReport>> })
+        .catch(() => undefined)
+    )?.paths ?? {};
   const mismatches = [
     ...result.parities.flatMap((p) => p.mismatches.map((m) => `execution ${p.executionId}: ${m}`)),
     ...result.rebuilt.map((id) => `execution ${id}: the rebuilt projection differs from the one the run left`),

@@ -36,7 +36,10 @@ describe('the replay parity gate', () => {
     expect(result.runs.map((run) => [run.name, run.status])).toContainEqual(['rerun from a step', 'COMPLETED']);
     expect(result.summary.executions).toBeGreaterThanOrEqual(result.runs.length + FIXTURES);
     expect(result.summary.positions_checked).toBeGreaterThan(1000);
-    expect({ mismatches: result.parities.flatMap((p) => p.mismatches.map((m) => `${p.executionId}: ${m}`)), rebuilt: result.rebuilt }).toEqual({ mismatches: [], rebuilt: [] });
+    expect({
+      mismatches: result.parities.flatMap((p) => p.mismatches.map((m) => `${p.executionId}: ${m}`)),
+      rebuilt: result.rebuilt,
+    }).toEqual({ mismatches: [], rebuilt: [] });
   });
 
   it('finds the same without NATS, where the projector role follows the ledger in process', async () => {
@@ -44,6 +47,9 @@ describe('the replay parity gate', () => {
     expect(result.path).toBe('in-process');
     expect(result.runs.map((run) => [run.name, run.status])).toContainEqual(['rerun from a step', 'COMPLETED']);
     expect(result.summary.executions).toBeGreaterThanOrEqual(result.runs.length + FIXTURES);
-    expect({ mismatches: result.parities.flatMap((p) => p.mismatches.map((m) => `${p.executionId}: ${m}`)), rebuilt: result.rebuilt }).toEqual({ mismatches: [], rebuilt: [] });
+    expect({
+      mismatches: result.parities.flatMap((p) => p.mismatches.map((m) => `${p.executionId}: ${m}`)),
+      rebuilt: result.rebuilt,
+    }).toEqual({ mismatches: [], rebuilt: [] });
   });
 });

@@ -75,7 +75,14 @@ export async function runReplayGate(options: GateOptions): Promise<GateResult> {
   try {
     for (let shard = 0; shard < config.projector.shardCount; shard++) {
       const shardConfig = loadConfig({ ...env, NOETL_SHARD_ID: String(shard) });
-      projectors.push(await Engine.start({ config: shardConfig, database, roles: ['projector'], projectorTuning: { observe: recorder.observe, snapshotEvery: SNAPSHOT_EVERY } }));
+      projectors.push(
+        await Engine.start({
+          config: shardConfig,
+          database,
+          roles: ['projector'],
+          projectorTuning: { observe: recorder.observe, snapshotEvery: SNAPSHOT_EVERY },
+        }),
+      );
     }
     const runs = await runCorpus(config, database, join(options.root, 'examples'));
     if (options.fixtures !== 'none') {
@@ -104,7 +111,13 @@ export async function runReplayGate(options: GateOptions): Promise<GateResult> {
         runs,
         parities,
         rebuilt,
-        summary: { executions: parities.length, events_replayed: events, positions_checked: events, rebuild_mismatches: rebuilt.length, mismatches },
+        summary: {
+          executions: parities.length,
+          events_replayed: events,
+          positions_checked: events,
+          rebuild_mismatches: rebuilt.length,
+          mismatches,
+        },
       };
     } finally {
       await engine.stop();
@@ -125,14 +138,19 @@ export async function runReplayGate(options: GateOptions): Promise<GateResult> {
  */
 async function caughtUp(config: NoetlConfig, database: Database, projectors: readonly Engine[]): Promise<void> {
   const { nats } = config;
-  const relaying = nats ? await startDeploymentRelay({ config: { ...config, nats }, database, registry: new Registry(), logger: pino({ level: 'warn' }) }) : undefined;
+  const relaying = nats
+    ? await startDeploymentRelay({ config: { ...config, nats }, database, registry: new Registry(), logger: pino({ level: 'warn' }) })
+    : undefined;
   const deadline = Date.now() + CATCH_UP_MS;
   try {
     for (;;) {
       const unpublished = (await relaying?.backlog()) ?? 0;
       const lags = await Promise.all(projectors.map(async (projector) => (await projector.projectionLag()) ?? 0));
       if (unpublished === 0 && lags.every((lag) => lag === 0)) return;
-      if (Date.now() > deadline) throw new Error(`the projectors did not catch up within ${CATCH_UP_MS} ms: ${unpublished} events unpublished, lag per shard ${lags.join(', ')}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `the projectors did not catch up within ${CATCH_UP_MS} ms: ${unpublished} events unpublished, lag per shard ${lags.join(', ')}`,
+        );
       await new Promise((done) => setTimeout(done, CATCH_UP_POLL_MS));
     }
   } finally {
@@ -151,14 +169,17 @@ async function dropConsumers(config: NoetlConfig): Promise<void> {
   try {
     const jsm = await nats.jetstreamManager();
     const { shardCount } = config.projector;
-    for (let shard = 0; shard < shardCount; shard++) await jsm.consumers.delete(EVENTS_STREAM, projectorDurable(config.tenancy, shard, shardCount)).catch(() => undefined);
+    for (let shard = 0; shard < shardCount; shard++)
+      await jsm.consumers.delete(EVENTS_STREAM, projectorDurable(config.tenancy, shard, shardCount)).catch(() => undefined);
   } finally {
     await nats.close();
   }
 }
 
 async function executionIds(database: Database): Promise<string[]> {
-  const rows = await database.query<{ execution_id: string }>(`SELECT execution_id FROM noetl.event WHERE event_type = 'execution.started' ORDER BY execution_id`);
+  const rows = await database.query<{ execution_id: string }>(
+    `SELECT execution_id FROM noetl.event WHERE event_type = 'execution.started' ORDER BY execution_id`,
+  );
   return rows.map((row) => row.execution_id);
 }
 

@@ -1,7 +1,16 @@
 import { chromium, type Page } from 'playwright-core';
 
 /** The flags the e2e spec gives the Debian Chromium: headless, and no reaching for Google's services on a closed network. */
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export interface UiTimings {
   /** From navigation to the first row of the list, ms, one per run. */
@@ -39,7 +48,9 @@ export async function measureUi(options: TimingOptions): Promise<UiTimings> {
 
     const listFirstPage: number[] = [];
     for (let run = 0; run < options.runs; run++) {
-      listFirstPage.push(await timed(page, `${options.serverUrl}/ui/executions`, () => page.getByRole('row').nth(1).getByRole('link').first().waitFor()));
+      listFirstPage.push(
+        await timed(page, `${options.serverUrl}/ui/executions`, () => page.getByRole('row').nth(1).getByRole('link').first().waitFor()),
+      );
     }
 
     const openBigExecution: number[] = [];

@@ -38,7 +38,11 @@ const SCRUBS = 30;
 async function main(): Promise<void> {
   const { values } = parseArgs({
     args: process.argv.slice(2),
-    options: { executions: { type: 'string', default: '10000' }, 'loop-items': { type: 'string', default: '3000' }, reuse: { type: 'boolean', default: false } },
+    options: {
+      executions: { type: 'string', default: '10000' },
+      'loop-items': { type: 'string', default: '3000' },
+      reuse: { type: 'boolean', default: false },
+    },
   });
   const config = loadConfig({ ...process.env, LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn' });
   const server = await openBenchServer(config);
@@ -57,7 +61,11 @@ async function main(): Promise<void> {
 
 async function seedDatabase(url: string, base: ReturnType<typeof loadConfig>, executions: number, loopItems: number): Promise<void> {
   await migrate(url, 'up');
-  const config = { ...base, database: { ...base.database, url: new Secret(url) }, encryptionKey: new Secret(randomBytes(32).toString('hex')) };
+  const config = {
+    ...base,
+    database: { ...base.database, url: new Secret(url) },
+    encryptionKey: new Secret(randomBytes(32).toString('hex')),
+  };
   const database = await Database.connect(url);
   const engine = await Engine.start({ config, database, roles: ['scheduler', 'worker', 'projector'] });
   try {
@@ -65,7 +73,9 @@ async function seedDatabase(url: string, base: ReturnType<typeof loadConfig>, ex
     await seed(engine, config.tenancy.tenantId, executions, loopItems);
     // The snapshots replay seeds from are the projector's: wait until it has folded every event.
     while ((await engine.projectionLag()) !== 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    process.stdout.write(`seeded ${executions} executions and a loop of ${loopItems} items in ${Math.round((performance.now() - began) / 1000)} s\n`);
+    process.stdout.write(
+      `seeded ${executions} executions and a loop of ${loopItems} items in ${Math.round((performance.now() - began) / 1000)} s\n`,
+    );
   } finally {
     await engine.stop();
     await database.close();
@@ -83,7 +93,12 @@ async function withServer<T>(databaseUrl: string, home: string, work: (serverUrl
   const serverUrl = `http://127.0.0.1:${port}`;
   try {
     const deadline = Date.now() + 60_000;
-    while (!(await fetch(`${serverUrl}/health/ready`).then((r) => r.ok, () => false))) {
+    while (
+      !(await fetch(`${serverUrl}/health/ready`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error('noetl server did not become ready');
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -106,7 +121,14 @@ async function measure(serverUrl: string, apiKey: string): Promise<UiTimings & {
   const big = await get<{ executions: { execution_id: string }[] }>('/api/executions?path=bench/ui/loop&limit=1');
   const bigExecutionId = big.executions[0]?.execution_id;
   if (!bigExecutionId) throw new Error('the database holds no bench/ui/loop execution: run without --reuse');
-  const timings = await measureUi({ serverUrl, apiKey, bigExecutionId, chromiumPath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium', runs: RUNS, scrubs: SCRUBS });
+  const timings = await measureUi({
+    serverUrl,
+    apiKey,
+    bigExecutionId,
+    chromiumPath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
+    runs: RUNS,
+    scrubs: SCRUBS,
+  });
   return { ...timings, executions: Object.values(counts).reduce((sum, n) => sum + n, 0) };
 }
 
@@ -116,11 +138,17 @@ async function report(timings: UiTimings & { executions: number }): Promise<void
     executions: timings.executions,
     big_execution_events: timings.events,
     list_first_page_ms: { median: median(timings.listFirstPage), max: Math.max(...timings.listFirstPage), bar: BARS.listFirstPageMs },
-    open_big_execution_ms: { median: median(timings.openBigExecution), max: Math.max(...timings.openBigExecution), bar: BARS.openBigExecutionMs },
+    open_big_execution_ms: {
+      median: median(timings.openBigExecution),
+      max: Math.max(...timings.openBigExecution),
+      bar: BARS.openBigExecutionMs,
+    },
     scrub_ms: { positions: scrubs.length, median: median(scrubs), max: Math.max(...scrubs), bar: BARS.scrubMs },
   };
   const passed =
-    figures.list_first_page_ms.max < BARS.listFirstPageMs && figures.open_big_execution_ms.max < BARS.openBigExecutionMs && figures.scrub_ms.max < BARS.scrubMs;
+    figures.list_first_page_ms.max < BARS.listFirstPageMs &&
+    figures.open_big_execution_ms.max < BARS.openBigExecutionMs &&
+    figures.scrub_ms.max < BARS.scrubMs;
   const lines = [
     `# bench:ui, ${new Date().toISOString()}`,
     '',
@@ -137,7 +165,10 @@ async function report(timings: UiTimings & { executions: number }): Promise<void
   ];
   const dir = join(process.cwd(), 'bench', 'results');
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'ui.json'), `${JSON.stringify({ benchmark: 'ui', date: new Date().toISOString(), ...figures, scrubs: timings.scrub, passed }, null, 2)}\n`);
+  await writeFile(
+    join(dir, 'ui.json'),
+    `${JSON.stringify({ benchmark: 'ui', date: new Date().toISOString(), ...figures, scrubs: timings.scrub, passed }, null, 2)}\n`,
+  );
   await writeFile(join(dir, 'ui.md'), lines.join('\n'));
   process.stdout.write(lines.join('\n'));
   if (!passed) process.exitCode = 1;

@@ -36,7 +36,11 @@ describe('architecture boundaries', () => {
       const app = appOf(file);
       if (!app) return [];
       return relativeImports(source.get(file)!)
-        .map((spec) => relative(ROOT, resolve(ROOT, dirname(file), spec)).split(sep).join('/'))
+        .map((spec) =>
+          relative(ROOT, resolve(ROOT, dirname(file), spec))
+            .split(sep)
+            .join('/'),
+        )
         .filter((target) => appOf(target) !== undefined && appOf(target) !== app)
         .map((target) => `${file} -> ${target}`);
     });
@@ -53,7 +57,9 @@ describe('architecture boundaries', () => {
   });
 
   it('writes SQL on the noetl schema only in libs/storage', () => {
-    const outside = production.filter((file) => !file.startsWith('libs/storage/') && /\b(FROM|JOIN|INTO|UPDATE|TABLE)\s+noetl\.[a-z_]+/i.test(source.get(file)!));
+    const outside = production.filter(
+      (file) => !file.startsWith('libs/storage/') && /\b(FROM|JOIN|INTO|UPDATE|TABLE)\s+noetl\.[a-z_]+/i.test(source.get(file)!),
+    );
     expect(outside).toEqual([]);
   });
 });

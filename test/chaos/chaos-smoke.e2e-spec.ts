@@ -11,8 +11,16 @@ jest.setTimeout(600_000);
  * ledger and sink checked. The full run with figures is `npm run chaos`.
  */
 describe('chaos smoke', () => {
-  it('loses, duplicates and strands nothing under any scenario\'s fault, and projections equal a replay', async () => {
-    const results = await runChaos({ scenarios: SCENARIOS, trials: 2, seed: 1, smoke: true, soakMinutes: 1, pages: 100, log: () => undefined });
+  it("loses, duplicates and strands nothing under any scenario's fault, and projections equal a replay", async () => {
+    const results = await runChaos({
+      scenarios: SCENARIOS,
+      trials: 2,
+      seed: 1,
+      smoke: true,
+      soakMinutes: 1,
+      pages: 100,
+      log: () => undefined,
+    });
     const summary = results.map((r) => ({
       scenario: r.scenario,
       trials: r.trials,
@@ -24,7 +32,16 @@ describe('chaos smoke', () => {
       violations: r.violations,
     }));
     expect(summary).toEqual(
-      SCENARIOS.map((s) => ({ scenario: s.name, trials: s.once ? 1 : 2, lost: 0, duplicated: 0, stuck: 0, wrongOutcome: 0, projectionMismatches: 0, violations: [] })),
+      SCENARIOS.map((s) => ({
+        scenario: s.name,
+        trials: s.once ? 1 : 2,
+        lost: 0,
+        duplicated: 0,
+        stuck: 0,
+        wrongOutcome: 0,
+        projectionMismatches: 0,
+        violations: [],
+      })),
     );
   });
 });

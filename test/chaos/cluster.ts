@@ -65,7 +65,11 @@ export class ChaosCluster {
     const api = await cluster.launch('api');
     cluster.client = new NoetlHttpClient(api.process.url, api.process.apiKey);
     cluster.workerKey = await cluster.client.createKey('worker', 'chaos worker');
-    await Promise.all([cluster.launch('scheduler'), cluster.launch('projector'), ...Array.from({ length: options.workers }, () => cluster.launch('worker'))]);
+    await Promise.all([
+      cluster.launch('scheduler'),
+      cluster.launch('projector'),
+      ...Array.from({ length: options.workers }, () => cluster.launch('worker')),
+    ]);
     return cluster;
   }
 
@@ -102,9 +106,18 @@ export class ChaosCluster {
     const roleEnv: Record<string, string> = { ...this.env };
     if (role === 'api') roleEnv.PORT = String(this.apiPort);
     if (role === 'worker') {
-      Object.assign(roleEnv, { NOETL_SERVER_URL: `http://127.0.0.1:${this.apiPort}`, NOETL_API_KEY: this.workerKey, NOETL_WORKER_CONCURRENCY: String(this.options.workerConcurrency) });
+      Object.assign(roleEnv, {
+        NOETL_SERVER_URL: `http://127.0.0.1:${this.apiPort}`,
+        NOETL_API_KEY: this.workerKey,
+        NOETL_WORKER_CONCURRENCY: String(this.options.workerConcurrency),
+      });
     }
-    if (role === 'server') Object.assign(roleEnv, { NOETL_ROLES: 'api,scheduler,worker', PORT: String(await freePort()), NOETL_WORKER_CONCURRENCY: String(this.options.workerConcurrency) });
+    if (role === 'server')
+      Object.assign(roleEnv, {
+        NOETL_ROLES: 'api,scheduler,worker',
+        PORT: String(await freePort()),
+        NOETL_WORKER_CONCURRENCY: String(this.options.workerConcurrency),
+      });
     // The services' settings for the role (a proxy in front of the api), then the fault's.
     Object.assign(roleEnv, this.roleEnv[role], env);
     const process = role === 'server' ? await startCliServer(roleEnv) : await startRoleApp(role, roleEnv);
@@ -130,7 +143,10 @@ export class ChaosCluster {
     for (const role of ['api', 'scheduler', 'projector'] as const) if (this.running(role).length === 0) missing.push(role);
     if (missing.includes('api')) await this.launch('api');
     const workers = Math.max(0, this.options.workers - this.running('worker').length);
-    await Promise.all([...missing.filter((r) => r !== 'api').map((r) => this.launch(r)), ...Array.from({ length: workers }, () => this.launch('worker'))]);
+    await Promise.all([
+      ...missing.filter((r) => r !== 'api').map((r) => this.launch(r)),
+      ...Array.from({ length: workers }, () => this.launch('worker')),
+    ]);
     return exited;
   }
 
@@ -146,7 +162,9 @@ export class ChaosCluster {
         process.kill(target.process.pid, 0);
       } catch {
         target.state = 'dead';
-        exited.push(`${target.role} process ${target.process.pid} exited on its own: ${target.process.output().slice(-1_500).replace(/\s+/g, ' ')}`);
+        exited.push(
+          `${target.role} process ${target.process.pid} exited on its own: ${target.process.output().slice(-1_500).replace(/\s+/g, ' ')}`,
+        );
       }
     }
     return exited;

@@ -36,7 +36,16 @@ export async function checkTrial(databaseUrl: string, sinkUrl: string, started: 
   const sink = new Client({ connectionString: sinkUrl });
   await sink.connect();
   try {
-    const counts: TrialCounts = { executions: 0, stuck: 0, wrongOutcome: 0, lost: 0, duplicated: 0, atLeastOnceReruns: 0, projectionMismatches: 0, violations: [] };
+    const counts: TrialCounts = {
+      executions: 0,
+      stuck: 0,
+      wrongOutcome: 0,
+      lost: 0,
+      duplicated: 0,
+      atLeastOnceReruns: 0,
+      projectionMismatches: 0,
+      violations: [],
+    };
     const expected = new Map(started.map((s) => [s.executionId, s.expect]));
     const children = await db.query<{ execution_id: string; parent_execution_id: string }>(
       `SELECT execution_id::text, parent_execution_id::text FROM noetl.event WHERE event_type = $1 AND parent_execution_id = ANY($2::bigint[])`,
@@ -47,7 +56,11 @@ export async function checkTrial(databaseUrl: string, sinkUrl: string, started: 
 
     for (const [executionId, expect] of expected) {
       counts.executions++;
-      const events = (await db.query<EventRow>(`SELECT ${EVENT_SELECT_LIST} FROM noetl.event WHERE execution_id = $1 ORDER BY stream_version`, [executionId])).rows.map(toLedgerEvent);
+      const events = (
+        await db.query<EventRow>(`SELECT ${EVENT_SELECT_LIST} FROM noetl.event WHERE execution_id = $1 ORDER BY stream_version`, [
+          executionId,
+        ])
+      ).rows.map(toLedgerEvent);
       const terminal = events.filter((e) => TERMINAL.includes(e.event_type));
       if (terminal.length === 0) {
         counts.stuck++;
@@ -58,7 +71,12 @@ export async function checkTrial(databaseUrl: string, sinkUrl: string, started: 
         counts.duplicated += terminal.length - 1;
         violation(`${executionId} has ${terminal.length} terminal events`);
       }
-      const status = terminal[0]!.event_type === EventType.ExecutionCompleted ? 'COMPLETED' : terminal[0]!.event_type === EventType.ExecutionFailed ? 'FAILED' : 'CANCELLED';
+      const status =
+        terminal[0]!.event_type === EventType.ExecutionCompleted
+          ? 'COMPLETED'
+          : terminal[0]!.event_type === EventType.ExecutionFailed
+            ? 'FAILED'
+            : 'CANCELLED';
       if (status !== expect) {
         counts.wrongOutcome++;
         violation(`${executionId} ended ${status}, expected ${expect}: ${JSON.stringify(terminal[0]!.payload).slice(0, 300)}`);
@@ -87,7 +105,10 @@ export async function checkTrial(databaseUrl: string, sinkUrl: string, started: 
 
 /** Sink hits per item of one execution. */
 async function sinkHits(sink: Client, executionId: string): Promise<Map<number, number>> {
-  const { rows } = await sink.query<{ item: number; hits: number }>('SELECT item, count(*)::int AS hits FROM chaos_sink WHERE execution_id = $1 GROUP BY item', [executionId]);
+  const { rows } = await sink.query<{ item: number; hits: number }>(
+    'SELECT item, count(*)::int AS hits FROM chaos_sink WHERE execution_id = $1 GROUP BY item',
+    [executionId],
+  );
   return new Map(rows.map((r) => [r.item, r.hits]));
 }
 
@@ -99,7 +120,13 @@ type LedgerEvent = ReturnType<typeof toLedgerEvent>;
  * first inside a frame run again after its worker lost it are the
  * at-least-once re-runs DESIGN.md s4 allows ("a crashed worker's frame is retried whole").
  */
-function checkSink(executionId: string, events: LedgerEvent[], hits: Map<number, number>, counts: TrialCounts, violation: (text: string) => void): void {
+function checkSink(
+  executionId: string,
+  events: LedgerEvent[],
+  hits: Map<number, number>,
+  counts: TrialCounts,
+  violation: (text: string) => void,
+): void {
   const loopStarted = events.find((e) => e.event_type === EventType.LoopStarted);
   if (!loopStarted || loopStarted.node_name !== 'each') return;
   const size = Number((loopStarted.payload as { size?: number }).size ?? 0);
@@ -110,7 +137,8 @@ function checkSink(executionId: string, events: LedgerEvent[], hits: Map<number,
     for (let item = first; item < first + rows; item++) frameOf.set(item, String(e.frame_id));
   }
   const runs = new Map<string, number>();
-  for (const e of events.filter((e) => e.event_type === EventType.FrameDispatched)) runs.set(String(e.frame_id), (runs.get(String(e.frame_id)) ?? 0) + 1);
+  for (const e of events.filter((e) => e.event_type === EventType.FrameDispatched))
+    runs.set(String(e.frame_id), (runs.get(String(e.frame_id)) ?? 0) + 1);
   for (let item = 0; item < size; item++) {
     const n = hits.get(item) ?? 0;
     const allowed = runs.get(frameOf.get(item) ?? '') ?? 1;
@@ -130,7 +158,11 @@ async function projectionMatchesReplay(db: Client, executionId: string, events: 
   const checksum = stateChecksum(foldEvents(events)!);
   return waitFor(
     async () => {
-      const [row] = (await db.query<{ version: string; checksum: string }>('SELECT version, checksum FROM noetl.projection WHERE projection_key = $1', [executionId])).rows;
+      const [row] = (
+        await db.query<{ version: string; checksum: string }>('SELECT version, checksum FROM noetl.projection WHERE projection_key = $1', [
+          executionId,
+        ])
+      ).rows;
       return row !== undefined && Number(row.version) === events.length && row.checksum === checksum;
     },
     { timeoutMs: 15_000, intervalMs: 200, description: `the projection of ${executionId}` },

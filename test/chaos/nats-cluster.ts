@@ -42,10 +42,31 @@ export async function startNatsCluster(home: string, size = 3): Promise<NatsClus
     for (let i = 0; i < size; i++) {
       const serverName = `n${i + 1}`;
       const routes = clusterPorts.filter((_, j) => j !== i).map((port) => `nats://127.0.0.1:${port}`);
-      const daemon = await startDaemon(`nats-server ${serverName}`, join(home, serverName), (port, store) => [
-        NATS_SERVER,
-        ['--server_name', serverName, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store, '--cluster_name', name, '--cluster', `nats://127.0.0.1:${clusterPorts[i]}`, '--routes', routes.join(',')],
-      ], 'nats');
+      const daemon = await startDaemon(
+        `nats-server ${serverName}`,
+        join(home, serverName),
+        (port, store) => [
+          NATS_SERVER,
+          [
+            '--server_name',
+            serverName,
+            '-a',
+            '127.0.0.1',
+            '-p',
+            String(port),
+            '-js',
+            '-sd',
+            store,
+            '--cluster_name',
+            name,
+            '--cluster',
+            `nats://127.0.0.1:${clusterPorts[i]}`,
+            '--routes',
+            routes.join(','),
+          ],
+        ],
+        'nats',
+      );
       nodes.push(Object.assign(daemon, { name: serverName }));
     }
   } catch (error) {
@@ -53,7 +74,8 @@ export async function startNatsCluster(home: string, size = 3): Promise<NatsClus
     throw error;
   }
   const url = nodes.map((node) => node.url).join(',');
-  const client = (): Promise<NatsConnection> => connect({ servers: nodes.map((node) => node.url), timeout: 2_000, reconnect: false, name: 'noetl-chaos-harness' });
+  const client = (): Promise<NatsConnection> =>
+    connect({ servers: nodes.map((node) => node.url), timeout: 2_000, reconnect: false, name: 'noetl-chaos-harness' });
   const ask = async <T>(fn: (nc: NatsConnection) => Promise<T>): Promise<T> => {
     const nc = await client();
     try {
@@ -79,7 +101,12 @@ export async function startNatsCluster(home: string, size = 3): Promise<NatsClus
         () =>
           ask(async (nc) => {
             const jsm = await nc.jetstreamManager({ timeout: 2_000 });
-            await jsm.streams.add({ name: probe, subjects: [`noetl-chaos.ready.${probe}`], storage: StorageType.Memory, num_replicas: size });
+            await jsm.streams.add({
+              name: probe,
+              subjects: [`noetl-chaos.ready.${probe}`],
+              storage: StorageType.Memory,
+              num_replicas: size,
+            });
             await jsm.streams.delete(probe);
             return true;
           }),
@@ -91,8 +118,14 @@ export async function startNatsCluster(home: string, size = 3): Promise<NatsClus
         () =>
           ask(async (nc) => {
             const jsm = await nc.jetstreamManager({ timeout: 2_000 });
-            const groups = [(await jsm.streams.info(stream)).cluster, ...(await jsm.consumers.list(stream).next()).map((consumer) => consumer.cluster)];
-            return groups.every((group) => Boolean(group?.leader) && group?.replicas?.length === size - 1 && group.replicas.every((replica) => replica.current));
+            const groups = [
+              (await jsm.streams.info(stream)).cluster,
+              ...(await jsm.consumers.list(stream).next()).map((consumer) => consumer.cluster),
+            ];
+            return groups.every(
+              (group) =>
+                Boolean(group?.leader) && group?.replicas?.length === size - 1 && group.replicas.every((replica) => replica.current),
+            );
           }),
         { timeoutMs, intervalMs: 100, description: `${stream} led and current on all ${size} nodes of ${url}` },
       );

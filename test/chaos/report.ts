@@ -55,7 +55,9 @@ interface RunInfo {
 export function writeChaosResults(fresh: ScenarioResult[], run: RunInfo): void {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const path = join(RESULTS_DIR, 'chaos.json');
-  const earlier = existsSync(path) ? ((JSON.parse(readFileSync(path, 'utf8')) as { scenarios?: (ScenarioResult & { run?: RunInfo })[] }).scenarios ?? []) : [];
+  const earlier = existsSync(path)
+    ? ((JSON.parse(readFileSync(path, 'utf8')) as { scenarios?: (ScenarioResult & { run?: RunInfo })[] }).scenarios ?? [])
+    : [];
   const rows = [...fresh.map((r) => ({ ...r, run })), ...earlier.filter((e) => e.run && !fresh.some((r) => r.scenario === e.scenario))];
   const results = rows.sort((a, b) => order(a.scenario) - order(b.scenario));
   const json = {
@@ -69,13 +71,18 @@ export function writeChaosResults(fresh: ScenarioResult[], run: RunInfo): void {
     })),
   };
   writeFileSync(join(RESULTS_DIR, 'chaos.json'), `${JSON.stringify(json, null, 2)}\n`);
-  const violations = results.filter((r) => r.violations.length).map((r) => `### ${r.scenario}\n${r.violations.map((v) => `- ${v}`).join('\n')}`);
+  const violations = results
+    .filter((r) => r.violations.length)
+    .map((r) => `### ${r.scenario}\n${r.violations.map((v) => `- ${v}`).join('\n')}`);
   const md = [
     '# Chaos trials',
     '',
     ...[...new Set(results.map((r) => JSON.stringify(r.run)))].map((text) => {
       const r = JSON.parse(text) as RunInfo;
-      return `- run of ${r.startedAt} (${Math.round(r.seconds)} s, seed ${r.seed}, ${r.trials} trials): ${results.filter((x) => JSON.stringify(x.run) === text).map((x) => x.scenario).join(', ')}`;
+      return `- run of ${r.startedAt} (${Math.round(r.seconds)} s, seed ${r.seed}, ${r.trials} trials): ${results
+        .filter((x) => JSON.stringify(x.run) === text)
+        .map((x) => x.scenario)
+        .join(', ')}`;
     }),
     '',
     'Counted from the ledger and the sink table, never from logs. Recovery: from the fault to the first progress',

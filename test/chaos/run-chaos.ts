@@ -119,7 +119,12 @@ async function startDeployment(services: ChaosServices, home: string): Promise<D
 }
 
 /** Every trial of one scenario on `deployment`, which is restored to its baseline after. */
-async function runScenario(scenario: Scenario, { services, cluster }: Deployment, flaky: string, options: ChaosOptions): Promise<ScenarioResult> {
+async function runScenario(
+  scenario: Scenario,
+  { services, cluster }: Deployment,
+  flaky: string,
+  options: ChaosOptions,
+): Promise<ScenarioResult> {
   const { log } = options;
   const result: ScenarioResult = {
     scenario: scenario.name,
@@ -151,7 +156,17 @@ async function runScenario(scenario: Scenario, { services, cluster }: Deployment
       startWorkload: async (plan: Planned[]) => void started.push(...(await startWorkload(cluster.client, plan, flaky))),
     };
     try {
-      await runTrial(scenario, context, started, result, services.postgres.url, services.postgres.sinkUrl, options.smoke ? SMOKE_WORKLOAD : DEFAULT_WORKLOAD, log, trial);
+      await runTrial(
+        scenario,
+        context,
+        started,
+        result,
+        services.postgres.url,
+        services.postgres.sinkUrl,
+        options.smoke ? SMOKE_WORKLOAD : DEFAULT_WORKLOAD,
+        log,
+        trial,
+      );
     } catch (error) {
       // A trial the harness could not drive (an api that did not answer): counted, the deployment restored, the run goes on.
       result.trials++;
@@ -181,7 +196,10 @@ async function runTrial(
   const trialStart = Date.now();
   const feed = scenario.steady ? steadyFeed(context) : undefined;
   await context.startWorkload(scenario.workload?.(context) ?? workload);
-  await hold((feed ? WARMUP_MS[context.smoke ? 'smoke' : 'full'] : 0) + (context.smoke ? 100 + Math.floor(random() * 500) : 200 + Math.floor(random() * 1_500)));
+  await hold(
+    (feed ? WARMUP_MS[context.smoke ? 'smoke' : 'full'] : 0) +
+      (context.smoke ? 100 + Math.floor(random() * 500) : 200 + Math.floor(random() * 1_500)),
+  );
   const marker = await lastEventId(databaseUrl);
   const faultAt = Date.now();
   // Polled while the fault runs: progress the rest of the deployment makes meanwhile counts.
@@ -197,7 +215,10 @@ async function runTrial(
   const crashed = await cluster.heal();
   if (crashed.length) await allTerminal(databaseUrl, started, TERMINAL_DEADLINE_MS);
   const counts = await checkTrial(databaseUrl, sinkUrl, started);
-  const specific = [...crashed, ...((await scenario.check?.({ ...context, databaseUrl, executionIds: started.map((s) => s.executionId) })) ?? [])];
+  const specific = [
+    ...crashed,
+    ...((await scenario.check?.({ ...context, databaseUrl, executionIds: started.map((s) => s.executionId) })) ?? []),
+  ];
   add(result, counts, specific);
   if (recovered !== undefined) result.recoveryMs.push(recovered - faultAt);
   const fullPace = feed ? await fullPaceAt(databaseUrl, started, faultAt, feed.stoppedAt()) : undefined;
@@ -214,7 +235,8 @@ async function runTrial(
 
 function add(result: ScenarioResult, counts: TrialCounts, specific: string[]): void {
   result.trials++;
-  for (const key of ['executions', 'stuck', 'wrongOutcome', 'lost', 'duplicated', 'atLeastOnceReruns', 'projectionMismatches'] as const) result[key] += counts[key];
+  for (const key of ['executions', 'stuck', 'wrongOutcome', 'lost', 'duplicated', 'atLeastOnceReruns', 'projectionMismatches'] as const)
+    result[key] += counts[key];
   result.violations.push(...[...counts.violations, ...specific].slice(0, Math.max(0, KEPT_VIOLATIONS - result.violations.length)));
   if (specific.length) result.wrongOutcome += specific.length;
 }
@@ -297,7 +319,11 @@ async function lastEventId(url: string): Promise<string> {
 async function firstProgressAfter(url: string, marker: string, started: Started[], timeoutMs: number): Promise<number | undefined> {
   return waitFor(
     async () => {
-      const [row] = await queryOnce<{ n: number }>(url, 'SELECT count(*)::int AS n FROM noetl.event WHERE event_id > $1::bigint AND event_type = ANY($2)', [marker, PROGRESS_EVENTS]);
+      const [row] = await queryOnce<{ n: number }>(
+        url,
+        'SELECT count(*)::int AS n FROM noetl.event WHERE event_id > $1::bigint AND event_type = ANY($2)',
+        [marker, PROGRESS_EVENTS],
+      );
       return (row?.n ?? 0) > 0 || (await allTerminalNow(url, started)) ? Date.now() : false;
     },
     { timeoutMs, intervalMs: 100, description: 'progress after the fault' },
@@ -305,16 +331,21 @@ async function firstProgressAfter(url: string, marker: string, started: Started[
 }
 
 async function allTerminalNow(url: string, started: Started[]): Promise<boolean> {
-  const [row] = await queryOnce<{ n: number }>(url, 'SELECT count(DISTINCT execution_id)::int AS n FROM noetl.event WHERE execution_id = ANY($1::bigint[]) AND event_type = ANY($2)', [
-    started.map((s) => s.executionId),
-    TERMINAL_EXECUTION_EVENTS,
-  ]);
+  const [row] = await queryOnce<{ n: number }>(
+    url,
+    'SELECT count(DISTINCT execution_id)::int AS n FROM noetl.event WHERE execution_id = ANY($1::bigint[]) AND event_type = ANY($2)',
+    [started.map((s) => s.executionId), TERMINAL_EXECUTION_EVENTS],
+  );
   return row?.n === started.length;
 }
 
 /** Waits for every execution to end; stops early when `abandon` says so (a role crashed: the trial heals and waits again). */
 async function allTerminal(url: string, started: Started[], timeoutMs: number, abandon: () => boolean = () => false): Promise<boolean> {
-  return waitFor(async () => (abandon() ? 'abandoned' : allTerminalNow(url, started)), { timeoutMs, intervalMs: 200, description: 'every execution terminal' })
+  return waitFor(async () => (abandon() ? 'abandoned' : allTerminalNow(url, started)), {
+    timeoutMs,
+    intervalMs: 200,
+    description: 'every execution terminal',
+  })
     .then((result) => result === true)
     .catch(() => false);
 }

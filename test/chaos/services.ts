@@ -67,10 +67,12 @@ export async function withPostgresAndRedis(home: string, nats: RestartableServic
 }
 
 async function startRedis(dir: string): Promise<RedisService> {
-  const redis = await startDaemon('redis-server', dir, (port, data) => [
-    REDIS_SERVER,
-    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', data],
-  ], 'redis');
+  const redis = await startDaemon(
+    'redis-server',
+    dir,
+    (port, data) => [REDIS_SERVER, ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', data]],
+    'redis',
+  );
   return {
     ...redis,
     flush: async () => {
@@ -115,7 +117,12 @@ async function startPostgres(home: string): Promise<PostgresService> {
 
 /** A private nats-server with JetStream, its store in `dir`: stopped and started again on the same port and store. */
 export function startNatsServer(dir: string): Promise<RestartableService> {
-  return startDaemon('nats-server', dir, (port, store) => [NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store]], 'nats');
+  return startDaemon(
+    'nats-server',
+    dir,
+    (port, store) => [NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store]],
+    'nats',
+  );
 }
 
 /** A daemon the harness can also SIGKILL (no shutdown of its own: a node lost). */
@@ -142,9 +149,11 @@ export async function startDaemon(
     started.stdout?.on('data', keep);
     started.stderr?.on('data', keep);
     child = started;
-    await waitFor(() => listening(port), { timeoutMs: 20_000, intervalMs: 50, description: `${label} on :${port}` }).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n--- ${label} output ---\n${output}`);
-    });
+    await waitFor(() => listening(port), { timeoutMs: 20_000, intervalMs: 50, description: `${label} on :${port}` }).catch(
+      (error: unknown) => {
+        throw new Error(`${String(error)}\n--- ${label} output ---\n${output}`);
+      },
+    );
   };
   const stopWith = async (signal: NodeJS.Signals): Promise<void> => {
     const running = child;

@@ -146,7 +146,11 @@ describe('the chaos harness TCP proxy', () => {
     expect(echo.closed).toBe(0);
     expect(proxy.stranded).toBe(1);
     open.socket.end();
-    await waitFor(async () => echo.closed === 1, { timeoutMs: 5_000, intervalMs: 10, description: 'the dead connection closed at the server' });
+    await waitFor(async () => echo.closed === 1, {
+      timeoutMs: 5_000,
+      intervalMs: 10,
+      description: 'the dead connection closed at the server',
+    });
     expect(proxy.stranded).toBe(0);
   });
 });

@@ -116,7 +116,9 @@ export async function prepareWorkload(client: NoetlHttpClient, sinkUrl: string):
   const sink = new Client({ connectionString: sinkUrl });
   await sink.connect();
   try {
-    await sink.query('CREATE TABLE IF NOT EXISTS chaos_sink (execution_id text NOT NULL, item int NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())');
+    await sink.query(
+      'CREATE TABLE IF NOT EXISTS chaos_sink (execution_id text NOT NULL, item int NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())',
+    );
   } finally {
     await sink.end();
   }

@@ -66,7 +66,9 @@ describe('the compose database roles (docker/postgres-init.sh)', () => {
         { rolname: 'noetl_app', rolsuper: false, rolcreaterole: false },
         { rolname: 'noetl_owner', rolsuper: false, rolcreaterole: false },
       ]);
-      expect((await check.query("SELECT count(*)::int AS n FROM noetl.event WHERE event_type = 'execution.completed'")).rows).toEqual([{ n: 1 }]);
+      expect((await check.query("SELECT count(*)::int AS n FROM noetl.event WHERE event_type = 'execution.completed'")).rows).toEqual([
+        { n: 1 },
+      ]);
     } finally {
       await check.end();
     }
@@ -77,13 +79,17 @@ describe('the compose database roles (docker/postgres-init.sh)', () => {
       const client = new Client({ connectionString: url });
       await client.connect();
       try {
-        return await ledgerBypass({ query: async (sql: string, params?: unknown[]) => (await client.query(sql, params)).rows } as unknown as Queryable);
+        return await ledgerBypass({
+          query: async (sql: string, params?: unknown[]) => (await client.query(sql, params)).rows,
+        } as unknown as Queryable);
       } finally {
         await client.end();
       }
     };
     expect(await bypassOf(database.url)).toMatch(/is a superuser/);
-    expect(await bypassOf(as('noetl_owner', database))).toBe('its role "noetl_owner" owns noetl.event, and an owner may disable its triggers');
+    expect(await bypassOf(as('noetl_owner', database))).toBe(
+      'its role "noetl_owner" owns noetl.event, and an owner may disable its triggers',
+    );
     expect(await bypassOf(as('noetl_app', database))).toBeUndefined();
   });
 
@@ -100,4 +106,3 @@ describe('the compose database roles (docker/postgres-init.sh)', () => {
     }
   });
 });
-

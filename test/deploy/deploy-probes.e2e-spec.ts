@@ -27,7 +27,9 @@ jest.setTimeout(120_000);
 const ENTRYPOINT = join(REPO_ROOT, 'docker', 'entrypoint.sh');
 /** The Secret noetl-keys as an operator fills it before installing (its placeholders are empty). */
 const KEYS = { NOETL_BOOTSTRAP_ADMIN_KEY: generateApiKey(), NOETL_BOOTSTRAP_WORKER_KEY: generateApiKey() };
-const manifests = loadManifests().map((m) => (m.kind === 'Secret' && m.name === 'noetl-keys' ? { ...m, doc: { ...m.doc, stringData: KEYS } } : m));
+const manifests = loadManifests().map((m) =>
+  m.kind === 'Secret' && m.name === 'noetl-keys' ? { ...m, doc: { ...m.doc, stringData: KEYS } } : m,
+);
 const workloads = loadWorkloads(manifests);
 const OUTPUT_KEPT = 20_000;
 
@@ -84,14 +86,27 @@ describe('the k8s/ workloads, started as their pods would start them', () => {
   async function startWorkload(w: Workload, extra: Record<string, string>): Promise<Started> {
     const podName = w.podNames[w.podNames.length - 1]!;
     const port = await freePort();
-    const env: Record<string, string> = { ...containerEnv(w.pod.containers[0]!, manifests, podName), ...infrastructure, PORT: String(port), ...extra };
+    const env: Record<string, string> = {
+      ...containerEnv(w.pod.containers[0]!, manifests, podName),
+      ...infrastructure,
+      PORT: String(port),
+      ...extra,
+    };
     // The database's address replaces the manifest's, and reaches no pod the manifest gives none (a worker's).
     if (!('DATABASE_URL' in containerEnv(w.pod.containers[0]!, manifests, podName))) delete env.DATABASE_URL;
-    const started = { ...runEntrypoint(w.manifest.name, env, w.pod.containers[0]!.args ?? []), port, hasDatabaseUrl: 'DATABASE_URL' in env };
+    const started = {
+      ...runEntrypoint(w.manifest.name, env, w.pod.containers[0]!.args ?? []),
+      port,
+      hasDatabaseUrl: 'DATABASE_URL' in env,
+    };
     running.push(started);
     try {
       await Promise.race([
-        waitFor(async () => (await status(port, '/health/ready')) === 200, { timeoutMs: 60_000, intervalMs: 100, description: `${w.manifest.name} ready on :${port}` }),
+        waitFor(async () => (await status(port, '/health/ready')) === 200, {
+          timeoutMs: 60_000,
+          intervalMs: 100,
+          description: `${w.manifest.name} ready on :${port}`,
+        }),
         started.exited.then((code) => Promise.reject(new Error(`${w.manifest.name} exited with ${code} before it was ready`))),
       ]);
     } catch (error) {
@@ -105,11 +120,21 @@ describe('the k8s/ workloads, started as their pods would start them', () => {
   beforeAll(async () => {
     const [nats, redis] = await Promise.all([requireNats(), requireRedis()]);
     database = await createTestDatabase();
-    infrastructure = { DATABASE_URL: database.url, NATS_URL: nats, REDIS_URL: redis, NOETL_TENANT_ID: `t${randomBytes(4).toString('hex')}` };
+    infrastructure = {
+      DATABASE_URL: database.url,
+      NATS_URL: nats,
+      REDIS_URL: redis,
+      NOETL_TENANT_ID: `t${randomBytes(4).toString('hex')}`,
+    };
     // The api first: the worker reports to it (NOETL_SERVER_URL is the api Service in the cluster).
-    const api = await startWorkload(services.find((w) => w.manifest.name === 'noetl-api')!, {});
+    const api = await startWorkload(
+      services.find((w) => w.manifest.name === 'noetl-api')!,
+      {},
+    );
     await Promise.all(
-      services.filter((w) => w.manifest.name !== 'noetl-api').map((w) => startWorkload(w, { NOETL_SERVER_URL: `http://127.0.0.1:${api.port}` })),
+      services
+        .filter((w) => w.manifest.name !== 'noetl-api')
+        .map((w) => startWorkload(w, { NOETL_SERVER_URL: `http://127.0.0.1:${api.port}` })),
     );
   });
 
@@ -119,9 +144,20 @@ describe('the k8s/ workloads, started as their pods would start them', () => {
   });
 
   it('every service workload answers 200 on each path its probes (and Prometheus) use', async () => {
-    expect(running.map((s) => s.workload).sort()).toEqual(['noetl-api', 'noetl-projector', 'noetl-scheduler', 'noetl-worker', 'noetl-worker-batch']);
+    expect(running.map((s) => s.workload).sort()).toEqual([
+      'noetl-api',
+      'noetl-projector',
+      'noetl-scheduler',
+      'noetl-worker',
+      'noetl-worker-batch',
+    ]);
     // The workers run, and answer ready, without a database (issue 25 item 2).
-    expect(running.filter((s) => !s.hasDatabaseUrl).map((s) => s.workload).sort()).toEqual(['noetl-worker', 'noetl-worker-batch']);
+    expect(
+      running
+        .filter((s) => !s.hasDatabaseUrl)
+        .map((s) => s.workload)
+        .sort(),
+    ).toEqual(['noetl-worker', 'noetl-worker-batch']);
     const answers: Record<string, Record<string, number>> = {};
     const expected: Record<string, Record<string, number>> = {};
     for (const w of services) {
@@ -134,7 +170,7 @@ describe('the k8s/ workloads, started as their pods would start them', () => {
     expect(answers).toEqual(expected);
   });
 
-  it('the image\'s HEALTHCHECK command passes against a running role and fails against a port nobody serves', async () => {
+  it("the image's HEALTHCHECK command passes against a running role and fails against a port nobody serves", async () => {
     const api = running.find((s) => s.workload === 'noetl-api')!;
     const dockerfile = readDockerfile();
     const [command, ...args] = dockerfile.execForm(dockerfile.runtime, 'HEALTHCHECK');
@@ -161,7 +197,8 @@ describe('the k8s/ workloads, started as their pods would start them', () => {
       }
       return outputs;
     };
-    const stored = (key: string, role: string, variable: string) => expect.stringContaining(`${role} key ${key.slice(6, 22)} of ${infrastructure.NOETL_TENANT_ID}/default (${variable}) is stored`);
+    const stored = (key: string, role: string, variable: string) =>
+      expect.stringContaining(`${role} key ${key.slice(6, 22)} of ${infrastructure.NOETL_TENANT_ID}/default (${variable}) is stored`);
     const bothStored = expect.stringMatching(/is stored\n.*is stored\n$/);
     try {
       const [firstMigration, firstKeys] = await runJob();
@@ -178,6 +215,9 @@ describe('the k8s/ workloads, started as their pods would start them', () => {
 
   it('a container whose NOETL_ROLES names no role stops at once, saying which', async () => {
     const started = runEntrypoint('misnamed', { ...infrastructure, NOETL_ROLES: 'wrker', PORT: String(await freePort()) });
-    expect({ code: await started.exited, output: started.output() }).toEqual({ code: 1, output: expect.stringContaining('NOETL_ROLES has unknown role(s) wrker') });
+    expect({ code: await started.exited, output: started.output() }).toEqual({
+      code: 1,
+      output: expect.stringContaining('NOETL_ROLES has unknown role(s) wrker'),
+    });
   });
 });

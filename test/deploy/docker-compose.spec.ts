@@ -59,15 +59,19 @@ describe('docker-compose.yml', () => {
     (broken.services.api!.depends_on as Record<string, { condition: string }>).postgres!.condition = 'service_ready';
     expect(validate(broken)).toBe(false);
     const paths = (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
-    expect(paths).toEqual(expect.arrayContaining([
-      '/services/worker must NOT have additional properties',
-      '/services/api/ports/0 must match format "ports"',
-      '/services/api/depends_on/postgres/condition must be equal to one of the allowed values',
-    ]));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        '/services/worker must NOT have additional properties',
+        '/services/api/ports/0 must match format "ports"',
+        '/services/api/depends_on/postgres/condition must be equal to one of the allowed values',
+      ]),
+    );
   });
 
   it('runs postgres (with a volume), redis, nats with JetStream (with a volume) and the four roles plus a migration and the keys', () => {
-    const byDefault = Object.entries(compose.services).filter(([, service]) => service.profiles === undefined).map(([name]) => name);
+    const byDefault = Object.entries(compose.services)
+      .filter(([, service]) => service.profiles === undefined)
+      .map(([name]) => name);
     expect(byDefault.sort()).toEqual(['api', 'keys', 'migrate', 'nats', 'postgres', 'projector', 'redis', 'scheduler', 'worker']);
     const volumes = Object.keys(compose.volumes ?? {});
     const mounts = (service: string) => (compose.services[service]!.volumes ?? []).map((v) => v.split(':')[0]);
@@ -75,14 +79,20 @@ describe('docker-compose.yml', () => {
     expect(mounts('nats').filter((v) => volumes.includes(v!))).toHaveLength(1);
     expect(compose.services.nats!.command).toEqual(expect.arrayContaining(['-js', '-sd']));
     for (const [name, service] of noetlServices()) {
-      expect({ service: name, build: service.build, image: service.image }).toEqual({ service: name, build: '.', image: 'noetl-runtime:local' });
+      expect({ service: name, build: service.build, image: service.image }).toEqual({
+        service: name,
+        build: '.',
+        image: 'noetl-runtime:local',
+      });
     }
     expect(compose.services.migrate!.command).toEqual(['migrate', 'up']);
     expect(compose.services.keys!.command).toEqual(['keys', 'bootstrap', '--generate']);
   });
 
-  it('keeps the keys in a volume at the image\'s NOETL_HOME, which the keys service writes, the api reads and the worker reads only', () => {
-    const home = readDockerfile().runtime.instructions.find((i) => i.keyword === 'ENV' && i.args[0]?.startsWith('NOETL_HOME='))?.args[0]?.split('=')[1];
+  it("keeps the keys in a volume at the image's NOETL_HOME, which the keys service writes, the api reads and the worker reads only", () => {
+    const home = readDockerfile()
+      .runtime.instructions.find((i) => i.keyword === 'ENV' && i.args[0]?.startsWith('NOETL_HOME='))
+      ?.args[0]?.split('=')[1];
     expect(home).toBe('/var/lib/noetl');
     expect(Object.keys(compose.volumes ?? {})).toContain('noetl-keys');
     expect(compose.services.keys!.volumes).toEqual([`noetl-keys:${home}`]);
@@ -125,9 +135,11 @@ describe('docker-compose.yml', () => {
     expect(onLedger.sort()).toEqual(['api', 'keys', 'migrate', 'postgres', 'projector', 'scheduler']);
     // The worker runs user code: it reaches the api and NATS, never the database.
     expect(networksOf('worker')).toEqual(['default']);
-    for (const peer of ['api', 'nats']) expect({ service: peer, networks: networksOf(peer) }).toEqual({ service: peer, networks: expect.arrayContaining(['default']) });
+    for (const peer of ['api', 'nats'])
+      expect({ service: peer, networks: networksOf(peer) }).toEqual({ service: peer, networks: expect.arrayContaining(['default']) });
     // Every role still reaches NATS and Redis, and MinIO of the s3 profile.
-    for (const [name] of roleServices()) expect({ service: name, networks: networksOf(name) }).toEqual({ service: name, networks: expect.arrayContaining(['default']) });
+    for (const [name] of roleServices())
+      expect({ service: name, networks: networksOf(name) }).toEqual({ service: name, networks: expect.arrayContaining(['default']) });
     for (const shared of ['redis', 'nats', 'minio']) expect(networksOf(shared)).toEqual(['default']);
   });
 
@@ -140,7 +152,10 @@ describe('docker-compose.yml', () => {
   it('gives each role longer to stop than NOETL_SHUTDOWN_GRACE_SECONDS', () => {
     for (const [name, service] of roleServices()) {
       const grace = loadConfig(serviceEnv(name)).shutdown.graceMs / 1000;
-      expect({ service: name, longer: durationSeconds(service.stop_grace_period ?? '10s') >= grace + 5 }).toEqual({ service: name, longer: true });
+      expect({ service: name, longer: durationSeconds(service.stop_grace_period ?? '10s') >= grace + 5 }).toEqual({
+        service: name,
+        longer: true,
+      });
     }
   });
 });
@@ -160,19 +175,32 @@ describe('payloads on MinIO (the s3 profile and docker-compose.s3.yml)', () => {
   });
 
   it('keeps every payload in the database unless the override is given', () => {
-    for (const [name] of roleServices()) expect({ service: name, s3: loadConfig(serviceEnv(name)).payloads.s3 }).toEqual({ service: name, s3: undefined });
+    for (const [name] of roleServices())
+      expect({ service: name, s3: loadConfig(serviceEnv(name)).payloads.s3 }).toEqual({ service: name, s3: undefined });
   });
 
   it('points every role at the bucket the one-shot makes, with the credentials MinIO was started with, after the bucket exists', () => {
-    expect(Object.keys(override.services).sort()).toEqual(roleServices().map(([name]) => name).sort());
+    expect(Object.keys(override.services).sort()).toEqual(
+      roleServices()
+        .map(([name]) => name)
+        .sort(),
+    );
     const minioEnv = compose.services.minio!.environment!;
     for (const [name, service] of Object.entries(override.services)) {
       const env = service.environment ?? {};
-      expect(Object.keys(env).filter((v) => !(CONFIG_ENV_NAMES as readonly string[]).includes(v) && !AWS_CREDENTIALS.includes(v))).toEqual([]);
+      expect(Object.keys(env).filter((v) => !(CONFIG_ENV_NAMES as readonly string[]).includes(v) && !AWS_CREDENTIALS.includes(v))).toEqual(
+        [],
+      );
       const { s3 } = loadConfig({ ...serviceEnv(name), ...env }).payloads;
-      expect({ service: name, s3 }).toMatchObject({ service: name, s3: { endpoint: 'http://minio:9000', bucket: 'noetl-payloads', forcePathStyle: true } });
+      expect({ service: name, s3 }).toMatchObject({
+        service: name,
+        s3: { endpoint: 'http://minio:9000', bucket: 'noetl-payloads', forcePathStyle: true },
+      });
       expect(compose.services['minio-setup']!.command?.[0]).toContain(`local/${s3!.bucket}`);
-      expect({ user: env.AWS_ACCESS_KEY_ID, password: env.AWS_SECRET_ACCESS_KEY }).toEqual({ user: minioEnv.MINIO_ROOT_USER, password: minioEnv.MINIO_ROOT_PASSWORD });
+      expect({ user: env.AWS_ACCESS_KEY_ID, password: env.AWS_SECRET_ACCESS_KEY }).toEqual({
+        user: minioEnv.MINIO_ROOT_USER,
+        password: minioEnv.MINIO_ROOT_PASSWORD,
+      });
       expect(service.depends_on).toEqual({ 'minio-setup': { condition: 'service_completed_successfully' } });
     }
   });
@@ -191,11 +219,12 @@ describe('.env.example', () => {
     const set = noetlServices().flatMap(([name, s]) => Object.keys(s.environment ?? {}).map((v) => `${name} ${v}`));
     expect(set.filter((entry) => !(CONFIG_ENV_NAMES as readonly string[]).includes(entry.split(' ')[1]!))).toEqual([]);
     for (const [name, service] of Object.entries(compose.services)) {
-      if (service.env_file !== undefined) expect({ service: name, env_file: service.env_file }).toEqual({ service: name, env_file: ENV_EXAMPLE_FILE });
+      if (service.env_file !== undefined)
+        expect({ service: name, env_file: service.env_file }).toEqual({ service: name, env_file: ENV_EXAMPLE_FILE });
     }
   });
 
-  it('gives each role an environment the runtime\'s configuration accepts, with that one role', () => {
+  it("gives each role an environment the runtime's configuration accepts, with that one role", () => {
     for (const [name] of roleServices()) {
       expect({ service: name, roles: loadConfig(serviceEnv(name)).roles }).toEqual({ service: name, roles: [name] });
     }
@@ -223,7 +252,11 @@ describe('.env.example', () => {
 
   it('gives the worker neither the ledger database nor the encryption key, even once an operator sets one in .env.example', () => {
     const worker = loadConfig({ ...envExample, NOETL_ENCRYPTION_KEY: 'a'.repeat(64), ...compose.services.worker!.environment });
-    expect({ database: worker.database.url, key: worker.encryptionKey, server: worker.server }).toEqual({ database: undefined, key: undefined, server: { url: `http://api:${envExample.PORT}` } });
+    expect({ database: worker.database.url, key: worker.encryptionKey, server: worker.server }).toEqual({
+      database: undefined,
+      key: undefined,
+      server: { url: `http://api:${envExample.PORT}` },
+    });
   });
 
   it('leaves the encryption key empty: a key in a committed file would be no secret', () => {

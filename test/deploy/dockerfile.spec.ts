@@ -36,7 +36,11 @@ describe('Dockerfile', () => {
 
   it('builds every stage on Node 20 slim', () => {
     expect(dockerfile.stages.length).toBeGreaterThanOrEqual(2);
-    for (const s of dockerfile.stages) expect({ stage: s.name, image: s.image }).toEqual({ stage: s.name, image: expect.stringMatching(/^node:20(\.[\d.]+)?-[a-z]+-slim$/) });
+    for (const s of dockerfile.stages)
+      expect({ stage: s.name, image: s.image }).toEqual({
+        stage: s.name,
+        image: expect.stringMatching(/^node:20(\.[\d.]+)?-[a-z]+-slim$/),
+      });
   });
 
   it('compiles in a build stage, and the runtime stage takes dist/ from it and only production dependencies', () => {
@@ -88,14 +92,29 @@ describe('Dockerfile', () => {
         .flatMap((s) => s.instructions)
         .filter((i) => i.keyword === 'COPY' && !/--from=/.test(i.text))
         .flatMap((i) => i.args.filter((a) => !a.startsWith('--')).slice(0, -1));
-      expect(sources).toEqual(expect.arrayContaining(['package.json', 'package-lock.json', 'apps', 'libs', 'migrations', 'docker/entrypoint.sh']));
-      const needed = sources.flatMap(filesUnder).filter((file) => !/\.(spec|int-spec|e2e-spec)\.ts$/.test(file) && !file.includes('/testing/'));
+      expect(sources).toEqual(
+        expect.arrayContaining(['package.json', 'package-lock.json', 'apps', 'libs', 'migrations', 'docker/entrypoint.sh']),
+      );
+      const needed = sources
+        .flatMap(filesUnder)
+        .filter((file) => !/\.(spec|int-spec|e2e-spec)\.ts$/.test(file) && !file.includes('/testing/'));
       expect(needed.length).toBeGreaterThan(100);
       expect(needed.filter((file) => dockerignore.ignores(file))).toEqual([]);
     });
 
     it('leaves out dependencies, builds, git, env files, tests and the deploy files', () => {
-      const excluded = ['.env', '.env.example', '.git/HEAD', 'node_modules/pg/package.json', 'dist/apps/api/src/main.js', 'test/e2e/retry.e2e-spec.ts', 'libs/roles/src/api/api.e2e-spec.ts', 'libs/roles/src/api/testing/api-test-app.ts', 'k8s/secret.yaml', 'docker-compose.yml'];
+      const excluded = [
+        '.env',
+        '.env.example',
+        '.git/HEAD',
+        'node_modules/pg/package.json',
+        'dist/apps/api/src/main.js',
+        'test/e2e/retry.e2e-spec.ts',
+        'libs/roles/src/api/api.e2e-spec.ts',
+        'libs/roles/src/api/testing/api-test-app.ts',
+        'k8s/secret.yaml',
+        'docker-compose.yml',
+      ];
       expect(excluded.filter((file) => !dockerignore.ignores(file))).toEqual([]);
     });
   });

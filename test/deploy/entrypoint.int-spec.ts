@@ -62,7 +62,11 @@ describe('docker/entrypoint.sh', () => {
   });
 
   it('finds the app next to itself from any working directory', () => {
-    const result = spawnSync('/bin/sh', [ENTRYPOINT], { cwd: tmpdir(), env: { PATH: `${bin}:/usr/bin:/bin`, NOETL_ROLES: 'api' }, encoding: 'utf8' });
+    const result = spawnSync('/bin/sh', [ENTRYPOINT], {
+      cwd: tmpdir(),
+      env: { PATH: `${bin}:/usr/bin:/bin`, NOETL_ROLES: 'api' },
+      encoding: 'utf8',
+    });
     expect(result.stdout.trimEnd().split('\n').slice(1)).toEqual([app('api')]);
   });
 });

@@ -8,7 +8,13 @@ const FILE = 'k8s/ha/postgres-cloudnativepg.yaml';
 const text = readRepoFile(FILE);
 const docs: Manifest[] = parseAllDocuments(text).map((d) => {
   const doc = d.toJSON() as Record<string, unknown>;
-  return { file: FILE, apiVersion: String(doc.apiVersion), kind: String(doc.kind), name: String((doc.metadata as { name?: string }).name), doc };
+  return {
+    file: FILE,
+    apiVersion: String(doc.apiVersion),
+    kind: String(doc.kind),
+    name: String((doc.metadata as { name?: string }).name),
+    doc,
+  };
 });
 const cluster = docs.find((d) => d.kind === 'Cluster')!;
 const spec = cluster.doc.spec as {
@@ -39,9 +45,10 @@ describe('k8s/ha: the CloudNativePG example', () => {
     expect(secrets.map((s) => s.name).sort()).toEqual([...named].sort());
   });
 
-  it("labels its pods so that k8s/network-policy.yaml admits the control plane to them", () => {
+  it('labels its pods so that k8s/network-policy.yaml admits the control plane to them', () => {
     const policy = findManifest(loadManifests(), 'NetworkPolicy', 'noetl-postgres-ingress')!.doc as unknown as INetworkPolicy;
-    for (const [key, value] of Object.entries(policy.spec!.podSelector.matchLabels ?? {})) expect(spec.inheritedMetadata.labels[key]).toBe(value);
+    for (const [key, value] of Object.entries(policy.spec!.podSelector.matchLabels ?? {}))
+      expect(spec.inheritedMetadata.labels[key]).toBe(value);
   });
 
   it('documents DATABASE_URLs the configuration accepts: the rw Service, and instances listed with target_session_attrs=read-write', () => {

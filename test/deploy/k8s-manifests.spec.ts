@@ -58,14 +58,16 @@ describe('k8s/ manifests', () => {
 
     it('the validators reject a wrong type, a misspelt field and an unknown kind (so a pass means something)', () => {
       const deployment = clone(findManifest(manifests, 'Deployment', 'noetl-api')!);
-      const container = (deployment.doc as { spec: { template: { spec: { containers: Record<string, unknown>[] } } } }).spec.template.spec.containers[0]!;
+      const container = (deployment.doc as { spec: { template: { spec: { containers: Record<string, unknown>[] } } } }).spec.template.spec
+        .containers[0]!;
       container.ports = [{ name: 'http', containerPort: 'eighty' }];
       expect(modelProblems(deployment).join('\n')).toMatch(/containerPort must be integer/);
 
       const scaled = clone(findManifest(manifests, 'ScaledObject', 'noetl-worker')!);
       (scaled.doc as { spec: Record<string, unknown> }).spec.minReplicaCont = 1;
       const probe = clone(findManifest(manifests, 'Deployment', 'noetl-worker')!);
-      const probed = (probe.doc as { spec: { template: { spec: { containers: Record<string, unknown>[] } } } }).spec.template.spec.containers[0]!;
+      const probed = (probe.doc as { spec: { template: { spec: { containers: Record<string, unknown>[] } } } }).spec.template.spec
+        .containers[0]!;
       probed.readinessProb = probed.readinessProbe;
       const problems = unknownFieldProblems([scaled, probe]).join('\n');
       expect(problems).toMatch(/minReplicaCont"?' does not exist/);
@@ -92,14 +94,19 @@ describe('k8s/ manifests', () => {
       expect(overridden.map(describeManifest)).toEqual([]);
     });
 
-    it('pins the one image every container runs, and the image user is the pods\' user', () => {
+    it("pins the one image every container runs, and the image user is the pods' user", () => {
       const images = new Set(workloads.flatMap((w) => containersOf(w).map((c) => c.image)));
       expect([...images]).toEqual([kustomization.images?.[0]?.name]);
       expect(kustomization.images).toHaveLength(1);
       expect(kustomization.images![0]!.newTag ?? kustomization.images![0]!.digest).toBeTruthy();
       const { uid, gid } = readDockerfile().runtimeUser();
       for (const w of workloads) {
-        expect({ workload: w.manifest.name, ...w.pod.securityContext }).toMatchObject({ workload: w.manifest.name, runAsNonRoot: true, runAsUser: uid, runAsGroup: gid });
+        expect({ workload: w.manifest.name, ...w.pod.securityContext }).toMatchObject({
+          workload: w.manifest.name,
+          runAsNonRoot: true,
+          runAsUser: uid,
+          runAsGroup: gid,
+        });
       }
     });
   });
@@ -109,14 +116,16 @@ describe('k8s/ manifests', () => {
 
     it('every variable a ConfigMap, a Secret or a container sets is one the runtime reads (CONFIG_ENV_NAMES)', () => {
       const set = [
-        ...manifests.filter((m) => m.kind === 'ConfigMap' || m.kind === 'Secret').flatMap((m) => Object.keys(keyValues(m)).map((name) => `${describeManifest(m)} ${name}`)),
+        ...manifests
+          .filter((m) => m.kind === 'ConfigMap' || m.kind === 'Secret')
+          .flatMap((m) => Object.keys(keyValues(m)).map((name) => `${describeManifest(m)} ${name}`)),
         ...workloads.flatMap((w) => containersOf(w).flatMap((c) => (c.env ?? []).map((e) => `${describeManifest(w.manifest)} ${e.name}`))),
       ];
       expect(set.length).toBeGreaterThan(10);
       expect(set.filter((entry) => !configNames.has(entry.slice(entry.lastIndexOf(' ') + 1)))).toEqual([]);
     });
 
-    it('each pod\'s environment passes the runtime\'s configuration validation, with the role its workload is named for', () => {
+    it("each pod's environment passes the runtime's configuration validation, with the role its workload is named for", () => {
       for (const w of services) {
         // A named pool's workers are `worker-pool` (their own selector, PDB and scaler): the worker role.
         const component = w.podLabels['app.kubernetes.io/component'];
@@ -161,7 +170,8 @@ describe('k8s/ manifests', () => {
       const worker = envOf('noetl-worker');
       expect(Object.keys(worker).filter((name) => name.startsWith('NOETL_BOOTSTRAP_'))).toEqual([]);
       expect(worker.NOETL_API_KEY).toBe(keys.NOETL_BOOTSTRAP_WORKER_KEY);
-      for (const name of ['noetl-scheduler', 'noetl-projector']) expect(Object.keys(envOf(name)).filter((v) => v.includes('KEY') && v !== 'NOETL_ENCRYPTION_KEY')).toEqual([]);
+      for (const name of ['noetl-scheduler', 'noetl-projector'])
+        expect(Object.keys(envOf(name)).filter((v) => v.includes('KEY') && v !== 'NOETL_ENCRYPTION_KEY')).toEqual([]);
     });
 
     it('a worker reports to the api Service by its name and port', () => {
@@ -184,7 +194,12 @@ describe('k8s/ manifests', () => {
         for (const container of containersOf(w)) {
           const port = Number(containerEnv(container, manifests, w.podNames[0]!).PORT);
           const probes = { startup: container.startupProbe, liveness: container.livenessProbe, readiness: container.readinessProbe };
-          const seen = Object.fromEntries(Object.entries(probes).map(([kind, probe]) => [kind, probe && { path: probe.httpGet?.path, port: probePort(container, probe) }]));
+          const seen = Object.fromEntries(
+            Object.entries(probes).map(([kind, probe]) => [
+              kind,
+              probe && { path: probe.httpGet?.path, port: probePort(container, probe) },
+            ]),
+          );
           expect({ container: container.name, ...seen }).toEqual({
             container: container.name,
             startup: { path: '/health/live', port },
@@ -198,17 +213,28 @@ describe('k8s/ manifests', () => {
     it('Prometheus scrapes /metrics on the container port (annotations)', () => {
       const scraped = services.filter((w) => w.annotations['prometheus.io/scrape'] === 'true');
       // Every role serves /metrics on its port (the api with its REST, the others on their probe server).
-      expect(scraped.map((w) => w.manifest.name).sort()).toEqual(['noetl-api', 'noetl-projector', 'noetl-scheduler', 'noetl-worker', 'noetl-worker-batch']);
+      expect(scraped.map((w) => w.manifest.name).sort()).toEqual([
+        'noetl-api',
+        'noetl-projector',
+        'noetl-scheduler',
+        'noetl-worker',
+        'noetl-worker-batch',
+      ]);
       for (const w of scraped) {
         const env = containerEnv(containersOf(w)[0]!, manifests, w.podNames[0]!);
-        expect({ workload: w.manifest.name, port: w.annotations['prometheus.io/port'], path: w.annotations['prometheus.io/path'] }).toEqual({ workload: w.manifest.name, port: env.PORT, path: '/metrics' });
+        expect({ workload: w.manifest.name, port: w.annotations['prometheus.io/port'], path: w.annotations['prometheus.io/path'] }).toEqual(
+          { workload: w.manifest.name, port: env.PORT, path: '/metrics' },
+        );
       }
     });
 
     it('each Service selects exactly one workload and targets a port its containers name', () => {
       for (const service of manifestsOfKind<IService>(manifests, 'Service')) {
         const selected = services.filter((w) => selects(service.doc.spec!.selector ?? {}, w.podLabels));
-        expect({ service: service.name, selects: selected.map((w) => w.manifest.name) }).toEqual({ service: service.name, selects: [service.name] });
+        expect({ service: service.name, selects: selected.map((w) => w.manifest.name) }).toEqual({
+          service: service.name,
+          selects: [service.name],
+        });
         const named = new Set(containersOf(selected[0]!).flatMap((c) => (c.ports ?? []).map((p) => p.name)));
         for (const port of service.doc.spec!.ports!) expect(named).toContain(port.targetPort);
       }
@@ -226,10 +252,14 @@ describe('k8s/ manifests', () => {
     const policies = manifestsOfKind<INetworkPolicy>(manifests, 'NetworkPolicy');
     const workerEgress = findManifest<INetworkPolicy>(manifests, 'NetworkPolicy', 'noetl-worker-egress')!.doc.spec!;
     const postgresIngress = findManifest<INetworkPolicy>(manifests, 'NetworkPolicy', 'noetl-postgres-ingress')!.doc.spec!;
-    const podsOf = (selector: ILabelSelector) => workloads.filter((w) => selectsPod(selector, w.podLabels)).map((w) => w.manifest.name).sort();
+    const podsOf = (selector: ILabelSelector) =>
+      workloads
+        .filter((w) => selectsPod(selector, w.podLabels))
+        .map((w) => w.manifest.name)
+        .sort();
     const configured = (name: string) => keyValues(findManifest(manifests, 'ConfigMap', 'noetl-config')!)[name]!;
 
-    it('are the workers\' egress and PostgreSQL\'s ingress, and nothing else', () => {
+    it("are the workers' egress and PostgreSQL's ingress, and nothing else", () => {
       expect(policies.map((p) => [p.name, p.doc.spec!.policyTypes])).toEqual([
         ['noetl-worker-egress', ['Egress']],
         ['noetl-postgres-ingress', ['Ingress']],
@@ -237,29 +267,52 @@ describe('k8s/ manifests', () => {
     });
 
     it('confine every worker pod, of every pool, and no other', () => {
-      expect(podsOf(workerEgress.podSelector)).toEqual(services.filter(isWorker).map((w) => w.manifest.name).sort());
+      expect(podsOf(workerEgress.podSelector)).toEqual(
+        services
+          .filter(isWorker)
+          .map((w) => w.manifest.name)
+          .sort(),
+      );
     });
 
     it('let a worker pod reach DNS, the api pods on their port, NATS on its port, and public addresses only', () => {
       const [dns, api, nats, world, ...more] = workerEgress.egress!;
       expect(more).toEqual([]);
       expect(dns!.ports!.map((p) => `${p.protocol}/${p.port}`).sort()).toEqual(['TCP/53', 'UDP/53']);
-      expect(dns!.to).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }]);
+      expect(dns!.to).toEqual([
+        {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+          podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+        },
+      ]);
       expect(podsOf(api!.to![0]!.podSelector!)).toEqual(['noetl-api']);
-      const apiPort = workloads.find((w) => w.manifest.name === 'noetl-api')!.pod.containers[0]!.ports!.find((p) => p.name === 'http')!.containerPort;
+      const apiPort = workloads
+        .find((w) => w.manifest.name === 'noetl-api')!
+        .pod.containers[0]!.ports!.find((p) => p.name === 'http')!.containerPort;
       expect(api!.ports).toEqual([{ protocol: 'TCP', port: apiPort }]);
       // NATS_URL lists the cluster's nodes: one port for all of them.
-      const natsPorts = [...new Set(configured('NATS_URL').split(',').map((url) => Number(new URL(url).port)))];
+      const natsPorts = [
+        ...new Set(
+          configured('NATS_URL')
+            .split(',')
+            .map((url) => Number(new URL(url).port)),
+        ),
+      ];
       expect(nats!.ports).toEqual(natsPorts.map((port) => ({ protocol: 'TCP', port })));
       expect(world!.ports).toBeUndefined();
       const [block, ...others] = world!.to!;
       expect(others).toEqual([]);
       // The private ranges (RFC 1918, shared address space) and link-local (the metadata service) are out of reach.
-      expect(block!.ipBlock).toEqual({ cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16'] });
+      expect(block!.ipBlock).toEqual({
+        cidr: '0.0.0.0/0',
+        except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16'],
+      });
     });
 
     it('admit to PostgreSQL exactly the pods that hold DATABASE_URL (the control plane and the migration Job), on its port', () => {
-      const holders = workloads.filter((w) => containersOf(w).some((c) => containerEnv(c, manifests, w.podNames[0]!).DATABASE_URL !== undefined));
+      const holders = workloads.filter((w) =>
+        containersOf(w).some((c) => containerEnv(c, manifests, w.podNames[0]!).DATABASE_URL !== undefined),
+      );
       const [rule, ...more] = postgresIngress.ingress!;
       expect(more).toEqual([]);
       expect(rule!.from!.flatMap((peer) => podsOf(peer.podSelector!))).toEqual(holders.map((w) => w.manifest.name).sort());
@@ -286,8 +339,11 @@ describe('k8s/ manifests', () => {
     it('every container requests and limits CPU and memory', () => {
       for (const w of workloads) {
         for (const c of containersOf(w)) {
-          expect({ container: `${w.manifest.name}/${c.name}`, requests: Object.keys(c.resources?.requests ?? {}).sort(), limits: Object.keys(c.resources?.limits ?? {}).sort() })
-            .toEqual({ container: `${w.manifest.name}/${c.name}`, requests: ['cpu', 'memory'], limits: ['cpu', 'memory'] });
+          expect({
+            container: `${w.manifest.name}/${c.name}`,
+            requests: Object.keys(c.resources?.requests ?? {}).sort(),
+            limits: Object.keys(c.resources?.limits ?? {}).sort(),
+          }).toEqual({ container: `${w.manifest.name}/${c.name}`, requests: ['cpu', 'memory'], limits: ['cpu', 'memory'] });
         }
       }
     });
@@ -297,10 +353,18 @@ describe('k8s/ manifests', () => {
         ...hpas.map((h) => h.doc.spec!.scaleTargetRef),
         ...scaledObjects.map((s) => ({ kind: s.doc.spec.scaleTargetRef.kind ?? 'Deployment', name: s.doc.spec.scaleTargetRef.name })),
       ];
-      expect(targets.map((t) => `${t.kind}/${t.name}`).sort()).toEqual(['Deployment/noetl-api', 'Deployment/noetl-worker', 'Deployment/noetl-worker-batch']);
+      expect(targets.map((t) => `${t.kind}/${t.name}`).sort()).toEqual([
+        'Deployment/noetl-api',
+        'Deployment/noetl-worker',
+        'Deployment/noetl-worker-batch',
+      ]);
       for (const target of targets) {
         const w = workloads.find((x) => x.manifest.kind === target.kind && x.manifest.name === target.name);
-        expect({ target: target.name, exists: w !== undefined, replicas: w?.replicas }).toEqual({ target: target.name, exists: true, replicas: undefined });
+        expect({ target: target.name, exists: w !== undefined, replicas: w?.replicas }).toEqual({
+          target: target.name,
+          exists: true,
+          replicas: undefined,
+        });
       }
       expect(hpas.map((h) => h.doc.spec!.scaleTargetRef.name)).toEqual(['noetl-api']);
     });
@@ -339,7 +403,10 @@ describe('k8s/ manifests', () => {
           expect(command.length === 0 || command[0] === 'sleep').toBe(true);
           // At least 5 s left to close connections after the drain.
           const room = (w.pod.terminationGracePeriodSeconds ?? 30) - preStopSeconds - graceSeconds;
-          expect({ container: `${w.manifest.name}/${c.name}`, enough: room >= 5 }).toEqual({ container: `${w.manifest.name}/${c.name}`, enough: true });
+          expect({ container: `${w.manifest.name}/${c.name}`, enough: room >= 5 }).toEqual({
+            container: `${w.manifest.name}/${c.name}`,
+            enough: true,
+          });
         }
       }
     });
@@ -350,7 +417,10 @@ describe('k8s/ manifests', () => {
     expect(jobs.map((j) => j.manifest.name)).toEqual(['noetl-migrate']);
     const [migrate, keys] = containersOf(jobs[0]!);
     expect(jobs[0]!.pod.initContainers).toEqual([migrate]);
-    expect([migrate!.args, keys!.args]).toEqual([['migrate', 'up'], ['keys', 'bootstrap']]);
+    expect([migrate!.args, keys!.args]).toEqual([
+      ['migrate', 'up'],
+      ['keys', 'bootstrap'],
+    ]);
     expect([migrate!.command, keys!.command]).toEqual([undefined, undefined]);
     const envOf = (container: IContainer) => loadConfig(containerEnv(container, manifests, jobs[0]!.podNames[0]!));
     expect(new URL(envOf(migrate!).database.url!.reveal()).username).toBe('noetl_owner');
@@ -364,7 +434,10 @@ describe('k8s/ manifests', () => {
   describe('highly available NATS (issue 29)', () => {
     /** The NATS Helm chart's values for the cluster NATS_URL names (helm/, beside the manifests kustomize applies). */
     const values = parseYaml(readRepoFile('k8s/helm/nats-values.yaml')) as {
-      config?: { cluster?: { enabled?: boolean; replicas?: number }; jetstream?: { enabled?: boolean; fileStore?: { enabled?: boolean; pvc?: { enabled?: boolean; size?: string } } } };
+      config?: {
+        cluster?: { enabled?: boolean; replicas?: number };
+        jetstream?: { enabled?: boolean; fileStore?: { enabled?: boolean; pvc?: { enabled?: boolean; size?: string } } };
+      };
       podTemplate?: { topologySpreadConstraints?: Record<string, { maxSkew?: number; whenUnsatisfiable?: string }> };
     };
     const shared = keyValues(findManifest(manifests, 'ConfigMap', 'noetl-config')!);
@@ -377,7 +450,10 @@ describe('k8s/ manifests', () => {
       expect(jetstream?.enabled).toBe(true);
       expect(jetstream?.fileStore).toMatchObject({ enabled: true, pvc: { enabled: true } });
       expect(jetstream?.fileStore?.pvc?.size).toMatch(/^\d+(Mi|Gi|Ti)$/);
-      expect(values.podTemplate?.topologySpreadConstraints?.['kubernetes.io/hostname']).toEqual({ maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule' });
+      expect(values.podTemplate?.topologySpreadConstraints?.['kubernetes.io/hostname']).toEqual({
+        maxSkew: 1,
+        whenUnsatisfiable: 'DoNotSchedule',
+      });
     });
 
     it('NATS_URL lists every node of that cluster and the streams and consumers are replicated on each', () => {

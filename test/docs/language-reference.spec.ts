@@ -9,7 +9,8 @@ function keysOf(schema: Json, into = new Set<string>()): Set<string> {
   if (Array.isArray(schema)) for (const item of schema) keysOf(item, into);
   else if (typeof schema === 'object' && schema !== null) {
     for (const [key, value] of Object.entries(schema)) {
-      if (key === 'properties' && typeof value === 'object' && value !== null && !Array.isArray(value)) for (const name of Object.keys(value)) into.add(name);
+      if (key === 'properties' && typeof value === 'object' && value !== null && !Array.isArray(value))
+        for (const name of Object.keys(value)) into.add(name);
       keysOf(value, into);
     }
   }
@@ -20,7 +21,9 @@ describe('docs/language.md, the language reference', () => {
   const keys = [...keysOf(playbookSchema())];
 
   it('finds the keys the validator accepts', () => {
-    expect(keys).toEqual(expect.arrayContaining(['workflow', 'step', 'loop', 'cursor', 'max_rows', 'arcs', 'on_no_match', 'interval_seconds']));
+    expect(keys).toEqual(
+      expect.arrayContaining(['workflow', 'step', 'loop', 'cursor', 'max_rows', 'arcs', 'on_no_match', 'interval_seconds']),
+    );
   });
 
   it('names every key the validator accepts, in code (`key`, `spec.key`, `key: value`) or as a YAML key of an example', () => {

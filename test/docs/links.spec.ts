@@ -2,7 +2,12 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 const root = resolve(__dirname, '..', '..');
-const documents = ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const documents = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 /** The markdown links of a document, fenced code left out (it is shown, not followed). */
 function links(text: string): string[] {
@@ -13,7 +18,16 @@ function links(text: string): string[] {
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
 function anchors(text: string): Set<string> {
   const headings = text.replace(/^```[\s\S]*?^```/gm, '').match(/^#{1,6} .+$/gm) ?? [];
-  return new Set(headings.map((heading) => heading.replace(/^#+ /, '').trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')));
+  return new Set(
+    headings.map((heading) =>
+      heading
+        .replace(/^#+ /, '')
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .replace(/\s/g, '-'),
+    ),
+  );
 }
 
 /** What is wrong with one link of `file`, or undefined. */
@@ -23,7 +37,8 @@ function problem(file: string, target: string): string | undefined {
   const absolute = path === '' ? join(root, file) : resolve(root, dirname(file), decodeURI(path));
   if (absolute !== root && !absolute.startsWith(root + sep)) return 'points outside the repository';
   if (!existsSync(absolute)) return 'does not exist';
-  if (anchor !== undefined && absolute.endsWith('.md') && !anchors(readFileSync(absolute, 'utf8')).has(anchor)) return `has no heading #${anchor}`;
+  if (anchor !== undefined && absolute.endsWith('.md') && !anchors(readFileSync(absolute, 'utf8')).has(anchor))
+    return `has no heading #${anchor}`;
   return undefined;
 }
 
@@ -60,8 +75,14 @@ describe('nothing in the repository reads ../shared', () => {
   }
 
   it('has no path to ../shared in code, configuration or docs', () => {
-    const files = [...['apps', 'libs', 'tools', 'test', 'bench', 'docs', 'k8s', 'docker', 'examples'].flatMap((dir) => sources(join(root, dir))), join(root, 'README.md'), join(root, 'package.json')];
-    const offenders = files.filter((file) => file !== __filename && outside.test(readFileSync(file, 'utf8'))).map((file) => relative(root, file));
+    const files = [
+      ...['apps', 'libs', 'tools', 'test', 'bench', 'docs', 'k8s', 'docker', 'examples'].flatMap((dir) => sources(join(root, dir))),
+      join(root, 'README.md'),
+      join(root, 'package.json'),
+    ];
+    const offenders = files
+      .filter((file) => file !== __filename && outside.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(root, file));
     expect(offenders).toEqual([]);
   });
 });

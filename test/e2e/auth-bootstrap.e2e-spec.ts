@@ -25,7 +25,8 @@ describe('the first admin key of a deployment', () => {
 
   const boot = (extra: Record<string, string> = {}) =>
     startCliServer({ DATABASE_URL: database.url, NOETL_HOME: home, NOETL_ROLES: 'api,scheduler,worker', LOG_LEVEL: 'warn', ...extra });
-  const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { DATABASE_URL: database.url, NOETL_HOME: home, NOETL_SERVER_URL: server!.url, ...extra });
+  const cli = (args: string[], extra: Record<string, string> = {}) =>
+    runCli(args, { DATABASE_URL: database.url, NOETL_HOME: home, NOETL_SERVER_URL: server!.url, ...extra });
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -90,7 +91,10 @@ describe('the first admin key of a deployment', () => {
 
     expect((await cli(['keys', 'revoke', viewer.key_id])).stdout).toContain(`revoked ${viewer.key_id} (viewer of default/default)`);
     // The server trusts a key it verified for a few seconds at most.
-    await waitFor(async () => (await cli(['workers'], asViewer)).stderr.includes('the API key is unknown or revoked'), { timeoutMs: 20_000, intervalMs: 500 });
+    await waitFor(async () => (await cli(['workers'], asViewer)).stderr.includes('the API key is unknown or revoked'), {
+      timeoutMs: 20_000,
+      intervalMs: 500,
+    });
   });
 
   it('logs a refused call with the key id and the reason, never the secret presented', async () => {

@@ -41,7 +41,10 @@ describe('noetl server booting while notifications arrive', () => {
     let published = 0;
     const flood = setInterval(() => {
       for (const subject of subjects) {
-        nats.publish(subject, encoder.encode(JSON.stringify({ ...scope, execution_id: `${published}`, command_id: `${published}`, stage_id: `${published}` })));
+        nats.publish(
+          subject,
+          encoder.encode(JSON.stringify({ ...scope, execution_id: `${published}`, command_id: `${published}`, stage_id: `${published}` })),
+        );
         nats.publish(subject, encoder.encode('{not json'));
         published += 2;
       }

@@ -59,14 +59,19 @@ describe('cancellation over the REST API', () => {
     expect(cancelled.command_id).toBe(started.command_id);
     const events = await app.client.events(id);
     expectCancelledLedger(events);
-    const commandEnds = events.filter((e) => e.command_id === started.command_id && [EventType.CommandCompleted, EventType.CommandFailed].includes(e.event_type as never));
+    const commandEnds = events.filter(
+      (e) => e.command_id === started.command_id && [EventType.CommandCompleted, EventType.CommandFailed].includes(e.event_type as never),
+    );
     expect(commandEnds).toEqual([]);
     expect(enteredSteps(events)).toEqual(['slow']);
   });
 
   it('cancelling a parent cancels its running child execution', async () => {
     const parentId = await app.client.execute('e2e/parent', { nap_seconds: 60 });
-    const child = await waitFor(async () => (await app.client.children(parentId))[0], { timeoutMs: 10_000, description: 'the child execution' });
+    const child = await waitFor(async () => (await app.client.children(parentId))[0], {
+      timeoutMs: 10_000,
+      description: 'the child execution',
+    });
     await app.client.waitForEvent(child.execution_id, EventType.TimerScheduled);
 
     await app.client.cancel(parentId).expect(202);

@@ -46,7 +46,10 @@ describe('crash safety of noetl server', () => {
   /** One terminal event, last in the ledger; no command completed twice; no step left twice. */
   function expectExactlyOnce(events: EventView[]): void {
     const summary = describeEvents(events);
-    expect({ terminal: terminalEvents(events).map((e) => e.event_type), summary }).toEqual({ terminal: [EventType.ExecutionCompleted], summary });
+    expect({ terminal: terminalEvents(events).map((e) => e.event_type), summary }).toEqual({
+      terminal: [EventType.ExecutionCompleted],
+      summary,
+    });
     expect(events.at(-1)?.event_type).toBe(EventType.ExecutionCompleted);
     expect(commandsWithRepeated(events, EventType.CommandCompleted)).toEqual([]);
     const exits = ofType(events, EventType.StepExit).map((e) => e.step);

@@ -36,7 +36,11 @@ describe('a deployment that boots with a read-only home', () => {
     const client = new Client({ connectionString: database.url });
     await client.connect();
     try {
-      return (await client.query<{ key_id: string; role: string; row: string }>('SELECT key_id, role, row_to_json(k)::text AS row FROM noetl.api_key k ORDER BY role')).rows;
+      return (
+        await client.query<{ key_id: string; role: string; row: string }>(
+          'SELECT key_id, role, row_to_json(k)::text AS row FROM noetl.api_key k ORDER BY role',
+        )
+      ).rows;
     } finally {
       await client.end();
     }
@@ -44,7 +48,13 @@ describe('a deployment that boots with a read-only home', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    common = { DATABASE_URL: database.url, NATS_URL: await requireNats(), REDIS_URL: await requireRedis(), NOETL_HOME: UNWRITABLE_HOME, LOG_LEVEL: 'info' };
+    common = {
+      DATABASE_URL: database.url,
+      NATS_URL: await requireNats(),
+      REDIS_URL: await requireRedis(),
+      NOETL_HOME: UNWRITABLE_HOME,
+      LOG_LEVEL: 'info',
+    };
   });
 
   afterEach(async () => {
@@ -68,7 +78,9 @@ describe('a deployment that boots with a read-only home', () => {
     const api = await start('api', asSuperuser);
     expect(api.output()).toContain(`the first admin key could not be written to ${UNWRITABLE_HOME}/admin.key, so none was made`);
     expect(api.output()).toContain('NOETL_BOOTSTRAP_ADMIN_KEY');
-    expect(api.output()).toMatch(/"level":50,.*DATABASE_URL can change the ledger behind its triggers: its role \\"[^"\\]+\\" is a superuser/);
+    expect(api.output()).toMatch(
+      /"level":50,.*DATABASE_URL can change the ledger behind its triggers: its role \\"[^"\\]+\\" is a superuser/,
+    );
     expect(await storedKeys()).toEqual([]);
     // Restarted, it says the same and still starts: no crash loop.
     await api.stop();
@@ -109,13 +121,17 @@ describe('a deployment that boots with a read-only home', () => {
     const probe = await waitFor(
       async () => {
         const res = await fetch(`${keyless.url}/health/ready`);
-        return res.status === 503 ? ((await res.json()) as { details: Record<string, string>; reasons: Record<string, string> }) : undefined;
+        return res.status === 503
+          ? ((await res.json()) as { details: Record<string, string>; reasons: Record<string, string> })
+          : undefined;
       },
       { description: 'the keyless worker to answer 503' },
     );
     // A worker on the api opens no database (issue 25 item 2): its readiness is its registration alone.
     expect(probe.details).toEqual({ registry: 'down' });
-    expect(probe.reasons.registry).toBe('its report to the registry failed: an Authorization: Bearer <API key or token> header is required (this process presents no key: set NOETL_API_KEY, or keep a worker key in NOETL_HOME/worker.key)');
+    expect(probe.reasons.registry).toBe(
+      'its report to the registry failed: an Authorization: Bearer <API key or token> header is required (this process presents no key: set NOETL_API_KEY, or keep a worker key in NOETL_HOME/worker.key)',
+    );
   });
 
   it('the compose way: `keys bootstrap --generate` keeps both keys in a shared home, where the worker and the CLI find them', async () => {
@@ -126,7 +142,9 @@ describe('a deployment that boots with a read-only home', () => {
       expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
       const adminKey = readKeyFile(home, 'admin')!;
       const workerKey = readKeyFile(home, 'worker')!;
-      expect(first.stdout).toContain(`worker key ${workerKey.slice(6, 22)} of default/default (new, written to ${home}/worker.key) is stored`);
+      expect(first.stdout).toContain(
+        `worker key ${workerKey.slice(6, 22)} of default/default (new, written to ${home}/worker.key) is stored`,
+      );
       for (const role of ['admin', 'worker'] as const) expect(statSync(keyFilePath(home, role)).mode & 0o777).toBe(0o600);
       // A restart of the stack finds them and makes none.
       const again = await runCli(['keys', 'bootstrap', '--generate'], shared);

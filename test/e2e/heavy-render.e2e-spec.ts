@@ -70,7 +70,10 @@ describe('heavy templates against a running server', () => {
 
     expect(longest).toBeLessThan(PROBE_TIMEOUT_MS);
     for (const [i, id] of ids.entries()) {
-      expect(await client.detail(id)).toMatchObject({ status: 'COMPLETED', result: { worker: String((i + 1) * 1000), scheduler: String((i + 1) * 2000) } });
+      expect(await client.detail(id)).toMatchObject({
+        status: 'COMPLETED',
+        result: { worker: String((i + 1) * 1000), scheduler: String((i + 1) * 2000) },
+      });
     }
     const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${server.apiKey}` } })).text();
     expect(counterValue(metrics, 'noetl_template_renders_offloaded_total{role="worker"}')).toBeGreaterThanOrEqual(EXECUTIONS);

@@ -12,7 +12,8 @@ import { waitFor } from '../support/wait-for';
 jest.setTimeout(300_000);
 
 const CORPUS = join(__dirname, '..', 'hostile');
-const TRIVIAL = 'apiVersion: noetl.io/v2\nkind: Playbook\nmetadata: {name: trivial, path: hostile/trivial}\nworkflow:\n  - step: only\n    tool: {kind: noop}\n';
+const TRIVIAL =
+  'apiVersion: noetl.io/v2\nkind: Playbook\nmetadata: {name: trivial, path: hostile/trivial}\nworkflow:\n  - step: only\n    tool: {kind: noop}\n';
 const PLAYBOOK_HEAD = 'apiVersion: noetl.io/v2\nkind: Playbook\nmetadata: {name: generated, path: hostile/generated}\n';
 
 /** One request of the corpus (test/hostile/requests/*.json); `generate` builds a body too big or too deep to keep as a file. */
@@ -45,13 +46,18 @@ interface Sent {
 function generated(spec: Generate): Buffer {
   if ('bytes' in spec) return Buffer.from(spec.bytes, 'hex');
   if ('yaml' in spec) {
-    if (spec.yaml === 'flow-list') return Buffer.from(`${PLAYBOOK_HEAD}workload: {a: [${'1,'.repeat(spec.values)}1]}\nworkflow:\n  - step: s\n    tool: {kind: noop}\n`);
+    if (spec.yaml === 'flow-list')
+      return Buffer.from(`${PLAYBOOK_HEAD}workload: {a: [${'1,'.repeat(spec.values)}1]}\nworkflow:\n  - step: s\n    tool: {kind: noop}\n`);
     if (spec.yaml === 'steps') {
       const steps = Array.from({ length: spec.steps }, (_, i) => `  - step: s${i}\n    tool: {kind: noop}\n`).join('');
       return Buffer.from(`${PLAYBOOK_HEAD}workflow:\n${steps}`);
     }
     const filler = 'x'.repeat(spec.chars);
-    return Buffer.from(spec.yaml === 'long-comment' ? `#${filler}\n${TRIVIAL}` : `${PLAYBOOK_HEAD}description: "${filler}"\nworkflow:\n  - step: s\n    tool: {kind: noop}\n`);
+    return Buffer.from(
+      spec.yaml === 'long-comment'
+        ? `#${filler}\n${TRIVIAL}`
+        : `${PLAYBOOK_HEAD}description: "${filler}"\nworkflow:\n  - step: s\n    tool: {kind: noop}\n`,
+    );
   }
   const value =
     spec.json === 'nested-array'
@@ -60,21 +66,38 @@ function generated(spec: Generate): Buffer {
         ? `${'{"a":'.repeat(spec.depth)}1${'}'.repeat(spec.depth)}`
         : JSON.stringify('x'.repeat('chars' in spec ? spec.chars : 0));
   const fields = 'with' in spec && spec.with !== undefined ? spec.with : { path: 'hostile/trivial' };
-  const head = Object.entries(fields).map(([key, text]) => `${JSON.stringify(key)}:${JSON.stringify(text)},`).join('');
+  const head = Object.entries(fields)
+    .map(([key, text]) => `${JSON.stringify(key)}:${JSON.stringify(text)},`)
+    .join('');
   return Buffer.from(`{${head}${JSON.stringify(spec.into)}:${value}}`);
 }
 
 function corpus(): Sent[] {
-  const requests = readdirSync(join(CORPUS, 'requests')).sort().map((file): Sent => {
-    const spec = JSON.parse(readFileSync(join(CORPUS, 'requests', file), 'utf8')) as RequestCase;
-    const body = spec.generate ? generated(spec.generate) : spec.raw !== undefined ? Buffer.from(spec.raw) : spec.body !== undefined ? Buffer.from(JSON.stringify(spec.body)) : Buffer.alloc(0);
-    return { name: file, case: spec, body, headers: spec.headers ?? {} };
-  });
-  const playbooks = readdirSync(join(CORPUS, 'playbooks')).sort().map((file): Sent => {
-    const text = readFileSync(join(CORPUS, 'playbooks', file), 'utf8');
-    const expect = (/^# expect: ([\d ]+)$/m.exec(text)?.[1] ?? '').split(' ').filter(Boolean).map(Number);
-    return { name: file, case: { method: 'POST', path: '/api/catalog/register', expect }, body: Buffer.from(text), headers: { 'content-type': 'application/yaml' } };
-  });
+  const requests = readdirSync(join(CORPUS, 'requests'))
+    .sort()
+    .map((file): Sent => {
+      const spec = JSON.parse(readFileSync(join(CORPUS, 'requests', file), 'utf8')) as RequestCase;
+      const body = spec.generate
+        ? generated(spec.generate)
+        : spec.raw !== undefined
+          ? Buffer.from(spec.raw)
+          : spec.body !== undefined
+            ? Buffer.from(JSON.stringify(spec.body))
+            : Buffer.alloc(0);
+      return { name: file, case: spec, body, headers: spec.headers ?? {} };
+    });
+  const playbooks = readdirSync(join(CORPUS, 'playbooks'))
+    .sort()
+    .map((file): Sent => {
+      const text = readFileSync(join(CORPUS, 'playbooks', file), 'utf8');
+      const expect = (/^# expect: ([\d ]+)$/m.exec(text)?.[1] ?? '').split(' ').filter(Boolean).map(Number);
+      return {
+        name: file,
+        case: { method: 'POST', path: '/api/catalog/register', expect },
+        body: Buffer.from(text),
+        headers: { 'content-type': 'application/yaml' },
+      };
+    });
   return [...requests, ...playbooks];
 }
 
@@ -166,7 +189,11 @@ describe('hostile input against noetl server', () => {
     await db.connect();
     if (!server.apiKey) throw new Error('noetl server wrote no admin key');
     key = server.apiKey;
-    const registered = await fetch(`${server.url}/api/catalog/register`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/yaml' }, body: TRIVIAL });
+    const registered = await fetch(`${server.url}/api/catalog/register`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/yaml' },
+      body: TRIVIAL,
+    });
     expect(registered.status).toBe(201);
   });
 
@@ -178,17 +205,30 @@ describe('hostile input against noetl server', () => {
 
   const written = async (): Promise<string> =>
     JSON.stringify(
-      (await db.query('SELECT (SELECT count(*) FROM noetl.event) AS events, (SELECT count(*) FROM noetl.catalog) AS catalog, (SELECT count(*) FROM noetl.credential) AS credentials')).rows[0],
+      (
+        await db.query(
+          'SELECT (SELECT count(*) FROM noetl.event) AS events, (SELECT count(*) FROM noetl.catalog) AS catalog, (SELECT count(*) FROM noetl.credential) AS credentials',
+        )
+      ).rows[0],
     );
 
   async function trivialCompletes(): Promise<void> {
-    const started = await fetch(`${server.url}/api/execute`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify({ path: 'hostile/trivial' }) });
-    const { execution_id: id } = (await started.json()) as { execution_id: string };
-    await waitFor(async () => ((await (await fetch(`${server.url}/api/executions/${id}`, { headers: auth() })).json()) as { status: string }).status === 'COMPLETED', {
-      timeoutMs: 15_000,
-      intervalMs: 20,
-      description: `the trivial execution ${id} to complete`,
+    const started = await fetch(`${server.url}/api/execute`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ path: 'hostile/trivial' }),
     });
+    const { execution_id: id } = (await started.json()) as { execution_id: string };
+    await waitFor(
+      async () =>
+        ((await (await fetch(`${server.url}/api/executions/${id}`, { headers: auth() })).json()) as { status: string }).status ===
+        'COMPLETED',
+      {
+        timeoutMs: 15_000,
+        intervalMs: 20,
+        description: `the trivial execution ${id} to complete`,
+      },
+    );
   }
 
   it('answers every request of the corpus 4xx (or takes it as data), writes nothing when it refuses, and stays ready', async () => {
@@ -219,8 +259,15 @@ describe('hostile input against noetl server', () => {
     expect(outcomes.filter((o) => !o.expected.includes(o.status))).toEqual([]);
     expect(outcomes.filter((o) => o.wroteWhenRefused)).toEqual([]);
     for (const refused of outcomes.filter((o) => o.status >= 400)) {
-      const body = JSON.parse(refused.body.length < 300 ? refused.body : '{"code":"x","message":"long"}') as { code?: unknown; message?: unknown };
-      expect({ name: refused.name, code: typeof body.code, message: typeof body.message }).toEqual({ name: refused.name, code: 'string', message: 'string' });
+      const body = JSON.parse(refused.body.length < 300 ? refused.body : '{"code":"x","message":"long"}') as {
+        code?: unknown;
+        message?: unknown;
+      };
+      expect({ name: refused.name, code: typeof body.code, message: typeof body.message }).toEqual({
+        name: refused.name,
+        code: 'string',
+        message: 'string',
+      });
     }
   });
 });

@@ -49,7 +49,16 @@ describe('postgres steps on the cluster of the ledger, as a hostile playbook aut
 
   const refused = async (name: string, command: string): Promise<void> => {
     const detail = await app.client.run(stepOn(name, command), { dsn: userDatabase.url });
-    expect(detail).toMatchObject({ status: 'FAILED', error: { step: 'reach', kind: 'auth', message: expect.stringMatching(/^postgres: refusing to connect as role "[^"]+" to the cluster of this runtime's ledger: it is a superuser;/) } });
+    expect(detail).toMatchObject({
+      status: 'FAILED',
+      error: {
+        step: 'reach',
+        kind: 'auth',
+        message: expect.stringMatching(
+          /^postgres: refusing to connect as role "[^"]+" to the cluster of this runtime's ledger: it is a superuser;/,
+        ),
+      },
+    });
     const exit = ofType(await app.client.events(detail.execution_id), EventType.StepExit).find((e) => e.step === 'reach');
     expect(exit?.payload).toMatchObject({ status: 'FAILED', error: { code: 'PROTECTED_DATABASE', retryable: false } });
   };
@@ -69,7 +78,10 @@ describe('postgres steps on the cluster of the ledger, as a hostile playbook aut
   });
 
   it('refuses the superuser COPY FROM PROGRAM', async () => {
-    await refused('copy_from_program', `CREATE TEMP TABLE out (line text); COPY out FROM PROGRAM 'psql -d ${ledgerName()} -c "DELETE FROM noetl.event"'`);
+    await refused(
+      'copy_from_program',
+      `CREATE TEMP TABLE out (line text); COPY out FROM PROGRAM 'psql -d ${ledgerName()} -c "DELETE FROM noetl.event"'`,
+    );
   });
 
   it('runs the same kind of step as an ordinary role of that cluster', async () => {

@@ -56,11 +56,23 @@ describe('a ledger changed behind the runtime', () => {
   /** Runs the chain to COMPLETED and waits until its projection holds every event. */
   async function completedRun(): Promise<{ id: string; events: EventRow[] }> {
     const id: string = (await request(api.http).post('/api/execute').send({ path: 'tamper/chain' }).expect(201)).body.execution_id;
-    await waitFor(async () => (await request(api.http).get(`/api/executions/${id}`).expect(200)).body.status === 'COMPLETED', { timeoutMs: 20_000 });
-    const events = (await superuser.query<EventRow>('SELECT event_id, event_type, node_name, stream_version FROM noetl.event WHERE execution_id = $1 ORDER BY stream_version', [id])).rows;
-    await waitFor(async () => (await superuser.query('SELECT 1 FROM noetl.projection WHERE projection_key = $1 AND version = $2', [id, events.length])).rowCount === 1, {
-      description: `the projection of ${id} at its last event`,
+    await waitFor(async () => (await request(api.http).get(`/api/executions/${id}`).expect(200)).body.status === 'COMPLETED', {
+      timeoutMs: 20_000,
     });
+    const events = (
+      await superuser.query<EventRow>(
+        'SELECT event_id, event_type, node_name, stream_version FROM noetl.event WHERE execution_id = $1 ORDER BY stream_version',
+        [id],
+      )
+    ).rows;
+    await waitFor(
+      async () =>
+        (await superuser.query('SELECT 1 FROM noetl.projection WHERE projection_key = $1 AND version = $2', [id, events.length]))
+          .rowCount === 1,
+      {
+        description: `the projection of ${id} at its last event`,
+      },
+    );
     return { id, events };
   }
 
@@ -71,7 +83,8 @@ describe('a ledger changed behind the runtime', () => {
     await superuser.query('COMMIT');
   };
   const verify = async (id: string) => (await request(api.http).get(`/api/executions/${id}/verify`).expect(200)).body;
-  const completedOf = (events: EventRow[], step: string) => events.find((e) => e.event_type === 'command.completed' && e.node_name === step)!;
+  const completedOf = (events: EventRow[], step: string) =>
+    events.find((e) => e.event_type === 'command.completed' && e.node_name === step)!;
 
   it('finds an untouched ledger intact', async () => {
     const { id, events } = await completedRun();
@@ -81,12 +94,27 @@ describe('a ledger changed behind the runtime', () => {
   it('names an edited event, and, when its checksum was recomputed too, the same event by its chain link', async () => {
     const { id, events } = await completedRun();
     const target = completedOf(events, 'b');
-    await asSuperuser(`UPDATE noetl.event SET payload = jsonb_set(payload, '{result}', '{"n": 999}') WHERE event_id = $1`, [target.event_id]);
-    expect(await verify(id)).toMatchObject({ ok: false, first_bad_position: target.event_id, reason: expect.stringContaining('its content does not match its checksum') });
+    await asSuperuser(`UPDATE noetl.event SET payload = jsonb_set(payload, '{result}', '{"n": 999}') WHERE event_id = $1`, [
+      target.event_id,
+    ]);
+    expect(await verify(id)).toMatchObject({
+      ok: false,
+      first_bad_position: target.event_id,
+      reason: expect.stringContaining('its content does not match its checksum'),
+    });
     // A careful attacker recomputes the checksum: the chain hash the database wrote no longer follows.
-    const [stored] = (await superuser.query<EventStoreRow>(`SELECT ${EVENT_SELECT_LIST} FROM noetl.event WHERE event_id = $1`, [target.event_id])).rows;
-    await asSuperuser('UPDATE noetl.event SET checksum = $2 WHERE event_id = $1', [target.event_id, envelopeChecksum(toLedgerEvent(stored!))]);
-    expect(await verify(id)).toMatchObject({ ok: false, first_bad_position: target.event_id, reason: expect.stringContaining('its chain hash does not follow') });
+    const [stored] = (
+      await superuser.query<EventStoreRow>(`SELECT ${EVENT_SELECT_LIST} FROM noetl.event WHERE event_id = $1`, [target.event_id])
+    ).rows;
+    await asSuperuser('UPDATE noetl.event SET checksum = $2 WHERE event_id = $1', [
+      target.event_id,
+      envelopeChecksum(toLedgerEvent(stored!)),
+    ]);
+    expect(await verify(id)).toMatchObject({
+      ok: false,
+      first_bad_position: target.event_id,
+      reason: expect.stringContaining('its chain hash does not follow'),
+    });
   });
 
   it('names the event after a deleted one, and a replay answers 409 ledger_corrupt', async () => {
@@ -94,7 +122,11 @@ describe('a ledger changed behind the runtime', () => {
     const deleted = completedOf(events, 'a');
     const next = events.find((e) => e.stream_version === deleted.stream_version + 1)!;
     await asSuperuser('DELETE FROM noetl.event WHERE event_id = $1', [deleted.event_id]);
-    expect(await verify(id)).toMatchObject({ ok: false, first_bad_position: next.event_id, reason: expect.stringContaining(`version ${deleted.stream_version} of its stream is missing`) });
+    expect(await verify(id)).toMatchObject({
+      ok: false,
+      first_bad_position: next.event_id,
+      reason: expect.stringContaining(`version ${deleted.stream_version} of its stream is missing`),
+    });
     const replay = await request(api.http).get('/api/replay/state').query({ execution_id: id, snapshots: 'false' });
     expect(replay.status).toBe(409);
     expect(replay.body).toMatchObject({ code: 'ledger_corrupt', details: { first_bad_position: next.event_id } });
@@ -104,7 +136,10 @@ describe('a ledger changed behind the runtime', () => {
     const { id, events } = await completedRun();
     const last = events[events.length - 1]!;
     await asSuperuser('DELETE FROM noetl.event WHERE event_id = $1', [last.event_id]);
-    expect(await verify(id)).toMatchObject({ ok: false, reason: expect.stringContaining(`the ledger ends at version ${last.stream_version - 1}`) });
+    expect(await verify(id)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining(`the ledger ends at version ${last.stream_version - 1}`),
+    });
   });
 
   it('lists every execution with `noetl verify --all`, broken ones named', async () => {

@@ -37,10 +37,14 @@ describe('pipelines and their task policies over the REST API', () => {
     expect(ofType(events, EventType.CommandIssued).map((e) => e.step)).toEqual([...pipelineSteps, 'summary']);
     expect(ofType(events, EventType.RetryScheduled)).toEqual([]);
     expect(detail.steps.map((s) => [s.step, s.status, s.attempts])).toEqual([...pipelineSteps, 'summary'].map((s) => [s, 'COMPLETED', 1]));
-    const exits = Object.fromEntries(ofType(events, EventType.StepExit).map((e) => [e.step, e.payload as { result: Record<string, unknown> }]));
+    const exits = Object.fromEntries(
+      ofType(events, EventType.StepExit).map((e) => [e.step, e.payload as { result: Record<string, unknown> }]),
+    );
     expect(exits.retry_task?.result).toMatchObject({ fetch: { status_code: 200, data: { calls: 3 } }, after_fetch: { calls_seen: 3 } });
     expect(exits.break_early?.result).not.toHaveProperty('skipped');
-    expect(exits.continue_on_error?.result).toMatchObject({ recover: { recovered: true, message: expect.stringContaining('broken on purpose') } });
+    expect(exits.continue_on_error?.result).toMatchObject({
+      recover: { recovered: true, message: expect.stringContaining('broken on purpose') },
+    });
   });
 
   it('fails the step, and so the execution, when a task policy says fail; later tasks and steps never run', async () => {

@@ -45,7 +45,9 @@ describe('a command that keeps killing its worker process', () => {
     await client.register(e2ePlaybook('crash-poison'));
     const poison = await client.execute('e2e/crash_poison', { echo: scripted.url, ms: 60_000 });
     const bystander = await client.execute('e2e/crash_poison', { echo: scripted.url, ms: 3_000 });
-    await Promise.all([poison, bystander].map((id) => client.waitForEvent(id, EventType.CommandClaimed, (event) => event.step === 'doomed')));
+    await Promise.all(
+      [poison, bystander].map((id) => client.waitForEvent(id, EventType.CommandClaimed, (event) => event.step === 'doomed')),
+    );
 
     // First death: both commands were running.
     await server!.crash();

@@ -40,7 +40,11 @@ async function tableWritten(url: string): Promise<boolean> {
   }
 }
 
-async function serverOn(ledger: TestDatabase, env: Record<string, string>, log: string[]): Promise<{ server: CliServerProcess; client: NoetlHttpClient }> {
+async function serverOn(
+  ledger: TestDatabase,
+  env: Record<string, string>,
+  log: string[],
+): Promise<{ server: CliServerProcess; client: NoetlHttpClient }> {
   const server = await startCliServer({ DATABASE_URL: ledger.url, ...env }, { onOutput: (chunk) => void log.push(chunk) });
   const client = new NoetlHttpClient(server.url, server.apiKey);
   await client.register(HOSTILE);
@@ -67,7 +71,13 @@ describe("python steps on a worker whose ledger's cluster trusts its host", () =
     const detail = await client.run(HOSTILE, { database: ledger.name }, 30_000);
     expect(detail).toMatchObject({
       status: 'FAILED',
-      error: { step: 'attack', kind: 'auth', message: expect.stringContaining("python: refused on this worker: the ledger's PostgreSQL cluster accepts a login without a password") },
+      error: {
+        step: 'attack',
+        kind: 'auth',
+        message: expect.stringContaining(
+          "python: refused on this worker: the ledger's PostgreSQL cluster accepts a login without a password",
+        ),
+      },
     });
     const message = detail.error?.message ?? '';
     expect(message).toContain('postgres@127.0.0.1:5432');

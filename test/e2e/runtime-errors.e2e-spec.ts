@@ -42,7 +42,10 @@ describe('errors found at run time, over the REST API', () => {
     const id = await app.client.execute('e2e/unstorable_results', { where: 'result' });
     const detail = await app.client.waitForTerminal(id);
 
-    expect(detail).toMatchObject({ status: 'FAILED', error: { step: 'nul_result', kind: 'unstorable_result', message: expect.stringContaining('result.rows[0].v holds a NUL character') } });
+    expect(detail).toMatchObject({
+      status: 'FAILED',
+      error: { step: 'nul_result', kind: 'unstorable_result', message: expect.stringContaining('result.rows[0].v holds a NUL character') },
+    });
     const events = await app.client.events(id);
     expect(ofType(events, EventType.CommandIssued).filter((e) => e.step === 'nul_result')).toHaveLength(1);
     expect(enteredSteps(events)).not.toContain('after');
@@ -59,7 +62,10 @@ describe('errors found at run time, over the REST API', () => {
     const id = await app.client.execute('e2e/unstorable_results', { where: 'loop' });
     const detail = await app.client.waitForTerminal(id);
 
-    expect(detail).toMatchObject({ status: 'FAILED', error: { step: 'nul_row', message: expect.stringContaining('[1] unstorable_result: result (row 1) holds a NUL character') } });
+    expect(detail).toMatchObject({
+      status: 'FAILED',
+      error: { step: 'nul_row', message: expect.stringContaining('[1] unstorable_result: result (row 1) holds a NUL character') },
+    });
     const done = ofType(await app.client.events(id), EventType.LoopDone)[0];
     expect(done?.payload).toMatchObject({ status: 'partial', succeeded: 2, failed: 1, results: [1, null, 3] });
   });

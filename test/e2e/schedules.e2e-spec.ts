@@ -95,17 +95,23 @@ describe('schedules over the REST API', () => {
 
   it('skips fire times while the execution it started is still running (overlap skip)', async () => {
     const schedule = await app.client.createSchedule({ path: 'e2e/scheduled_parked', interval_seconds: 1, overlap: 'skip' });
-    await waitFor(async () => (await app.client.schedule(schedule.schedule_id)).skipped >= 3, { timeoutMs: 15_000, description: 'three skipped fire times' });
+    await waitFor(async () => (await app.client.schedule(schedule.schedule_id)).skipped >= 3, {
+      timeoutMs: 15_000,
+      description: 'three skipped fire times',
+    });
     const [running, ...others] = await app.client.executionsOf('e2e/scheduled_parked');
     expect(others).toEqual([]);
     expect(running).toMatchObject({ status: 'RUNNING', schedule: { schedule_id: schedule.schedule_id } });
 
     await app.client.signal(running!.execution_id, 'release').expect(202);
     const ended = await app.client.waitForTerminal(running!.execution_id);
-    const next = await waitFor(async () => (await app.client.executionsOf('e2e/scheduled_parked')).find((d) => d.execution_id !== running!.execution_id), {
-      timeoutMs: 15_000,
-      description: 'the next execution of the schedule',
-    });
+    const next = await waitFor(
+      async () => (await app.client.executionsOf('e2e/scheduled_parked')).find((d) => d.execution_id !== running!.execution_id),
+      {
+        timeoutMs: 15_000,
+        description: 'the next execution of the schedule',
+      },
+    );
     await app.client.updateSchedule(schedule.schedule_id, { paused: true });
     // The next run started at a fire time after the first one ended, never beside it.
     expect(Date.parse(next.schedule!.fire_time)).toBeGreaterThan(Date.parse(ended.completed_at!) - 1000);
@@ -118,34 +124,67 @@ describe('schedules over the REST API', () => {
     const paused = await app.client.createSchedule({ path: 'e2e/scheduled_paused', interval_seconds: 1, paused: true });
     const active = await app.client.createSchedule({ path: 'e2e/scheduled_noop', interval_seconds: 1 });
     expect(paused).toMatchObject({ paused: true, next_fire_time: null });
-    await waitFor(async () => (await app.client.schedule(active.schedule_id)).fired >= 3, { timeoutMs: 15_000, description: 'three fires of the active schedule' });
+    await waitFor(async () => (await app.client.schedule(active.schedule_id)).fired >= 3, {
+      timeoutMs: 15_000,
+      description: 'three fires of the active schedule',
+    });
     expect(await app.client.schedule(paused.schedule_id)).toMatchObject({ fired: 0, skipped: 0, last_execution_id: null });
     expect(await app.client.executionsOf('e2e/scheduled_paused')).toEqual([]);
 
     await app.client.updateSchedule(active.schedule_id, { paused: true });
     const resumed = await app.client.updateSchedule(paused.schedule_id, { paused: false });
     expect(resumed.next_fire_time).not.toBeNull();
-    await waitFor(async () => (await app.client.executionsOf('e2e/scheduled_paused')).length >= 1, { timeoutMs: 15_000, description: 'a fire after resuming' });
+    await waitFor(async () => (await app.client.executionsOf('e2e/scheduled_paused')).length >= 1, {
+      timeoutMs: 15_000,
+      description: 'a fire after resuming',
+    });
     await app.client.updateSchedule(paused.schedule_id, { paused: true });
   });
 
   it('validates a schedule, answers 404s, triggers, lists and deletes', async () => {
     const http = app.http;
-    const bad = await supertest(http).post('/api/schedules').send({ path: 'e2e/scheduled_noop', cron: '0 25 * * *', timezone: 'Mars/Base', overlap: 'skip' });
+    const bad = await supertest(http)
+      .post('/api/schedules')
+      .send({ path: 'e2e/scheduled_noop', cron: '0 25 * * *', timezone: 'Mars/Base', overlap: 'skip' });
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ code: 'invalid_request', details: [expect.objectContaining({ path: 'cron' }), expect.objectContaining({ path: 'timezone' })] });
-    expect((await supertest(http).post('/api/schedules').send({ path: 'e2e/scheduled_noop', interval_seconds: 5, overlap: 'queue' })).status).toBe(400);
+    expect(bad.body).toMatchObject({
+      code: 'invalid_request',
+      details: [expect.objectContaining({ path: 'cron' }), expect.objectContaining({ path: 'timezone' })],
+    });
+    expect(
+      (await supertest(http).post('/api/schedules').send({ path: 'e2e/scheduled_noop', interval_seconds: 5, overlap: 'queue' })).status,
+    ).toBe(400);
     expect((await supertest(http).post('/api/schedules').send({ path: 'e2e/nowhere', interval_seconds: 5 })).status).toBe(404);
     expect((await supertest(http).get('/api/schedules/424242')).status).toBe(404);
 
-    const created = await app.client.createSchedule({ path: 'e2e/scheduled_noop', cron: '0 3 * * 1', timezone: 'Europe/Berlin', payload: { who: 'cron' }, paused: true });
-    expect(created).toMatchObject({ source: 'api', cron: '0 3 * * 1', timezone: 'Europe/Berlin', overlap: 'skip', catchup_seconds: 60, jitter_seconds: 0, version: null });
+    const created = await app.client.createSchedule({
+      path: 'e2e/scheduled_noop',
+      cron: '0 3 * * 1',
+      timezone: 'Europe/Berlin',
+      payload: { who: 'cron' },
+      paused: true,
+    });
+    expect(created).toMatchObject({
+      source: 'api',
+      cron: '0 3 * * 1',
+      timezone: 'Europe/Berlin',
+      overlap: 'skip',
+      catchup_seconds: 60,
+      jitter_seconds: 0,
+      version: null,
+    });
     const triggered = await supertest(http).post(`/api/schedules/${created.schedule_id}/trigger`).send({});
     expect(triggered.status).toBe(201);
     const detail = await app.client.waitForTerminal(triggered.body.execution_id);
-    expect(detail).toMatchObject({ status: 'COMPLETED', workload: { who: 'cron' }, schedule: { schedule_id: created.schedule_id, manual: true } });
+    expect(detail).toMatchObject({
+      status: 'COMPLETED',
+      workload: { who: 'cron' },
+      schedule: { schedule_id: created.schedule_id, manual: true },
+    });
     const events = await app.client.events(detail.execution_id);
-    expect(ofType(events, EventType.ScheduleFired).map((e) => e.payload)).toEqual([{ schedule_id: created.schedule_id, fire_time: triggered.body.fire_time, manual: true }]);
+    expect(ofType(events, EventType.ScheduleFired).map((e) => e.payload)).toEqual([
+      { schedule_id: created.schedule_id, fire_time: triggered.body.fire_time, manual: true },
+    ]);
 
     const listed = await supertest(http).get('/api/schedules').query({ path: 'e2e/scheduled_noop' });
     expect(listed.body.schedules.map((s: { schedule_id: string }) => s.schedule_id)).toContain(created.schedule_id);

@@ -77,14 +77,19 @@ describe('a secret canary through every tool, a loop frame and a sub-playbook', 
     const mirrored = ofType(events, EventType.StepExit).find((e) => e.step === 'http_mirror');
     // The remote really echoed the credential, in a header and the body, and it came back scrubbed.
     expect(mirrored?.payload).toMatchObject({
-      result: { headers: { 'x-mirror-authorization': 'Bearer ***' }, data: { headers: { authorization: 'Bearer ***', 'x-copy': '***' }, body: '{"sent":"***"}' } },
+      result: {
+        headers: { 'x-mirror-authorization': 'Bearer ***' },
+        data: { headers: { authorization: 'Bearer ***', 'x-copy': '***' }, body: '{"sent":"***"}' },
+      },
     });
     expect(ofType(events, EventType.FrameCommitted)).toHaveLength(2);
 
     const failed = await client.waitForTerminal(await client.execute('e2e/canary_postgres', {}), 60_000);
     expect(failed.status).toBe('FAILED');
     const pgEvents = await client.events(failed.execution_id);
-    const messages = [...ofType(pgEvents, EventType.FrameCommitted), ...ofType(pgEvents, EventType.StepExit)].map((e) => JSON.stringify(e.payload));
+    const messages = [...ofType(pgEvents, EventType.FrameCommitted), ...ofType(pgEvents, EventType.StepExit)].map((e) =>
+      JSON.stringify(e.payload),
+    );
     expect(messages.join('\n')).toContain('invalid input syntax for type integer: \\"***\\"');
   });
 
@@ -106,9 +111,18 @@ describe('a secret canary through every tool, a loop frame and a sub-playbook', 
       for (const [table, cols] of tables) {
         // Every column of every type: bytea by its bytes (payloads, Arrow frames), the rest as text.
         const matches = cols
-          .flatMap((c) => SPELLINGS.map((_, i) => (c.type === 'bytea' ? `position(convert_to($${i + 1}, 'UTF8') IN "${c.column}") > 0` : `strpos("${c.column}"::text, $${i + 1}) > 0`)))
+          .flatMap((c) =>
+            SPELLINGS.map((_, i) =>
+              c.type === 'bytea'
+                ? `position(convert_to($${i + 1}, 'UTF8') IN "${c.column}") > 0`
+                : `strpos("${c.column}"::text, $${i + 1}) > 0`,
+            ),
+          )
           .join(' OR ');
-        const { rows } = await db.query<{ n: number; total: number }>(`SELECT count(*) FILTER (WHERE ${matches})::int AS n, count(*)::int AS total FROM ${table}`, SPELLINGS);
+        const { rows } = await db.query<{ n: number; total: number }>(
+          `SELECT count(*) FILTER (WHERE ${matches})::int AS n, count(*)::int AS total FROM ${table}`,
+          SPELLINGS,
+        );
         scannedRows += rows[0]!.total;
         if (rows[0]!.n > 0) hits[table] = rows[0]!.n;
       }

@@ -36,7 +36,9 @@ function lines(output: string): string[] {
 }
 
 /** Starts it, keeps what it printed while starting, stops it with SIGTERM; all it printed, and how it ended. */
-async function startAndStop(start: () => Promise<CliServerProcess>): Promise<{ atStart: string[]; output: string; ended: { code: number | null; killed: boolean } }> {
+async function startAndStop(
+  start: () => Promise<CliServerProcess>,
+): Promise<{ atStart: string[]; output: string; ended: { code: number | null; killed: boolean } }> {
   const started = await start();
   const atStart = lines(started.output());
   const ended = await started.stop();
@@ -87,6 +89,8 @@ describe('the logs of a server as an operator reads them', () => {
     const pretty = await startAndStop(() => startRoleApp('worker', { ...shared(), LOG_FORMAT: 'pretty' }));
     expect(pretty.atStart).toContainEqual(expect.stringMatching(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(worker\): worker ready$/));
     const json = await startAndStop(() => startRoleApp('worker', shared()));
-    expect(json.atStart.map((line) => JSON.parse(line) as { msg: string })).toContainEqual(expect.objectContaining({ level: 30, name: 'worker', msg: 'worker ready' }));
+    expect(json.atStart.map((line) => JSON.parse(line) as { msg: string })).toContainEqual(
+      expect.objectContaining({ level: 30, name: 'worker', msg: 'worker ready' }),
+    );
   });
 });

@@ -10,7 +10,12 @@ jest.setTimeout(60_000);
 
 /** Waits until `step` has entered and parked: waiting, with no command (nothing for a worker to hold). */
 async function parkedAt(client: NoetlHttpClient, id: string, step: string): Promise<void> {
-  await client.waitForDetail(id, (detail) => detail.steps.some((s) => s.step === step && s.status === 'WAITING'), 15_000, `step ${step} parked`);
+  await client.waitForDetail(
+    id,
+    (detail) => detail.steps.some((s) => s.step === step && s.status === 'WAITING'),
+    15_000,
+    `step ${step} parked`,
+  );
   expect(ofType(await client.events(id), EventType.CommandIssued).filter((e) => e.step === step)).toEqual([]);
 }
 
@@ -39,7 +44,10 @@ describe('signals and the wait tool over the REST API', () => {
     expect(detail).toMatchObject({ status: 'COMPLETED', result: { shipped: 7, approved_by: 'ada' } });
     const events = await app.client.events(id);
     const exit = ofType(events, EventType.StepExit).find((e) => e.step === 'approve');
-    expect(exit?.payload).toMatchObject({ result: { order: 7, approved: true, by: 'ada' }, signal: { name: 'approval', event_id: accepted.body.event_id } });
+    expect(exit?.payload).toMatchObject({
+      result: { order: 7, approved: true, by: 'ada' },
+      signal: { name: 'approval', event_id: accepted.body.event_id },
+    });
     expect(ofType(events, EventType.SignalReceived)).toHaveLength(2);
   });
 
@@ -66,7 +74,10 @@ describe('signals and the wait tool over the REST API', () => {
   it('times a wait out into an error arc', async () => {
     const id = await app.client.execute('e2e/approval_timeout');
     const detail = await app.client.waitForTerminal(id);
-    expect(detail).toMatchObject({ status: 'COMPLETED', result: { escalated: true, reason: expect.stringContaining('no signal "approval" arrived by') } });
+    expect(detail).toMatchObject({
+      status: 'COMPLETED',
+      result: { escalated: true, reason: expect.stringContaining('no signal "approval" arrived by') },
+    });
     expect(detail.steps.map((s) => [s.step, s.status])).toEqual([
       ['approve', 'COMPLETED'],
       ['escalate', 'COMPLETED'],

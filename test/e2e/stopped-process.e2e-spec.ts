@@ -63,7 +63,7 @@ describe('two servers on one database, one of them stopped', () => {
     await Promise.all([database?.drop(), scripted?.close()]);
   });
 
-  it('keeps the other one running: it takes over the sweep, reaps the stopped one\'s lease and finishes its work', async () => {
+  it("keeps the other one running: it takes over the sweep, reaps the stopped one's lease and finishes its work", async () => {
     a = await boot();
     // The first server made the admin key; every server of the database takes it.
     const onA = new NoetlHttpClient(a.url, a.apiKey);
@@ -75,9 +75,13 @@ describe('two servers on one database, one of them stopped', () => {
     // second run: it outlasts A's stop by far, and leaves B the time to finish every chain.
     const held = await onA.execute('e2e/crash_poison', { echo: scripted.url, ms: 20_000 });
     const claim = await onA.waitForEvent(held, EventType.CommandClaimed, (event) => event.step === 'doomed');
-    await waitFor(async () => (await admin.query(`SELECT holder FROM noetl.leadership WHERE role LIKE 'sweeper:%'`)).rows[0]?.holder?.includes(`-${a!.pid}-`), {
-      description: 'A to lead the sweep',
-    });
+    await waitFor(
+      async () =>
+        (await admin.query(`SELECT holder FROM noetl.leadership WHERE role LIKE 'sweeper:%'`)).rows[0]?.holder?.includes(`-${a!.pid}-`),
+      {
+        description: 'A to lead the sweep',
+      },
+    );
     b = await boot();
     const onB = new NoetlHttpClient(b.url, a.apiKey);
     // And it is busy with chains when it stops.
@@ -103,10 +107,14 @@ describe('two servers on one database, one of them stopped', () => {
     expect(Date.now() - started).toBeLessThan(15_000);
 
     // B takes over the sweep and reaps A's lease: the command is abandoned, issued again and claimed by B's worker.
-    await waitFor(async () => (await admin.query(`SELECT holder FROM noetl.leadership WHERE role LIKE 'sweeper:%'`)).rows[0]?.holder?.includes(`-${b!.pid}-`), {
-      timeoutMs: 15_000,
-      description: 'B to lead the sweep',
-    });
+    await waitFor(
+      async () =>
+        (await admin.query(`SELECT holder FROM noetl.leadership WHERE role LIKE 'sweeper:%'`)).rows[0]?.holder?.includes(`-${b!.pid}-`),
+      {
+        timeoutMs: 15_000,
+        description: 'B to lead the sweep',
+      },
+    );
     await onB.waitForEvent(
       held,
       EventType.CommandClaimed,
@@ -114,10 +122,16 @@ describe('two servers on one database, one of them stopped', () => {
       20_000,
     );
     const heldBy = (claim.payload as { worker_id: string }).worker_id;
-    expect(ofType(await onB.events(held), EventType.CommandAbandoned).map((event) => event.payload)).toEqual([expect.objectContaining({ worker_id: heldBy, worker_lost: true })]);
+    expect(ofType(await onB.events(held), EventType.CommandAbandoned).map((event) => event.payload)).toEqual([
+      expect.objectContaining({ worker_id: heldBy, worker_lost: true }),
+    ]);
 
     // What A had open is let go by the server, and B finishes every chain A started.
-    await waitFor(async () => (await stuckSessionsOf(a!.pid)) === 0, { timeoutMs: 20_000, intervalMs: 200, description: "A's idle transaction to be ended" });
+    await waitFor(async () => (await stuckSessionsOf(a!.pid)) === 0, {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+      description: "A's idle transaction to be ended",
+    });
     for (const id of chains) expect(await onB.waitForTerminal(id, 45_000)).toMatchObject({ status: 'COMPLETED' });
   });
 });

@@ -87,7 +87,9 @@ describe('streaming a postgres result in chunks', () => {
     db.on('error', () => undefined);
     await db.connect();
     try {
-      await db.query(`CREATE TABLE stream_source AS SELECT g AS id, repeat(md5(g::text), ${PAD / 32}) AS pad FROM generate_series(1, ${MORE_ROWS}) g`);
+      await db.query(
+        `CREATE TABLE stream_source AS SELECT g AS id, repeat(md5(g::text), ${PAD / 32}) AS pad FROM generate_series(1, ${MORE_ROWS}) g`,
+      );
     } finally {
       await db.end();
     }
@@ -147,20 +149,34 @@ describe('streaming a postgres result in chunks', () => {
     expect(position((e) => e.event_type === EventType.StepExit && e.step === 'read')).toBeGreaterThan(done);
 
     const chunkRuns = ofType(events, EventType.StepEnter).filter((e) => e.step === 'each_chunk');
-    expect(chunkRuns.map((e) => (e.payload as { chunk: { chunk_index: number } }).chunk.chunk_index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(chunkRuns.map((e) => (e.payload as { chunk: { chunk_index: number } }).chunk.chunk_index)).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+    ]);
     const results = ofType(events, EventType.StepExit)
       .filter((e) => e.step === 'each_chunk')
       .map((e) => (e.payload as { result: { index: number } }).result)
       .sort((a, b) => a.index - b.index);
     expect(results).toEqual(
-      Array.from({ length: 10 }, (_, i) => ({ index: i, has_more: i < 9, count: CHUNK_ROWS, first: i * CHUNK_ROWS + 1, last: (i + 1) * CHUNK_ROWS, width: PAD })),
+      Array.from({ length: 10 }, (_, i) => ({
+        index: i,
+        has_more: i < 9,
+        count: CHUNK_ROWS,
+        first: i * CHUNK_ROWS + 1,
+        last: (i + 1) * CHUNK_ROWS,
+        width: PAD,
+      })),
     );
     expect(ofType(events, EventType.StepEnter).filter((e) => e.step === 'summary')).toHaveLength(1);
 
-    process.stdout.write(`streaming worker peak RSS: ${mib(before)} before, ${mib(after)} after streaming ${mib(ROWS * PAD)} of rows in chunks of ${mib(CHUNK_ROWS * PAD)}\n`);
+    process.stdout.write(
+      `streaming worker peak RSS: ${mib(before)} before, ${mib(after)} after streaming ${mib(ROWS * PAD)} of rows in chunks of ${mib(CHUNK_ROWS * PAD)}\n`,
+    );
 
     // Five times the rows through the same chunks: a worker that held the result would grow by at least its size.
-    const more = await app.client.waitForTerminal(await app.client.execute('e2e/streaming', { rows: MORE_ROWS, downstream: false }), 90_000);
+    const more = await app.client.waitForTerminal(
+      await app.client.execute('e2e/streaming', { rows: MORE_ROWS, downstream: false }),
+      90_000,
+    );
     expect(more).toMatchObject({ status: 'COMPLETED', result: { rows: MORE_ROWS, chunks: MORE_ROWS / CHUNK_ROWS } });
     const peak = peakRss(worker.pid);
     process.stdout.write(`streaming worker peak RSS: ${mib(peak)} after streaming ${mib(MORE_ROWS * PAD)} (+${mib(peak - after)})\n`);

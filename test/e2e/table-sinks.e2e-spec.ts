@@ -62,11 +62,16 @@ describe('table sinks over the REST API', () => {
       { user_id: 3, score: 50, frame: 1 },
     ]);
     expect(await rows('SELECT id, label FROM sink_page_items ORDER BY id')).toEqual([
-      { id: 11, label: 'a1' }, { id: 12, label: 'b1' },
-      { id: 21, label: 'a2' }, { id: 22, label: 'b2' },
-      { id: 31, label: 'a3' }, { id: 32, label: 'b3' },
+      { id: 11, label: 'a1' },
+      { id: 12, label: 'b1' },
+      { id: 21, label: 'a2' },
+      { id: 22, label: 'b2' },
+      { id: 31, label: 'a3' },
+      { id: 32, label: 'b3' },
     ]);
-    expect(await rows('SELECT name, last_page, item_count FROM sink_page_summary')).toEqual([{ name: 'summary', last_page: 2, item_count: 4 }]);
+    expect(await rows('SELECT name, last_page, item_count FROM sink_page_summary')).toEqual([
+      { name: 'summary', last_page: 2, item_count: 4 },
+    ]);
     const events = await app.client.events(first.execution_id);
     expect(ofType(events, EventType.LoopDone).map((e) => e.step)).toEqual(['each_user', 'scores']);
 
@@ -79,7 +84,9 @@ describe('table sinks over the REST API', () => {
     ]);
     expect(await rows('SELECT count(*)::int AS n FROM sink_scores')).toEqual([{ n: 6 }]);
     expect(await rows('SELECT count(*)::int AS n FROM sink_page_items')).toEqual([{ n: 12 }]);
-    expect(await rows('SELECT name, last_page, item_count FROM sink_page_summary')).toEqual([{ name: 'summary', last_page: 2, item_count: 6 }]);
+    expect(await rows('SELECT name, last_page, item_count FROM sink_page_summary')).toEqual([
+      { name: 'summary', last_page: 2, item_count: 6 },
+    ]);
   });
 
   it('fails every row of a frame whose statement the table refuses, writing none of them', async () => {
@@ -92,7 +99,9 @@ describe('table sinks over the REST API', () => {
     expect(detail.loops.find((loop) => loop.step === 'scores')).toMatchObject({ total: 3, done: 0, failed: 3, completed: true });
     expect(await rows('SELECT count(*)::int AS n FROM sink_scores')).toEqual(before);
     const committed = ofType(await app.client.events(detail.execution_id), EventType.FrameCommitted).filter((e) => e.step === 'scores');
-    const errors = committed.flatMap((e) => (e.payload as { failed_rows: { status: string; error?: { kind: string; message: string } }[] }).failed_rows);
+    const errors = committed.flatMap(
+      (e) => (e.payload as { failed_rows: { status: string; error?: { kind: string; message: string } }[] }).failed_rows,
+    );
     expect(errors).toHaveLength(3);
     for (const row of errors) {
       expect(row).toMatchObject({ status: 'error', error: { kind: 'db', message: expect.stringContaining('small_scores') } });

@@ -16,7 +16,12 @@ describe('each tool kind over the REST API', () => {
   let userDatabase: TestDatabase;
 
   beforeAll(async () => {
-    [app, testServer, scripted, userDatabase] = await Promise.all([startE2eApp(), startTestServer(), startScriptedHttpServer(), createEmptyDatabase()]);
+    [app, testServer, scripted, userDatabase] = await Promise.all([
+      startE2eApp(),
+      startTestServer(),
+      startScriptedHttpServer(),
+      createEmptyDatabase(),
+    ]);
   });
 
   afterAll(async () => {
@@ -34,7 +39,10 @@ describe('each tool kind over the REST API', () => {
     const events = await app.client.events(detail.execution_id);
     expect(callsOf(events).map((call) => call.step)).toEqual(['list_users', 'post_count']);
     const listed = ofType(events, EventType.StepExit).find((e) => e.step === 'list_users');
-    expect(listed?.payload).toMatchObject({ status: 'COMPLETED', result: { status_code: 200, data: { offset: 30, limit: 10, total: 35 } } });
+    expect(listed?.payload).toMatchObject({
+      status: 'COMPLETED',
+      result: { status_code: 200, data: { offset: 30, limit: 10, total: 35 } },
+    });
   });
 
   it('postgres: runs statements through a stored credential in one transaction, then queries through a DSN', async () => {
@@ -117,7 +125,12 @@ describe('each tool kind over the REST API', () => {
     expect(detail).toMatchObject({ status: 'COMPLETED', result: { from_child: 42 } });
     const [child, ...others] = await app.client.children(detail.execution_id);
     expect(others).toEqual([]);
-    expect(child).toMatchObject({ path: 'e2e/child', status: 'COMPLETED', parent_execution_id: detail.execution_id, result: { doubled: 42 } });
+    expect(child).toMatchObject({
+      path: 'e2e/child',
+      status: 'COMPLETED',
+      parent_execution_id: detail.execution_id,
+      result: { doubled: 42 },
+    });
     const childEvents = await app.client.events(child!.execution_id);
     expect(terminalEvents(childEvents).map((e) => e.event_type)).toEqual([EventType.ExecutionCompleted]);
     const childEnd = Date.parse(terminalEvents(childEvents)[0]!.created_at);

@@ -91,7 +91,8 @@ describe('separate role processes over NATS', () => {
   };
   /** A worker on the API's control plane, with a worker key of the tenant (made once by the bootstrap admin key). */
   let workerKey: string;
-  const startWorker = (env: Record<string, string> = {}) => start('worker', { NOETL_SERVER_URL: api.url, NOETL_API_KEY: workerKey, NOETL_PYTHON: 'on', ...env });
+  const startWorker = (env: Record<string, string> = {}) =>
+    start('worker', { NOETL_SERVER_URL: api.url, NOETL_API_KEY: workerKey, NOETL_PYTHON: 'on', ...env });
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -114,8 +115,20 @@ describe('separate role processes over NATS', () => {
     anyWorker = await startWorker();
     // No grace: stopped, it gives back at once whatever it holds (the drain test below relies on it).
     jsWorker = await startWorker({ NOETL_WORKER_TOOLS: 'javascript', NOETL_SHUTDOWN_GRACE_SECONDS: '0' });
-    projectors.push(await start('projector', { NOETL_SHARD_ID: 'noetl-projector-0' }), await start('projector', { NOETL_SHARD_ID: 'noetl-projector-1' }));
-    for (const content of [PLAYBOOKS.chain, PLAYBOOKS.loop(20, 20), PLAYBOOKS.loop(40, 400), PLAYBOOKS.child, PLAYBOOKS.parent, PLAYBOOKS.retry, PLAYBOOKS.python, PLAYBOOKS.sleepy]) {
+    projectors.push(
+      await start('projector', { NOETL_SHARD_ID: 'noetl-projector-0' }),
+      await start('projector', { NOETL_SHARD_ID: 'noetl-projector-1' }),
+    );
+    for (const content of [
+      PLAYBOOKS.chain,
+      PLAYBOOKS.loop(20, 20),
+      PLAYBOOKS.loop(40, 400),
+      PLAYBOOKS.child,
+      PLAYBOOKS.parent,
+      PLAYBOOKS.retry,
+      PLAYBOOKS.python,
+      PLAYBOOKS.sleepy,
+    ]) {
       await client.register(content);
     }
   }, 120_000);
@@ -133,8 +146,14 @@ describe('separate role processes over NATS', () => {
   /** Every claim of commands and frames in the execution and its children: [kind, step, worker]. */
   const claims = async (executionId: string): Promise<{ step: string | null; worker: string; type: string }[]> => {
     const executions = [executionId, ...(await client.children(executionId)).map((child) => child.execution_id)];
-    const events = (await Promise.all(executions.map((id) => client.events(id, [EventType.CommandClaimed, EventType.FrameDispatched])))).flat();
-    return events.map((event) => ({ step: event.step, type: event.event_type, worker: String((event.payload as { worker_id: string }).worker_id) }));
+    const events = (
+      await Promise.all(executions.map((id) => client.events(id, [EventType.CommandClaimed, EventType.FrameDispatched])))
+    ).flat();
+    return events.map((event) => ({
+      step: event.step,
+      type: event.event_type,
+      worker: String((event.payload as { worker_id: string }).worker_id),
+    }));
   };
 
   it('lists both workers with their capacity and restriction', async () => {
@@ -178,7 +197,9 @@ describe('separate role processes over NATS', () => {
     expect(new Set(ran.map((claim) => claim.worker))).toEqual(new Set([all, js]));
     for (const claim of ran.filter((c) => c.worker === js)) expect(['a', 'b', 'c', 'each', 'only', 'check']).toContain(claim.step);
     const perWorker = (worker: string) => ran.filter((claim) => claim.worker === worker).length;
-    console.info(`topology: ${ran.length} claims (commands and frames): ${perWorker(all)} on the unrestricted worker, ${perWorker(js)} on the javascript-only one`);
+    console.info(
+      `topology: ${ran.length} claims (commands and frames): ${perWorker(all)} on the unrestricted worker, ${perWorker(js)} on the javascript-only one`,
+    );
   }, 90_000);
 
   it('finishes a loop with nothing lost or duplicated when a worker is killed, the scheduler restarted and a worker drained mid-run', async () => {
@@ -194,7 +215,9 @@ describe('separate role processes over NATS', () => {
       async () => {
         const events = await client.events(executionId, [EventType.FrameDispatched, EventType.FrameCommitted]);
         const held = ofType(events, EventType.FrameDispatched).filter((e) => (e.payload as { worker_id: string }).worker_id === js);
-        return held.some((d) => !events.some((c) => c.event_type === EventType.FrameCommitted && c.frame_id === d.frame_id && c.event_id > d.event_id));
+        return held.some(
+          (d) => !events.some((c) => c.event_type === EventType.FrameCommitted && c.frame_id === d.frame_id && c.event_id > d.event_id),
+        );
       },
       { timeoutMs: 20_000, description: 'the javascript worker to hold a frame' },
     );
@@ -223,8 +246,17 @@ describe('separate role processes over NATS', () => {
     try {
       const consistent = async (executionIds: string[]): Promise<boolean> => {
         for (const executionId of executionIds) {
-          const [row] = (await pg.query<{ version: string; checksum: string }>(`SELECT version, checksum FROM noetl.projection WHERE projection_key = $1`, [executionId])).rows;
-          const events = (await pg.query<EventRow>(`SELECT ${EVENT_SELECT_LIST} FROM noetl.event WHERE execution_id = $1 ORDER BY stream_version`, [executionId])).rows.map(toLedgerEvent);
+          const [row] = (
+            await pg.query<{ version: string; checksum: string }>(
+              `SELECT version, checksum FROM noetl.projection WHERE projection_key = $1`,
+              [executionId],
+            )
+          ).rows;
+          const events = (
+            await pg.query<EventRow>(`SELECT ${EVENT_SELECT_LIST} FROM noetl.event WHERE execution_id = $1 ORDER BY stream_version`, [
+              executionId,
+            ])
+          ).rows.map(toLedgerEvent);
           if (!row || Number(row.version) !== events.length || row.checksum !== stateChecksum(foldEvents(events)!)) return false;
         }
         return true;
@@ -243,7 +275,9 @@ describe('separate role processes over NATS', () => {
       await waitFor(() => consistent([...first, ...second]), { timeoutMs: 30_000, description: 'the restarted shard to catch up' });
 
       // What the projection holds is what replay of the ledger says.
-      const [projection] = (await pg.query<{ checksum: string }>(`SELECT checksum FROM noetl.projection WHERE projection_key = $1`, [second[0]])).rows;
+      const [projection] = (
+        await pg.query<{ checksum: string }>(`SELECT checksum FROM noetl.projection WHERE projection_key = $1`, [second[0]])
+      ).rows;
       const replayed = await client.request('get', '/api/replay/state').query({ execution_id: second[0] }).expect(200);
       expect(replayed.body.checksums.all).toBe(projection!.checksum);
     } finally {

@@ -69,7 +69,9 @@ describe('OpenTelemetry traces of an execution across processes', () => {
     const server = await startCliServer({ ...shared, NOETL_ROLES: 'api,scheduler,projector' });
     processes.push(server);
     const client = new NoetlHttpClient(server.url, server.apiKey);
-    processes.push(await startRoleApp('worker', { ...shared, NOETL_SERVER_URL: server.url, NOETL_API_KEY: await client.createKey('worker') }));
+    processes.push(
+      await startRoleApp('worker', { ...shared, NOETL_SERVER_URL: server.url, NOETL_API_KEY: await client.createKey('worker') }),
+    );
   });
 
   afterAll(async () => {
@@ -97,7 +99,9 @@ describe('OpenTelemetry traces of an execution across processes', () => {
 
     // The root: the execution, recorded by the scheduler with the id every process derives.
     const roots = spans.filter((span) => span.parentSpanId === '');
-    expect(roots.map((span) => [span.name, span.spanId, span.pid, span.attributes['outcome']])).toEqual([['execution e2e/traced', executionSpanId(id), server.pid, 'COMPLETED']]);
+    expect(roots.map((span) => [span.name, span.spanId, span.pid, span.attributes['outcome']])).toEqual([
+      ['execution e2e/traced', executionSpanId(id), server.pid, 'COMPLETED'],
+    ]);
 
     // One span per step run, children of the root, in the order they ran.
     const steps = spans.filter((span) => span.name.startsWith('step ')).sort((a, b) => Number(a.startNanos - b.startNanos));
@@ -116,12 +120,21 @@ describe('OpenTelemetry traces of an execution across processes', () => {
     ]);
     for (const command of commands) {
       expect(command.attributes).toEqual(
-        expect.objectContaining({ execution_id: id, command_id: expect.any(String), attempt: 1, worker_id: expect.any(String), tool_kind: expect.any(String), outcome: 'COMPLETED' }),
+        expect.objectContaining({
+          execution_id: id,
+          command_id: expect.any(String),
+          attempt: 1,
+          worker_id: expect.any(String),
+          tool_kind: expect.any(String),
+          outcome: 'COMPLETED',
+        }),
       );
     }
     const frames = spans.filter((span) => span.name === 'frame');
     expect(frames.length).toBeGreaterThanOrEqual(1);
-    expect(frames.map((span) => [parentOf(span)?.name, span.pid, span.attributes['outcome']])).toEqual(frames.map(() => ['step square', worker.pid, 'COMMITTED']));
+    expect(frames.map((span) => [parentOf(span)?.name, span.pid, span.attributes['outcome']])).toEqual(
+      frames.map(() => ['step square', worker.pid, 'COMMITTED']),
+    );
 
     // The worker's calls to the api carried W3C traceparent: the api's request spans are children of the command or frame span.
     const completions = spans.filter((span) => span.name === 'POST /api/commands/:id/complete');
@@ -129,7 +142,9 @@ describe('OpenTelemetry traces of an execution across processes', () => {
       ['command javascript', server.pid],
       ['command noop', server.pid],
     ]);
-    expect(spans.filter((span) => span.name === 'POST /api/frames/:id/commit').map((span) => parentOf(span)?.name)).toEqual(frames.map(() => 'frame'));
+    expect(spans.filter((span) => span.name === 'POST /api/frames/:id/commit').map((span) => parentOf(span)?.name)).toEqual(
+      frames.map(() => 'frame'),
+    );
 
     // The offers on NATS carried the trace to the worker: a command's, its step run's context; a stage's, at least the execution's trace.
     await waitFor(async () => offers.length > 0, { timeoutMs: 5_000, intervalMs: 50, description: 'the offers seen on NATS' });
@@ -158,7 +173,14 @@ describe('OpenTelemetry traces of an execution across processes', () => {
       const spans = collector.spans().filter((span) => span.traceId === executionTraceId(id));
       expect(new Set(spans.map((span) => span.service))).toEqual(new Set(['noetl-run-e2e']));
       const names = spans.map((span) => span.name);
-      expect(names.filter((name) => !name.startsWith('frame')).sort()).toEqual(['command javascript', 'command noop', 'execution e2e/traced', 'step end', 'step square', 'step start']);
+      expect(names.filter((name) => !name.startsWith('frame')).sort()).toEqual([
+        'command javascript',
+        'command noop',
+        'execution e2e/traced',
+        'step end',
+        'step square',
+        'step start',
+      ]);
       expect(names).toContain('frame');
     } finally {
       rmSync(dir, { recursive: true, force: true });

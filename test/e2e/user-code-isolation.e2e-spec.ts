@@ -93,7 +93,9 @@ describe('hostile javascript against a running server', () => {
       expect({ name: h.name, status: detail.status, kind: detail.error?.kind }).toEqual({ name: h.name, status: 'FAILED', kind: h.kind });
     }
     const capped = ofType(await client.events(hostile[4]!), EventType.StepExit)[0];
-    expect(capped?.payload).toMatchObject({ error: { message: `javascript: timed out after ${CEILING_SECONDS}s (timeout 30s capped at the ${CEILING_SECONDS}s ceiling)` } });
+    expect(capped?.payload).toMatchObject({
+      error: { message: `javascript: timed out after ${CEILING_SECONDS}s (timeout 30s capped at the ${CEILING_SECONDS}s ceiling)` },
+    });
 
     const peakRssKiB = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1]);
     console.info(`server peak RSS: ${Math.round(peakRssKiB / 1024)} MiB`);

@@ -29,10 +29,17 @@ const CHROMIUM_FLAGS = [
 
 /** Until the locator's text matches: the page polls and re-renders on its own time. */
 async function textOf(locator: Locator, pattern: RegExp): Promise<string> {
-  return waitFor(async () => {
-    const text = (await locator.first().textContent({ timeout: 1000 }).catch(() => null)) ?? '';
-    return pattern.test(text) && text;
-  }, { timeoutMs: 15_000, description: `text matching ${pattern}` });
+  return waitFor(
+    async () => {
+      const text =
+        (await locator
+          .first()
+          .textContent({ timeout: 1000 })
+          .catch(() => null)) ?? '';
+      return pattern.test(text) && text;
+    },
+    { timeoutMs: 15_000, description: `text matching ${pattern}` },
+  );
 }
 
 /**
@@ -59,7 +66,11 @@ describe('the web UI in a browser', () => {
     database = await createTestDatabase();
     home = mkdtempSync(join(tmpdir(), 'noetl-home-'));
     mkdirSync(SCREENSHOTS, { recursive: true });
-    provider = await startLoopbackOidcProvider({ clientId: 'noetl-ui', audience: 'noetl', claims: { noetl_tenant: 'default', noetl_organization: 'default', noetl_role: 'viewer' } });
+    provider = await startLoopbackOidcProvider({
+      clientId: 'noetl-ui',
+      audience: 'noetl',
+      claims: { noetl_tenant: 'default', noetl_organization: 'default', noetl_role: 'viewer' },
+    });
     server = await startCliServer({
       DATABASE_URL: database.url,
       NOETL_HOME: home,
@@ -125,7 +136,9 @@ describe('the web UI in a browser', () => {
     await textOf(tab.getByRole('heading', { level: 1 }), /Workers/);
     expect(tab.url()).toBe(`${server.url}/ui/operations/workers`);
     // The provider's token is what the page now sends: the API reads a viewer from its claims.
-    const me: unknown = await tab.evaluate("fetch('/api/auth/me', { headers: { Authorization: 'Bearer ' + sessionStorage.getItem('noetl.apiKey') } }).then((r) => r.json())");
+    const me: unknown = await tab.evaluate(
+      "fetch('/api/auth/me', { headers: { Authorization: 'Bearer ' + sessionStorage.getItem('noetl.apiKey') } }).then((r) => r.json())",
+    );
     expect(me).toMatchObject({ role: 'viewer', subject: 'token:ada@example.test' });
     await tab.close();
   });
@@ -154,7 +167,10 @@ describe('the web UI in a browser', () => {
     const graph = page.getByRole('figure', { name: 'Playbook graph' });
     await graph.getByText('call_child').waitFor();
     await graph.getByText('after_child').waitFor();
-    await page.getByRole('list', { name: 'Timeline' }).getByText(/call_child attempt 1/).waitFor();
+    await page
+      .getByRole('list', { name: 'Timeline' })
+      .getByText(/call_child attempt 1/)
+      .waitFor();
     const status = page.getByText(/Status after event/);
     await textOf(status, /COMPLETED/);
 
@@ -185,7 +201,10 @@ describe('the web UI in a browser', () => {
     await from.focus();
     await page.keyboard.press('Home');
     await textOf(page.getByText(/Changes from event \d+ to event \d+/), /from event 1 to event \d+: \d+/);
-    const status = page.getByRole('table', { name: 'Changes between the two positions' }).getByRole('row').filter({ hasText: 'execution.status' });
+    const status = page
+      .getByRole('table', { name: 'Changes between the two positions' })
+      .getByRole('row')
+      .filter({ hasText: 'execution.status' });
     await textOf(status, /"RUNNING".*"COMPLETED"/);
     await page.screenshot({ path: join(SCREENSHOTS, 'ui-diff.png') });
     await page.getByLabel('Diff mode: compare two positions').uncheck();
@@ -264,14 +283,22 @@ describe('the web UI in a browser', () => {
   it('reclaims a command whose worker died holding it, from the stuck work page', async () => {
     // A server of its own with no worker, whose sweep waits 10 minutes: the expired lease stays for the operator to find.
     opsDatabase = await createTestDatabase();
-    ops = await startCliServer({ DATABASE_URL: opsDatabase.url, NOETL_HOME: join(home, 'ops'), NOETL_ROLES: 'api,scheduler', NOETL_SWEEP_MS: '600000', LOG_LEVEL: 'warn' });
+    ops = await startCliServer({
+      DATABASE_URL: opsDatabase.url,
+      NOETL_HOME: join(home, 'ops'),
+      NOETL_ROLES: 'api,scheduler',
+      NOETL_SWEEP_MS: '600000',
+      LOG_LEVEL: 'warn',
+    });
     const opsClient = new NoetlHttpClient(ops.url, ops.apiKey);
     await opsClient.register(e2ePlaybook('linear'));
     const executionId = await opsClient.execute('e2e/linear');
     const commandId = await waitFor(async () => (await opsClient.events(executionId, ['command.issued']))[0]?.command_id ?? undefined);
     // A worker takes it with a lease of 1 ms and is never heard from again.
     const worker = new NoetlHttpClient(ops.url, await opsClient.createKey('worker'));
-    expect((await worker.request('post', `/api/commands/${commandId}/claim`).send({ worker_id: 'doomed-worker', lease_ms: 1 })).status).toBe(200);
+    expect(
+      (await worker.request('post', `/api/commands/${commandId}/claim`).send({ worker_id: 'doomed-worker', lease_ms: 1 })).status,
+    ).toBe(200);
 
     await page.goto(`${ops.url}/ui/operations/stuck`);
     await page.getByLabel('API key').fill(ops.apiKey!);

@@ -67,11 +67,16 @@ describe('a worker process killed mid-frame', () => {
     return rows[0]!;
   };
 
-  it('abandons the dead worker\'s frames after their lease, finishes them on another worker, and sinks every row once', async () => {
+  it("abandons the dead worker's frames after their lease, finishes them on another worker, and sinks every row once", async () => {
     const api = await start({ NOETL_ROLES: 'api,scheduler', NOETL_SWEEP_MS: '200', NOETL_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY });
     const client = new NoetlHttpClient(api.url, api.apiKey);
     // No encryption key: a worker on the HTTP control plane asks the API for credentials (with a worker key) and decrypts none itself.
-    const workerEnv = { NOETL_ROLES: 'worker', NOETL_SERVER_URL: api.url, NOETL_WORKER_CONCURRENCY: '2', NOETL_API_KEY: await client.createKey('worker') };
+    const workerEnv = {
+      NOETL_ROLES: 'worker',
+      NOETL_SERVER_URL: api.url,
+      NOETL_WORKER_CONCURRENCY: '2',
+      NOETL_API_KEY: await client.createKey('worker'),
+    };
     const doomed = await start(workerEnv);
     const db = new URL(sinkDatabase.url);
     await client.createCredential('crash_pg', 'postgres', {

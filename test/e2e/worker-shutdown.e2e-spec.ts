@@ -60,11 +60,22 @@ describe('a worker stopped with SIGTERM mid-frame', () => {
   });
 
   it('finishes the frame it holds, every row sunk once, before it closes its connections', async () => {
-    const shared = { DATABASE_URL: database.url, NATS_URL: await requireNats(), NOETL_TENANT_ID: `t${randomBytes(4).toString('hex')}`, NOETL_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, LOG_LEVEL: 'warn' };
+    const shared = {
+      DATABASE_URL: database.url,
+      NATS_URL: await requireNats(),
+      NOETL_TENANT_ID: `t${randomBytes(4).toString('hex')}`,
+      NOETL_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      LOG_LEVEL: 'warn',
+    };
     const api = await startCliServer({ ...shared, NOETL_ROLES: 'api,scheduler', NOETL_SWEEP_MS: '200' });
     processes.push(api);
     const client = new NoetlHttpClient(api.url, api.apiKey);
-    const worker = await startRoleApp('worker', { ...shared, NOETL_SERVER_URL: api.url, NOETL_API_KEY: await client.createKey('worker'), NOETL_SHUTDOWN_GRACE_SECONDS: '20' });
+    const worker = await startRoleApp('worker', {
+      ...shared,
+      NOETL_SERVER_URL: api.url,
+      NOETL_API_KEY: await client.createKey('worker'),
+      NOETL_SHUTDOWN_GRACE_SECONDS: '20',
+    });
     processes.push(worker);
     await client.register(PLAYBOOK);
     const id = await client.execute('e2e/drained_frame', { slow: scripted.url, dsn: sinkDatabase.url });
@@ -77,7 +88,11 @@ describe('a worker stopped with SIGTERM mid-frame', () => {
 
     const detail = await client.waitForTerminal(id, 30_000);
     const events = await client.events(id);
-    expect({ status: detail.status, error: detail.error, events: describeEvents(events) }).toEqual({ status: 'COMPLETED', error: null, events: describeEvents(events) });
+    expect({ status: detail.status, error: detail.error, events: describeEvents(events) }).toEqual({
+      status: 'COMPLETED',
+      error: null,
+      events: describeEvents(events),
+    });
     const commits = ofType(events, EventType.FrameCommitted).map((e) => e.payload as { failed_rows: unknown[] });
     expect(commits).toEqual([expect.objectContaining({ failed_rows: [] })]);
     const { rows } = await sink.query<{ item: number }>('SELECT item FROM drained ORDER BY item');

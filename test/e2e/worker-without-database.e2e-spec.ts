@@ -66,10 +66,26 @@ describe('a worker process without the ledger database', () => {
     await withAdminClient((admin) => admin.query(`CREATE ROLE ${ordinary} LOGIN`));
     const tenant = `t${randomBytes(4).toString('hex')}`;
     const refuse = { NOETL_TOOLS_LEDGER_ACCESS: 'refuse' };
-    api = await startCliServer({ DATABASE_URL: ledger.url, NATS_URL: nats, NOETL_TENANT_ID: tenant, NOETL_ROLES: 'api,scheduler', NOETL_SWEEP_MS: '200', LOG_LEVEL: 'warn', ...refuse });
+    api = await startCliServer({
+      DATABASE_URL: ledger.url,
+      NATS_URL: nats,
+      NOETL_TENANT_ID: tenant,
+      NOETL_ROLES: 'api,scheduler',
+      NOETL_SWEEP_MS: '200',
+      LOG_LEVEL: 'warn',
+      ...refuse,
+    });
     client = new NoetlHttpClient(api.url, api.apiKey);
     // No DATABASE_URL: the harness passes none of this process's own (startBuiltApp's inheritedEnv).
-    const env = { NATS_URL: nats, NOETL_TENANT_ID: tenant, NOETL_SERVER_URL: api.url, NOETL_API_KEY: await client.createKey('worker'), NOETL_PYTHON: 'on', LOG_LEVEL: 'warn', ...refuse };
+    const env = {
+      NATS_URL: nats,
+      NOETL_TENANT_ID: tenant,
+      NOETL_SERVER_URL: api.url,
+      NOETL_API_KEY: await client.createKey('worker'),
+      NOETL_PYTHON: 'on',
+      LOG_LEVEL: 'warn',
+      ...refuse,
+    };
     worker = await startRoleApp('worker', env, { onOutput: (chunk) => void (workerLog += chunk) });
     await client.register(PYTHON_THEN_POSTGRES);
     await client.register(POSTGRES_ONLY);
@@ -86,7 +102,10 @@ describe('a worker process without the ledger database', () => {
     expect(environmentNames(worker.pid).filter((name) => name === 'DATABASE_URL' || name.startsWith('PG'))).toEqual([]);
     expect(environmentNames(worker.pid)).toContain('NOETL_SERVER_URL');
     const ready = await fetch(`${worker.url}/health/ready`);
-    expect({ status: ready.status, body: await ready.json() }).toEqual({ status: 200, body: { status: 'ok', details: { registry: 'up' } } });
+    expect({ status: ready.status, body: await ready.json() }).toEqual({
+      status: 200,
+      body: { status: 'ok', details: { registry: 'up' } },
+    });
     // The start warnings about the database: python steps reading DATABASE_URL, a DATABASE_URL set for nothing.
     expect(workerLog).not.toMatch(/DATABASE_URL/);
   });
@@ -97,7 +116,10 @@ describe('a worker process without the ledger database', () => {
     dsn.password = '';
     const detail = await client.run(PYTHON_THEN_POSTGRES, { dsn: dsn.toString() }, 30_000);
     expect(detail).toMatchObject({ status: 'COMPLETED', result: { rows: [{ who: ordinary, n: 42 }] } });
-    const claims = ofType(await client.events(detail.execution_id), EventType.CommandClaimed).map((e) => [e.step, (e.payload as { worker_id: string }).worker_id]);
+    const claims = ofType(await client.events(detail.execution_id), EventType.CommandClaimed).map((e) => [
+      e.step,
+      (e.payload as { worker_id: string }).worker_id,
+    ]);
     expect(claims.map(([step]) => step)).toEqual(['py', 'pg']);
     expect(new Set(claims.map(([, id]) => id)).size).toBe(1);
   });
@@ -106,19 +128,39 @@ describe('a worker process without the ledger database', () => {
     const detail = await client.run(POSTGRES_ONLY, { dsn: userDatabase.url }, 30_000);
     expect(detail).toMatchObject({
       status: 'FAILED',
-      error: { step: 'reach', kind: 'auth', message: expect.stringMatching(/^postgres: refusing to connect as role "[^"]+" to the cluster of this runtime's ledger: it is a superuser;/) },
+      error: {
+        step: 'reach',
+        kind: 'auth',
+        message: expect.stringMatching(
+          /^postgres: refusing to connect as role "[^"]+" to the cluster of this runtime's ledger: it is a superuser;/,
+        ),
+      },
     });
     const exit = ofType(await client.events(detail.execution_id), EventType.StepExit).find((e) => e.step === 'reach');
     expect(exit?.payload).toMatchObject({ status: 'FAILED', error: { code: 'PROTECTED_DATABASE', retryable: false } });
   });
 
   it('a worker app given neither NOETL_SERVER_URL nor DATABASE_URL stops at once, naming both', async () => {
-    const run = spawnSync(process.execPath, [WORKER_MAIN], { env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 30_000 });
-    expect({ code: run.status, stderr: run.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(/^worker: a worker needs NOETL_SERVER_URL .* or DATABASE_URL /) });
+    const run = spawnSync(process.execPath, [WORKER_MAIN], {
+      env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect({ code: run.status, stderr: run.stderr }).toEqual({
+      code: 1,
+      stderr: expect.stringMatching(/^worker: a worker needs NOETL_SERVER_URL .* or DATABASE_URL /),
+    });
   });
 
   it('refuses it the ledger database itself', async () => {
     const detail = await client.run(POSTGRES_ONLY, { dsn: ledger.url }, 30_000);
-    expect(detail).toMatchObject({ status: 'FAILED', error: { step: 'reach', kind: 'auth', message: expect.stringContaining(`postgres: refusing to connect to database "${new URL(ledger.url).pathname.slice(1)}"`) } });
+    expect(detail).toMatchObject({
+      status: 'FAILED',
+      error: {
+        step: 'reach',
+        kind: 'auth',
+        message: expect.stringContaining(`postgres: refusing to connect to database "${new URL(ledger.url).pathname.slice(1)}"`),
+      },
+    });
   });
 });

@@ -50,7 +50,10 @@ export interface CliRun {
 /** `noetl <args>` from the built CLI in a clean environment plus `env`, to its exit (killed after `timeoutMs`). */
 export async function runCli(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<CliRun> {
   if (!existsSync(CLI_MAIN)) throw new Error(`${CLI_MAIN} is missing: run \`npm run build\` before this spec`);
-  const child = spawn(process.execPath, [CLI_MAIN, ...args], { env: { ...inheritedEnv(), ...SUPERUSER_PLAYBOOKS_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI_MAIN, ...args], {
+    env: { ...inheritedEnv(), ...SUPERUSER_PLAYBOOKS_ENV, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -65,7 +68,11 @@ export async function runCli(args: string[], env: Record<string, string>, timeou
  * One role's own app (`node dist/apps/<role>/src/main.js`, as the image runs
  * it for a single role) as a child process, like `startCliServer`.
  */
-export function startRoleApp(role: 'api' | 'scheduler' | 'worker' | 'projector', env: Record<string, string>, options: StartOptions = {}): Promise<CliServerProcess> {
+export function startRoleApp(
+  role: 'api' | 'scheduler' | 'worker' | 'projector',
+  env: Record<string, string>,
+  options: StartOptions = {},
+): Promise<CliServerProcess> {
   return startBuiltApp([appMain(role)], `${role} app`, env, options);
 }
 
@@ -75,12 +82,7 @@ interface StartOptions {
   until?: 'ready' | 'live';
 }
 
-async function startBuiltApp(
-  args: string[],
-  label: string,
-  env: Record<string, string>,
-  options: StartOptions,
-): Promise<CliServerProcess> {
+async function startBuiltApp(args: string[], label: string, env: Record<string, string>, options: StartOptions): Promise<CliServerProcess> {
   if (!existsSync(args[0]!)) {
     throw new Error(`${args[0]} is missing: run \`npm run build\` before this spec (it starts the built apps and builds nothing itself)`);
   }
@@ -147,7 +149,8 @@ async function killAndWait(child: ChildProcess, exited: Promise<void>, signal: N
 function inheritedEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined || key.startsWith('NOETL_') || ['DATABASE_URL', 'REDIS_URL', 'NATS_URL', 'PORT', 'LOG_LEVEL'].includes(key)) continue;
+    if (value === undefined || key.startsWith('NOETL_') || ['DATABASE_URL', 'REDIS_URL', 'NATS_URL', 'PORT', 'LOG_LEVEL'].includes(key))
+      continue;
     env[key] = value;
   }
   return env;

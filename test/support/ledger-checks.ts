@@ -10,7 +10,13 @@ export function ofType(events: EventView[], type: string): EventView[] {
 export function callsOf(events: EventView[]): { step: string | null; task: string; status: string }[] {
   return events
     .filter((e) => e.event_type === EventType.CommandCompleted || e.event_type === EventType.CommandFailed)
-    .flatMap((e) => ((e.payload as { calls?: { task: string; status: string }[] }).calls ?? []).map((call) => ({ step: e.step, task: call.task, status: call.status })));
+    .flatMap((e) =>
+      ((e.payload as { calls?: { task: string; status: string }[] }).calls ?? []).map((call) => ({
+        step: e.step,
+        task: call.task,
+        status: call.status,
+      })),
+    );
 }
 
 /** The terminal execution events (a healthy ledger has exactly one, and it is the last). */

@@ -36,7 +36,14 @@ export async function startLoopbackOidcProvider(options: ProviderOptions): Promi
   let issuer = '';
 
   const sign = (claims: Record<string, unknown>, audience: string): Promise<string> =>
-    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer).setAudience(audience).setSubject('ada@example.test').setIssuedAt().setExpirationTime('5m').sign(privateKey);
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(issuer)
+      .setAudience(audience)
+      .setSubject('ada@example.test')
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(privateKey);
 
   const routes: Record<string, (req: IncomingMessage, url: URL, res: ServerResponse) => Promise<void> | void> = {
     'GET /.well-known/openid-configuration': (_req, _url, res) =>
@@ -53,7 +60,8 @@ export async function startLoopbackOidcProvider(options: ProviderOptions): Promi
     'GET /jwks.json': (_req, _url, res) => json(res, 200, { keys: [jwk] }),
     'GET /authorize': (_req, url, res) => {
       const redirectUri = url.searchParams.get('redirect_uri') ?? '';
-      if (url.searchParams.get('client_id') !== options.clientId || url.searchParams.get('code_challenge_method') !== 'S256') return json(res, 400, { error: 'invalid_request' });
+      if (url.searchParams.get('client_id') !== options.clientId || url.searchParams.get('code_challenge_method') !== 'S256')
+        return json(res, 400, { error: 'invalid_request' });
       const code = randomBytes(16).toString('hex');
       codes.set(code, { challenge: url.searchParams.get('code_challenge') ?? '', redirectUri });
       const back = new URL(redirectUri);
@@ -64,8 +72,13 @@ export async function startLoopbackOidcProvider(options: ProviderOptions): Promi
       const form = new URLSearchParams(await body(req));
       const code = codes.get(form.get('code') ?? '');
       codes.delete(form.get('code') ?? '');
-      const verified = code && createHash('sha256').update(form.get('code_verifier') ?? '').digest('base64url') === code.challenge;
-      if (!verified || form.get('client_id') !== options.clientId || form.get('redirect_uri') !== code.redirectUri) return json(res, 400, { error: 'invalid_grant' });
+      const verified =
+        code &&
+        createHash('sha256')
+          .update(form.get('code_verifier') ?? '')
+          .digest('base64url') === code.challenge;
+      if (!verified || form.get('client_id') !== options.clientId || form.get('redirect_uri') !== code.redirectUri)
+        return json(res, 400, { error: 'invalid_grant' });
       json(res, 200, {
         token_type: 'Bearer',
         expires_in: 300,

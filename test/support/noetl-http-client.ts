@@ -38,8 +38,7 @@ export class NoetlHttpClient {
   }
 
   async execute(path: string, payload?: JsonObject): Promise<string> {
-    const res = await this.request('post', '/api/execute')
-      .send({ path, ...(payload ? { payload } : {}) });
+    const res = await this.request('post', '/api/execute').send({ path, ...(payload ? { payload } : {}) });
     if (res.status !== 201) throw new Error(`execute ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
     return (res.body as { execution_id: string }).execution_id;
   }
@@ -86,7 +85,11 @@ export class NoetlHttpClient {
     const all: EventView[] = [];
     let after: string | null = null;
     do {
-      const query: Record<string, string | number> = { limit: 1000, ...(after ? { after } : {}), ...(types.length ? { type: types.join(',') } : {}) };
+      const query: Record<string, string | number> = {
+        limit: 1000,
+        ...(after ? { after } : {}),
+        ...(types.length ? { type: types.join(',') } : {}),
+      };
       const res = await this.request('get', `/api/executions/${executionId}/events`).query(query);
       if (res.status !== 200) throw new Error(`GET events of ${executionId} answered ${res.status}: ${JSON.stringify(res.body)}`);
       const page = res.body as { events: EventView[]; next_after: string | null };
@@ -97,7 +100,12 @@ export class NoetlHttpClient {
   }
 
   /** Polls until an event of `type` (matching `where`) exists, and returns it. */
-  async waitForEvent(executionId: string, type: string, where: (event: EventView) => boolean = () => true, timeoutMs = 10_000): Promise<EventView> {
+  async waitForEvent(
+    executionId: string,
+    type: string,
+    where: (event: EventView) => boolean = () => true,
+    timeoutMs = 10_000,
+  ): Promise<EventView> {
     return waitFor(async () => (await this.events(executionId, [type])).find(where), {
       timeoutMs,
       intervalMs: 50,
@@ -112,8 +120,10 @@ export class NoetlHttpClient {
 
   /** POST /api/executions/:id/signals/:name; returns the raw response for the spec to check its status. */
   signal(executionId: string, name: string, payload?: Json, idempotencyKey?: string): request.Test {
-    return this.request('post', `/api/executions/${executionId}/signals/${encodeURIComponent(name)}`)
-      .send({ ...(payload !== undefined ? { payload } : {}), ...(idempotencyKey !== undefined ? { idempotency_key: idempotencyKey } : {}) });
+    return this.request('post', `/api/executions/${executionId}/signals/${encodeURIComponent(name)}`).send({
+      ...(payload !== undefined ? { payload } : {}),
+      ...(idempotencyKey !== undefined ? { idempotency_key: idempotencyKey } : {}),
+    });
   }
 
   async createSchedule(schedule: ScheduleInput): Promise<ScheduleView> {
@@ -144,7 +154,8 @@ export class NoetlHttpClient {
 
   async createCredential(name: string, type: string, data: JsonObject): Promise<void> {
     const res = await this.request('post', '/api/credentials').send({ name, type, data });
-    if (res.status !== 201 && res.status !== 200) throw new Error(`create credential ${name} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    if (res.status !== 201 && res.status !== 200)
+      throw new Error(`create credential ${name} answered ${res.status}: ${JSON.stringify(res.body)}`);
   }
 
   /** POST /api/keys (the client's key must be an admin's): a new key of the client's tenant. */

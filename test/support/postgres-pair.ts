@@ -106,13 +106,30 @@ export async function startPostgresPair(home: string, database: string): Promise
     const child = spawn(
       join(bin, 'postgres'),
       [
-        '-D', node.dir, '-p', String(node.port),
-        '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
+        '-D',
+        node.dir,
+        '-p',
+        String(node.port),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
         // Synchronous replication is set with ALTER SYSTEM (syncReplication), which a -c here would override.
-        '-c', 'wal_level=replica', '-c', 'max_wal_senders=5', '-c', 'hot_standby=on',
-        '-c', 'wal_sender_timeout=5s', '-c', 'wal_receiver_status_interval=1s',
+        '-c',
+        'wal_level=replica',
+        '-c',
+        'max_wal_senders=5',
+        '-c',
+        'hot_standby=on',
+        '-c',
+        'wal_sender_timeout=5s',
+        '-c',
+        'wal_receiver_status_interval=1s',
         // Nodes are thrown away, never recovered from a crash of the machine: durability to disk buys nothing here.
-        '-c', 'fsync=off', '-c', 'full_page_writes=off',
+        '-c',
+        'fsync=off',
+        '-c',
+        'full_page_writes=off',
       ],
       { ...runAs, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env },
     );
@@ -144,14 +161,32 @@ export async function startPostgresPair(home: string, database: string): Promise
     await exited;
     if (signal === 'SIGKILL') {
       // Backends die with the group; wait until none holds the port.
-      await waitFor(async () => !(await answers(urlOf(node, 'postgres'))), { timeoutMs: 10_000, intervalMs: 50, description: `node ${node.name} gone` });
+      await waitFor(async () => !(await answers(urlOf(node, 'postgres'))), {
+        timeoutMs: 10_000,
+        intervalMs: 50,
+        description: `node ${node.name} gone`,
+      });
     }
   };
 
   const makeStandby = async (node: Node, of: Node): Promise<void> => {
     rmSync(node.dir, { recursive: true, force: true });
     ownDir(node.dir);
-    await run('pg_basebackup', ['-h', '127.0.0.1', '-p', String(of.port), '-U', SUPERUSER, '-D', node.dir, '-R', '-X', 'stream', '-c', 'fast']);
+    await run('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(of.port),
+      '-U',
+      SUPERUSER,
+      '-D',
+      node.dir,
+      '-R',
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+    ]);
     await start(node);
     // Streaming, so synchronous commits on the primary go on.
     await waitFor(
@@ -168,7 +203,14 @@ export async function startPostgresPair(home: string, database: string): Promise
   const pwfile = join(home, 'pwfile');
   writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
   if (runAs) chownSync(pwfile, runAs.uid, runAs.gid);
-  await run('initdb', [`--pgdata=${first.dir}`, `--username=${SUPERUSER}`, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C']);
+  await run('initdb', [
+    `--pgdata=${first.dir}`,
+    `--username=${SUPERUSER}`,
+    `--pwfile=${pwfile}`,
+    '--auth=scram-sha-256',
+    '--encoding=UTF8',
+    '--locale=C',
+  ]);
   rmSync(pwfile, { force: true });
   await start(first);
   await queryOn(urlOf(first, 'postgres'), `ALTER SYSTEM SET synchronous_standby_names = ''`);

@@ -9,7 +9,10 @@ export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres
  * on one machine (say, two branches with different migrations) never swap
  * each other's template away.
  */
-export const TEMPLATE_DATABASE = `noetl_test_template_${createHash('sha256').update(resolve(__dirname, '..', '..')).digest('hex').slice(0, 8)}`;
+export const TEMPLATE_DATABASE = `noetl_test_template_${createHash('sha256')
+  .update(resolve(__dirname, '..', '..'))
+  .digest('hex')
+  .slice(0, 8)}`;
 export const POSTGRES_START_COMMAND = 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start';
 
 /**
@@ -21,7 +24,10 @@ export const POSTGRES_START_COMMAND = 'pg_ctlcluster --skip-systemctl-redirect $
  * in as its superuser with no password): the specs' python steps are trusted, so they allow it;
  * a spec of that refusal sets `refuse`.
  */
-export const SUPERUSER_PLAYBOOKS_ENV: Record<string, string> = { NOETL_TOOLS_LEDGER_ACCESS: 'database', NOETL_PYTHON_LEDGER_ACCESS: 'allow' };
+export const SUPERUSER_PLAYBOOKS_ENV: Record<string, string> = {
+  NOETL_TOOLS_LEDGER_ACCESS: 'database',
+  NOETL_PYTHON_LEDGER_ACCESS: 'allow',
+};
 
 export function baseDatabaseUrl(): string {
   return process.env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL;

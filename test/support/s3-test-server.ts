@@ -67,7 +67,11 @@ export async function startS3TestServer(bucket = 'noetl-test'): Promise<S3TestSe
     const entries = await readdir(root, { recursive: true, withFileTypes: true });
     return entries
       .filter((entry) => entry.isFile() && entry.name.endsWith('._S3rver_object'))
-      .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1).replace(/\._S3rver_object$/, ''));
+      .map((entry) =>
+        join(entry.parentPath, entry.name)
+          .slice(root.length + 1)
+          .replace(/\._S3rver_object$/, ''),
+      );
   };
 
   await start();
@@ -75,7 +79,13 @@ export async function startS3TestServer(bucket = 'noetl-test'): Promise<S3TestSe
   return {
     endpoint,
     bucket,
-    env: { NOETL_PAYLOAD_STORE: 's3', NOETL_S3_ENDPOINT: endpoint, NOETL_S3_BUCKET: bucket, NOETL_S3_FORCE_PATH_STYLE: 'true', NOETL_S3_REGION: 'us-east-1' },
+    env: {
+      NOETL_PAYLOAD_STORE: 's3',
+      NOETL_S3_ENDPOINT: endpoint,
+      NOETL_S3_BUCKET: bucket,
+      NOETL_S3_FORCE_PATH_STYLE: 'true',
+      NOETL_S3_REGION: 'us-east-1',
+    },
     objectFile,
     corrupt: async (key, bytes) => writeFile(await objectFile(key), bytes),
     keys,

@@ -25,7 +25,9 @@ async function requireService(name: string, url: string, defaultPort: number, st
   try {
     await tcpProbe(host, port, 2_000);
   } catch (error) {
-    throw new Error(`${name} is unreachable at ${host}:${port} (${String(error)}); tests do not skip without it. Start it with:\n  ${startCommand}`);
+    throw new Error(
+      `${name} is unreachable at ${host}:${port} (${String(error)}); tests do not skip without it. Start it with:\n  ${startCommand}`,
+    );
   }
   return url;
 }

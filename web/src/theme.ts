@@ -27,11 +27,8 @@ export function setTheme(theme: Theme): void {
 
 /** The chosen theme, re-rendering its readers when it changes. */
 export function useTheme(): Theme {
-  return useSyncExternalStore(
-    (changed) => {
-      window.addEventListener(CHANGED, changed);
-      return () => window.removeEventListener(CHANGED, changed);
-    },
-    stored,
-  );
+  return useSyncExternalStore((changed) => {
+    window.addEventListener(CHANGED, changed);
+    return () => window.removeEventListener(CHANGED, changed);
+  }, stored);
 }

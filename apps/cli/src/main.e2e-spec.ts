@@ -10,7 +10,10 @@ describe('the noetl binary', () => {
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   it('is the package.json bin entry, and prints the package version with --version', async () => {
-    const pkg = JSON.parse(readFileSync(resolve(__dirname, '../../../package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(resolve(__dirname, '../../../package.json'), 'utf8')) as {
+      version: string;
+      bin: Record<string, string>;
+    };
     expect(pkg.bin).toEqual({ noetl: 'dist/apps/cli/src/main.js' });
     expect(readFileSync(resolve(__dirname, '../../..', pkg.bin.noetl!), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
     expect(await runCli(['--version'], {})).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
@@ -39,10 +42,17 @@ describe('the noetl binary', () => {
       const args = command.split(' ');
       // Lists, at exit, every module the command loaded.
       const preload = join(scratch, 'list-modules.js');
-      writeFileSync(preload, `process.on('exit', () => process.stderr.write('MODULES ' + JSON.stringify(Object.keys(require.cache)) + '\\n'));`);
+      writeFileSync(
+        preload,
+        `process.on('exit', () => process.stderr.write('MODULES ' + JSON.stringify(Object.keys(require.cache)) + '\\n'));`,
+      );
       const run = await runCli(args, { NODE_OPTIONS: `--require ${preload}` });
       const modules = JSON.parse(/^MODULES (.*)$/m.exec(run.stderr)![1]!) as string[];
-      const heavy = modules.filter((path) => /node_modules\/(@nestjs|typeorm|pg|nats|ioredis|bullmq|quickjs-emscripten)\/|dist\/libs\/(runtime|platform|storage|tools)\//.test(path));
+      const heavy = modules.filter((path) =>
+        /node_modules\/(@nestjs|typeorm|pg|nats|ioredis|bullmq|quickjs-emscripten)\/|dist\/libs\/(runtime|platform|storage|tools)\//.test(
+          path,
+        ),
+      );
       expect(heavy).toEqual([]);
     },
   );

@@ -65,10 +65,8 @@ if (require.main === module) {
   const program = buildProgram();
   // No command: the help, as a question rather than a mistake (exit 0).
   if (process.argv.length <= 2) program.help();
-  program
-    .parseAsync(process.argv)
-    .catch((error: unknown) => {
-      process.stderr.write(`noetl: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exit(1);
-    });
+  program.parseAsync(process.argv).catch((error: unknown) => {
+    process.stderr.write(`noetl: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
 }

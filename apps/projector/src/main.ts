@@ -12,7 +12,11 @@ import { ProjectorModule } from '../../../libs/roles/src/projector/projector.mod
  */
 async function main(): Promise<void> {
   const config = { ...loadConfig(process.env), roles: ['projector' as const] };
-  await bootRole('projector', config, AppRootModule.forRoot(config, () => [{ module: ProjectorModule }]));
+  await bootRole(
+    'projector',
+    config,
+    AppRootModule.forRoot(config, () => [{ module: ProjectorModule }]),
+  );
 }
 
 void main().catch((error: unknown) => {

@@ -6,7 +6,11 @@ import { SchedulerModule } from '../../../libs/roles/src/scheduler/scheduler.mod
 /** The scheduler as a service of its own: only the scheduler role, whatever NOETL_ROLES says. */
 async function main(): Promise<void> {
   const config = { ...loadConfig(process.env), roles: ['scheduler' as const] };
-  await bootRole('scheduler', config, AppRootModule.forRoot(config, (loaded) => [SchedulerModule.forRoot(loaded)]));
+  await bootRole(
+    'scheduler',
+    config,
+    AppRootModule.forRoot(config, (loaded) => [SchedulerModule.forRoot(loaded)]),
+  );
 }
 
 void main().catch((error: unknown) => {

@@ -12,7 +12,11 @@ import { WorkerModule } from '../../../libs/roles/src/worker/worker.module';
 async function main(): Promise<void> {
   const config = { ...loadConfig(process.env), roles: ['worker' as const] };
   assertWorkerReachesLedger(config);
-  await bootRole('worker', config, AppRootModule.forRoot(config, (loaded, workerId) => [WorkerModule.forRoot(loaded, workerId)]));
+  await bootRole(
+    'worker',
+    config,
+    AppRootModule.forRoot(config, (loaded, workerId) => [WorkerModule.forRoot(loaded, workerId)]),
+  );
 }
 
 void main().catch((error: unknown) => {

@@ -19,7 +19,16 @@ export async function startNoetlServer(databaseUrl: string, env: Record<string, 
   const port = await freePort();
   const home = mkdtempSync(join(tmpdir(), 'noetl-peers-'));
   const child = spawn(process.execPath, [join(process.cwd(), 'dist', 'apps', 'cli', 'src', 'main.js'), 'server'], {
-    env: { ...env, DATABASE_URL: databaseUrl, PORT: String(port), NOETL_HOME: home, NOETL_AUTH: 'off', NOETL_RATE_LIMIT: '0', NOETL_PYTHON_LEDGER_ACCESS: 'allow', LOG_LEVEL: env['LOG_LEVEL'] ?? 'warn' },
+    env: {
+      ...env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      NOETL_HOME: home,
+      NOETL_AUTH: 'off',
+      NOETL_RATE_LIMIT: '0',
+      NOETL_PYTHON_LEDGER_ACCESS: 'allow',
+      LOG_LEVEL: env['LOG_LEVEL'] ?? 'warn',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -27,7 +36,13 @@ export async function startNoetlServer(databaseUrl: string, env: Record<string, 
   const deadline = Date.now() + READY_MS;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`noetl server exited (code ${child.exitCode}) before it was ready`);
-    if ((await fetch(`${url}/health/ready`).then((response) => response.status, () => 0)) === 200) break;
+    if (
+      (await fetch(`${url}/health/ready`).then(
+        (response) => response.status,
+        () => 0,
+      )) === 200
+    )
+      break;
     if (Date.now() > deadline) {
       await stopChild(child, exited);
       throw new Error(`noetl server was not ready within ${READY_MS} ms`);

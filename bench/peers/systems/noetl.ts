@@ -46,14 +46,18 @@ function playbookOf(workload: Workload): string {
 
 async function run(engine: Engine, tenantId: string, workload: Workload): Promise<string> {
   const path = pathOf(workload);
-  const startOne = async (payload?: Record<string, number>): Promise<string[]> => [(await engine.own.executions.start({ path, ...(payload ? { payload } : {}) })).execution_id];
+  const startOne = async (payload?: Record<string, number>): Promise<string[]> => [
+    (await engine.own.executions.start({ path, ...(payload ? { payload } : {}) })).execution_id,
+  ];
   switch (workload.kind) {
     case 'chain':
       await startAndAwait(engine, tenantId, TIMEOUT_MS, () => startOne());
       return 'one execution, each step a command';
     case 'executions':
       await startAndAwait(engine, tenantId, TIMEOUT_MS, async () =>
-        (await Promise.all(Array.from({ length: workload.count }, () => engine.own.executions.start({ path })))).map((execution) => execution.execution_id),
+        (await Promise.all(Array.from({ length: workload.count }, () => engine.own.executions.start({ path })))).map(
+          (execution) => execution.execution_id,
+        ),
       );
       return 'executions started at once, each step a command';
     case 'items':
@@ -86,12 +90,16 @@ async function runOverRest(server: NoetlServer, databaseUrl: string, workload: W
     const deadline = Date.now() + TIMEOUT_MS;
     // Counted on idx_execution_running (the harness's own reads stay few), whether they completed once none runs.
     for (;;) {
-      const [{ running }] = (await db.query<{ running: number }>(`SELECT count(*)::int AS running FROM noetl.execution WHERE status = 'RUNNING'`)).rows as [{ running: number }];
+      const [{ running }] = (
+        await db.query<{ running: number }>(`SELECT count(*)::int AS running FROM noetl.execution WHERE status = 'RUNNING'`)
+      ).rows as [{ running: number }];
       if (running === 0) break;
       if (Date.now() > deadline) throw new Error(`${running} executions still running after ${TIMEOUT_MS / 60_000} minutes`);
       await new Promise((resolve) => setTimeout(resolve, REST_POLL_MS));
     }
-    const [{ failed }] = (await db.query<{ failed: number }>(`SELECT count(*)::int AS failed FROM noetl.execution WHERE status <> 'COMPLETED'`)).rows as [{ failed: number }];
+    const [{ failed }] = (
+      await db.query<{ failed: number }>(`SELECT count(*)::int AS failed FROM noetl.execution WHERE status <> 'COMPLETED'`)
+    ).rows as [{ failed: number }];
     if (failed > 0) throw new Error(`${failed} executions did not complete`);
   } finally {
     await db.end();

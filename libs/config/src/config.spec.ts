@@ -47,7 +47,9 @@ describe('loadConfig', () => {
     });
     expect(loadConfig({ NATS_URL: 'nats://a:4222,nats://b:4222,nats://c:4222', NOETL_JETSTREAM_REPLICAS: '3' }).nats?.replicas).toBe(3);
     expect(loadConfig({ NATS_URL: ' , ' }).nats).toBeUndefined();
-    expect(() => loadConfig({ NATS_URL: 'nats://a:4222,http://b:4222' })).toThrow('NATS_URL (URL 2 of 2) must use nats:// or tls://, got http://');
+    expect(() => loadConfig({ NATS_URL: 'nats://a:4222,http://b:4222' })).toThrow(
+      'NATS_URL (URL 2 of 2) must use nats:// or tls://, got http://',
+    );
     expect(() => loadConfig({ NATS_URL: 'nats://a:4222,b c' })).toThrow('NATS_URL (URL 2 of 2) is not a valid URL');
     expect(() => loadConfig({ NATS_URL: 'http://a:4222' })).toThrow('NATS_URL must use nats:// or tls://, got http://');
     for (const bad of ['0', '6', 'three']) expect(() => loadConfig({ NOETL_JETSTREAM_REPLICAS: bad })).toThrow(ConfigError);
@@ -87,22 +89,40 @@ describe('loadConfig', () => {
   });
 
   it('reads the limits on how much work a playbook sets off, and the bounds of the runtime sessions', () => {
-    expect(loadConfig({}).limits).toEqual({ playbookDepth: 32, childExecutions: 10_000, loopItems: 1_000_000, rangeItems: 100_000, inputBytes: 1_048_576 });
+    expect(loadConfig({}).limits).toEqual({
+      playbookDepth: 32,
+      childExecutions: 10_000,
+      loopItems: 1_000_000,
+      rangeItems: 100_000,
+      inputBytes: 1_048_576,
+    });
     expect(
-      loadConfig({ NOETL_MAX_PLAYBOOK_DEPTH: '4', NOETL_MAX_CHILD_EXECUTIONS: '10', NOETL_MAX_LOOP_ITEMS: '500', NOETL_MAX_RANGE_ITEMS: '2000000', NOETL_MAX_INPUT_BYTES: '4096' }).limits,
+      loadConfig({
+        NOETL_MAX_PLAYBOOK_DEPTH: '4',
+        NOETL_MAX_CHILD_EXECUTIONS: '10',
+        NOETL_MAX_LOOP_ITEMS: '500',
+        NOETL_MAX_RANGE_ITEMS: '2000000',
+        NOETL_MAX_INPUT_BYTES: '4096',
+      }).limits,
     ).toEqual({ playbookDepth: 4, childExecutions: 10, loopItems: 500, rangeItems: 2_000_000, inputBytes: 4096 });
     expect(() => loadConfig({ NOETL_MAX_INPUT_BYTES: '10' })).toThrow('NOETL_MAX_INPUT_BYTES must be between 1024 and 67108864, got 10');
     expect(loadConfig({}).database.sessions).toEqual({ idleInTransactionMs: 10_000, lockTimeoutMs: 5_000, queryTimeoutMs: 60_000 });
     expect(loadConfig({ NOETL_DB_QUERY_TIMEOUT_MS: '0' }).database.sessions.queryTimeoutMs).toBe(0);
     expect(loadConfig({ NOETL_DB_QUERY_TIMEOUT_MS: '5000' }).database.sessions.queryTimeoutMs).toBe(5_000);
-    expect(() => loadConfig({ NOETL_DB_QUERY_TIMEOUT_MS: '500' })).toThrow('NOETL_DB_QUERY_TIMEOUT_MS must be 0 (no limit) or between 1000 and 3600000, got 500');
+    expect(() => loadConfig({ NOETL_DB_QUERY_TIMEOUT_MS: '500' })).toThrow(
+      'NOETL_DB_QUERY_TIMEOUT_MS must be 0 (no limit) or between 1000 and 3600000, got 500',
+    );
     expect(() => loadConfig({ NOETL_DB_QUERY_TIMEOUT_MS: '5s' })).toThrow('NOETL_DB_QUERY_TIMEOUT_MS must be an integer');
     expect(() => loadConfig({ NOETL_MAX_PLAYBOOK_DEPTH: '0' })).toThrow('NOETL_MAX_PLAYBOOK_DEPTH must be between 1 and 1000, got 0');
   });
 
   it('asks for keys unless NOETL_AUTH=off, and reads an OIDC issuer with its claim names', () => {
     expect(loadConfig({}).auth).toEqual({ enabled: true, metrics: 'open', bootstrapKeys: {} });
-    expect(loadConfig({ NOETL_AUTH: 'off', NOETL_METRICS_AUTH: 'key' }).auth).toEqual({ enabled: false, metrics: 'key', bootstrapKeys: {} });
+    expect(loadConfig({ NOETL_AUTH: 'off', NOETL_METRICS_AUTH: 'key' }).auth).toEqual({
+      enabled: false,
+      metrics: 'key',
+      bootstrapKeys: {},
+    });
     expect(() => loadConfig({ NOETL_AUTH: 'maybe' })).toThrow(ConfigError);
     const config = loadConfig({
       NOETL_OIDC_JWKS_URL: 'https://id.example/jwks.json',
@@ -154,7 +174,10 @@ describe('loadConfig', () => {
     [{ NOETL_ENCRYPTION_KEY: 'short' }, 'NOETL_ENCRYPTION_KEY must be 32 bytes'],
     [{ NOETL_PYTHON: 'maybe' }, 'NOETL_PYTHON must be one of on, off'],
     [{ NOETL_TOOLS_LEDGER_ACCESS: 'yes' }, 'NOETL_TOOLS_LEDGER_ACCESS must be one of refuse, database, allow'],
-    [{ NOETL_DB_RUNTIME_ROLE: 'noetl app' }, 'NOETL_DB_RUNTIME_ROLE must be a lower-case role name (letters, digits, _) or none, got "noetl app"'],
+    [
+      { NOETL_DB_RUNTIME_ROLE: 'noetl app' },
+      'NOETL_DB_RUNTIME_ROLE must be a lower-case role name (letters, digits, _) or none, got "noetl app"',
+    ],
     [{ NOETL_JS_MAX_TIMEOUT_SECONDS: '0' }, 'NOETL_JS_MAX_TIMEOUT_SECONDS must be between 1 and 86400, got 0'],
     [{ NOETL_SHARD_ID: 'noetl-projector-3', NOETL_SHARD_COUNT: '3' }, 'names shard 3, outside NOETL_SHARD_COUNT 3'],
     [{ NOETL_SHARD_ID: 'projector' }, 'NOETL_SHARD_ID must be a shard index or a pod name ending in one'],
@@ -164,7 +187,12 @@ describe('loadConfig', () => {
   });
 
   it('takes the projector shard from a StatefulSet pod name, and the worker restrictions as lists', () => {
-    const config = loadConfig({ NOETL_SHARD_ID: 'noetl-projector-2', NOETL_SHARD_COUNT: '4', NOETL_WORKER_TOOLS: 'python, javascript,python', NOETL_WORKER_POOL: 'gpu' });
+    const config = loadConfig({
+      NOETL_SHARD_ID: 'noetl-projector-2',
+      NOETL_SHARD_COUNT: '4',
+      NOETL_WORKER_TOOLS: 'python, javascript,python',
+      NOETL_WORKER_POOL: 'gpu',
+    });
     expect(config.projector).toEqual({ shardIndex: 2, shardCount: 4 });
     expect(config.worker.tools).toEqual(['python', 'javascript']);
     expect(config.worker.pool).toBe('gpu');
@@ -172,11 +200,15 @@ describe('loadConfig', () => {
     expect(loadConfig({}).worker.tools).toBeUndefined();
   });
 
-  it('refuses a worker pool that cannot name a NATS subject, and bounds a stream\'s pending chunks (default 8)', () => {
-    expect(() => loadConfig({ NOETL_WORKER_POOL: 'gpu.a' })).toThrow('NOETL_WORKER_POOL must be 1-63 of A-Z a-z 0-9 _ - (not starting with _ or -), got "gpu.a"');
+  it("refuses a worker pool that cannot name a NATS subject, and bounds a stream's pending chunks (default 8)", () => {
+    expect(() => loadConfig({ NOETL_WORKER_POOL: 'gpu.a' })).toThrow(
+      'NOETL_WORKER_POOL must be 1-63 of A-Z a-z 0-9 _ - (not starting with _ or -), got "gpu.a"',
+    );
     expect(loadConfig({}).worker.streamMaxPendingChunks).toBe(8);
     expect(loadConfig({ NOETL_STREAM_MAX_PENDING_CHUNKS: '2' }).worker.streamMaxPendingChunks).toBe(2);
-    expect(() => loadConfig({ NOETL_STREAM_MAX_PENDING_CHUNKS: '0' })).toThrow('NOETL_STREAM_MAX_PENDING_CHUNKS must be between 1 and 100000, got 0');
+    expect(() => loadConfig({ NOETL_STREAM_MAX_PENDING_CHUNKS: '0' })).toThrow(
+      'NOETL_STREAM_MAX_PENDING_CHUNKS must be between 1 and 100000, got 0',
+    );
   });
 
   it('takes the relay and the events stream limits, with defaults', () => {
@@ -192,8 +224,14 @@ describe('loadConfig', () => {
 
   it('turns traces on only when OTLP is configured, with the endpoint and protocol the OpenTelemetry spec defines', () => {
     expect(loadConfig({}).tracing).toBeUndefined();
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).toEqual({ url: 'http://collector:4318/v1/traces', protocol: 'http/protobuf' });
-    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing).toEqual({ url: 'http://localhost:4318/v1/traces', protocol: 'http/protobuf' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).toEqual({
+      url: 'http://collector:4318/v1/traces',
+      protocol: 'http/protobuf',
+    });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing).toEqual({
+      url: 'http://localhost:4318/v1/traces',
+      protocol: 'http/protobuf',
+    });
     expect(
       loadConfig({
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
@@ -206,7 +244,9 @@ describe('loadConfig', () => {
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing).toBeUndefined();
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).tracing).toBeUndefined();
     expect(() => loadConfig({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow('OTEL_TRACES_EXPORTER must be one of otlp, none, got "zipkin"');
-    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow('OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json, got "grpc"');
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(
+      'OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json, got "grpc"',
+    );
   });
 
   it('keeps payloads in the database unless NOETL_PAYLOAD_STORE=s3, which needs a bucket', () => {
@@ -245,8 +285,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NOETL_PAYLOAD_STORE: 'gcs' })).toThrow('NOETL_PAYLOAD_STORE must be one of database, s3, got "gcs"');
     expect(() => loadConfig({ NOETL_PAYLOAD_STORE: 's3' })).toThrow('NOETL_S3_BUCKET is required when NOETL_PAYLOAD_STORE=s3');
     expect(() => loadConfig({ NOETL_PAYLOAD_STORE: 's3', NOETL_S3_BUCKET: 'My_Bucket' })).toThrow(/NOETL_S3_BUCKET must be a bucket name/);
-    expect(() => loadConfig({ NOETL_PAYLOAD_STORE: 's3', NOETL_S3_BUCKET: 'b-1', NOETL_S3_ENDPOINT: 'minio:9000' })).toThrow('NOETL_S3_ENDPOINT must use http:// or https://, got minio://');
-    expect(() => loadConfig({ NOETL_S3_FORCE_PATH_STYLE: 'yes' })).toThrow('NOETL_S3_FORCE_PATH_STYLE must be one of true, false, got "yes"');
+    expect(() => loadConfig({ NOETL_PAYLOAD_STORE: 's3', NOETL_S3_BUCKET: 'b-1', NOETL_S3_ENDPOINT: 'minio:9000' })).toThrow(
+      'NOETL_S3_ENDPOINT must use http:// or https://, got minio://',
+    );
+    expect(() => loadConfig({ NOETL_S3_FORCE_PATH_STYLE: 'yes' })).toThrow(
+      'NOETL_S3_FORCE_PATH_STYLE must be one of true, false, got "yes"',
+    );
   });
 
   it('lists exactly the variables it reads', () => {

@@ -151,7 +151,10 @@ export function loadConfig(env: Env): NoetlConfig {
 function roles(env: Env): Role[] {
   const raw = env.NOETL_ROLES?.trim();
   if (!raw || raw === 'all') return [...ROLES];
-  const names = raw.split(',').map((r) => r.trim()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
   const unknown = names.filter((r) => !(ROLES as readonly string[]).includes(r));
   if (unknown.length) throw new ConfigError(`NOETL_ROLES has unknown role(s) ${unknown.join(', ')}; use ${ROLES.join(', ')} or all`);
   return [...new Set(names)] as Role[];

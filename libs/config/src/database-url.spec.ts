@@ -19,7 +19,9 @@ describe('parseDatabaseUrl', () => {
   });
 
   it('reads several hosts in order, each with its port, and target_session_attrs', () => {
-    const url = parseDatabaseUrl('postgresql://noetl:s%40cret@h1:5433,h2,[::1]:6000/ledger?target_session_attrs=read-write&sslmode=disable');
+    const url = parseDatabaseUrl(
+      'postgresql://noetl:s%40cret@h1:5433,h2,[::1]:6000/ledger?target_session_attrs=read-write&sslmode=disable',
+    );
     expect(url.hosts).toEqual([
       { host: 'h1', port: 5433 },
       { host: 'h2', port: 5432 },
@@ -60,7 +62,10 @@ describe('DATABASE_URL in the configuration', () => {
   });
 
   it.each([
-    ['postgres://u@h1,h2/x?target_session_attrs=standby', 'DATABASE_URL target_session_attrs must be one of any, read-write, primary, got "standby"'],
+    [
+      'postgres://u@h1,h2/x?target_session_attrs=standby',
+      'DATABASE_URL target_session_attrs must be one of any, read-write, primary, got "standby"',
+    ],
     ['postgres://u@h1:5432,/x', 'DATABASE_URL has an empty or malformed host'],
     ['mysql://x', 'DATABASE_URL must use postgres:// or postgresql://, got mysql://'],
   ])('refuses %s', (raw, message) => {

@@ -59,6 +59,7 @@ function s3Payloads(env: Env): { s3?: S3PayloadConfig } {
   };
   if (store !== 's3') return {};
   if (!bucket) throw new ConfigError('NOETL_S3_BUCKET is required when NOETL_PAYLOAD_STORE=s3');
-  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError(`NOETL_S3_BUCKET must be a bucket name (3-63 lowercase letters, digits, . or -), got "${bucket}"`);
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket))
+    throw new ConfigError(`NOETL_S3_BUCKET must be a bucket name (3-63 lowercase letters, digits, . or -), got "${bucket}"`);
   return { s3: { ...(endpoint ? { endpoint } : {}), bucket, ...settings } };
 }

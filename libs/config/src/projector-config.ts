@@ -17,8 +17,10 @@ export function projectorShard(env: Env): ProjectorConfig {
   const raw = env.NOETL_SHARD_ID?.trim();
   if (!raw) return { shardIndex: 0, shardCount };
   const match = /(?:^|-)(\d+)$/.exec(raw);
-  if (!match) throw new ConfigError(`NOETL_SHARD_ID must be a shard index or a pod name ending in one (e.g. noetl-projector-2), got "${raw}"`);
+  if (!match)
+    throw new ConfigError(`NOETL_SHARD_ID must be a shard index or a pod name ending in one (e.g. noetl-projector-2), got "${raw}"`);
   const shardIndex = Number(match[1]);
-  if (shardIndex >= shardCount) throw new ConfigError(`NOETL_SHARD_ID ${raw} names shard ${shardIndex}, outside NOETL_SHARD_COUNT ${shardCount}`);
+  if (shardIndex >= shardCount)
+    throw new ConfigError(`NOETL_SHARD_ID ${raw} names shard ${shardIndex}, outside NOETL_SHARD_COUNT ${shardCount}`);
   return { shardIndex, shardCount };
 }

@@ -22,7 +22,12 @@ export function tracing(env: Env): TracingConfig | undefined {
   const baseUrl = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
   const disabled = oneOf(env, 'OTEL_SDK_DISABLED', ['true', 'false'] as const, 'false') === 'true';
   const protocols = ['http/protobuf', 'http/json'] as const;
-  const protocol = oneOf(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', protocols, oneOf(env, 'OTEL_EXPORTER_OTLP_PROTOCOL', protocols, 'http/protobuf'));
+  const protocol = oneOf(
+    env,
+    'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+    protocols,
+    oneOf(env, 'OTEL_EXPORTER_OTLP_PROTOCOL', protocols, 'http/protobuf'),
+  );
   const serviceName = env.OTEL_SERVICE_NAME?.trim();
   const configured = env.OTEL_TRACES_EXPORTER?.trim() ? exporter === 'otlp' : Boolean(tracesUrl ?? baseUrl);
   if (disabled || !configured) return undefined;

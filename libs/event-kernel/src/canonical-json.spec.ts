@@ -10,9 +10,7 @@ describe('canonicalJson', () => {
   });
 
   it('drops undefined members and writes dates as UTC ISO strings', () => {
-    expect(canonicalJson({ a: undefined, b: new Date(Date.UTC(2026, 0, 2, 3, 4, 5)) })).toBe(
-      '{"b":"2026-01-02T03:04:05.000Z"}',
-    );
+    expect(canonicalJson({ a: undefined, b: new Date(Date.UTC(2026, 0, 2, 3, 4, 5)) })).toBe('{"b":"2026-01-02T03:04:05.000Z"}');
     expect(canonicalJson([undefined, 1])).toBe('[null,1]');
   });
 

@@ -13,9 +13,21 @@ const context = {
 describe('buildEvent', () => {
   it('fills the envelope with the execution as default aggregate', () => {
     const event = buildEvent(
-      { type: EventType.CommandIssued, executionId: '7', step: 'fetch', commandId: '9', payload: {
-        command_id: '9', step: 'fetch', run_id: 'r1', kind: 'http', attempt: 1, max_attempts: 1, spec: {},
-      } },
+      {
+        type: EventType.CommandIssued,
+        executionId: '7',
+        step: 'fetch',
+        commandId: '9',
+        payload: {
+          command_id: '9',
+          step: 'fetch',
+          run_id: 'r1',
+          kind: 'http',
+          attempt: 1,
+          max_attempts: 1,
+          spec: {},
+        },
+      },
       context,
     );
     expect(event).toMatchObject({

@@ -43,10 +43,7 @@ export interface EventEnvelope<T extends EventTypeName = EventTypeName> {
 export type LedgerEvent = { [K in EventTypeName]: EventEnvelope<K> }[EventTypeName];
 
 /** An event ready to append: the store assigns `stream_version`, `ingest_time` and `checksum`. */
-export type NewEvent<T extends EventTypeName = EventTypeName> = Omit<
-  EventEnvelope<T>,
-  'stream_version' | 'ingest_time' | 'checksum'
->;
+export type NewEvent<T extends EventTypeName = EventTypeName> = Omit<EventEnvelope<T>, 'stream_version' | 'ingest_time' | 'checksum'>;
 
 export type AnyNewEvent = { [K in EventTypeName]: NewEvent<K> }[EventTypeName];
 

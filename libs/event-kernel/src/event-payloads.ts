@@ -150,7 +150,14 @@ export interface EventPayloads {
    * pages folded), in its own event. Ledgers written before list them as
    * `call.done` / `call.error` events ahead of it; neither changes the fold.
    */
-  [EventType.CommandCompleted]: { result?: Json; result_ref?: PayloadRef; ctx?: JsonObject; duration_ms?: number; calls?: EventCall[]; output?: EventOutputLine[] };
+  [EventType.CommandCompleted]: {
+    result?: Json;
+    result_ref?: PayloadRef;
+    ctx?: JsonObject;
+    duration_ms?: number;
+    calls?: EventCall[];
+    output?: EventOutputLine[];
+  };
   [EventType.CommandFailed]: { error: EventError; ctx?: JsonObject; duration_ms?: number; calls?: EventCall[]; output?: EventOutputLine[] };
   /**
    * `worker_lost`: the reaper found the lease run out while the command ran,
@@ -164,7 +171,14 @@ export interface EventPayloads {
   [EventType.CallDone]: { task: string; attempts: number; duration_ms: number; result?: Json; result_ref?: PayloadRef };
   [EventType.CallError]: { task: string; attempts: number; duration_ms: number; error: EventError };
   /** Chunk `chunk_index` (from 0) of a streamed result; its rows are always in the payload store. */
-  [EventType.CallPartial]: { task: string; chunk_index: number; has_more: boolean; row_count: number; columns: string[]; rows_ref: PayloadRef };
+  [EventType.CallPartial]: {
+    task: string;
+    chunk_index: number;
+    has_more: boolean;
+    row_count: number;
+    columns: string[];
+    rows_ref: PayloadRef;
+  };
   [EventType.RetryScheduled]: {
     step: string;
     run_id: string;
@@ -265,4 +279,7 @@ export type PayloadOf<T extends keyof EventPayloads> = EventPayloads[T];
  * A command as `command.issued` states it: the fields its row, an offer and
  * a claim carry over from the event (each adds its own), written here once.
  */
-export type IssuedCommandFields = Pick<PayloadOf<typeof EventType.CommandIssued>, 'command_id' | 'step' | 'run_id' | 'kind' | 'attempt' | 'max_attempts' | 'spec'>;
+export type IssuedCommandFields = Pick<
+  PayloadOf<typeof EventType.CommandIssued>,
+  'command_id' | 'step' | 'run_id' | 'kind' | 'attempt' | 'max_attempts' | 'spec'
+>;

@@ -49,18 +49,10 @@ export type EventTypeName = (typeof EventType)[keyof typeof EventType];
 export const EVENT_TYPES: readonly EventTypeName[] = Object.values(EventType);
 
 /** Exactly one of these ends an execution, and nothing follows it. */
-export const TERMINAL_EXECUTION_EVENTS = [
-  EventType.ExecutionCompleted,
-  EventType.ExecutionFailed,
-  EventType.ExecutionCancelled,
-] as const;
+export const TERMINAL_EXECUTION_EVENTS = [EventType.ExecutionCompleted, EventType.ExecutionFailed, EventType.ExecutionCancelled] as const;
 
 /** A command's terminal events: a late or duplicate report after one of these is rejected. */
-export const TERMINAL_COMMAND_EVENTS = [
-  EventType.CommandCompleted,
-  EventType.CommandFailed,
-  EventType.CommandCancelled,
-] as const;
+export const TERMINAL_COMMAND_EVENTS = [EventType.CommandCompleted, EventType.CommandFailed, EventType.CommandCancelled] as const;
 
 export const TERMINAL_FRAME_EVENTS = [EventType.FrameCommitted, EventType.FrameFailed] as const;
 

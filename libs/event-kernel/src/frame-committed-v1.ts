@@ -29,7 +29,9 @@ export const frameCommittedV1: Upcaster = {
     const payload: unknown = event.payload;
     if (!isFrameCommittedV1(payload)) throw new UpcasterError(`frame.committed ${event.event_id} at version 1 has no rows list`);
     const { rows, ...rest } = payload;
-    const failed_rows = rows.filter((row) => row.status !== 'ok').map((row): RowOutcome => ({ index: row.index, status: 'error', ...(row.error ? { error: row.error as EventError } : {}) }));
+    const failed_rows = rows
+      .filter((row) => row.status !== 'ok')
+      .map((row): RowOutcome => ({ index: row.index, status: 'error', ...(row.error ? { error: row.error as EventError } : {}) }));
     return { ...event, schema_version: 2, payload: { ...rest, first_index: rows[0]?.index ?? 0, failed_rows } } as LedgerEvent;
   },
 };

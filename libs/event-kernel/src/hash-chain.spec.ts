@@ -11,7 +11,11 @@ const context = { ids, now: () => new Date(Date.UTC(2026, 0, 1)), producer: 'noe
 function chainedStream(count: number, executionId = '7'): ChainedEvent[] {
   let previous: Buffer | undefined;
   return Array.from({ length: count }, (_, index) => {
-    const event = sealEvent(buildEvent({ type: EventType.CtxUpdated, executionId, payload: { set: { n: index } } }, context), index + 1, new Date(Date.UTC(2026, 0, 1))) as LedgerEvent;
+    const event = sealEvent(
+      buildEvent({ type: EventType.CtxUpdated, executionId, payload: { set: { n: index } } }, context),
+      index + 1,
+      new Date(Date.UTC(2026, 0, 1)),
+    ) as LedgerEvent;
     previous = chainLink(previous, event.stream_id, event.checksum);
     return { event, chainHash: previous };
   });
@@ -62,9 +66,19 @@ describe('the ledger hash chain', () => {
 
   it('names the event after a removed one, also when the later versions were renumbered', () => {
     const events = chainedStream(4);
-    expect(verdictOf([events[0]!, events[2]!, events[3]!])).toMatchObject({ ok: false, firstBadPosition: events[2]!.event.event_id, reason: expect.stringContaining('version 2 of its stream is missing') });
+    expect(verdictOf([events[0]!, events[2]!, events[3]!])).toMatchObject({
+      ok: false,
+      firstBadPosition: events[2]!.event.event_id,
+      reason: expect.stringContaining('version 2 of its stream is missing'),
+    });
     // Removed, and the later versions renumbered: the versions read on, the chain does not.
-    const renumbered = [events[0]!, ...[events[2]!, events[3]!].map((chained, index) => ({ ...chained, event: { ...chained.event, stream_version: index + 2 } as LedgerEvent }))];
+    const renumbered = [
+      events[0]!,
+      ...[events[2]!, events[3]!].map((chained, index) => ({
+        ...chained,
+        event: { ...chained.event, stream_version: index + 2 } as LedgerEvent,
+      })),
+    ];
     expect(verdictOf(renumbered)).toMatchObject({ ok: false, firstBadPosition: events[2]!.event.event_id });
     // Tail removed: nothing follows to break, which is why the projections keep their own copy (see verify).
     expect(verdictOf(events.slice(0, 3))).toEqual({ ok: true, events: 3 });

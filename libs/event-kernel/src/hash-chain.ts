@@ -51,7 +51,8 @@ export class ChainVerifier {
       const reason = breakAt(event, chainHash, this.previous, this.options.purged === true);
       if (reason) {
         this.broken = true;
-        if (!this.firstBreak || BigInt(event.event_id) < BigInt(this.firstBreak.position)) this.firstBreak = { position: event.event_id, reason };
+        if (!this.firstBreak || BigInt(event.event_id) < BigInt(this.firstBreak.position))
+          this.firstBreak = { position: event.event_id, reason };
         continue;
       }
       this.previous = { version: event.stream_version, chain: chainHash };
@@ -64,7 +65,12 @@ export class ChainVerifier {
   }
 }
 
-function breakAt(event: LedgerEvent, chainHash: Buffer | null, previous: { version: number; chain: Buffer | null } | undefined, purged: boolean): string | undefined {
+function breakAt(
+  event: LedgerEvent,
+  chainHash: Buffer | null,
+  previous: { version: number; chain: Buffer | null } | undefined,
+  purged: boolean,
+): string | undefined {
   const at = `${event.event_type} ${event.event_id} (${event.stream_id} version ${event.stream_version})`;
   if (envelopeChecksum(event) !== event.checksum) return `${at}: its content does not match its checksum (changed after it was written)`;
   const expectedVersion = (previous?.version ?? 0) + 1;
@@ -78,6 +84,7 @@ function breakAt(event: LedgerEvent, chainHash: Buffer | null, previous: { versi
   if (chainHash === null || gap) return undefined;
   // The database seeds the link where the event before has no chain hash, as for a stream's first event.
   const expected = chainLink(previous?.chain ?? undefined, event.stream_id, event.checksum);
-  if (!expected.equals(chainHash)) return `${at}: its chain hash does not follow from the event before it (an event was changed, removed or added)`;
+  if (!expected.equals(chainHash))
+    return `${at}: its chain hash does not follow from the event before it (an event was changed, removed or added)`;
   return undefined;
 }

@@ -6,7 +6,12 @@ const v1 = { schema_name: 'noetl.call.done', schema_version: 1, payload: { took:
 describe('UpcasterRegistry', () => {
   it('applies a chain of upcasters in version order', () => {
     const registry = new UpcasterRegistry()
-      .register({ schemaName: 'noetl.call.done', fromVersion: 2, toVersion: 3, upcast: (e) => ({ ...e, schema_version: 3, meta: { v3: true } }) })
+      .register({
+        schemaName: 'noetl.call.done',
+        fromVersion: 2,
+        toVersion: 3,
+        upcast: (e) => ({ ...e, schema_version: 3, meta: { v3: true } }),
+      })
       .register({
         schemaName: 'noetl.call.done',
         fromVersion: 1,
@@ -27,7 +32,9 @@ describe('UpcasterRegistry', () => {
   });
 
   it('refuses upcasters that do not advance the version or break their promise', () => {
-    expect(() => new UpcasterRegistry().register({ schemaName: 'x', fromVersion: 2, toVersion: 2, upcast: (e) => e })).toThrow(UpcasterError);
+    expect(() => new UpcasterRegistry().register({ schemaName: 'x', fromVersion: 2, toVersion: 2, upcast: (e) => e })).toThrow(
+      UpcasterError,
+    );
     const liar = new UpcasterRegistry().register({ schemaName: 'noetl.call.done', fromVersion: 1, toVersion: 2, upcast: (e) => e });
     expect(() => liar.upcast(v1)).toThrow('returned version 1, promised 2');
   });

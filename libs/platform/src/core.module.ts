@@ -15,7 +15,10 @@ import { RuntimeModule } from './runtime.module';
 @Module({})
 export class CoreModule {
   static forRoot(config: NoetlConfig, workerId: string): DynamicModule {
-    return { module: CoreModule, imports: [ConfigModule.forRoot(config), ...(opensLedger(config) ? [DatabaseModule] : []), RuntimeModule.forRoot({ workerId })] };
+    return {
+      module: CoreModule,
+      imports: [ConfigModule.forRoot(config), ...(opensLedger(config) ? [DatabaseModule] : []), RuntimeModule.forRoot({ workerId })],
+    };
   }
 }
 

@@ -33,7 +33,9 @@ describe('DatabaseConnection with a superuser DATABASE_URL', () => {
 
   it('works as noetl_app on every session of its pool, LISTEN connections and a reset role included', async () => {
     const { database: pool } = await open();
-    expect(await pool.query('SELECT current_user AS role, session_user AS login')).toEqual([{ role: 'noetl_app', login: new URL(database.url).username || 'postgres' }]);
+    expect(await pool.query('SELECT current_user AS role, session_user AS login')).toEqual([
+      { role: 'noetl_app', login: new URL(database.url).username || 'postgres' },
+    ]);
     const dedicated = await pool.dedicated('noetl-test-listener');
     try {
       await dedicated.query('RESET ROLE');
@@ -47,14 +49,22 @@ describe('DatabaseConnection with a superuser DATABASE_URL', () => {
   it('cannot switch the triggers off, nor update, delete or truncate the ledger, nor change the schema', async () => {
     const { database: pool } = await open();
     // It appends, as the runtime does.
-    const [appended] = await pool.query<{ event_id: string }>(`INSERT INTO noetl.event (event_id, tenant_id, organization_id, execution_id, stream_id, stream_version,
+    const [appended] = await pool.query<{
+      event_id: string;
+    }>(`INSERT INTO noetl.event (event_id, tenant_id, organization_id, execution_id, stream_id, stream_version,
         aggregate_type, aggregate_id, event_type, schema_name, schema_version, event_time, producer, payload, checksum)
       VALUES (1, 't', 'o', 1, 'execution:1', 1, 'execution', '1', 'execution.started', 'execution.started', 1, now(), 'test', '{}', 'x') RETURNING event_id::text`);
     const eventId = appended!.event_id;
-    await expect(pool.query('SET session_replication_role = replica')).rejects.toThrow('permission denied to set parameter "session_replication_role"');
-    await expect(pool.query(`UPDATE noetl.event SET payload = '{}' WHERE event_id = $1::bigint`, [eventId])).rejects.toThrow('permission denied for table event');
+    await expect(pool.query('SET session_replication_role = replica')).rejects.toThrow(
+      'permission denied to set parameter "session_replication_role"',
+    );
+    await expect(pool.query(`UPDATE noetl.event SET payload = '{}' WHERE event_id = $1::bigint`, [eventId])).rejects.toThrow(
+      'permission denied for table event',
+    );
     await expect(pool.query('TRUNCATE noetl.event')).rejects.toThrow('permission denied for table event');
-    await expect(pool.query(`DELETE FROM noetl.event WHERE event_id = $1::bigint`, [eventId])).rejects.toThrow(/append-only|permission denied/);
+    await expect(pool.query(`DELETE FROM noetl.event WHERE event_id = $1::bigint`, [eventId])).rejects.toThrow(
+      /append-only|permission denied/,
+    );
     await expect(pool.query('ALTER TABLE noetl.event DISABLE TRIGGER event_append_only')).rejects.toThrow('must be owner of table event');
     await expect(pool.query('CREATE TABLE noetl.intruder (id int)')).rejects.toThrow('permission denied for schema noetl');
   });

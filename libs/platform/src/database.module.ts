@@ -29,7 +29,11 @@ export class DatabaseConnection implements OnApplicationShutdown {
       // The pid in application_name tells which process a session in pg_stat_activity belongs to.
       const wanted = config.database.runtimeRole;
       const role = wanted ? await runtimeRoleFor(url, wanted) : undefined;
-      const database = await Database.connect(url, { sessions: config.database.sessions, applicationName: `noetl-${process.pid}`, ...(role ? { role } : {}) });
+      const database = await Database.connect(url, {
+        sessions: config.database.sessions,
+        applicationName: `noetl-${process.pid}`,
+        ...(role ? { role } : {}),
+      });
       return new DatabaseConnection(database, url, embedded);
     } catch (error) {
       await embedded?.stop();
@@ -62,9 +66,14 @@ export async function pingDatabase(database: Database, timeoutMs = 2000): Promis
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'down'>((resolve) => (timer = setTimeout(() => resolve('down'), timeoutMs)));
   try {
-    return await Promise.race([database.query('SELECT 1').then(() => 'up' as const, () => 'down' as const), deadline]);
+    return await Promise.race([
+      database.query('SELECT 1').then(
+        () => 'up' as const,
+        () => 'down' as const,
+      ),
+      deadline,
+    ]);
   } finally {
     clearTimeout(timer);
   }
 }
-

@@ -4,7 +4,9 @@ import { assertWorkerReachesLedger, opensLedger } from './ledger-access';
 describe('opensLedger', () => {
   it('opens no ledger database in a worker alone that reports to an API, even when DATABASE_URL is set', () => {
     expect(opensLedger(loadConfig({ NOETL_ROLES: 'worker', NOETL_SERVER_URL: 'http://api:8082' }))).toBe(false);
-    expect(opensLedger(loadConfig({ NOETL_ROLES: 'worker', NOETL_SERVER_URL: 'http://api:8082', DATABASE_URL: 'postgres://u@db/noetl' }))).toBe(false);
+    expect(
+      opensLedger(loadConfig({ NOETL_ROLES: 'worker', NOETL_SERVER_URL: 'http://api:8082', DATABASE_URL: 'postgres://u@db/noetl' })),
+    ).toBe(false);
   });
 
   it('opens it in every other process: any other role beside the worker, or a worker reporting to no API', () => {

@@ -18,6 +18,8 @@ export function opensLedger(config: NoetlConfig): boolean {
  */
 export function assertWorkerReachesLedger(config: NoetlConfig): void {
   if (!config.server && !config.database.url) {
-    throw new Error('a worker needs NOETL_SERVER_URL (the API it reports to, the usual setting) or DATABASE_URL (the ledger database, to work on it directly)');
+    throw new Error(
+      'a worker needs NOETL_SERVER_URL (the API it reports to, the usual setting) or DATABASE_URL (the ledger database, to work on it directly)',
+    );
   }
 }

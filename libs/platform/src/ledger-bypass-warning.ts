@@ -9,5 +9,8 @@ import type { Logger } from 'pino';
  */
 export async function warnIfLedgerBypassable(database: Database, logger: Logger): Promise<void> {
   const reason = await ledgerBypass(database);
-  if (reason) logger.error(`DATABASE_URL can change the ledger behind its triggers: ${reason}; let the runtime work as the runtime role instead (NOETL_DB_RUNTIME_ROLE, default noetl_app: the migrations make it when their login may create roles, and a login that may become it switches to it; README "Database roles")`);
+  if (reason)
+    logger.error(
+      `DATABASE_URL can change the ledger behind its triggers: ${reason}; let the runtime work as the runtime role instead (NOETL_DB_RUNTIME_ROLE, default noetl_app: the migrations make it when their login may create roles, and a login that may become it switches to it; README "Database roles")`,
+    );
 }

@@ -46,7 +46,9 @@ describe('PinoNestLogger', () => {
     const { logger, lines } = capturing('debug');
     const nest = new PinoNestLogger(logger);
     for (const [message, context] of bootLines) nest.log(message, context);
-    expect(lines.map((line) => [line.msg, line.context, line.level])).toEqual(bootLines.map(([message, context]) => [message, context, 20]));
+    expect(lines.map((line) => [line.msg, line.context, line.level])).toEqual(
+      bootLines.map(([message, context]) => [message, context, 20]),
+    );
   });
 
   it('logs what the application itself says at info, and errors with their trace', () => {

@@ -56,7 +56,14 @@ function prettyStream(fd: 1 | 2): PrettyStream {
  * started"): ~80 lines that say nothing an operator acts on, so at debug.
  * The role's own "ready" line says the process is up.
  */
-const NEST_BOOT_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication', 'NestMicroservice']);
+const NEST_BOOT_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+  'NestMicroservice',
+]);
 
 /** Routes Nest's own logging into pino; its boot chatter at debug (above). */
 export class PinoNestLogger implements LoggerService {

@@ -12,7 +12,11 @@ export type MetricsSource = () => Promise<{ contentType: string; body: string }>
  * answers while the process runs; `/health/ready` runs the checks and answers
  * 503 when one is down, with the reasons the checks gave; `/metrics` serves the process's Prometheus metrics.
  */
-export async function startProbeServer(port: number, ready: ReadinessCheck, metrics?: MetricsSource): Promise<{ port: number; close(): Promise<void> }> {
+export async function startProbeServer(
+  port: number,
+  ready: ReadinessCheck,
+  metrics?: MetricsSource,
+): Promise<{ port: number; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
@@ -24,7 +28,9 @@ export async function startProbeServer(port: number, ready: ReadinessCheck, metr
       ready().then(
         (checks) => {
           const details = Object.fromEntries(Object.entries(checks).map(([name, state]) => [name, state === 'up' ? 'up' : 'down']));
-          const reasons = Object.fromEntries(Object.entries(checks).flatMap(([name, state]) => (typeof state === 'object' ? [[name, state.down]] : [])));
+          const reasons = Object.fromEntries(
+            Object.entries(checks).flatMap(([name, state]) => (typeof state === 'object' ? [[name, state.down]] : [])),
+          );
           const up = Object.values(details).every((state) => state === 'up');
           send(up ? 200 : 503, { status: 'ok', details, ...(up ? {} : { reasons }) });
         },

@@ -25,7 +25,10 @@ export async function bootRole(name: string, config: NoetlConfig, root: DynamicM
   const nestLogger = new PinoNestLogger(logger);
   let app: INestApplicationContext;
   if (config.nats) {
-    const service = await NestFactory.createMicroservice(root, { strategy: new QueueGroupNatsServer({ servers: config.nats.servers, name: `noetl-${name}`, ...NATS_RECONNECT_FOREVER }), logger: nestLogger });
+    const service = await NestFactory.createMicroservice(root, {
+      strategy: new QueueGroupNatsServer({ servers: config.nats.servers, name: `noetl-${name}`, ...NATS_RECONNECT_FOREVER }),
+      logger: nestLogger,
+    });
     await service.listen();
     app = service;
   } else {
@@ -33,7 +36,10 @@ export async function bootRole(name: string, config: NoetlConfig, root: DynamicM
   }
   const database = opensLedger(config) ? app.get(Database) : undefined;
   if (database) await warnIfLedgerBypassable(database, logger);
-  else if (config.database.url) logger.warn('DATABASE_URL is set but unused: a worker that reports to NOETL_SERVER_URL opens no ledger database; remove it from its environment');
+  else if (config.database.url)
+    logger.warn(
+      'DATABASE_URL is set but unused: a worker that reports to NOETL_SERVER_URL opens no ledger database; remove it from its environment',
+    );
   warnIfUserCodeExposed(config, logger);
   const metrics = app.get(RuntimeMetrics);
   const worker = config.roles.includes('worker') ? app.get(Worker) : undefined;
@@ -42,7 +48,10 @@ export async function bootRole(name: string, config: NoetlConfig, root: DynamicM
     async () => {
       const notRegistered = worker?.notReadyBecause;
       // A worker without the database is ready on its registry alone: the API that took its report checks the database.
-      return { ...(database ? { database: await pingDatabase(database) } : {}), ...(worker ? { registry: notRegistered ? { down: notRegistered } : 'up' } : {}) };
+      return {
+        ...(database ? { database: await pingDatabase(database) } : {}),
+        ...(worker ? { registry: notRegistered ? { down: notRegistered } : 'up' } : {}),
+      };
     },
     async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }),
   );
@@ -67,6 +76,9 @@ export async function bootRole(name: string, config: NoetlConfig, root: DynamicM
 export async function listenForNotifications(app: INestApplication, config: NoetlConfig, name: string): Promise<void> {
   if (!config.nats || !config.roles.some((role) => role === 'scheduler' || role === 'worker')) return;
   await app.init();
-  app.connectMicroservice({ strategy: new QueueGroupNatsServer({ servers: config.nats.servers, name: `noetl-${name}`, ...NATS_RECONNECT_FOREVER }) }, { inheritAppConfig: false });
+  app.connectMicroservice(
+    { strategy: new QueueGroupNatsServer({ servers: config.nats.servers, name: `noetl-${name}`, ...NATS_RECONNECT_FOREVER }) },
+    { inheritAppConfig: false },
+  );
   await app.startAllMicroservices();
 }

@@ -1,6 +1,24 @@
-import { Global, Inject, Injectable, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Global,
+  Inject,
+  Injectable,
+  Module,
+  type BeforeApplicationShutdown,
+  type DynamicModule,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import type { NoetlConfig } from '@noetl/config';
-import { Engine, InProcessBus, PerTenant, RuntimeMetrics, startTracing, stopTracing, Worker, type Bus, type TenantRuntime } from '@noetl/runtime';
+import {
+  Engine,
+  InProcessBus,
+  PerTenant,
+  RuntimeMetrics,
+  startTracing,
+  stopTracing,
+  Worker,
+  type Bus,
+  type TenantRuntime,
+} from '@noetl/runtime';
 import { Database } from '@noetl/storage';
 import { NOETL_CONFIG } from './config.module';
 import { createLogger } from './logger';

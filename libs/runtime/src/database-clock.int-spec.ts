@@ -15,7 +15,8 @@ describe('DatabaseClock', () => {
     await database?.drop();
   });
 
-  const dbNow = async (): Promise<number> => Number((await db.query<{ ms: string }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint::text AS ms'))[0]!.ms);
+  const dbNow = async (): Promise<number> =>
+    Number((await db.query<{ ms: string }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint::text AS ms'))[0]!.ms);
 
   it.each([
     ['minutes behind', -7 * 60_000],

@@ -121,9 +121,13 @@ export class Engine {
     const metrics = new RuntimeMetrics();
     const bus = options.bus ?? new InProcessBus();
     // A worker on a remote control plane asks the API for credentials; it never decrypts one itself.
-    const remote = roles.includes('worker') && !roles.includes('api') && !options.controlPlane ? createRemoteControlPlane(config) : undefined;
+    const remote =
+      roles.includes('worker') && !roles.includes('api') && !options.controlPlane ? createRemoteControlPlane(config) : undefined;
     const plane = options.controlPlane ?? remote;
-    const expressions = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() }, { limits: { maxRangeSize: config.limits.rangeItems } });
+    const expressions = new ExpressionEngine(
+      { now: () => new Date(), uuid: () => randomUUID() },
+      { limits: { maxRangeSize: config.limits.rangeItems } },
+    );
     const renders = new RenderPool(expressions, config.templates.threads);
     const inlineSlice = { work: config.templates.inlineWork, ms: config.templates.inlineMs, clock: () => performance.now() };
     const offloadRender: SharedParts['offloadRender'] = (role) => (request) => {
@@ -141,21 +145,31 @@ export class Engine {
     });
     if (!database) {
       if (!plane || roles.some((role) => role !== 'worker')) {
-        throw new Error(`roles ${roles.join(',') || '(none)'} need the ledger database: only a worker that reports to an API (NOETL_SERVER_URL) runs without one`);
+        throw new Error(
+          `roles ${roles.join(',') || '(none)'} need the ledger database: only a worker that reports to an API (NOETL_SERVER_URL) runs without one`,
+        );
       }
       // The ledger's identity, which postgres steps are refused, comes from the API too.
       const tools = options.tools ?? defaultTools(workerToolOptions(config, () => plane.ledgerIdentity()));
-      const parts = { ...partsWith(tools), worker: processWorker(options, { controlPlanes: () => plane, tools, render: workerRender(), metrics, logger }) };
+      const parts = {
+        ...partsWith(tools),
+        worker: processWorker(options, { controlPlanes: () => plane, tools, render: workerRender(), metrics, logger }),
+      };
       const engine = new Engine(config, metrics, bus, logger, roles, undefined, parts);
       engine.run();
       return engine;
     }
     const pythonRefusal = options.tools ? undefined : await pythonLedgerRefusal(config, roles, database);
     if (pythonRefusal) logger.error(`python steps are refused: ${pythonRefusal}`);
-    const tools = options.tools ?? defaultTools(workerToolOptions(config, plane ? () => plane.ledgerIdentity() : () => readLedgerIdentity(database), pythonRefusal));
+    const tools =
+      options.tools ??
+      defaultTools(workerToolOptions(config, plane ? () => plane.ledgerIdentity() : () => readLedgerIdentity(database), pythonRefusal));
     const parts = partsWith(tools);
     const repositories = rowRepositories();
-    metrics.trackBacklog({ commands: () => repositories.commandRows.backlog(database), frames: () => repositories.frameRows.backlog(database) });
+    metrics.trackBacklog({
+      commands: () => repositories.commandRows.backlog(database),
+      frames: () => repositories.frameRows.backlog(database),
+    });
     const decrypts = roles.includes('api') || (roles.includes('worker') && !plane);
     const shared: SharedParts = {
       config,
@@ -190,7 +204,13 @@ export class Engine {
     }
     if (roles.includes('worker')) {
       // In-process, each tenant's work goes through that tenant's control plane.
-      parts.worker = processWorker(options, { controlPlanes: plane ? () => plane : (scope) => engine.tenant(scope).controlPlane, tools, render: workerRender(), metrics, logger });
+      parts.worker = processWorker(options, {
+        controlPlanes: plane ? () => plane : (scope) => engine.tenant(scope).controlPlane,
+        tools,
+        render: workerRender(),
+        metrics,
+        logger,
+      });
       // Reporting here, it can be handed the commands this process's scheduler issues, claimed as they are issued.
       if (!plane) shared.localSlots = parts.worker;
     }
@@ -326,7 +346,8 @@ export class Engine {
   private async sweepTenants(): Promise<void> {
     const { database, repositories, firesSchedules } = this.ledgerParts();
     const scopes = new Map((await repositories.executionRows.runningScopes(database)).map((scope) => [scopeKey(scope), scope]));
-    if (firesSchedules) for (const scope of await repositories.scheduleRows.dueScopes(database, new Date())) scopes.set(scopeKey(scope), scope);
+    if (firesSchedules)
+      for (const scope of await repositories.scheduleRows.dueScopes(database, new Date())) scopes.set(scopeKey(scope), scope);
     const failures: unknown[] = [];
     for (const scope of scopes.values()) {
       await this.tenant(scope)
@@ -338,7 +359,7 @@ export class Engine {
 
   /** What the process shares on the ledger: a programming error to ask for in a worker without it. */
   private ledgerParts(): SharedParts {
-    if (!this.shared) throw new Error('this process holds no ledger database (a worker on the API\'s control plane)');
+    if (!this.shared) throw new Error("this process holds no ledger database (a worker on the API's control plane)");
     return this.shared;
   }
 
@@ -348,7 +369,10 @@ export class Engine {
     const { worker } = this.parts;
     if (shared) {
       this.clockTimer = setInterval(
-        () => void shared.clock.sync(shared.database).catch((error: unknown) => this.logger.warn({ err: error }, 'could not read the database clock; keeping the last offset')),
+        () =>
+          void shared.clock
+            .sync(shared.database)
+            .catch((error: unknown) => this.logger.warn({ err: error }, 'could not read the database clock; keeping the last offset')),
         DATABASE_CLOCK_SYNC_MS,
       );
       this.clockTimer.unref();
@@ -363,7 +387,11 @@ export class Engine {
         this.sweepTimer.unref();
       }
       // fireTimer wakes the scheduler itself; a timer it did not fire was not due, or is fired already or by a sweep.
-      lane?.start((timerId, scope) => this.tenant(scope).sweeper!.fireTimer(timerId).then(() => undefined));
+      lane?.start((timerId, scope) =>
+        this.tenant(scope)
+          .sweeper!.fireTimer(timerId)
+          .then(() => undefined),
+      );
       // Resume what a previous process left: unplanned events, due timers, expired leases.
       void this.sweepLogged();
     }

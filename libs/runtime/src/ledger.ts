@@ -133,7 +133,13 @@ export class Ledger {
    * it is upcast) when `verify`: the events before the first changed one,
    * and that one (as stored) in `changed`.
    */
-  async readIntactAfter(q: Queryable, executionId: string, afterVersion: number, limit: number, { verify }: { verify: boolean }): Promise<{ events: LedgerEvent[]; changed?: LedgerEvent }> {
+  async readIntactAfter(
+    q: Queryable,
+    executionId: string,
+    afterVersion: number,
+    limit: number,
+    { verify }: { verify: boolean },
+  ): Promise<{ events: LedgerEvent[]; changed?: LedgerEvent }> {
     // What this transaction deferred is part of what it sees.
     await this.store.flushWithin(q);
     const events: LedgerEvent[] = [];

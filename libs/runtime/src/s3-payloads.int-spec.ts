@@ -66,9 +66,15 @@ describe('payloads in an S3 bucket', () => {
     await server?.close();
   });
 
-  const inBucket = async (ref: PayloadRef | undefined): Promise<boolean> => Boolean(ref) && (await server.keys()).includes(`noetl/default/default/${ref!.sha256}`);
+  const inBucket = async (ref: PayloadRef | undefined): Promise<boolean> =>
+    Boolean(ref) && (await server.keys()).includes(`noetl/default/default/${ref!.sha256}`);
   const largestEvent = async (executionId: string): Promise<number> =>
-    (await t.database.query<{ n: number }>('SELECT coalesce(max(octet_length(payload::text)), 0)::int AS n FROM noetl.event WHERE execution_id = $1::bigint', [executionId]))[0]!.n;
+    (
+      await t.database.query<{ n: number }>(
+        'SELECT coalesce(max(octet_length(payload::text)), 0)::int AS n FROM noetl.event WHERE execution_id = $1::bigint',
+        [executionId],
+      )
+    )[0]!.n;
   const payloadRows = async (sha: string): Promise<number> =>
     (await t.database.query<{ n: number }>('SELECT count(*)::int AS n FROM noetl.payload WHERE sha256 = $1', [sha]))[0]!.n;
   const resultRefOf = async (executionId: string, step: string): Promise<PayloadRef | undefined> => {
@@ -97,8 +103,14 @@ describe('payloads in an S3 bucket', () => {
     const result = detail.result as { results: { id: number }[]; stats: { total: number; failed: number } };
     expect(result.stats).toMatchObject({ total: 5000, failed: 0 });
     expect(result.results.map((r) => r.id)).toEqual(Array.from({ length: 5000 }, (_, i) => i));
-    const { events } = await t.engine.own.executions.events(execution_id, { type: [EventType.LoopStarted, EventType.FrameCommitted], limit: 100 });
-    const started = events.find((e) => e.event_type === EventType.LoopStarted)?.payload as unknown as { size: number; collection_ref?: PayloadRef };
+    const { events } = await t.engine.own.executions.events(execution_id, {
+      type: [EventType.LoopStarted, EventType.FrameCommitted],
+      limit: 100,
+    });
+    const started = events.find((e) => e.event_type === EventType.LoopStarted)?.payload as unknown as {
+      size: number;
+      collection_ref?: PayloadRef;
+    };
     expect(started.size).toBe(5000);
     // Over NOETL_COLLECTION_OFFLOAD_ITEMS the collection is stored in parts of about 256 KiB, each an object; their manifest is small, so in the database.
     expect(started.collection_ref?.media_type).toBe(LIST_PARTS_MEDIA_TYPE);
@@ -106,7 +118,9 @@ describe('payloads in an S3 bucket', () => {
     expect(manifest.items).toBe(5000);
     expect(manifest.parts.length).toBeGreaterThanOrEqual(1);
     for (const part of manifest.parts) expect('ref' in part && (await inBucket(part.ref))).toBe(true);
-    const outputs = events.filter((e) => e.event_type === EventType.FrameCommitted).map((e) => (e.payload as unknown as { output_ref?: PayloadRef }).output_ref);
+    const outputs = events
+      .filter((e) => e.event_type === EventType.FrameCommitted)
+      .map((e) => (e.payload as unknown as { output_ref?: PayloadRef }).output_ref);
     expect(outputs).toHaveLength(5);
     for (const ref of outputs) expect(await inBucket(ref)).toBe(true);
     expect(await largestEvent(execution_id)).toBeLessThan(ONE_MB);
@@ -120,7 +134,9 @@ describe('payloads in an S3 bucket', () => {
       { timeoutMs: 60_000, description: 'the first frame commit' },
     );
     await server.stop();
-    const restartedAt = await new Promise<number>((resolve, reject) => setTimeout(() => server.start().then(() => resolve(Date.now()), reject), 5000));
+    const restartedAt = await new Promise<number>((resolve, reject) =>
+      setTimeout(() => server.start().then(() => resolve(Date.now()), reject), 5000),
+    );
 
     const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 120_000 });
 
@@ -159,10 +175,15 @@ describe('payloads in an S3 bucket', () => {
     await t.engine.own.catalog.register(LOOP('tests/s3-loop-kept', 'parallel', 1000));
     const { execution_id } = await t.engine.own.executions.start({ path: 'tests/s3-loop-kept', payload: { salt: randomUUID() } });
     expect(await t.engine.waitForTerminal(execution_id, { timeoutMs: 120_000 })).toMatchObject({ status: 'COMPLETED' });
-    const { events } = await t.engine.own.executions.events(execution_id, { type: [EventType.LoopStarted, EventType.FrameCommitted], limit: 100 });
+    const { events } = await t.engine.own.executions.events(execution_id, {
+      type: [EventType.LoopStarted, EventType.FrameCommitted],
+      limit: 100,
+    });
     const started = events.find((e) => e.event_type === EventType.LoopStarted)?.payload as unknown as { collection_ref: PayloadRef };
-    const parts = (await getJson<ListParts>(stores.store, started.collection_ref, SCOPE)).parts.flatMap((part) => ('ref' in part ? [part.ref] : []));
-    const outputs = events.flatMap((e) => ((e.payload as unknown as { output_ref?: PayloadRef }).output_ref ?? []));
+    const parts = (await getJson<ListParts>(stores.store, started.collection_ref, SCOPE)).parts.flatMap((part) =>
+      'ref' in part ? [part.ref] : [],
+    );
+    const outputs = events.flatMap((e) => (e.payload as unknown as { output_ref?: PayloadRef }).output_ref ?? []);
     expect(outputs).toHaveLength(5);
 
     await t.engine.own.admin.purge(execution_id, { reason: 'retention spec' });

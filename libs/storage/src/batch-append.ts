@@ -93,12 +93,15 @@ export async function insertBatch(q: Queryable, sealed: readonly EventEnvelope[]
   const rows = await q.query<{ event_id: string }>(BATCH_INSERT_SQL, [JSON.stringify(sealed)]);
   if (rows.length === 0) return null;
   const inserted = new Set(rows.map((row) => String(row.event_id)));
-  const stored = new Map(sealed.flatMap((event) => (inserted.has(event.event_id) ? [[event.event_id, event as LedgerEvent] as const] : [])));
+  const stored = new Map(
+    sealed.flatMap((event) => (inserted.has(event.event_id) ? [[event.event_id, event as LedgerEvent] as const] : [])),
+  );
   if (stored.size < sealed.length) {
     const holed = new Set<string>();
     for (const event of sealed) {
       if (!stored.has(event.event_id)) holed.add(event.stream_id);
-      else if (holed.has(event.stream_id)) throw new BatchRaceError(`a concurrent append took a key of ${event.stream_id}'s batch; retry the transaction`);
+      else if (holed.has(event.stream_id))
+        throw new BatchRaceError(`a concurrent append took a key of ${event.stream_id}'s batch; retry the transaction`);
     }
   }
   return stored;

@@ -4,7 +4,11 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/tes
 import { waitFor } from '../../../test/support/wait-for';
 
 interface RawPool {
-  connect(): Promise<{ query(sql: string): Promise<{ rows: { pid: number }[] }>; release(destroy?: boolean): void; on(event: 'end', listener: () => void): void }>;
+  connect(): Promise<{
+    query(sql: string): Promise<{ rows: { pid: number }[] }>;
+    release(destroy?: boolean): void;
+    on(event: 'end', listener: () => void): void;
+  }>;
 }
 
 /**

@@ -42,7 +42,9 @@ export class InDoubtCommitError extends Error {
   override readonly name = 'InDoubtCommitError';
 
   constructor(override readonly cause: unknown) {
-    super(`the connection was lost during COMMIT: the transaction may or may not have committed (${cause instanceof Error ? cause.message : String(cause)})`);
+    super(
+      `the connection was lost during COMMIT: the transaction may or may not have committed (${cause instanceof Error ? cause.message : String(cause)})`,
+    );
   }
 }
 
@@ -128,7 +130,11 @@ export class Database implements Queryable {
     let committing = false;
     try {
       const client = (await runner.connect()) as PipelineClient;
-      pipeline = new PipelinedTransaction(client, options.isolation ? `BEGIN ISOLATION LEVEL ${options.isolation}` : 'BEGIN', () => this.counts.statements++);
+      pipeline = new PipelinedTransaction(
+        client,
+        options.isolation ? `BEGIN ISOLATION LEVEL ${options.isolation}` : 'BEGIN',
+        () => this.counts.statements++,
+      );
       this.counts.transactions++;
       const tx = new LedgerTransaction(pipeline);
       const result = await fn(tx);

@@ -1,5 +1,14 @@
 import { QueryFailedError } from 'typeorm';
-import { isConnectionLoss, isDeadlock, isLockNotAvailable, isPoolWaitTimeout, isQueryTimeout, isSerializationFailure, isUniqueViolation, sqlStateOf } from './db-errors';
+import {
+  isConnectionLoss,
+  isDeadlock,
+  isLockNotAvailable,
+  isPoolWaitTimeout,
+  isQueryTimeout,
+  isSerializationFailure,
+  isUniqueViolation,
+  sqlStateOf,
+} from './db-errors';
 
 const pgError = (code: string): Error & { code: string } => Object.assign(new Error(`pg ${code}`), { code });
 
@@ -56,7 +65,9 @@ describe('isConnectionLoss (issue 29: what is destroyed rather than pooled)', ()
 
   it("recognises pg's own messages for a connection that ended", () => {
     expect(isConnectionLoss(new Error('Connection terminated unexpectedly'))).toBe(true);
-    expect(isConnectionLoss(new QueryFailedError('SELECT 1', [], new Error('Client has encountered a connection error and is not queryable')))).toBe(true);
+    expect(
+      isConnectionLoss(new QueryFailedError('SELECT 1', [], new Error('Client has encountered a connection error and is not queryable'))),
+    ).toBe(true);
   });
 
   it('says no for errors of the statement (a unique violation, a deadlock, a lock timeout) and for others', () => {

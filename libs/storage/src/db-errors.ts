@@ -80,7 +80,16 @@ export function isPoolWaitTimeout(error: unknown): boolean {
  */
 const SESSION_LOST_SQLSTATES = new Set(['57P01', '57P02', '57P03', '25006']);
 /** Node's socket errors of a connection cut under a session. */
-const SOCKET_ERRNOS = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const SOCKET_ERRNOS = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 /** pg's own errors for a connection that ended under it (they carry no code). */
 const LOST_MESSAGES = /Connection terminated|connection error and is not queryable|Client was closed and is not queryable|timeout expired/i;
 
@@ -101,7 +110,8 @@ export function isConnectionLoss(error: unknown): boolean {
   if (isQueryTimeout(error)) return true;
   const state = sqlStateOf(error);
   if (state !== undefined) return SESSION_LOST_SQLSTATES.has(state) || state.startsWith('08');
-  const inner = typeof error === 'object' && error !== null && 'driverError' in error ? (error as { driverError: unknown }).driverError : error;
+  const inner =
+    typeof error === 'object' && error !== null && 'driverError' in error ? (error as { driverError: unknown }).driverError : error;
   for (const candidate of [error, inner]) {
     const errno = errnoOf(candidate);
     if (errno && SOCKET_ERRNOS.has(errno)) return true;

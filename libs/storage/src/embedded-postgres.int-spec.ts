@@ -82,7 +82,9 @@ describe('startEmbeddedPostgres', () => {
       started.push(fresh);
 
       expect(fresh.reused).toBe(false);
-      expect(await withClient(fresh.url, async (c) => (await c.query('SELECT count(*)::int AS n FROM noetl.catalog')).rows)).toEqual([{ n: 1 }]);
+      expect(await withClient(fresh.url, async (c) => (await c.query('SELECT count(*)::int AS n FROM noetl.catalog')).rows)).toEqual([
+        { n: 1 },
+      ]);
     },
     BOOT_TIMEOUT_MS,
   );

@@ -302,7 +302,12 @@ async function launch(
       log(`postgres could not start: ${error.message}`);
     });
     try {
-      await waitUntilReady(port, password, timeoutMs, () => exit && `postgres exited (code ${exit.code}, signal ${exit.signal}): ${output()}`);
+      await waitUntilReady(
+        port,
+        password,
+        timeoutMs,
+        () => exit && `postgres exited (code ${exit.code}, signal ${exit.signal}): ${output()}`,
+      );
     } catch (error) {
       await terminate(child, exited);
       const portTaken = /could not bind|address already in use/i.test(output());
@@ -337,12 +342,7 @@ async function terminate(child: ChildProcess, exited: Promise<void>): Promise<vo
 }
 
 /** Polls `SELECT 1` until the server answers, `failed()` reports a reason, or the deadline passes. */
-async function waitUntilReady(
-  port: number,
-  password: string,
-  timeoutMs: number,
-  failed: () => string | undefined,
-): Promise<void> {
+async function waitUntilReady(port: number, password: string, timeoutMs: number, failed: () => string | undefined): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

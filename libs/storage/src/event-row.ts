@@ -1,10 +1,4 @@
-import {
-  isEventType,
-  type AnyNewEvent,
-  type EventEnvelope,
-  type JsonObject,
-  type LedgerEvent,
-} from '@noetl/event-kernel';
+import { isEventType, type AnyNewEvent, type EventEnvelope, type JsonObject, type LedgerEvent } from '@noetl/event-kernel';
 import { InvalidEventError } from './event-store';
 
 /** The columns of `noetl.event`, in envelope order, with the cast each parameter gets. */
@@ -60,10 +54,7 @@ export const INSERT_EVENT_SQL =
   `ON CONFLICT DO NOTHING RETURNING ${EVENT_SELECT_LIST}`;
 
 /** A row of `noetl.event` as pg returns it: int8 as string, int4 as number, timestamptz as Date, jsonb parsed. */
-export type EventRow = Omit<
-  EventEnvelope,
-  'aggregate_type' | 'event_type' | 'event_time' | 'ingest_time' | 'payload' | 'meta'
-> & {
+export type EventRow = Omit<EventEnvelope, 'aggregate_type' | 'event_type' | 'event_time' | 'ingest_time' | 'payload' | 'meta'> & {
   aggregate_type: string;
   event_type: string;
   event_time: Date | string;

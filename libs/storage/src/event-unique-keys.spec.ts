@@ -46,7 +46,10 @@ describe('uniqueKeyLookups', () => {
   });
 
   it('looks for any terminal event of the execution, whatever its outcome', () => {
-    const event = buildEvent({ type: EventType.ExecutionFailed, executionId: '1', payload: { error: { kind: 'x', message: 'y' } } }, context);
+    const event = buildEvent(
+      { type: EventType.ExecutionFailed, executionId: '1', payload: { error: { kind: 'x', message: 'y' } } },
+      context,
+    );
     const terminal = uniqueKeyLookups(seal(event)).find((l) => l.key === EventUniqueKey.Terminal);
     expect(terminal?.params).toEqual(['1']);
     expect(terminal?.where).toContain("IN ('execution.completed', 'execution.failed', 'execution.cancelled')");
@@ -74,12 +77,18 @@ describe('distinctiveKeys', () => {
     );
 
   it('gives an event with no key but its id and position none (it may be deferred)', () => {
-    expect(distinctiveKeys(normaliseNewEvent(buildEvent({ type: EventType.CtxUpdated, executionId: '1', payload: { set: {} } }, context)))).toEqual([]);
+    expect(
+      distinctiveKeys(normaliseNewEvent(buildEvent({ type: EventType.CtxUpdated, executionId: '1', payload: { set: {} } }, context))),
+    ).toEqual([]);
   });
 
   it('names the key and its value, so two events of one command issue share it and two of different commands do not', () => {
     expect(distinctiveKeys(issued('9'))).toEqual(distinctiveKeys(issued('9')));
     expect(distinctiveKeys(issued('9'))).not.toEqual(distinctiveKeys(issued('8')));
-    expect(distinctiveKeys(normaliseNewEvent(buildEvent({ type: EventType.CtxUpdated, executionId: '1', idempotencyKey: 'k', payload: { set: {} } }, context)))).toEqual(['key:t:k']);
+    expect(
+      distinctiveKeys(
+        normaliseNewEvent(buildEvent({ type: EventType.CtxUpdated, executionId: '1', idempotencyKey: 'k', payload: { set: {} } }, context)),
+      ),
+    ).toEqual(['key:t:k']);
   });
 });

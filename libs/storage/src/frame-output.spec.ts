@@ -20,7 +20,11 @@ describe('frame output (Arrow IPC)', () => {
   });
 
   it('round-trips text of every width (ASCII, accents, CJK, emoji) and rows with no result or error', () => {
-    const wide: FrameOutputRow[] = ['plain', 'Päss wörd', '数据管道', 'rocket 🚀 ok', ''].map((text, i) => ({ index: i, status: 'ok', result: { text } }));
+    const wide: FrameOutputRow[] = ['plain', 'Päss wörd', '数据管道', 'rocket 🚀 ok', ''].map((text, i) => ({
+      index: i,
+      status: 'ok',
+      result: { text },
+    }));
     const mixed = [...wide, { index: 5, status: 'ok' as const }, { index: 6, status: 'error' as const, error: { message: 'ünïcode' } }];
     expect(decodeFrameOutput(encodeFrameOutput(mixed))).toEqual(mixed);
   });
@@ -29,10 +33,22 @@ describe('frame output (Arrow IPC)', () => {
     const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
     const built = tableToIPC(
       new Table({
-        index: vectorFromArray(rows.map((row) => row.index), new Int32()),
-        status: vectorFromArray(rows.map((row) => row.status), new Utf8()),
-        result: vectorFromArray(rows.map((row) => json(row.result)), new Utf8()),
-        error: vectorFromArray(rows.map((row) => json(row.error)), new Utf8()),
+        index: vectorFromArray(
+          rows.map((row) => row.index),
+          new Int32(),
+        ),
+        status: vectorFromArray(
+          rows.map((row) => row.status),
+          new Utf8(),
+        ),
+        result: vectorFromArray(
+          rows.map((row) => json(row.result)),
+          new Utf8(),
+        ),
+        error: vectorFromArray(
+          rows.map((row) => json(row.error)),
+          new Utf8(),
+        ),
       }),
       'stream',
     );

@@ -21,7 +21,10 @@ export interface FrameOutputRow {
  */
 export function encodeFrameOutput(rows: readonly FrameOutputRow[]): Uint8Array {
   const table = new Table({
-    index: vectorFromArray(rows.map((row) => row.index), new Int32()),
+    index: vectorFromArray(
+      rows.map((row) => row.index),
+      new Int32(),
+    ),
     status: utf8Vector(rows.map((row) => row.status)),
     result: utf8Vector(rows.map((row) => (row.result === undefined ? null : JSON.stringify(row.result)))),
     error: utf8Vector(rows.map((row) => (row.error === undefined ? null : JSON.stringify(row.error)))),

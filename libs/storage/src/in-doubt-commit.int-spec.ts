@@ -115,7 +115,9 @@ describe('a commit whose reply is lost', () => {
     // The cut COMMIT, then the retry's.
     expect(cutter.commitsSeen - commitsBefore).toBe(2);
     expect(result).toMatchObject({ duplicate: false, event: { event_id: event.event_id, execution_id: event.execution_id } });
-    const rows = await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM noetl.event WHERE event_id = $1::bigint', [event.event_id]);
+    const rows = await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM noetl.event WHERE event_id = $1::bigint', [
+      event.event_id,
+    ]);
     expect(rows[0]!.n).toBe(1);
   });
 
@@ -135,14 +137,18 @@ describe('a commit whose reply is lost', () => {
     cutter.arm();
     const store = new PgEventStore(db);
 
-    const outcome = await db.transaction((q) => store.appendWithin(q, [event])).then(
-      () => 'committed',
-      (error: unknown) => error,
-    );
+    const outcome = await db
+      .transaction((q) => store.appendWithin(q, [event]))
+      .then(
+        () => 'committed',
+        (error: unknown) => error,
+      );
 
     expect(outcome).toBeInstanceOf(InDoubtCommitError);
     // It did commit: the server had the COMMIT; only its reply was lost.
-    const rows = await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM noetl.event WHERE event_id = $1::bigint', [event.event_id]);
+    const rows = await direct.query<{ n: number }>('SELECT count(*)::int AS n FROM noetl.event WHERE event_id = $1::bigint', [
+      event.event_id,
+    ]);
     expect(rows[0]!.n).toBe(1);
     // And the pool goes on, on a fresh connection.
     expect(await db.query<{ one: number }>('SELECT 1 AS one')).toEqual([{ one: 1 }]);

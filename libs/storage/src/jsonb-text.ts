@@ -39,6 +39,7 @@ export function escapeNul<T>(value: T): T {
 function escaped(value: unknown): unknown {
   if (typeof value === 'string') return value.replaceAll(NUL, '\\u0000');
   if (Array.isArray(value)) return value.map(escaped);
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [escaped(key), escaped(item)]));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [escaped(key), escaped(item)]));
   return value;
 }

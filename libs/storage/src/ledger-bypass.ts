@@ -15,7 +15,8 @@ export async function ledgerBypass(q: Queryable): Promise<string | undefined> {
       WHERE r.rolname = current_user AND c.oid = 'noetl.event'::regclass`,
   );
   if (!role) return undefined;
-  if (role.superuser) return `its role "${role.name}" is a superuser, which may switch the append-only triggers off (session_replication_role)`;
+  if (role.superuser)
+    return `its role "${role.name}" is a superuser, which may switch the append-only triggers off (session_replication_role)`;
   if (role.owns_ledger) return `its role "${role.name}" owns noetl.event, and an owner may disable its triggers`;
   const [granted] = await q
     .query<{ may: boolean }>(`SELECT has_parameter_privilege('session_replication_role', 'SET') AS may`)

@@ -79,17 +79,23 @@ const HELD_BACK_SQL = prepared(`SELECT 1 FROM noetl.event WHERE tx >= ${WATERMAR
 
 /** The events committed after `after`, oldest first (`TailRead`); of one tenant's organization when `scope` is given. */
 export async function readTail(q: Queryable, after: TailPosition, limit: number, scope?: TenantScope): Promise<TailRead> {
-  const rows = await q.query<EventRow & { tx: string }>(
-    scope ? READ_SCOPED_TAIL_SQL : READ_TAIL_SQL,
-    [after.tx, after.eventId, limit, ...(scope ? [scope.tenantId, scope.organizationId] : [])],
-  );
+  const rows = await q.query<EventRow & { tx: string }>(scope ? READ_SCOPED_TAIL_SQL : READ_TAIL_SQL, [
+    after.tx,
+    after.eventId,
+    limit,
+    ...(scope ? [scope.tenantId, scope.organizationId] : []),
+  ]);
   const events = rows.map((row) => ({ event: toLedgerEvent(row), position: { tx: row.tx, eventId: String(row.event_id) } }));
   const heldBack = events.length < limit && (await q.query(HELD_BACK_SQL)).length > 0;
   return { events, heldBack };
 }
 
 /** Events committed after `after` (held back ones too), and the age in seconds of the oldest (0 when none). */
-export async function tailBacklog(q: Queryable, after: TailPosition, scope?: TenantScope): Promise<{ events: number; oldestAgeSeconds: number }> {
+export async function tailBacklog(
+  q: Queryable,
+  after: TailPosition,
+  scope?: TenantScope,
+): Promise<{ events: number; oldestAgeSeconds: number }> {
   const [row] = await q.query<{ events: number; age: number | null }>(
     `SELECT count(*)::int AS events, EXTRACT(EPOCH FROM now() - min(ingest_time))::float8 AS age FROM noetl.event
       WHERE (tx, event_id) > ($1::xid8, $2::bigint) AND ($3::text IS NULL OR (tenant_id = $3 AND organization_id = $4))`,

@@ -124,7 +124,9 @@ describe('migrate', () => {
     const byName = Object.fromEntries(rows.map((row) => [row.indexname, row.indexdef]));
     expect(byName.uidx_event_command_issued).toMatch(/UNIQUE .*\(execution_id, command_id\) WHERE \(event_type = 'command.issued'::text\)/);
     expect(byName.uidx_event_loop_done).toMatch(/UNIQUE .*\(execution_id, loop_id\) WHERE \(event_type = 'loop.done'::text\)/);
-    expect(byName.uidx_event_terminal).toMatch(/UNIQUE .*\(execution_id\) WHERE .*execution.completed.*execution.failed.*execution.cancelled/);
+    expect(byName.uidx_event_terminal).toMatch(
+      /UNIQUE .*\(execution_id\) WHERE .*execution.completed.*execution.failed.*execution.cancelled/,
+    );
     expect(byName.uidx_event_idempotency_key).toMatch(/UNIQUE .*\(tenant_id, idempotency_key\) WHERE \(idempotency_key IS NOT NULL\)/);
     expect(byName.uidx_event_stream_version).toMatch(/UNIQUE .*\(stream_id, stream_version\)/);
   });
@@ -142,7 +144,9 @@ describe('migrate', () => {
       const context = { ids, now: () => new Date(), producer: 'migrate.int-spec', tenantId: 't', organizationId: 'o' };
       const executionId = ids.next();
       const store = new PgEventStore(db);
-      const before = await store.append(Array.from({ length: 4 }, (_, i) => buildEvent({ type: EventType.CtxUpdated, executionId, payload: { set: { i } } }, context)));
+      const before = await store.append(
+        Array.from({ length: 4 }, (_, i) => buildEvent({ type: EventType.CtxUpdated, executionId, payload: { set: { i } } }, context)),
+      );
       for (const [i, { event }] of before.entries()) {
         await db.query(
           `INSERT INTO noetl.outbox (event_id, tenant_id, organization_id, execution_id, subject, event_type, payload, published_at)
@@ -157,7 +161,10 @@ describe('migrate', () => {
       for (const reader of ['relay:*', 'projector:*']) {
         const cursor = await cursors.get(db, reader);
         const tail = await readTail(db, cursor!, 100);
-        expect({ reader, events: tail.events.map(({ event }) => event.event_id) }).toEqual({ reader, events: [before[2]!, before[3]!, after!].map((r) => r.event.event_id) });
+        expect({ reader, events: tail.events.map(({ event }) => event.event_id) }).toEqual({
+          reader,
+          events: [before[2]!, before[3]!, after!].map((r) => r.event.event_id),
+        });
       }
     } finally {
       await db.close();

@@ -47,7 +47,8 @@ describe('a multi-host DATABASE_URL on a primary and its standby', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  const serverOf = async (db: Database) => (await db.query<{ recovery: boolean; port: number }>('SELECT pg_is_in_recovery() AS recovery, inet_server_port() AS port'))[0]!;
+  const serverOf = async (db: Database) =>
+    (await db.query<{ recovery: boolean; port: number }>('SELECT pg_is_in_recovery() AS recovery, inet_server_port() AS port'))[0]!;
   const portOf = (url: string) => Number(new URL(url).port);
 
   it('connects to the writable host with read-write even when the standby is listed first; with any, to the first', async () => {
@@ -81,7 +82,10 @@ describe('a multi-host DATABASE_URL on a primary and its standby', () => {
       await admin.query('ALTER SYSTEM SET default_transaction_read_only = on');
       await admin.query('SELECT pg_reload_conf()');
       // The reload reaches the pooled session asynchronously (its backend takes the SIGHUP between commands).
-      await waitFor(async () => (await db.query<{ ro: string }>("SELECT current_setting('default_transaction_read_only') AS ro"))[0]?.ro === 'on', { description: 'the pooled session read-only' });
+      await waitFor(
+        async () => (await db.query<{ ro: string }>("SELECT current_setting('default_transaction_read_only') AS ro"))[0]?.ro === 'on',
+        { description: 'the pooled session read-only' },
+      );
       const failed = await db.query('CREATE TABLE read_only_probe (id int)').catch((error: unknown) => sqlStateOf(error));
       expect(failed).toBe('25006');
       expect((db.dataSource.driver as unknown as { master: RawPool }).master.totalCount).toBe(0);
@@ -113,9 +117,10 @@ describe('a multi-host DATABASE_URL on a primary and its standby', () => {
       const [result] = await store.append([after]);
       expect(result).toMatchObject({ duplicate: false, event: { event_id: after.event_id } });
       expect((await serverOf(db)).port).not.toBe(oldPrimary);
-      const rows = await db.query<{ id: string }>('SELECT event_id::text AS id FROM noetl.event WHERE event_id = ANY($1::bigint[]) ORDER BY event_id', [
-        [before.event_id, after.event_id],
-      ]);
+      const rows = await db.query<{ id: string }>(
+        'SELECT event_id::text AS id FROM noetl.event WHERE event_id = ANY($1::bigint[]) ORDER BY event_id',
+        [[before.event_id, after.event_id]],
+      );
       expect(rows.map((r) => r.id)).toEqual([before.event_id, after.event_id].sort());
 
       // A new standby in the lost node's place, and the pair fails over again, back to the first node.

@@ -58,7 +58,9 @@ export class SessionNotWritableError extends Error {
   readonly code = '25006';
 
   constructor(host: DatabaseHost, attrs: string) {
-    super(`${host.host}:${host.port} is not ${attrs === 'primary' ? 'a primary' : 'writable'} (target_session_attrs=${attrs}); trying the next host`);
+    super(
+      `${host.host}:${host.port} is not ${attrs === 'primary' ? 'a primary' : 'writable'} (target_session_attrs=${attrs}); trying the next host`,
+    );
   }
 }
 
@@ -83,7 +85,10 @@ export function multiHostClientClass(url: string): typeof Client {
       const connected = this.connectChosen().then(() => this as Client);
       if (!callback) return connected;
       const done = callback as (err: Error | null, c?: Client) => void;
-      connected.then((client) => done(null, client), (error: Error) => done(error));
+      connected.then(
+        (client) => done(null, client),
+        (error: Error) => done(error),
+      );
     }
 
     private async connectChosen(): Promise<void> {

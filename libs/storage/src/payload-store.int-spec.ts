@@ -43,7 +43,12 @@ describe.each(['pg', 'fs'] as const)('%s payload store', (kind) => {
         store: new PgPayloadStore(database),
         copies: async (sha) =>
           Number(
-            (await database.query<{ n: string }>('SELECT count(*) AS n FROM noetl.payload WHERE sha256 = $1 AND tenant_id = $2', [sha, SCOPE.tenantId]))[0]!.n,
+            (
+              await database.query<{ n: string }>('SELECT count(*) AS n FROM noetl.payload WHERE sha256 = $1 AND tenant_id = $2', [
+                sha,
+                SCOPE.tenantId,
+              ])
+            )[0]!.n,
           ),
       };
     } else {

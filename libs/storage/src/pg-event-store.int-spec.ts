@@ -129,9 +129,7 @@ describe('PgEventStore', () => {
       const executionId = ids.next();
       const loopId = ids.next();
 
-      const results = await race((i) =>
-        store.append([loopDone(executionId, loopId, [i])]),
-      );
+      const results = await race((i) => store.append([loopDone(executionId, loopId, [i])]));
 
       expectOneWinner(results);
       expect(await eventsOf(executionId, EventType.LoopDone)).toBe(1);
@@ -152,7 +150,9 @@ describe('PgEventStore', () => {
       const streamId = `execution/${executionId}`;
 
       const settled = await Promise.allSettled(
-        Array.from({ length: WRITERS }, (_, i) => store.append([ctxUpdated(executionId, i)], { expectedVersion: { streamId, version: 0 } })),
+        Array.from({ length: WRITERS }, (_, i) =>
+          store.append([ctxUpdated(executionId, i)], { expectedVersion: { streamId, version: 0 } }),
+        ),
       );
 
       expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(1);
@@ -200,7 +200,12 @@ describe('PgEventStore', () => {
       const started = event({
         type: EventType.ExecutionStarted,
         executionId,
-        payload: { path: 'demo/hello', version: 1, catalog_id: ids.next(), workload: { n: 1.5, list: [1, 'two', null], nested: { z: 1, a: 2 } } },
+        payload: {
+          path: 'demo/hello',
+          version: 1,
+          catalog_id: ids.next(),
+          workload: { n: 1.5, list: [1, 'two', null], nested: { z: 1, a: 2 } },
+        },
         meta: { trace: 'abc' },
       });
 
@@ -275,10 +280,13 @@ describe('PgEventStore', () => {
       const key = `start-${executionId}`;
       const original = ctxUpdated(executionId, 1, { idempotencyKey: key });
       const retry = ctxUpdated(executionId, 2, { idempotencyKey: key });
-      const otherTenant = event({ type: EventType.CtxUpdated, executionId, idempotencyKey: key, payload: { set: { n: 3 } } }, {
-        tenantId: 'tenant-b',
-        organizationId: 'org-a',
-      });
+      const otherTenant = event(
+        { type: EventType.CtxUpdated, executionId, idempotencyKey: key, payload: { set: { n: 3 } } },
+        {
+          tenantId: 'tenant-b',
+          organizationId: 'org-a',
+        },
+      );
 
       const [first] = await store.append([original]);
       const [second] = await store.append([retry]);
@@ -293,10 +301,13 @@ describe('PgEventStore', () => {
       const executionId = ids.next();
       const key = `shared-${executionId}`;
       await store.append([ctxUpdated(executionId, 1, { idempotencyKey: key })]);
-      const otherOrg = event({ type: EventType.CtxUpdated, executionId, idempotencyKey: key, payload: { set: { n: 2 } } }, {
-        tenantId: TENANT.tenantId,
-        organizationId: 'org-b',
-      });
+      const otherOrg = event(
+        { type: EventType.CtxUpdated, executionId, idempotencyKey: key, payload: { set: { n: 2 } } },
+        {
+          tenantId: TENANT.tenantId,
+          organizationId: 'org-b',
+        },
+      );
 
       await expect(store.append([ctxUpdated(executionId, 3), otherOrg])).rejects.toBeInstanceOf(EventKeyTakenError);
       expect(await eventsOf(executionId)).toBe(1);
@@ -321,7 +332,9 @@ describe('PgEventStore', () => {
       const streamId = `execution/${executionId}`;
       await store.append([ctxUpdated(executionId, 1)]);
 
-      const results = await store.append([ctxUpdated(executionId, 2), ctxUpdated(executionId, 3)], { expectedVersion: { streamId, version: 1 } });
+      const results = await store.append([ctxUpdated(executionId, 2), ctxUpdated(executionId, 3)], {
+        expectedVersion: { streamId, version: 1 },
+      });
 
       expect(results.map((r) => r.event.stream_version)).toEqual([2, 3]);
     });
@@ -374,8 +387,14 @@ describe('PgEventStore', () => {
     it('inserts at once what carries a unique key, asked to defer or not', async () => {
       const executionId = ids.next();
       await db.transaction(async (q) => {
-        await store.appendWithin(q, [commandIssued(executionId, ids.next()), ctxUpdated(executionId, 1, { idempotencyKey: `now-${executionId}` })], { defer: true });
-        expect(Number((await q.query<{ n: string }>('SELECT count(*) AS n FROM noetl.event WHERE execution_id = $1', [executionId]))[0]!.n)).toBe(2);
+        await store.appendWithin(
+          q,
+          [commandIssued(executionId, ids.next()), ctxUpdated(executionId, 1, { idempotencyKey: `now-${executionId}` })],
+          { defer: true },
+        );
+        expect(
+          Number((await q.query<{ n: string }>('SELECT count(*) AS n FROM noetl.event WHERE execution_id = $1', [executionId]))[0]!.n),
+        ).toBe(2);
       });
     });
 
@@ -406,7 +425,11 @@ describe('PgEventStore', () => {
       }
       await db.query('ANALYZE noetl.event');
       const executionId = ids.next();
-      const batch = [ctxUpdated(executionId, 1, { idempotencyKey: `bounded-${executionId}` }), commandIssued(executionId, ids.next()), terminal(executionId, 0)];
+      const batch = [
+        ctxUpdated(executionId, 1, { idempotencyKey: `bounded-${executionId}` }),
+        commandIssued(executionId, ids.next()),
+        terminal(executionId, 0),
+      ];
 
       // pg_stat_xact_*: what this connection read and has not yet reported (this transaction's reads among them):
       // rows of the table read by sequential scans, and entries of its indexes read by index scans.
@@ -438,7 +461,9 @@ describe('PgEventStore', () => {
         store.appendWithin(
           {
             query: (sql, params) =>
-              sqlText(sql).includes('ORDER BY e.stream_version DESC LIMIT 1') && versionReads++ === 0 ? Promise.resolve([]) : q.query(sql, params),
+              sqlText(sql).includes('ORDER BY e.stream_version DESC LIMIT 1') && versionReads++ === 0
+                ? Promise.resolve([])
+                : q.query(sql, params),
           },
           [next],
         ),

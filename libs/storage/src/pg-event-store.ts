@@ -1,21 +1,8 @@
 import { sealEvent, type AnyNewEvent, type EventEnvelope, type LedgerEvent } from '@noetl/event-kernel';
 import { isRetryableTransactionError } from './db-errors';
 import type { Database, Queryable } from './database';
-import {
-  EVENT_SELECT_LIST,
-  INSERT_EVENT_SQL,
-  eventInsertParams,
-  normaliseNewEvent,
-  toLedgerEvent,
-  type EventRow,
-} from './event-row';
-import {
-  EventKeyTakenError,
-  StreamVersionConflict,
-  type AppendOptions,
-  type AppendResult,
-  type EventStore,
-} from './event-store';
+import { EVENT_SELECT_LIST, INSERT_EVENT_SQL, eventInsertParams, normaliseNewEvent, toLedgerEvent, type EventRow } from './event-row';
+import { EventKeyTakenError, StreamVersionConflict, type AppendOptions, type AppendResult, type EventStore } from './event-store';
 import { EventUniqueKey, distinctiveKeys, uniqueKeyLookups } from './event-unique-keys';
 import { enqueueStrictInsert, insertBatch } from './batch-append';
 import { prepared } from './prepared-statements';
@@ -66,7 +53,11 @@ export class PgEventStore implements EventStore {
           },
           { idempotent: true },
         );
-        return runs > 1 ? results.map((result, i) => (result.duplicate && result.event.event_id === events[i]?.event_id ? { ...result, duplicate: false } : result)) : results;
+        return runs > 1
+          ? results.map((result, i) =>
+              result.duplicate && result.event.event_id === events[i]?.event_id ? { ...result, duplicate: false } : result,
+            )
+          : results;
       } catch (error) {
         // Run again after an in-doubt COMMIT that did commit: its expected version has moved on, by its own events.
         if (runs > 1 && error instanceof StreamVersionConflict) {
@@ -80,7 +71,9 @@ export class PgEventStore implements EventStore {
 
   /** `events` as stored, in their order, when every one of them is (by its id); else undefined. */
   private async storedByIds(events: AnyNewEvent[]): Promise<LedgerEvent[] | undefined> {
-    const rows = await this.db.query<EventRow>(`SELECT ${EVENT_SELECT_LIST} FROM noetl.event WHERE event_id = ANY($1::bigint[])`, [events.map((e) => e.event_id)]);
+    const rows = await this.db.query<EventRow>(`SELECT ${EVENT_SELECT_LIST} FROM noetl.event WHERE event_id = ANY($1::bigint[])`, [
+      events.map((e) => e.event_id),
+    ]);
     const byId = new Map(rows.map((row) => [String(row.event_id), toLedgerEvent(row)]));
     const stored = events.map((e) => byId.get(e.event_id));
     return stored.every((e): e is LedgerEvent => e !== undefined) ? stored : undefined;
@@ -122,7 +115,10 @@ export class PgEventStore implements EventStore {
       const stored = await insertBatch(q, [...deferred, ...sealed]);
       if (stored) {
         const missing = deferred.find((event) => !stored.has(event.event_id));
-        if (missing) throw new UnresolvedCollisionError(`deferred ${missing.event_type} ${missing.event_id} was not inserted; it carries no key but its id and position`);
+        if (missing)
+          throw new UnresolvedCollisionError(
+            `deferred ${missing.event_type} ${missing.event_id} was not inserted; it carries no key but its id and position`,
+          );
         tx?.noteAppended(sealed.flatMap((event) => stored.get(event.event_id) ?? []));
         const results: AppendResult[] = [];
         for (const event of sealed) {
@@ -253,5 +249,7 @@ async function findCollision(q: Queryable, sealed: EventEnvelope): Promise<Ledge
     }
     return toLedgerEvent(row);
   }
-  throw new UnresolvedCollisionError(`${sealed.event_type} ${sealed.event_id} was not inserted, yet no stored event shares a unique key with it`);
+  throw new UnresolvedCollisionError(
+    `${sealed.event_type} ${sealed.event_id} was not inserted, yet no stored event shares a unique key with it`,
+  );
 }

@@ -1,13 +1,6 @@
 import type { PayloadRef } from '@noetl/event-kernel';
 import type { Queryable } from './database';
-import {
-  PayloadNotFoundError,
-  payloadRefOf,
-  payloadSha,
-  toBuffer,
-  verifyPayload,
-  type PayloadStore,
-} from './payload-store';
+import { PayloadNotFoundError, payloadRefOf, payloadSha, toBuffer, verifyPayload, type PayloadStore } from './payload-store';
 import type { TenantScope } from './storage-error';
 
 /**
@@ -41,10 +34,11 @@ export class PgPayloadStore implements PayloadStore {
   }
 
   async exists(sha256: string, scope: TenantScope): Promise<boolean> {
-    const rows = await this.db.query(
-      'SELECT 1 FROM noetl.payload WHERE tenant_id = $1 AND organization_id = $2 AND sha256 = $3',
-      [scope.tenantId, scope.organizationId, payloadSha(sha256)],
-    );
+    const rows = await this.db.query('SELECT 1 FROM noetl.payload WHERE tenant_id = $1 AND organization_id = $2 AND sha256 = $3', [
+      scope.tenantId,
+      scope.organizationId,
+      payloadSha(sha256),
+    ]);
     return rows.length > 0;
   }
 }

@@ -2,7 +2,9 @@ import '@noetl/runtime';
 import { Database, enqueueWrite, prepared, preparedStatements, type Queryable } from '@noetl/storage';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
 
-const ECHO = prepared('SELECT $1::text AS t, $2::bigint AS b, $3::timestamptz AS at, $4::text[] AS list, $5::bytea AS bytes, $6::jsonb AS doc, $7::boolean AS yes, $8::int AS none');
+const ECHO = prepared(
+  'SELECT $1::text AS t, $2::bigint AS b, $3::timestamptz AS at, $4::text[] AS list, $5::bytea AS bytes, $6::jsonb AS doc, $7::boolean AS yes, $8::int AS none',
+);
 const BUMP = prepared('UPDATE pipelined SET n = n + $2 WHERE id = $1');
 
 /**
@@ -51,9 +53,27 @@ describe('a pipelined transaction', () => {
 
   it('writes every kind of parameter as the literal pg would have sent', async () => {
     const at = new Date('2026-01-02T03:04:05.678Z');
-    const values = ["it's a \\ back\\slash", '9007199254740993', at, ['a,b', 'q"uote', 'back\\', null], Buffer.from([0, 1, 254, 255]), { k: "v'\\" }, true, null];
+    const values = [
+      "it's a \\ back\\slash",
+      '9007199254740993',
+      at,
+      ['a,b', 'q"uote', 'back\\', null],
+      Buffer.from([0, 1, 254, 255]),
+      { k: "v'\\" },
+      true,
+      null,
+    ];
     const [row] = await db.transaction((q) => q.query<Record<string, unknown>>(ECHO, values));
-    expect(row).toEqual({ t: values[0], b: '9007199254740993', at, list: ['a,b', 'q"uote', 'back\\', null], bytes: Buffer.from([0, 1, 254, 255]), doc: { k: "v'\\" }, yes: true, none: null });
+    expect(row).toEqual({
+      t: values[0],
+      b: '9007199254740993',
+      at,
+      list: ['a,b', 'q"uote', 'back\\', null],
+      bytes: Buffer.from([0, 1, 254, 255]),
+      doc: { k: "v'\\" },
+      yes: true,
+      none: null,
+    });
   });
 
   it('sends a statement whose parameters are larger than an inline literal should be as parameters, after the writes queued before it', async () => {
@@ -61,7 +81,10 @@ describe('a pipelined transaction', () => {
     const doc = { text: "it's \\ ".repeat(10_000) };
     const { value } = await roundTripsOf(async (q) => {
       await enqueueWrite(q, BUMP, [4, 1]);
-      const [row] = await q.query<Record<string, unknown>>(prepared('SELECT $1::jsonb AS doc, (SELECT n FROM pipelined WHERE id = $2) AS n'), [doc, 4]);
+      const [row] = await q.query<Record<string, unknown>>(
+        prepared('SELECT $1::jsonb AS doc, (SELECT n FROM pipelined WHERE id = $2) AS n'),
+        [doc, 4],
+      );
       return row;
     });
     expect(value).toEqual({ doc, n: 1 });
@@ -87,11 +110,15 @@ describe('a pipelined transaction', () => {
     const statements = preparedStatements().filter((statement) => statement.text.includes('noetl.'));
     expect(statements.length).toBeGreaterThan(15);
     const failures: string[] = [];
-    await db.transaction(async (q) => {
-      for (const statement of statements) {
-        await q.query(`PREPARE check_${statement.name} AS ${statement.text}`).catch((error: unknown) => failures.push(`${statement.text.slice(0, 80)}: ${String(error)}`));
-      }
-    }).catch(() => undefined);
+    await db
+      .transaction(async (q) => {
+        for (const statement of statements) {
+          await q
+            .query(`PREPARE check_${statement.name} AS ${statement.text}`)
+            .catch((error: unknown) => failures.push(`${statement.text.slice(0, 80)}: ${String(error)}`));
+        }
+      })
+      .catch(() => undefined);
     expect(failures).toEqual([]);
   });
 

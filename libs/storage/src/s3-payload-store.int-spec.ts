@@ -78,7 +78,10 @@ describe('S3 payload store (against s3rver on loopback)', () => {
       await eager.put(Buffer.from(await eager.get(ref, SCOPE)), 'text/plain', SCOPE);
 
       const key = `/${server.bucket}/${keyOf(ref.sha256)}`;
-      const sent = server.requests().slice(before).filter((r) => !r.startsWith('GET '));
+      const sent = server
+        .requests()
+        .slice(before)
+        .filter((r) => !r.startsWith('GET '));
       expect(sent.map((r) => r.split('?')[0])).toEqual([`HEAD ${key}`, `PUT ${key}`]);
     } finally {
       eager.close();
@@ -119,7 +122,9 @@ describe('S3 payload store (against s3rver on loopback)', () => {
     await store.put(bytes, 'text/plain', OTHER_TENANT);
     expect(await server.keys()).toEqual(expect.arrayContaining([keyOf(ref.sha256), keyOf(ref.sha256, OTHER_TENANT)]));
     expect(await server.keys()).not.toContain(keyOf(ref.sha256, OTHER_ORG));
-    await expect(store.put(bytes, 'text/plain', { tenantId: '../x', organizationId: 'org-a' })).rejects.toMatchObject({ code: 'payload_ref_invalid' });
+    await expect(store.put(bytes, 'text/plain', { tenantId: '../x', organizationId: 'org-a' })).rejects.toMatchObject({
+      code: 'payload_ref_invalid',
+    });
   });
 
   it('names the bucket when it does not exist', async () => {

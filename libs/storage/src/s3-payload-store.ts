@@ -1,6 +1,15 @@
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import type { PayloadRef } from '@noetl/event-kernel';
-import { InvalidPayloadRefError, PayloadNotFoundError, payloadRefOf, SHA256_HEX, payloadSha, toBuffer, verifyPayload, type PayloadStore } from './payload-store';
+import {
+  InvalidPayloadRefError,
+  PayloadNotFoundError,
+  payloadRefOf,
+  SHA256_HEX,
+  payloadSha,
+  toBuffer,
+  verifyPayload,
+  type PayloadStore,
+} from './payload-store';
 import { SCOPE_ID, StorageError, type TenantScope } from './storage-error';
 
 /** The smallest part S3 accepts: a body larger than one part is uploaded in parts, four at a time. */
@@ -123,7 +132,9 @@ export class S3PayloadStore implements PayloadStore {
     let token: string | undefined;
     do {
       const page = await this.request('list', prefix, () =>
-        this.client.send(new this.sdk.client.ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) })),
+        this.client.send(
+          new this.sdk.client.ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }),
+        ),
       );
       for (const object of page.Contents ?? []) {
         const sha256 = object.Key?.slice(prefix.length);
@@ -158,7 +169,8 @@ export class S3PayloadStore implements PayloadStore {
     return this.request('head', key, async () => {
       try {
         const head = await this.client.send(new this.sdk.client.HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-        if (!head.LastModified) throw new ObjectStoreError(`head s3://${this.bucket}/${key}: the object store answered without Last-Modified`);
+        if (!head.LastModified)
+          throw new ObjectStoreError(`head s3://${this.bucket}/${key}: the object store answered without Last-Modified`);
         return head.LastModified;
       } catch (error) {
         if (error instanceof this.sdk.client.NotFound || isNotFound(error)) return undefined;
@@ -173,7 +185,9 @@ export class S3PayloadStore implements PayloadStore {
       return await send();
     } catch (error) {
       if (error instanceof StorageError) throw error;
-      throw new ObjectStoreError(`${action} s3://${this.bucket}/${key} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new ObjectStoreError(`${action} s3://${this.bucket}/${key} failed: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
     }
   }
 }

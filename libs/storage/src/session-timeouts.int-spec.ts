@@ -105,7 +105,11 @@ describe('the runtime pool closes a connection whose statement went unanswered',
     const url = new URL(testDatabase.url);
     proxy = await TcpProxy.start(Number(url.port || 5432), url.hostname);
     url.host = `127.0.0.1:${proxy.port}`;
-    db = await Database.connect(url.toString(), { poolSize: 1, connectTimeoutMs: 2_000, sessions: { idleInTransactionMs: 10_000, lockTimeoutMs: 5_000, queryTimeoutMs: 1_000 } });
+    db = await Database.connect(url.toString(), {
+      poolSize: 1,
+      connectTimeoutMs: 2_000,
+      sessions: { idleInTransactionMs: 10_000, lockTimeoutMs: 5_000, queryTimeoutMs: 1_000 },
+    });
   });
   afterEach(() => proxy.heal());
   afterAll(async () => {
@@ -116,7 +120,11 @@ describe('the runtime pool closes a connection whose statement went unanswered',
 
   /** The client closed its end of the dead connection (the proxy reads the close once it reads again, after heal). */
   const closedAtTheClient = (): Promise<unknown> =>
-    waitFor(async () => proxy.stranded === 0, { timeoutMs: 5_000, intervalMs: 20, description: 'the dead connection closed by its client' });
+    waitFor(async () => proxy.stranded === 0, {
+      timeoutMs: 5_000,
+      intervalMs: 20,
+      description: 'the dead connection closed by its client',
+    });
 
   /** Cuts the link under a connection the pool holds, runs `statement`, and heals the link with that connection dead for good. */
   async function unansweredOnce(statement: () => Promise<unknown>, on: { query: Database['query'] } = db): Promise<unknown> {

@@ -9,7 +9,14 @@ export { readDatabaseIdentity, type DatabaseIdentity, type ProtectedDatabase, ty
 export type { StatementResult } from './postgres/shape-pg-result';
 export { JavaScriptTool, type JavaScriptToolOptions } from './javascript/javascript.tool';
 export { PythonTool, type PythonToolOptions } from './python/python.tool';
-export { LEDGER_EXPOSED, ledgerExposureReason, ledgerLogins, passwordlessLogins, readSocketDirectories, type LedgerLogin } from './python/ledger-exposure';
+export {
+  LEDGER_EXPOSED,
+  ledgerExposureReason,
+  ledgerLogins,
+  passwordlessLogins,
+  readSocketDirectories,
+  type LedgerLogin,
+} from './python/ledger-exposure';
 export { pythonEnv } from './python/build-python-request';
 export { PYTHON_DISABLED, PYTHON_NOT_FOUND } from './python/python-outcome';
 export { NoopTool } from './noop/noop.tool';

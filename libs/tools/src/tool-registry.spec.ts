@@ -4,7 +4,12 @@ import { NoopTool } from './noop/noop.tool';
 import type { Tool, ToolContext } from './tool';
 import { ToolRegistry } from './tool-registry';
 
-const ctx: ToolContext = { signal: new AbortController().signal, executionId: '1', pythonEnabled: true, resolveCredential: async () => ({}) };
+const ctx: ToolContext = {
+  signal: new AbortController().signal,
+  executionId: '1',
+  pythonEnabled: true,
+  resolveCredential: async () => ({}),
+};
 
 describe('ToolRegistry', () => {
   it('finds a tool by kind or alias, case-insensitively', () => {

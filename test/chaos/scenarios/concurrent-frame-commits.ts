@@ -13,8 +13,12 @@ export const concurrentFrameCommits: Scenario = {
   description: '20 frames of one loop committed concurrently by 20 runner slots on 4 worker processes',
   workload: () => [],
   async inject({ cluster, startWorkload, log }) {
-    if (!cluster.faulted('worker')) await Promise.all(Array.from({ length: 2 }, () => cluster.launch('worker', { NOETL_WORKER_CONCURRENCY: '6' })));
+    if (!cluster.faulted('worker'))
+      await Promise.all(Array.from({ length: 2 }, () => cluster.launch('worker', { NOETL_WORKER_CONCURRENCY: '6' })));
     log(`${FRAMES} frames in flight`);
-    await startWorkload([{ playbook: 'wide', payload: { items: FRAMES }, expect: 'COMPLETED' }, { playbook: 'wide', payload: { items: FRAMES }, expect: 'COMPLETED' }]);
+    await startWorkload([
+      { playbook: 'wide', payload: { items: FRAMES }, expect: 'COMPLETED' },
+      { playbook: 'wide', payload: { items: FRAMES }, expect: 'COMPLETED' },
+    ]);
   },
 };

@@ -11,7 +11,8 @@ import { hold, type Scenario } from '../scenario';
  */
 export const embeddedSigkill: Scenario = {
   name: 'embedded-sigkill',
-  description: 'SIGKILL a process running api, scheduler and worker together (claims made as commands are issued, reports planned in their own transaction) while it holds work',
+  description:
+    'SIGKILL a process running api, scheduler and worker together (claims made as commands are issued, reports planned in their own transaction) while it holds work',
   async inject({ cluster, services, random, log }) {
     const server = cluster.running('server')[0] ?? (await cluster.launch('server'));
     await hold(300 + Math.floor(random() * 1_200));
@@ -28,8 +29,16 @@ async function leasesHeldBy(databaseUrl: string, pid: number): Promise<{ command
   await db.connect();
   try {
     const pattern = `%-${pid}-%`;
-    const [commands] = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM noetl.command WHERE status = 'RUNNING' AND worker_id LIKE $1`, [pattern])).rows;
-    const [frames] = (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM noetl.frame WHERE status = 'RUNNING' AND owner_worker LIKE $1`, [pattern])).rows;
+    const [commands] = (
+      await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM noetl.command WHERE status = 'RUNNING' AND worker_id LIKE $1`, [
+        pattern,
+      ])
+    ).rows;
+    const [frames] = (
+      await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM noetl.frame WHERE status = 'RUNNING' AND owner_worker LIKE $1`, [
+        pattern,
+      ])
+    ).rows;
     return { commands: commands?.n ?? 0, frames: frames?.n ?? 0 };
   } finally {
     await db.end();

@@ -13,7 +13,18 @@ import { workerClockSkew } from './worker-clock-skew';
 import { workerSigkill } from './worker-sigkill';
 import { workerSigstop } from './worker-sigstop';
 
-const FAULTS = [workerSigkill, schedulerSigkill, allRolesSigterm, workerSigstop, duplicateDelivery, postgresRestart, postgresTerminateBackends, redisFlush, redisDown, workerClockSkew];
+const FAULTS = [
+  workerSigkill,
+  schedulerSigkill,
+  allRolesSigterm,
+  workerSigstop,
+  duplicateDelivery,
+  postgresRestart,
+  postgresTerminateBackends,
+  redisFlush,
+  redisDown,
+  workerClockSkew,
+];
 /** The progress floor: executions ended per window, in every full window of the soak. */
 const FLOOR = { smoke: { windowMs: 10_000, ends: 1 }, full: { windowMs: 60_000, ends: 5 } };
 
@@ -59,7 +70,10 @@ export const mixedSoak: Scenario = {
       const problems: string[] = [];
       for (let from = soakWindow.start; from + floor.windowMs <= soakWindow.end; from += floor.windowMs) {
         const ended = rows.filter((r) => r.at.getTime() >= from && r.at.getTime() < from + floor.windowMs).length;
-        if (ended < floor.ends) problems.push(`only ${ended} executions ended in the ${floor.windowMs / 1000} s from ${new Date(from).toISOString()} (floor ${floor.ends})`);
+        if (ended < floor.ends)
+          problems.push(
+            `only ${ended} executions ended in the ${floor.windowMs / 1000} s from ${new Date(from).toISOString()} (floor ${floor.ends})`,
+          );
       }
       return problems;
     } finally {

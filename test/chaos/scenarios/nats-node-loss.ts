@@ -23,7 +23,8 @@ let cluster: NatsCluster | undefined;
  */
 export const natsNodeLoss: Scenario = {
   name: 'nats-node-loss',
-  description: '3-node JetStream cluster (R3): a node SIGKILLed, then the events stream\'s leader, both restarted after 10 s (2 s in the smoke)',
+  description:
+    "3-node JetStream cluster (R3): a node SIGKILLed, then the events stream's leader, both restarted after 10 s (2 s in the smoke)",
   steady: true,
   async services(home) {
     cluster = await startNatsCluster(home, 3);
@@ -44,10 +45,13 @@ export const natsNodeLoss: Scenario = {
     log(`SIGKILL ${first.name} (the events stream's leader: ${before ?? 'none'})`);
     await first.kill();
     // The survivors elect a leader if the first was it: that is the leader change under way.
-    const leaderName = await waitFor(async () => {
-      const name = await cluster!.streamLeader(EVENTS_STREAM);
-      return name && name !== first.name ? name : undefined;
-    }, { timeoutMs: 30_000, intervalMs: 100, description: 'a leader of the events stream among the survivors' });
+    const leaderName = await waitFor(
+      async () => {
+        const name = await cluster!.streamLeader(EVENTS_STREAM);
+        return name && name !== first.name ? name : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100, description: 'a leader of the events stream among the survivors' },
+    );
     await hold(smoke ? 500 : 1_000 + Math.floor(random() * 3_000));
     const leader = nodes.find((node) => node.name === leaderName)!;
     log(`SIGKILL ${leader.name}, the events stream's leader now`);
@@ -59,7 +63,9 @@ export const natsNodeLoss: Scenario = {
     // The fault lasts until JetStream serves the stream and its consumers again (the nodes replay their raft logs, elect leaders): the runtime's catch-up is what follows.
     await cluster.ready();
     await cluster.streamWhole(EVENTS_STREAM);
-    log(`${first.name} and ${leader.name} back; the events stream led by ${(await cluster.streamLeader(EVENTS_STREAM)) ?? 'none'}, it and its consumers whole ${Date.now() - restarted} ms after the restart`);
+    log(
+      `${first.name} and ${leader.name} back; the events stream led by ${(await cluster.streamLeader(EVENTS_STREAM)) ?? 'none'}, it and its consumers whole ${Date.now() - restarted} ms after the restart`,
+    );
   },
   /**
    * The deployment ran on what the scenario is about: the stream and every
@@ -75,11 +81,16 @@ export const natsNodeLoss: Scenario = {
       const stream = await jsm.streams.info(EVENTS_STREAM);
       // The deployment's one projector shard, of the harness's tenant.
       const durable = projectorDurable({ tenantId: TENANT, organizationId: 'default' }, 0, 1);
-      const consumer = await waitFor(() => jsm.consumers.info(EVENTS_STREAM, durable), { timeoutMs: 10_000, intervalMs: 250, description: `consumer ${durable}` }).catch((error: unknown) => String(error));
+      const consumer = await waitFor(() => jsm.consumers.info(EVENTS_STREAM, durable), {
+        timeoutMs: 10_000,
+        intervalMs: 250,
+        description: `consumer ${durable}`,
+      }).catch((error: unknown) => String(error));
       const violations = typeof consumer === 'string' ? [`the projector's consumer: ${consumer}`] : [];
       for (const info of typeof consumer === 'string' ? [stream] : [stream, consumer]) {
         const what = 'durable_name' in info.config ? `consumer ${info.config.durable_name}` : 'the events stream';
-        if (info.config.num_replicas !== Number(REPLICAS)) violations.push(`${what} has ${info.config.num_replicas} replica(s), not ${REPLICAS}`);
+        if (info.config.num_replicas !== Number(REPLICAS))
+          violations.push(`${what} has ${info.config.num_replicas} replica(s), not ${REPLICAS}`);
       }
       // The relay publishes what is committed a moment after: its last batch may still be on the way.
       const compare = async (): Promise<string[]> => {
@@ -104,7 +115,10 @@ async function ledgerCounts(databaseUrl: string, executionIds: string[]): Promis
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ id: string; n: number }>('SELECT execution_id::text AS id, count(*)::int AS n FROM noetl.event WHERE execution_id = ANY($1::bigint[]) GROUP BY 1', [executionIds]);
+    const { rows } = await client.query<{ id: string; n: number }>(
+      'SELECT execution_id::text AS id, count(*)::int AS n FROM noetl.event WHERE execution_id = ANY($1::bigint[]) GROUP BY 1',
+      [executionIds],
+    );
     return new Map(rows.map((row) => [row.id, row.n]));
   } finally {
     await client.end();

@@ -73,7 +73,9 @@ export const networkPartition: Scenario = {
     const stalled = pick(random, ['resume', 'dead'] as const);
     const ms = smoke ? 2_000 + Math.floor(random() * 2_000) : 5_000 + Math.floor(random() * 15_000);
     const cut = which === 'both' ? [links.workers, links.database] : [links[which]!];
-    log(`${mode} of ${which === 'both' ? 'workers->api and api->postgres' : which === 'workers' ? 'workers->api' : 'api->postgres'} for ${ms} ms${mode === 'blackhole' ? `, caught connections ${stalled === 'dead' ? 'dead' : 'resumed'} at heal` : ''}`);
+    log(
+      `${mode} of ${which === 'both' ? 'workers->api and api->postgres' : which === 'workers' ? 'workers->api' : 'api->postgres'} for ${ms} ms${mode === 'blackhole' ? `, caught connections ${stalled === 'dead' ? 'dead' : 'resumed'} at heal` : ''}`,
+    );
     for (const proxy of cut) {
       if (mode === 'drop') proxy.drop();
       else proxy.blackhole();
@@ -95,8 +97,14 @@ export const networkPartition: Scenario = {
       ['api->postgres', links?.database],
     ] as const;
     const stranded = (): string[] =>
-      named.filter(([, proxy]) => (proxy?.stranded ?? 0) > 0).map(([name, proxy]) => `${proxy!.stranded} ${name} connection(s) still waiting on a dead link`);
-    await waitFor(async () => stranded().length === 0, { timeoutMs: STRANDED_DEADLINE_MS, intervalMs: 250, description: 'no connection stranded on a dead link' }).catch(() => undefined);
+      named
+        .filter(([, proxy]) => (proxy?.stranded ?? 0) > 0)
+        .map(([name, proxy]) => `${proxy!.stranded} ${name} connection(s) still waiting on a dead link`);
+    await waitFor(async () => stranded().length === 0, {
+      timeoutMs: STRANDED_DEADLINE_MS,
+      intervalMs: 250,
+      description: 'no connection stranded on a dead link',
+    }).catch(() => undefined);
     return stranded().map((text) => `${text} ${STRANDED_DEADLINE_MS / 1000} s after the trial`);
   },
 };

@@ -25,9 +25,18 @@ export const paginationHistory: Scenario = {
       const problems: string[] = [];
       for (const executionId of executionIds) {
         // Heartbeats grow with the call's duration (one a third of a lease), not with its pages: not counted.
-        const [history] = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM noetl.event WHERE execution_id = $1 AND event_type <> $2', [executionId, EventType.CommandHeartbeat])).rows;
+        const [history] = (
+          await db.query<{ n: number }>('SELECT count(*)::int AS n FROM noetl.event WHERE execution_id = $1 AND event_type <> $2', [
+            executionId,
+            EventType.CommandHeartbeat,
+          ])
+        ).rows;
         if (history!.n > HISTORY_BOUND) problems.push(`${executionId}: ${history!.n} events for ${pages} pages (bound ${HISTORY_BOUND})`);
-        const [sunk] = (await sink.query<{ pages: number }>('SELECT count(DISTINCT item)::int AS pages FROM chaos_sink WHERE execution_id = $1', [executionId])).rows;
+        const [sunk] = (
+          await sink.query<{ pages: number }>('SELECT count(DISTINCT item)::int AS pages FROM chaos_sink WHERE execution_id = $1', [
+            executionId,
+          ])
+        ).rows;
         if (sunk!.pages !== pages) problems.push(`${executionId}: ${sunk!.pages} of ${pages} pages sunk`);
       }
       return problems;

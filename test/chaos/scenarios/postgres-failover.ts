@@ -17,7 +17,8 @@ let pair: PostgresPair | undefined;
  */
 export const postgresFailover: Scenario = {
   name: 'postgres-failover',
-  description: 'the primary of a two-node PostgreSQL (synchronous standby) SIGKILLed mid-run, the standby promoted (pg_ctl promote), the runtime on a two-host DATABASE_URL',
+  description:
+    'the primary of a two-node PostgreSQL (synchronous standby) SIGKILLed mid-run, the standby promoted (pg_ctl promote), the runtime on a two-host DATABASE_URL',
   steady: true,
   async services(home: string): Promise<ChaosServices> {
     // NATS, Redis and the sink's PostgreSQL as usual; the ledger on the pair.

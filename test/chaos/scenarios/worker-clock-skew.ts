@@ -17,7 +17,9 @@ export const workerClockSkew: Scenario = {
     const replaced = cluster.running('worker');
     log(`workers ${minutes} min ahead and behind`);
     await Promise.all(
-      [1, -1].map((sign) => cluster.launch('worker', { NODE_OPTIONS: `-r ${PRELOAD}`, CHAOS_CLOCK_SKEW_MS: String(sign * minutes * 60_000) })),
+      [1, -1].map((sign) =>
+        cluster.launch('worker', { NODE_OPTIONS: `-r ${PRELOAD}`, CHAOS_CLOCK_SKEW_MS: String(sign * minutes * 60_000) }),
+      ),
     );
     await Promise.all(replaced.map((target) => cluster.terminate(target)));
     await hold(500);

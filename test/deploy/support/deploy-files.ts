@@ -58,7 +58,8 @@ export function loadManifests(): Manifest[] {
   return manifestFiles().flatMap((name) => {
     const file = `${K8S_DIR}/${name}`;
     return parseYaml(file).map((value, index) => {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${file} document ${index + 1} is not an object`);
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        throw new Error(`${file} document ${index + 1} is not an object`);
       const doc = value as Record<string, unknown>;
       const metadata = doc.metadata as { name?: unknown } | undefined;
       return { file, apiVersion: String(doc.apiVersion), kind: String(doc.kind), name: String(metadata?.name), doc };
@@ -100,7 +101,10 @@ export interface Workload {
 }
 
 export function loadWorkloads(manifests: Manifest[]): Workload[] {
-  const controllers = [...manifestsOfKind<IDeployment>(manifests, 'Deployment'), ...manifestsOfKind<IStatefulSet>(manifests, 'StatefulSet')];
+  const controllers = [
+    ...manifestsOfKind<IDeployment>(manifests, 'Deployment'),
+    ...manifestsOfKind<IStatefulSet>(manifests, 'StatefulSet'),
+  ];
   const jobs = manifestsOfKind<IJob>(manifests, 'Job');
   return [
     ...controllers.map((manifest): Workload => {

@@ -29,8 +29,11 @@ function args(instruction: Instruction): string[] {
 export function readDockerfile(): ParsedDockerfile {
   const text = readRepoFile(DOCKERFILE);
   const dockerfile = DockerfileParser.parse(text);
-  const globals = Object.fromEntries(dockerfile.getInitialARGs().map((a) => [a.getProperty()?.getName() ?? '', a.getProperty()?.getValue() ?? '']));
-  const substitute = (value: string) => value.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, a: string | undefined, b: string | undefined) => globals[a ?? b ?? ''] ?? '');
+  const globals = Object.fromEntries(
+    dockerfile.getInitialARGs().map((a) => [a.getProperty()?.getName() ?? '', a.getProperty()?.getValue() ?? '']),
+  );
+  const substitute = (value: string) =>
+    value.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, a: string | undefined, b: string | undefined) => globals[a ?? b ?? ''] ?? '');
   const lines = text.split('\n');
   const stages = dockerfile.getFROMs().map((from, index): Stage => {
     const image = dockerfile.getContainingImage(from.getRange().start)!;

@@ -37,7 +37,8 @@ export function modelProblems(manifest: Manifest): string[] {
     return [`${describe(manifest)}: no schema for apiVersion ${manifest.apiVersion}, kind ${manifest.kind}`];
   }
   const Model = exports[manifest.kind] as ModelClass | undefined;
-  if (typeof Model !== 'function') return [`${describe(manifest)}: ${modelModule(manifest.apiVersion, manifest.kind)} exports no ${manifest.kind}`];
+  if (typeof Model !== 'function')
+    return [`${describe(manifest)}: ${modelModule(manifest.apiVersion, manifest.kind)} exports no ${manifest.kind}`];
   try {
     new Model(manifest.doc).validate();
     return [];

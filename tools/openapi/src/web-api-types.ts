@@ -13,7 +13,10 @@ export const WEB_API_TYPES = 'web/src/api/schema.d.ts';
 
 /** The api role's OpenAPI document, built in Nest's preview mode: its routes and schemas, with no database, broker or provider started. */
 export async function apiDocument(): Promise<OpenAPIObject> {
-  const app = await NestFactory.create(AppRootModule.forRoot(loadConfig({}), () => [ApiModule.forRoot()]), { preview: true, logger: false });
+  const app = await NestFactory.create(
+    AppRootModule.forRoot(loadConfig({}), () => [ApiModule.forRoot()]),
+    { preview: true, logger: false },
+  );
   try {
     return openApiDocument(app);
   } finally {

@@ -49,7 +49,9 @@ describe('concurrency probe (TEST_SERVER.md §2)', () => {
     const slowDone = await slow;
     // The others were answered while the slow probe slept (a 1 s margin, whatever the machine's load).
     expect(answered).toEqual(['fast', 'health', 'slow']);
-    expect(slowDone).toEqual(expect.objectContaining({ request_id: 1, delay_seconds: 1, active_at_start: 1, started: 2, completed: 2, active: 0, max_active: 2 }));
+    expect(slowDone).toEqual(
+      expect.objectContaining({ request_id: 1, delay_seconds: 1, active_at_start: 1, started: 2, completed: 2, active: 0, max_active: 2 }),
+    );
     expect(slowDone.duration_seconds).toBeGreaterThanOrEqual(0.99);
   });
 

@@ -81,7 +81,14 @@ describe('test server conformance checklist (TEST_SERVER.md §12)', () => {
 
   it('11. the §9.2 test vectors reproduce over HTTP', async () => {
     const demographics = await call('/api/v1/patient/demographics?patientId=1');
-    expect(demographics.body).toEqual({ patientId: '1', firstName: 'First571', lastName: 'Last353', dob: '1971-12-17', gender: 'F', status: 'active' });
+    expect(demographics.body).toEqual({
+      patientId: '1',
+      firstName: 'First571',
+      lastName: 'Last353',
+      dob: '1971-12-17',
+      gender: 'F',
+      status: 'active',
+    });
 
     const assessments = await call<{ data: unknown[]; paging: { total: number } }>('/api/v1/patient/assessments?patientId=1');
     expect(assessments.body.data).toEqual([
@@ -108,6 +115,10 @@ describe('test server conformance checklist (TEST_SERVER.md §12)', () => {
     type Detail = { rows: { payload: { sections: { questions: { responses: { responseValue: string }[] }[] }[] } }[] };
     const detail = await call<Detail>('/api/v1/pft/mds/details?assessmentId=MDS-1-p1-0-01');
     const values = detail.body.rows[0]!.payload.sections.map((s) => s.questions.map((q) => q.responses[0]!.responseValue));
-    expect(values).toEqual([['3', '4', '0'], ['3', '4', '0'], ['3', '4', '0']]);
+    expect(values).toEqual([
+      ['3', '4', '0'],
+      ['3', '4', '0'],
+      ['3', '4', '0'],
+    ]);
   });
 });

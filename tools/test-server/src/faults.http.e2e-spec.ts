@@ -1,7 +1,11 @@
 import { startTestServer, type TestServer } from './server';
 import { fetchJson, postJson } from './testing/fetch-json';
 
-type FlakyBody = { data: { id: number; value: string; rate_limited?: boolean }[]; paging: Record<string, unknown>; rate_limit?: Record<string, number> };
+type FlakyBody = {
+  data: { id: number; value: string; rate_limited?: boolean }[];
+  paging: Record<string, unknown>;
+  rate_limit?: Record<string, number>;
+};
 
 describe('fault injection (TEST_SERVER.md §6)', () => {
   let server: TestServer;
@@ -105,7 +109,7 @@ describe('fault injection (TEST_SERVER.md §6)', () => {
 
     it('shares one window across pages and does not record rejected requests', async () => {
       expect(await status('/api/v1/rate-limited?page=1')).toBe(200);
-      expect(((await call<FlakyBody>('/api/v1/rate-limited?page=2')).body.rate_limit)).toEqual({ requests_in_window: 2, limit: 2 });
+      expect((await call<FlakyBody>('/api/v1/rate-limited?page=2')).body.rate_limit).toEqual({ requests_in_window: 2, limit: 2 });
       const rejected = await call('/api/v1/rate-limited?page=3');
       expect([rejected.status, rejected.body]).toEqual([429, { error: 'Rate limit exceeded', requests_in_window: 2, limit: 2 }]);
       expect(rejected.headers.get('retry-after')).toBe('1');

@@ -10,7 +10,11 @@ type HeavyItem = {
   description: string;
   payload: string;
 };
-type HeavyBody = { data: HeavyItem[]; paging: Record<string, unknown>; meta: { payload_kb_per_item: number; estimated_response_kb: number } };
+type HeavyBody = {
+  data: HeavyItem[];
+  paging: Record<string, unknown>;
+  meta: { payload_kb_per_item: number; estimated_response_kb: number };
+};
 
 describe('heavy payloads (TEST_SERVER.md §7)', () => {
   let server: TestServer;
@@ -44,7 +48,12 @@ describe('heavy payloads (TEST_SERVER.md §7)', () => {
         name: 'Heavy Assessment 1',
         score: 51,
         category: expect.stringMatching(/^(finance|technology|healthcare|education)$/),
-        metadata: { created_at: '2024-01-02T12:00:00Z', updated_at: '2024-01-02T14:30:00Z', version: '1.1.0', tags: ['tag_0', 'tag_1', 'tag_2', 'tag_3', 'tag_4'] },
+        metadata: {
+          created_at: '2024-01-02T12:00:00Z',
+          updated_at: '2024-01-02T14:30:00Z',
+          version: '1.1.0',
+          tags: ['tag_0', 'tag_1', 'tag_2', 'tag_3', 'tag_4'],
+        },
         description: 'This is a detailed description for assessment 1. '.repeat(10),
         payload: '',
       },

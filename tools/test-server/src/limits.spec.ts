@@ -16,10 +16,12 @@ describe('limits', () => {
   });
 
   it('reads the upstream environment variables, ignoring unrelated and blank ones', () => {
-    expect(limitsFromEnv({ PFT_RATE_LIMIT: '7', PATIENT_RECORDS_MIN_DELAY: '0.05', HOME: '/root', PATIENT_RECORDS_MAX_DELAY: '' })).toEqual({
-      PFT_RATE_LIMIT: 7,
-      PATIENT_RECORDS_MIN_DELAY: 0.05,
-    });
+    expect(limitsFromEnv({ PFT_RATE_LIMIT: '7', PATIENT_RECORDS_MIN_DELAY: '0.05', HOME: '/root', PATIENT_RECORDS_MAX_DELAY: '' })).toEqual(
+      {
+        PFT_RATE_LIMIT: 7,
+        PATIENT_RECORDS_MIN_DELAY: 0.05,
+      },
+    );
   });
 
   it('refuses malformed values at boot', () => {

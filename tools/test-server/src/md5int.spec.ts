@@ -8,7 +8,14 @@ describe('md5int', () => {
   });
 
   it('hashes the UTF-8 bytes of the text', () => {
-    expect(md5int('é')).toBe(BigInt('0x' + createHash('md5').update(Buffer.from([0xc3, 0xa9])).digest('hex')));
+    expect(md5int('é')).toBe(
+      BigInt(
+        '0x' +
+          createHash('md5')
+            .update(Buffer.from([0xc3, 0xa9]))
+            .digest('hex'),
+      ),
+    );
   });
 
   it('keeps the full 128 bits when reducing modulo small numbers', () => {

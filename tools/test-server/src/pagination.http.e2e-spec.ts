@@ -1,9 +1,22 @@
 import { startTestServer, type TestServer } from './server';
 import { fetchJson } from './testing/fetch-json';
 
-type PageBody = { data: { id: number; name: string; score: number }[]; paging: { hasMore: boolean; page: number; pageSize: number; total: number } };
-type UsersBody = { users: { id: number; username: string; email: string }[]; has_more: boolean; offset: number; limit: number; total: number };
-type EventsBody = { events: { id: number; type: string; timestamp: string; data: { action: string } }[]; next_cursor: string | null; limit: number };
+type PageBody = {
+  data: { id: number; name: string; score: number }[];
+  paging: { hasMore: boolean; page: number; pageSize: number; total: number };
+};
+type UsersBody = {
+  users: { id: number; username: string; email: string }[];
+  has_more: boolean;
+  offset: number;
+  limit: number;
+  total: number;
+};
+type EventsBody = {
+  events: { id: number; type: string; timestamp: string; data: { action: string } }[];
+  next_cursor: string | null;
+  limit: number;
+};
 
 describe('pagination endpoints (TEST_SERVER.md §3-§5)', () => {
   let server: TestServer;
@@ -37,7 +50,10 @@ describe('pagination endpoints (TEST_SERVER.md §3-§5)', () => {
 
     it('scores items as 50 + (id % 50) and serves an empty page past the end', async () => {
       expect((await call<PageBody>('/api/v1/assessments?page=4')).data.map((item) => item.score)).toEqual([81, 82, 83, 84, 85]);
-      expect(await call<PageBody>('/api/v1/assessments?page=9')).toEqual({ data: [], paging: { hasMore: false, page: 9, pageSize: 10, total: 35 } });
+      expect(await call<PageBody>('/api/v1/assessments?page=9')).toEqual({
+        data: [],
+        paging: { hasMore: false, page: 9, pageSize: 10, total: 35 },
+      });
     });
   });
 

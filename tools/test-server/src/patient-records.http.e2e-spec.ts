@@ -15,7 +15,9 @@ describe('FHIR-like patient records (TEST_SERVER.md §10)', () => {
   const call = <T = Bundle>(path: string) => fetchJson<T>(server.url + path);
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { PATIENT_RECORDS_MIN_DELAY: 0, PATIENT_RECORDS_MAX_DELAY: 0.01, PATIENT_RECORDS_PAYLOAD_KB: 4 } });
+    server = await startTestServer({
+      env: { PATIENT_RECORDS_MIN_DELAY: 0, PATIENT_RECORDS_MAX_DELAY: 0.01, PATIENT_RECORDS_PAYLOAD_KB: 4 },
+    });
   });
   afterAll(() => server.close());
   beforeEach(() => server.reset());
@@ -42,7 +44,11 @@ describe('FHIR-like patient records (TEST_SERVER.md §10)', () => {
       { relation: 'self', url: `${server.url}/api/v1/patient-records?patientId=P-0002&page=2&pageSize=3` },
       { relation: 'next', url: `${server.url}/api/v1/patient-records?patientId=P-0002&page=3&pageSize=3` },
     ]);
-    expect(entry.map((e) => e.fullUrl)).toEqual(['MedicationStatement/P-0002-p2-e3', 'MedicationStatement/P-0002-p2-e4', 'MedicationStatement/P-0002-p2-e5']);
+    expect(entry.map((e) => e.fullUrl)).toEqual([
+      'MedicationStatement/P-0002-p2-e3',
+      'MedicationStatement/P-0002-p2-e4',
+      'MedicationStatement/P-0002-p2-e5',
+    ]);
     expect(entry[0]).toEqual({
       fullUrl: 'MedicationStatement/P-0002-p2-e3',
       resource: {
@@ -59,7 +65,14 @@ describe('FHIR-like patient records (TEST_SERVER.md §10)', () => {
         _payload: 'M'.repeat(100),
       },
     });
-    expect(meta).toEqual({ patientId: 'P-0002', page: 2, pageSize: 3, totalPages: 3, delaySeconds: expect.any(Number), estimatedResponseKB: 0 });
+    expect(meta).toEqual({
+      patientId: 'P-0002',
+      page: 2,
+      pageSize: 3,
+      totalPages: 3,
+      delaySeconds: expect.any(Number),
+      estimatedResponseKB: 0,
+    });
   });
 
   it('sizes the padding as max(100, floor(payload_kb*1024/pageSize) - 600)', async () => {

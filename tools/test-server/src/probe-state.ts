@@ -55,7 +55,14 @@ export class ProbeState {
     const c = this.counters;
     c.active = Math.max(0, c.active - 1);
     c.completed += 1;
-    this.push({ phase: 'end', request_id: requestId, label, duration_seconds: roundTo(durationSeconds, 4), ts: tsSeconds, active: c.active });
+    this.push({
+      phase: 'end',
+      request_id: requestId,
+      label,
+      duration_seconds: roundTo(durationSeconds, 4),
+      ts: tsSeconds,
+      active: c.active,
+    });
     return { ...c };
   }
 

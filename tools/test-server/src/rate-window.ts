@@ -1,7 +1,5 @@
 /** Outcome of asking a sliding window for room. */
-export type WindowDecision =
-  | { accepted: true; inWindow: number }
-  | { accepted: false; inWindow: number; oldestMs: number | undefined };
+export type WindowDecision = { accepted: true; inWindow: number } | { accepted: false; inWindow: number; oldestMs: number | undefined };
 
 /**
  * A sliding window of accepted-request timestamps (milliseconds, from any

@@ -6,7 +6,15 @@ type ChainRecord = { record_id: number; record_ref: string; prev_ref: string | n
 type ChainBody = {
   data: ChainRecord[];
   paging: { hasMore: boolean; page: number; pageSize: number; total: number; nextPage: number | null };
-  refs: { mode: string; root_ref: string; page_ref: string; prev_page_ref: string | null; next_page_ref: string | null; chain: string[]; chain_length: number };
+  refs: {
+    mode: string;
+    root_ref: string;
+    page_ref: string;
+    prev_page_ref: string | null;
+    next_page_ref: string | null;
+    chain: string[];
+    chain_length: number;
+  };
   meta: { payload_kb_per_record: number; approx_response_kb: number };
 };
 
@@ -58,7 +66,14 @@ describe('reference chain (TEST_SERVER.md §8)', () => {
     const body = await items('?page=999&payload_kb=0');
     expect(body.paging).toEqual({ hasMore: false, page: 16, pageSize: 25, total: 382, nextPage: null });
     expect(body.data.map((record) => record.record_id)).toEqual([376, 377, 378, 379, 380, 381, 382]);
-    expect(body.refs).toEqual(expect.objectContaining({ page_ref: 'page-000016', prev_page_ref: 'page-000015', next_page_ref: null, chain: ['page-000015', 'page-000016'] }));
+    expect(body.refs).toEqual(
+      expect.objectContaining({
+        page_ref: 'page-000016',
+        prev_page_ref: 'page-000015',
+        next_page_ref: null,
+        chain: ['page-000015', 'page-000016'],
+      }),
+    );
   });
 
   it('clamps pageSize, total, page and payload_kb', async () => {
@@ -76,7 +91,11 @@ describe('reference chain (TEST_SERVER.md §8)', () => {
 
   it('builds windowed and expanded chains, case-insensitively', async () => {
     const windowed = await items('?page=5&payload_kb=0&ref_mode=Windowed&chain_window=3');
-    expect([windowed.refs.mode, windowed.refs.chain, windowed.refs.chain_length]).toEqual(['windowed', ['page-000003', 'page-000004', 'page-000005'], 3]);
+    expect([windowed.refs.mode, windowed.refs.chain, windowed.refs.chain_length]).toEqual([
+      'windowed',
+      ['page-000003', 'page-000004', 'page-000005'],
+      3,
+    ]);
 
     const clampedWindow = await items('?page=2&payload_kb=0&ref_mode=windowed&chain_window=0');
     expect(clampedWindow.refs.chain).toEqual(['page-000002']);
@@ -95,7 +114,14 @@ describe('reference chain (TEST_SERVER.md §8)', () => {
     expect(detail.body).toEqual({
       record_id: 7,
       status: 'ok',
-      refs: { mode: 'linked', detail_ref: 'detail-000007', prev_detail_ref: 'detail-000006', parent_ref: 'page-000001', chain: ['detail-000006', 'detail-000007'], chain_length: 2 },
+      refs: {
+        mode: 'linked',
+        detail_ref: 'detail-000007',
+        prev_detail_ref: 'detail-000006',
+        parent_ref: 'page-000001',
+        chain: ['detail-000006', 'detail-000007'],
+        chain_length: 2,
+      },
       summary: { classification: 'class-0', score: 47, payload_kb: 1 },
       payload: detPayload(1, 'detail-7'),
     });

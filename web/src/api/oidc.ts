@@ -56,7 +56,15 @@ export async function finishOidcSignIn(callback: URL): Promise<{ token: string; 
   const as = await discover(pending.issuer);
   const client: oauth.Client = { client_id: pending.clientId };
   const params = oauth.validateAuthResponse(as, client, callback, pending.state);
-  const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri(), pending.verifier, insecureIf(new URL(pending.issuer)));
+  const response = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    oauth.None(),
+    params,
+    redirectUri(),
+    pending.verifier,
+    insecureIf(new URL(pending.issuer)),
+  );
   const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
   return { token: tokens.access_token, from: pending.from };
 }

@@ -5,7 +5,17 @@ import type { Schemas } from '../api/client';
  * through the rest), the chosen event marked, later ones dimmed, each
  * payload opening as JSON, and each position a button that moves the slider there.
  */
-export function EventHistory({ events, position, total, onChoose }: { events: Schemas['EventViewDto'][]; position: number; total: number; onChoose(position: number): void }) {
+export function EventHistory({
+  events,
+  position,
+  total,
+  onChoose,
+}: {
+  events: Schemas['EventViewDto'][];
+  position: number;
+  total: number;
+  onChoose(position: number): void;
+}) {
   const first = events[0]?.position ?? 0;
   return (
     <table className="events">
@@ -23,7 +33,11 @@ export function EventHistory({ events, position, total, onChoose }: { events: Sc
       </thead>
       <tbody>
         {events.map((e) => (
-          <tr key={e.event_id} aria-current={e.position === position ? 'step' : undefined} className={e.position > position ? 'future' : undefined}>
+          <tr
+            key={e.event_id}
+            aria-current={e.position === position ? 'step' : undefined}
+            className={e.position > position ? 'future' : undefined}
+          >
             <td>
               <button type="button" className="link" aria-label={`Go to event ${e.position}`} onClick={() => onChoose(e.position)}>
                 {e.position}

@@ -13,7 +13,11 @@ export function ExecutionActions({ execution }: { execution: Schemas['ExecutionD
   const queries = useQueryClient();
   const rerun = useMutation({
     mutationFn: () =>
-      data(api.POST('/api/execute', { body: { path: execution.path, version: execution.version, payload: execution.workload as Record<string, never> } })),
+      data(
+        api.POST('/api/execute', {
+          body: { path: execution.path, version: execution.version, payload: execution.workload as Record<string, never> },
+        }),
+      ),
     onSuccess: () => queries.invalidateQueries({ queryKey: ['executions'] }),
   });
   return (
@@ -24,7 +28,8 @@ export function ExecutionActions({ execution }: { execution: Schemas['ExecutionD
         </button>
         {rerun.data && (
           <span role="status">
-            {' '}Re-run started: <Link to={`/executions/${rerun.data.execution_id}`}>{rerun.data.execution_id}</Link>
+            {' '}
+            Re-run started: <Link to={`/executions/${rerun.data.execution_id}`}>{rerun.data.execution_id}</Link>
           </span>
         )}
         {rerun.error && <span role="alert"> {rerun.error.message}</span>}
@@ -42,12 +47,20 @@ function RunningActions({ executionId }: { executionId: string }) {
   const [invalid, setInvalid] = useState(false);
   const refresh = () => queries.invalidateQueries({ queryKey: ['execution', executionId] });
   const cancel = useMutation({
-    mutationFn: () => data(api.POST('/api/executions/{id}/cancel', { params: { path: { id: executionId } }, body: { reason: 'cancelled from the web UI' } })),
+    mutationFn: () =>
+      data(
+        api.POST('/api/executions/{id}/cancel', { params: { path: { id: executionId } }, body: { reason: 'cancelled from the web UI' } }),
+      ),
     onSuccess: refresh,
   });
   const send = useMutation({
     mutationFn: (s: { name: string; payload: unknown }) =>
-      data(api.POST('/api/executions/{id}/signals/{name}', { params: { path: { id: executionId, name: s.name } }, body: { payload: s.payload as Record<string, never> } })),
+      data(
+        api.POST('/api/executions/{id}/signals/{name}', {
+          params: { path: { id: executionId, name: s.name } },
+          body: { payload: s.payload as Record<string, never> },
+        }),
+      ),
     onSuccess: refresh,
   });
   function sendSignal(event: FormEvent) {

@@ -39,10 +39,24 @@ export function ExecutionGraph({ graph, progress }: { graph: Schemas['PlaybookGr
       style: { width: NODE.width },
     };
   });
-  const edges: Edge[] = graph.arcs.map((a, i) => ({ id: `${a.from}-${a.to}-${i}`, source: a.from, target: a.to, ...(a.when ? { label: a.when } : {}) }));
+  const edges: Edge[] = graph.arcs.map((a, i) => ({
+    id: `${a.from}-${a.to}-${i}`,
+    source: a.from,
+    target: a.to,
+    ...(a.when ? { label: a.when } : {}),
+  }));
   return (
     <div className="graph" role="figure" aria-label="Playbook graph">
-      <ReactFlow colorMode={theme} nodes={nodes} edges={edges} fitView fitViewOptions={{ maxZoom: 1 }} nodesDraggable={false} nodesConnectable={false} proOptions={{ hideAttribution: true }}>
+      <ReactFlow
+        colorMode={theme}
+        nodes={nodes}
+        edges={edges}
+        fitView
+        fitViewOptions={{ maxZoom: 1 }}
+        nodesDraggable={false}
+        nodesConnectable={false}
+        proOptions={{ hideAttribution: true }}
+      >
         <Background />
         <Controls showInteractive={false} />
       </ReactFlow>

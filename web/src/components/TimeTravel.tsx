@@ -27,14 +27,25 @@ export function TimeTravel({ executionId, last, position, eventType, replay, onC
       <h2>Time travel</h2>
       <label>
         Event position
-        <input type="range" min={last > 0 ? 1 : 0} max={last} value={position} disabled={last === 0} onChange={(e) => onChoose(Number(e.target.value))} />
+        <input
+          type="range"
+          min={last > 0 ? 1 : 0}
+          max={last}
+          value={position}
+          disabled={last === 0}
+          onChange={(e) => onChoose(Number(e.target.value))}
+        />
       </label>
       <output aria-live="polite">
         {position} / {last}
         {eventType && ` — ${eventType}`}
       </output>
       <label className="inline">
-        <input type="checkbox" checked={comparing} onChange={(e) => setDiffFrom(e.target.checked ? Math.max(1, Math.min(position - 1, last)) : undefined)} />
+        <input
+          type="checkbox"
+          checked={comparing}
+          onChange={(e) => setDiffFrom(e.target.checked ? Math.max(1, Math.min(position - 1, last)) : undefined)}
+        />
         Diff mode: compare two positions
       </label>
       {comparing && (
@@ -51,7 +62,8 @@ export function TimeTravel({ executionId, last, position, eventType, replay, onC
 function StateDiff({ executionId, from, to }: { executionId: string; from: number; to: number }) {
   const diff = useQuery({
     queryKey: ['execution', executionId, 'diff', from, to],
-    queryFn: () => data(api.GET('/api/replay/diff', { params: { query: { execution_id: executionId, from_position: from, to_position: to } } })),
+    queryFn: () =>
+      data(api.GET('/api/replay/diff', { params: { query: { execution_id: executionId, from_position: from, to_position: to } } })),
     staleTime: Infinity,
     placeholderData: keepPreviousData,
   });
@@ -93,7 +105,8 @@ function StateAtPosition({ replay }: { replay: ReplayAnswer }) {
   return (
     <div className="state-at">
       <p>
-        Status after event {replay.position.stream_version}: <StatusBadge status={replay.state.execution?.status ?? 'RUNNING'} /> at {when(replay.position.event_time)}
+        Status after event {replay.position.stream_version}: <StatusBadge status={replay.state.execution?.status ?? 'RUNNING'} /> at{' '}
+        {when(replay.position.event_time)}
         {replay.seeded_from_snapshot !== null && ` (folded from snapshot ${replay.seeded_from_snapshot})`}
       </p>
       <table aria-label="Steps at this event">

@@ -37,7 +37,12 @@ interface ParsedBar {
 }
 
 function parse(bars: Bar[]): ParsedBar[] {
-  return bars.map((bar) => ({ bar, name: nameOf(bar), begin: Date.parse(bar.begin.time), ...(bar.end ? { end: Date.parse(bar.end.time) } : {}) }));
+  return bars.map((bar) => ({
+    bar,
+    name: nameOf(bar),
+    begin: Date.parse(bar.begin.time),
+    ...(bar.end ? { end: Date.parse(bar.end.time) } : {}),
+  }));
 }
 
 function barsAt(parsed: ParsedBar[], position: number, until: string): { rows: BarAt[]; span: number } {
@@ -72,7 +77,12 @@ export function Timeline({ bars, position, until }: { bars: Bar[]; position: num
   const scroller = useRef<HTMLDivElement>(null);
   const parsed = useMemo(() => parse(bars), [bars]);
   const { rows, span } = barsAt(parsed, position, until);
-  const rowsInView = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_PX, overscan: 10 });
+  const rowsInView = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_PX,
+    overscan: 10,
+  });
   if (rows.length === 0) return <p>No commands yet.</p>;
   const counts = (kind: Bar['kind']) => rows.filter((r) => r.bar.kind === kind).length;
   return (

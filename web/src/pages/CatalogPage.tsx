@@ -39,7 +39,11 @@ export function CatalogPage() {
             <ul aria-label="Versions">
               {versions.data?.versions.map((v) => (
                 <li key={v.version}>
-                  <button type="button" aria-pressed={v.version === (version ?? source.data?.version)} onClick={() => setVersion(v.version)}>
+                  <button
+                    type="button"
+                    aria-pressed={v.version === (version ?? source.data?.version)}
+                    onClick={() => setVersion(v.version)}
+                  >
                     version {v.version}
                   </button>{' '}
                   registered {when(v.created_at)}

@@ -28,10 +28,16 @@ export function ExecutionPage() {
   // In the keys of what is polled while it runs: the answers after its end are read once more, then kept.
   const status = detail.data?.status;
   // The state after the last event (seeded from the latest snapshot): its position is the slider's end.
-  const latest = useQuery({ queryKey: ['execution', id, 'replay', 'latest', status], queryFn: () => replayAt(id), enabled: status !== undefined, refetchInterval: follow });
+  const latest = useQuery({
+    queryKey: ['execution', id, 'replay', 'latest', status],
+    queryFn: () => replayAt(id),
+    enabled: status !== undefined,
+    refetchInterval: follow,
+  });
   const graph = useQuery({
     queryKey: ['playbook', detail.data?.path, detail.data?.version],
-    queryFn: () => data(api.GET('/api/catalog/playbook', { params: { query: { path: detail.data!.path, version: detail.data!.version } } })),
+    queryFn: () =>
+      data(api.GET('/api/catalog/playbook', { params: { query: { path: detail.data!.path, version: detail.data!.version } } })),
     enabled: detail.data !== undefined,
     staleTime: Infinity,
   });
@@ -62,7 +68,10 @@ export function ExecutionPage() {
   const historyFrom = Math.max(0, Math.floor((position - 1) / HISTORY_PAGE) * HISTORY_PAGE);
   const history = useQuery({
     queryKey: ['execution', id, 'events', historyFrom, status],
-    queryFn: () => data(api.GET('/api/executions/{id}/events', { params: { path: { id }, query: { after_position: historyFrom, limit: HISTORY_PAGE } } })),
+    queryFn: () =>
+      data(
+        api.GET('/api/executions/{id}/events', { params: { path: { id }, query: { after_position: historyFrom, limit: HISTORY_PAGE } } }),
+      ),
     enabled: last > 0,
     refetchInterval: historyFrom + HISTORY_PAGE >= last ? follow : false,
     placeholderData: keepPreviousData,

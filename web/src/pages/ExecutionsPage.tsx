@@ -50,7 +50,10 @@ export function ExecutionsPage() {
       <form className="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
         <label>
           Status
-          <select value={filters.status ?? ''} onChange={(e) => filter({ ...filters, status: (e.target.value || undefined) as Status | undefined })}>
+          <select
+            value={filters.status ?? ''}
+            onChange={(e) => filter({ ...filters, status: (e.target.value || undefined) as Status | undefined })}
+          >
             <option value="">any</option>
             {STATUSES.map((s) => (
               <option key={s}>{s}</option>
@@ -78,7 +81,11 @@ export function ExecutionsPage() {
         <ul className="counts" aria-label="Counts per status">
           {STATUSES.map((s) => (
             <li key={s}>
-              <button type="button" aria-pressed={filters.status === s} onClick={() => filter({ ...filters, status: filters.status === s ? undefined : s })}>
+              <button
+                type="button"
+                aria-pressed={filters.status === s}
+                onClick={() => filter({ ...filters, status: filters.status === s ? undefined : s })}
+              >
                 <StatusBadge status={s} /> {counts.data[s]}
               </button>
             </li>

@@ -8,7 +8,8 @@ export function SchedulesPage() {
   const schedules = useQuery({ queryKey: ['schedules'], queryFn: () => data(api.GET('/api/schedules')), refetchInterval: 5000 });
   const refresh = () => queries.invalidateQueries({ queryKey: ['schedules'] });
   const pause = useMutation({
-    mutationFn: ({ id, paused }: { id: string; paused: boolean }) => data(api.PATCH('/api/schedules/{id}', { params: { path: { id } }, body: { paused } })),
+    mutationFn: ({ id, paused }: { id: string; paused: boolean }) =>
+      data(api.PATCH('/api/schedules/{id}', { params: { path: { id } }, body: { paused } })),
     onSettled: refresh,
   });
   const trigger = useMutation({

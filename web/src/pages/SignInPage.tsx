@@ -22,7 +22,11 @@ export function SignInPage() {
   const [problem, setProblem] = useState<string>();
   const navigate = useNavigate();
   const from = (useLocation().state as { from?: string } | null)?.from ?? '/executions';
-  const options = useQuery({ queryKey: ['sign-in-options'], queryFn: () => data(api.GET('/api/auth/sign-in-options')), staleTime: Infinity });
+  const options = useQuery({
+    queryKey: ['sign-in-options'],
+    queryFn: () => data(api.GET('/api/auth/sign-in-options')),
+    staleTime: Infinity,
+  });
   const oidc = options.data?.oidc;
 
   async function signIn(event: FormEvent) {

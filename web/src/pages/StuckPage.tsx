@@ -12,11 +12,16 @@ export function StuckPage() {
   const act = useMutation({
     mutationFn: ({ work, action }: { work: Stuck; action: 'reclaim' | 'fail' | 'finalize' }) => {
       const id = { params: { path: { id: work.id } } };
-      if (action === 'finalize') return data(api.POST('/api/admin/executions/{id}/finalize', { params: { path: { id: work.execution_id } }, body: REASON }));
+      if (action === 'finalize')
+        return data(api.POST('/api/admin/executions/{id}/finalize', { params: { path: { id: work.execution_id } }, body: REASON }));
       if (work.kind === 'command') {
-        return action === 'reclaim' ? data(api.POST('/api/admin/commands/{id}/reclaim', { ...id, body: REASON })) : data(api.POST('/api/admin/commands/{id}/fail', { ...id, body: REASON }));
+        return action === 'reclaim'
+          ? data(api.POST('/api/admin/commands/{id}/reclaim', { ...id, body: REASON }))
+          : data(api.POST('/api/admin/commands/{id}/fail', { ...id, body: REASON }));
       }
-      return action === 'reclaim' ? data(api.POST('/api/admin/frames/{id}/reclaim', { ...id, body: REASON })) : data(api.POST('/api/admin/frames/{id}/fail', { ...id, body: REASON }));
+      return action === 'reclaim'
+        ? data(api.POST('/api/admin/frames/{id}/reclaim', { ...id, body: REASON }))
+        : data(api.POST('/api/admin/frames/{id}/fail', { ...id, body: REASON }));
     },
     onSettled: () => queries.invalidateQueries({ queryKey: ['stuck'] }),
   });

@@ -96,13 +96,20 @@ describe('noetl client commands against a running server', () => {
   it('creates, lists, pauses, resumes, triggers and deletes a schedule', async () => {
     await registerFiles([hello], client, captureOutput());
     const created = captureOutput();
-    const schedule = await createSchedule(client, 'examples/hello', { cron: '0 6 * * 1-5', timezone: 'America/Chicago', set: { name: 'Cron' }, paused: true }, created);
+    const schedule = await createSchedule(
+      client,
+      'examples/hello',
+      { cron: '0 6 * * 1-5', timezone: 'America/Chicago', set: { name: 'Cron' }, paused: true },
+      created,
+    );
     expect(created.stdout).toEqual([`${schedule.schedule_id} examples/hello cron "0 6 * * 1-5" America/Chicago paused`]);
 
     const listed = captureOutput();
     await listSchedules(client, { json: false, path: 'examples/hello' }, listed);
     expect(listed.stdout[0]).toMatch(/^ID\s+PATH\s+WHEN\s+OVERLAP\s+NEXT\s+FIRED\s+SKIPPED\s+LAST EXECUTION$/);
-    expect(listed.stdout[1]).toMatch(new RegExp(`^${schedule.schedule_id}\\s+examples/hello\\s+cron "0 6 \\* \\* 1-5" America/Chicago\\s+skip\\s+paused\\s+0\\s+0\\s+-$`));
+    expect(listed.stdout[1]).toMatch(
+      new RegExp(`^${schedule.schedule_id}\\s+examples/hello\\s+cron "0 6 \\* \\* 1-5" America/Chicago\\s+skip\\s+paused\\s+0\\s+0\\s+-$`),
+    );
 
     const resumed = captureOutput();
     await setPaused(client, schedule.schedule_id, false, resumed);
@@ -111,9 +118,14 @@ describe('noetl client commands against a running server', () => {
 
     const triggered = await client.triggerSchedule(schedule.schedule_id);
     expect(await showStatus(triggered.execution_id, client, { watch: true }, captureOutput())).toBe(0);
-    expect(await client.execution(triggered.execution_id)).toMatchObject({ result: { message: 'Hello, Cron!' }, schedule: { schedule_id: schedule.schedule_id, manual: true } });
+    expect(await client.execution(triggered.execution_id)).toMatchObject({
+      result: { message: 'Hello, Cron!' },
+      schedule: { schedule_id: schedule.schedule_id, manual: true },
+    });
     await client.deleteSchedule(schedule.schedule_id);
-    await expect(client.deleteSchedule(schedule.schedule_id)).rejects.toThrow(`not_found: schedule ${schedule.schedule_id} not found (HTTP 404)`);
+    await expect(client.deleteSchedule(schedule.schedule_id)).rejects.toThrow(
+      `not_found: schedule ${schedule.schedule_id} not found (HTTP 404)`,
+    );
   });
 
   it('sends a signal that a waiting step takes', async () => {

@@ -38,7 +38,9 @@ export async function printEvents(id: string, client: ServerClient, options: Eve
     const more = page.events.length === limit && page.next_after !== null;
     if (!more) return;
     if (!options.all) {
-      output.err(`stopped at a full page of ${limit} events; there may be more: --after ${page.next_after} for the next page, --all for every page`);
+      output.err(
+        `stopped at a full page of ${limit} events; there may be more: --after ${page.next_after} for the next page, --all for every page`,
+      );
       return;
     }
     after = page.next_after ?? undefined;
@@ -50,7 +52,8 @@ async function checkEventTypes(types: string[]): Promise<void> {
   if (types.length === 0) return;
   const { EVENT_TYPES } = await import('@noetl/event-kernel');
   const unknown = types.filter((type) => !(EVENT_TYPES as readonly string[]).includes(type));
-  if (unknown.length > 0) throw new InvalidArgumentError(`no such event type: ${unknown.join(', ')}; the event types are ${EVENT_TYPES.join(', ')}`);
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(`no such event type: ${unknown.join(', ')}; the event types are ${EVENT_TYPES.join(', ')}`);
 }
 
 /** `2026-01-01T00:00:00.000Z 123 command.completed step=fetch status=COMPLETED`. */

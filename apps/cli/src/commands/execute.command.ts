@@ -13,7 +13,15 @@ function parseVersion(text: string): number {
 }
 
 export function registerExecuteCommand(program: Command): void {
-  addOutputOptions(addServerOption(addSetOption(program.command('execute').description('start an execution of a registered playbook on a running server; prints its id (for ID=$(noetl execute ...))'))))
+  addOutputOptions(
+    addServerOption(
+      addSetOption(
+        program
+          .command('execute')
+          .description('start an execution of a registered playbook on a running server; prints its id (for ID=$(noetl execute ...))'),
+      ),
+    ),
+  )
     .argument('<path>', 'catalog path of the playbook')
     .option('--version <n>', 'playbook version (default: the latest)', parseVersion)
     .action(async (path: string, opts: OutputOptions & { server?: string; version?: number; set?: JsonObject }) => {

@@ -22,7 +22,9 @@ export function registerExecutionsCommand(program: Command): void {
   addOutputOptions(addServerOption(executions.command('list').description('list executions, newest first')))
     .option('--status <status>', 'only RUNNING, COMPLETED, FAILED or CANCELLED ones', (text: string) => text.toUpperCase())
     .option('--path <path>', 'only those of this playbook path')
-    .option('--since <time>', 'only those started at or after this ISO time, or this long ago: 30m, 2h, 7d', (text: string) => sinceOption(text))
+    .option('--since <time>', 'only those started at or after this ISO time, or this long ago: 30m, 2h, 7d', (text: string) =>
+      sinceOption(text),
+    )
     .option('--parent <id>', 'only the child executions of this execution')
     .option('--limit <n>', 'at most this many (default 50)', wholeNumberOption)
     .action(async (opts: ListExecutionsOptions & { server?: string }) => {
@@ -35,7 +37,14 @@ export async function listExecutions(client: ServerClient, options: ListExecutio
   const found: ExecutionSummary[] = [];
   let cursor: string | undefined;
   do {
-    const query: ListExecutionsQuery = { status: options.status, path: options.path, started_after: options.since, parent: options.parent, limit: Math.min(wanted - found.length, 1000), cursor };
+    const query: ListExecutionsQuery = {
+      status: options.status,
+      path: options.path,
+      started_after: options.since,
+      parent: options.parent,
+      limit: Math.min(wanted - found.length, 1000),
+      cursor,
+    };
     const page = await client.executions(query);
     found.push(...page.executions);
     cursor = page.next_cursor ?? undefined;

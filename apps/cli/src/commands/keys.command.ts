@@ -65,10 +65,14 @@ export function registerKeysCommand(program: Command): void {
       await withKeys(async (apiKeys, _scope, config) => {
         const found = bootstrapKeysOf(config, { home: true, generate: opts.generate === true });
         if (found.length === 0) {
-          throw new Error(`no key to store: set ${Object.values(BOOTSTRAP_KEY_VARIABLES).join(' or ')} (\`noetl keys generate\` makes one), or pass --generate`);
+          throw new Error(
+            `no key to store: set ${Object.values(BOOTSTRAP_KEY_VARIABLES).join(' or ')} (\`noetl keys generate\` makes one), or pass --generate`,
+          );
         }
         for (const key of await provisionBootstrapKeys(apiKeys, config, found)) {
-          processOutput().out(`${key.role} key ${key.key_id} of ${key.tenant_id}/${key.organization_id} (${key.from}) ${key.outcome === 'revoked' ? 'is revoked' : 'is stored'}`);
+          processOutput().out(
+            `${key.role} key ${key.key_id} of ${key.tenant_id}/${key.organization_id} (${key.from}) ${key.outcome === 'revoked' ? 'is revoked' : 'is stored'}`,
+          );
         }
       });
     });
@@ -120,16 +124,28 @@ export function printKeys(keys: ApiKeyView[], options: OutputOptions, output: Cl
 }
 
 async function withKeys(
-  run: (apiKeys: ApiKeys, scope: (options: ScopeOptions) => { tenantId: string; organizationId: string }, config: NoetlConfig) => Promise<void>,
+  run: (
+    apiKeys: ApiKeys,
+    scope: (options: ScopeOptions) => { tenantId: string; organizationId: string },
+    config: NoetlConfig,
+  ) => Promise<void>,
 ): Promise<void> {
-  const [{ DatabaseConnection }, { ApiKeys }, { ApiKeyRepository }] = await Promise.all([import('@noetl/platform'), import('@noetl/runtime'), import('@noetl/storage')]);
+  const [{ DatabaseConnection }, { ApiKeys }, { ApiKeyRepository }] = await Promise.all([
+    import('@noetl/platform'),
+    import('@noetl/runtime'),
+    import('@noetl/storage'),
+  ]);
   const config = loadConfig(process.env);
   const connection = await DatabaseConnection.open(config);
   try {
-    await run(new ApiKeys(connection.database, new ApiKeyRepository()), (options) => ({
-      tenantId: options.tenant ?? config.tenancy.tenantId,
-      organizationId: options.organization ?? config.tenancy.organizationId,
-    }), config);
+    await run(
+      new ApiKeys(connection.database, new ApiKeyRepository()),
+      (options) => ({
+        tenantId: options.tenant ?? config.tenancy.tenantId,
+        organizationId: options.organization ?? config.tenancy.organizationId,
+      }),
+      config,
+    );
   } finally {
     await connection.onApplicationShutdown();
   }

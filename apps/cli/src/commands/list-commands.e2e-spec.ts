@@ -64,8 +64,12 @@ describe('noetl list commands, logs and output formats against a running server'
 
       const json = captureOutput();
       await listExecutions(client, { output: 'json', path: 'examples/hello' }, json);
-      expect(JSON.parse(json.stdout.join('\n'))).toEqual([expect.objectContaining({ execution_id: done, status: 'COMPLETED', path: 'examples/hello' })]);
-      await expect(client.executions({ started_after: 'yesterday' })).rejects.toThrow('bad_request: started_after must be a valid ISO 8601 date string (HTTP 400)');
+      expect(JSON.parse(json.stdout.join('\n'))).toEqual([
+        expect.objectContaining({ execution_id: done, status: 'COMPLETED', path: 'examples/hello' }),
+      ]);
+      await expect(client.executions({ started_after: 'yesterday' })).rejects.toThrow(
+        'bad_request: started_after must be a valid ISO 8601 date string (HTTP 400)',
+      );
     } finally {
       await client.cancel(running);
     }
@@ -75,7 +79,9 @@ describe('noetl list commands, logs and output formats against a running server'
     const catalog = captureOutput();
     await listCatalog(client, {}, catalog);
     expect(catalog.stdout[0]).toMatch(/^PATH\s+VERSION\s+NAME\s+CATALOG ID\s+REGISTERED$/);
-    expect(catalog.stdout.slice(1).map((line) => line.split(/\s+/)[0])).toEqual(expect.arrayContaining(['examples/hello', 'examples/approval']));
+    expect(catalog.stdout.slice(1).map((line) => line.split(/\s+/)[0])).toEqual(
+      expect.arrayContaining(['examples/hello', 'examples/approval']),
+    );
     const paths = captureOutput();
     await listCatalog(client, { output: 'yaml' }, paths);
     expect(paths.stdout[0]).toContain('path: examples/hello');
@@ -96,12 +102,16 @@ describe('noetl list commands, logs and output formats against a running server'
     await listWorkers(client, { pools: true }, pools);
     expect(pools.stdout[0]).toMatch(/^POOL\s+WORKERS\s+SLOTS\s+FREE\s+COMMANDS WAITING\s+FRAMES WAITING$/);
     expect(pools.stdout[1]).toMatch(/^-\s+1\s+\d+\s+\d+\s+\d+\s+\d+$/);
-    await expect(client.workers('gone' as 'stopped')).rejects.toThrow(/^bad_request: status must be one of the following values: active, draining, stale, stopped/);
+    await expect(client.workers('gone' as 'stopped')).rejects.toThrow(
+      /^bad_request: status must be one of the following values: active, draining, stale, stopped/,
+    );
   });
 
   it('shows a step that waits for a signal as waiting, and as cancelled once the execution is cancelled', async () => {
     const { execution_id: id } = await client.execute({ path: 'examples/approval', payload: { patience: 60 } });
-    await waitFor(async () => (await client.execution(id)).steps.find((step) => step.step === 'approve' && step.status === 'WAITING'), { timeoutMs: 10_000 });
+    await waitFor(async () => (await client.execution(id)).steps.find((step) => step.step === 'approve' && step.status === 'WAITING'), {
+      timeoutMs: 10_000,
+    });
     const waiting = captureOutput();
     await showStatus(id, client, {}, waiting);
     expect(waiting.stdout).toContain('… approve waiting');
@@ -126,7 +136,7 @@ describe('noetl list commands, logs and output formats against a running server'
     // What user code printed, under its command's terminal event.
     await client.register(
       'apiVersion: noetl.io/v2\nkind: Playbook\nmetadata: {name: printing, path: tests/printing}\nworkflow:\n' +
-        '  - step: talk\n    tool: {kind: javascript, code: "console.log(\'first line\'); console.error(\'to stderr\'); return {ok: true}"}\n',
+        "  - step: talk\n    tool: {kind: javascript, code: \"console.log('first line'); console.error('to stderr'); return {ok: true}\"}\n",
     );
     const printing = (await client.execute({ path: 'tests/printing' })).execution_id;
     expect(await showStatus(printing, client, { watch: true }, captureOutput())).toBe(0);
@@ -148,7 +158,9 @@ describe('noetl list commands, logs and output formats against a running server'
     await printEvents(done, client, { limit: 2 }, cut);
     expect(cut.stdout).toHaveLength(2);
     const second = cut.stdout[1]!.split(' ')[1];
-    expect(cut.stderr).toEqual([`stopped at a full page of 2 events; there may be more: --after ${second} for the next page, --all for every page`]);
+    expect(cut.stderr).toEqual([
+      `stopped at a full page of 2 events; there may be more: --after ${second} for the next page, --all for every page`,
+    ]);
     const next = captureOutput();
     await printEvents(done, client, { limit: 2, after: second }, next);
     expect(next.stdout[0]!.split(' ')[1]).not.toBe(second);
@@ -200,7 +212,9 @@ describe('step statuses on a server with no worker', () => {
     const client = new ServerClient(`http://127.0.0.1:${(api.app.getHttpServer().address() as AddressInfo).port}`);
     await registerFiles([hello], client, captureOutput());
     const { execution_id: id } = await client.execute({ path: 'examples/hello' });
-    const pending = await waitFor(async () => (await client.execution(id)).steps.find((step) => step.status === 'PENDING'), { timeoutMs: 10_000 });
+    const pending = await waitFor(async () => (await client.execution(id)).steps.find((step) => step.status === 'PENDING'), {
+      timeoutMs: 10_000,
+    });
     expect(pending.step).toBe('greet');
     const printed = captureOutput();
     await showStatus(id, client, {}, printed);
@@ -227,7 +241,9 @@ describe('noetl client commands against a server with auth on', () => {
   it('says where it looked for a key when it had none, and which key was refused', async () => {
     const url = `http://127.0.0.1:${(api.app.getHttpServer().address() as AddressInfo).port}`;
     const keyless = serverClient(loadConfig({ NOETL_HOME: home }), url);
-    await expect(keyless.workers()).rejects.toThrow(`no API key was found: NOETL_API_KEY is unset and ${join(home, 'admin.key')} does not exist`);
+    await expect(keyless.workers()).rejects.toThrow(
+      `no API key was found: NOETL_API_KEY is unset and ${join(home, 'admin.key')} does not exist`,
+    );
     const wrong = serverClient(loadConfig({ NOETL_HOME: home, NOETL_API_KEY: 'not-a-key' }), url);
     await expect(wrong.workers()).rejects.toThrow('the key in NOETL_API_KEY is not valid there');
   });

@@ -43,7 +43,9 @@ function logLines(event: EventView): string[] {
 function printedLines(payload: EventView['payload']): { stream: string; text: string }[] {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || !Array.isArray(payload.output)) return [];
   return payload.output.flatMap((line) =>
-    typeof line === 'object' && line !== null && !Array.isArray(line) && typeof line.stream === 'string' && typeof line.text === 'string' ? [{ stream: line.stream, text: line.text }] : [],
+    typeof line === 'object' && line !== null && !Array.isArray(line) && typeof line.stream === 'string' && typeof line.text === 'string'
+      ? [{ stream: line.stream, text: line.text }]
+      : [],
   );
 }
 
@@ -55,7 +57,9 @@ function errorMessage(payload: EventView['payload']): string | undefined {
 }
 
 export function registerLogsCommand(program: Command): void {
-  addServerOption(program.command('logs').description("an execution's events as lines, with their errors; --follow prints new ones until it ends"))
+  addServerOption(
+    program.command('logs').description("an execution's events as lines, with their errors; --follow prints new ones until it ends"),
+  )
     .argument('<id>', 'execution id')
     .option('-f, --follow', 'keep printing until the execution ends')
     .action(async (id: string, opts: LogsOptions & { server?: string }) => {

@@ -14,7 +14,10 @@ export function registerProjectorCommand(program: Command): void {
       if (!opts.all === !opts.execution) throw new Error('give --execution <id...> or --all');
       const [{ DatabaseConnection }, { rebuildProjections }] = await Promise.all([import('@noetl/platform'), import('@noetl/runtime')]);
       const config = loadConfig(process.env);
-      const scope = { tenantId: opts.tenant ?? config.tenancy.tenantId, organizationId: opts.organization ?? config.tenancy.organizationId };
+      const scope = {
+        tenantId: opts.tenant ?? config.tenancy.tenantId,
+        organizationId: opts.organization ?? config.tenancy.organizationId,
+      };
       const connection = await DatabaseConnection.open(config);
       try {
         const count = await rebuildProjections(connection.database, config, opts.execution, scope);

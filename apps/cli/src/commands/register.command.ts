@@ -6,7 +6,12 @@ import { readPlaybookFile } from '../shared/read-playbook-file';
 import { addServerOption, type ServerClient, serverClient, ServerError } from '../shared/server-client';
 
 /** Registers each file; prints `path vN catalog_id` per playbook (its catalog id with --quiet), or the problems of a rejected one. Returns the exit code. */
-export async function registerFiles(files: string[], client: ServerClient, output: CliOutput, options: OutputOptions = {}): Promise<number> {
+export async function registerFiles(
+  files: string[],
+  client: ServerClient,
+  output: CliOutput,
+  options: OutputOptions = {},
+): Promise<number> {
   let failed = 0;
   for (const file of files) {
     const content = readPlaybookFile(file, output.err);
@@ -16,7 +21,9 @@ export async function registerFiles(files: string[], client: ServerClient, outpu
     }
     try {
       const registered = await client.register(content);
-      await printItem(registered, registered.catalog_id, options, output, () => output.out(`${registered.path} v${registered.version} ${registered.catalog_id} (${file})`));
+      await printItem(registered, registered.catalog_id, options, output, () =>
+        output.out(`${registered.path} v${registered.version} ${registered.catalog_id} (${file})`),
+      );
     } catch (error) {
       if (!(error instanceof ServerError && error.code === 'invalid_playbook')) throw error;
       // Loaded here: the DSL's formatter is not worth loading for a registration that succeeds.

@@ -17,12 +17,19 @@ export async function showReplay(id: string, client: ServerClient, options: Repl
   const format = outputFormat(options);
   if (options.diff) {
     const [from, to] = options.at;
-    if (options.at.length !== 2 || from === undefined || to === undefined) throw new Error('--diff compares two points: give --at A --at B');
-    const [before, after, { diffStates }] = await Promise.all([client.replay(id, from), client.replay(id, to), import('@noetl/event-kernel')]);
+    if (options.at.length !== 2 || from === undefined || to === undefined)
+      throw new Error('--diff compares two points: give --at A --at B');
+    const [before, after, { diffStates }] = await Promise.all([
+      client.replay(id, from),
+      client.replay(id, to),
+      import('@noetl/event-kernel'),
+    ]);
     const changes = diffStates(before.state as Json, after.state as Json);
     if (format !== 'table') output.out(await serialize({ from: before.position, to: after.position, changes }, format));
     else {
-      output.out(`execution ${id}: event ${before.position.event_id} (#${before.position.stream_version}) -> ${after.position.event_id} (#${after.position.stream_version})`);
+      output.out(
+        `execution ${id}: event ${before.position.event_id} (#${before.position.stream_version}) -> ${after.position.event_id} (#${after.position.stream_version})`,
+      );
       for (const change of changes) output.out(`  ${change.path}: ${show(change.before)} -> ${show(change.after)}`);
       if (changes.length === 0) output.out('  no change');
     }
@@ -59,7 +66,14 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 export function registerReplayCommand(program: Command): void {
-  addOutputOptions(addServerOption(program.command('replay').description("an execution's state as of any of its events, with checksums; --diff shows what changed between two")), { quiet: false })
+  addOutputOptions(
+    addServerOption(
+      program
+        .command('replay')
+        .description("an execution's state as of any of its events, with checksums; --diff shows what changed between two"),
+    ),
+    { quiet: false },
+  )
     .argument('<id>', 'execution id')
     .option('--at <event-id|time>', 'the point (an event id or an ISO time); twice with --diff', collect, [])
     .option('--diff', 'show what changed between the two --at points')

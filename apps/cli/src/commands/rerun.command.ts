@@ -13,7 +13,9 @@ export function registerRerunCommand(program: Command): void {
       addSetOption(
         program
           .command('rerun')
-          .description("re-run an ended execution as a new one linked to it, from the start or --from a step (the results of the steps before it are copied); prints the new id"),
+          .description(
+            're-run an ended execution as a new one linked to it, from the start or --from a step (the results of the steps before it are copied); prints the new id',
+          ),
       ),
     ),
   )
@@ -21,7 +23,10 @@ export function registerRerunCommand(program: Command): void {
     .option('--from <step>', 'the step to run from (default: the start)')
     .action(async (id: string, opts: OutputOptions & { server?: string; from?: string; set?: JsonObject }) => {
       const client = serverClient(loadConfig(process.env), opts.server);
-      const started = await client.rerun(id, { ...(opts.from !== undefined ? { from_step: opts.from } : {}), ...(opts.set ? { payload: opts.set } : {}) });
+      const started = await client.rerun(id, {
+        ...(opts.from !== undefined ? { from_step: opts.from } : {}),
+        ...(opts.set ? { payload: opts.set } : {}),
+      });
       const output = processOutput();
       await printItem(started, started.execution_id, opts, output, () => output.out(started.execution_id));
     });

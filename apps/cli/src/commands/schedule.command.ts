@@ -32,7 +32,11 @@ export function registerScheduleCommand(program: Command): void {
   const schedule = program.command('schedule').description('start registered playbooks on a cron expression or an interval');
   const client = (opts: { server?: string }): ServerClient => serverClient(loadConfig(process.env), opts.server);
 
-  addOutputOptions(addServerOption(addSetOption(schedule.command('create').description('schedule a registered playbook (--set builds the payload of every execution)'))))
+  addOutputOptions(
+    addServerOption(
+      addSetOption(schedule.command('create').description('schedule a registered playbook (--set builds the payload of every execution)')),
+    ),
+  )
     .argument('<path>', 'catalog path of the playbook')
     .option('--cron <expr>', '5 fields: minute hour day-of-month month day-of-week')
     .option('--every <seconds>', 'fire every this many seconds instead of a cron expression', wholeNumber)
@@ -56,7 +60,13 @@ export function registerScheduleCommand(program: Command): void {
     ['pause', true],
     ['resume', false],
   ] as const) {
-    addServerOption(schedule.command(name).description(paused ? 'stop firing (nothing fires while paused)' : 'fire again from the next fire time (the pause is not caught up)'))
+    addServerOption(
+      schedule
+        .command(name)
+        .description(
+          paused ? 'stop firing (nothing fires while paused)' : 'fire again from the next fire time (the pause is not caught up)',
+        ),
+    )
       .argument('<id>', 'schedule id')
       .action(async (id: string, opts: { server?: string }) => {
         await setPaused(client(opts), id, paused, processOutput());
@@ -79,7 +89,13 @@ export function registerScheduleCommand(program: Command): void {
     });
 }
 
-export async function createSchedule(client: ServerClient, path: string, opts: CreateScheduleOptions, output: CliOutput, print: OutputOptions = {}): Promise<ScheduleView> {
+export async function createSchedule(
+  client: ServerClient,
+  path: string,
+  opts: CreateScheduleOptions,
+  output: CliOutput,
+  print: OutputOptions = {},
+): Promise<ScheduleView> {
   const input: ScheduleInput = {
     path,
     ...(opts.cron !== undefined ? { cron: opts.cron } : {}),

@@ -14,7 +14,9 @@ export interface SignalOptions {
 
 /** `noetl signal <execution> <name>`: delivers a signal to a step that waits for it (kind: wait). */
 export function registerSignalCommand(program: Command): void {
-  addServerOption(addSetOption(program.command('signal').description('send a signal to an execution; a step waiting for it (kind: wait) takes it')))
+  addServerOption(
+    addSetOption(program.command('signal').description('send a signal to an execution; a step waiting for it (kind: wait) takes it')),
+  )
     .argument('<id>', 'execution id')
     .argument('<name>', 'signal name')
     .option('--payload <json>', 'the payload as one JSON value (instead of --set)', parseJson)
@@ -24,7 +26,13 @@ export function registerSignalCommand(program: Command): void {
     });
 }
 
-export async function sendSignal(client: ServerClient, id: string, name: string, opts: SignalOptions, output: CliOutput): Promise<DeliveredSignal> {
+export async function sendSignal(
+  client: ServerClient,
+  id: string,
+  name: string,
+  opts: SignalOptions,
+  output: CliOutput,
+): Promise<DeliveredSignal> {
   if (opts.set !== undefined && opts.payload !== undefined) throw new InvalidArgumentError('give --set or --payload, not both');
   const delivered = await client.signal(id, name, opts.payload ?? opts.set ?? {}, opts.key);
   output.out(`signal ${delivered.signal} sent to execution ${delivered.execution_id} (event ${delivered.event_id})`);

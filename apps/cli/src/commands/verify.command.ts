@@ -10,7 +10,11 @@ import { addServerOption, serverClient, type ServerClient } from '../shared/serv
  * ledger is not what was written.
  */
 export function registerVerifyCommand(program: Command): void {
-  addServerOption(program.command('verify').description("check that executions' ledgers are what was written: checksums, the hash chain, no event missing; exit 1 on any break"))
+  addServerOption(
+    program
+      .command('verify')
+      .description("check that executions' ledgers are what was written: checksums, the hash chain, no event missing; exit 1 on any break"),
+  )
     .argument('[id]', 'execution id')
     .option('--all', 'every execution of your tenant, newest first')
     .action(async (id: string | undefined, opts: { server?: string; all?: boolean }) => {

@@ -6,7 +6,13 @@ import { addOutputOptions, type OutputOptions, printList } from '../shared/outpu
 import { addServerOption, serverClient, type ServerClient } from '../shared/server-client';
 
 export function registerWorkersCommand(program: Command): void {
-  addOutputOptions(addServerOption(program.command('workers').description('list the registered workers with their capacity and status, or per pool its workers and backlog')))
+  addOutputOptions(
+    addServerOption(
+      program
+        .command('workers')
+        .description('list the registered workers with their capacity and status, or per pool its workers and backlog'),
+    ),
+  )
     .option('--status <status>', 'only active, draining, stale or stopped ones (stopped ones are kept an hour)')
     .option('--pools', 'one line per worker pool: its active workers, their slots, and the commands and frames waiting for it')
     .action(async (opts: WorkersOptions & { server?: string }) => {

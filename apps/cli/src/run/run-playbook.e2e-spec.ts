@@ -66,7 +66,17 @@ describe('noetl run', () => {
     ['approval.yaml', { order: 42, status: 'escalated', reason: expect.stringContaining('no signal "approval" arrived') }, {}],
     ['schedule.yaml', { report: 'ad-hoc' }, {}],
     ['python.yaml', { summary: { count: 6, mean: 28 / 6, median: 4.5, spread: 7 } }, {}],
-    ['postgres.yaml', { customers: 2, totals: [{ customer: 'ada', total: 160 }, { customer: 'grace', total: 80 }] }, { dsn: baseDatabaseUrl() }],
+    [
+      'postgres.yaml',
+      {
+        customers: 2,
+        totals: [
+          { customer: 'ada', total: 160 },
+          { customer: 'grace', total: 80 },
+        ],
+      },
+      { dsn: baseDatabaseUrl() },
+    ],
     ['cursor-loop.yaml', { done: 7, sum_of_squares: 140 }, { dsn: baseDatabaseUrl() }],
   ])('runs examples/%s to completion', async (file, result, set: Record<string, string>) => {
     const output = captureOutput();
@@ -80,7 +90,9 @@ describe('noetl run', () => {
   it('runs examples/sub-playbook.yaml: hello as a child execution, its result the step result', async () => {
     expect(await runPlaybook(join(examples, 'hello.yaml'), DEADLINE, captureOutput(), config)).toBe(0);
     const output = captureOutput();
-    expect(await runPlaybook(join(examples, 'sub-playbook.yaml'), { ...DEADLINE, json: true, set: { name: 'Grace' } }, output, config)).toBe(0);
+    expect(
+      await runPlaybook(join(examples, 'sub-playbook.yaml'), { ...DEADLINE, json: true, set: { name: 'Grace' } }, output, config),
+    ).toBe(0);
     expect(JSON.parse(output.stdout[0]!)).toMatchObject({ status: 'COMPLETED', result: { child_said: 'Hello, Grace!' } });
   });
 
@@ -93,8 +105,18 @@ describe('noetl run', () => {
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/me`;
       const output = captureOutput();
-      expect(await runPlaybook(join(examples, 'http-credential.yaml'), { ...DEADLINE, json: true, set: { url, token: 's3cret' } }, output, config)).toBe(0);
-      expect(JSON.parse(output.stdout[0]!)).toMatchObject({ status: 'COMPLETED', result: { status: 200, answer: { authenticated: true } } });
+      expect(
+        await runPlaybook(
+          join(examples, 'http-credential.yaml'),
+          { ...DEADLINE, json: true, set: { url, token: 's3cret' } },
+          output,
+          config,
+        ),
+      ).toBe(0);
+      expect(JSON.parse(output.stdout[0]!)).toMatchObject({
+        status: 'COMPLETED',
+        result: { status: 200, answer: { authenticated: true } },
+      });
     } finally {
       await new Promise((done) => server.close(done));
     }

@@ -5,7 +5,10 @@ export function commandAt(program: Command, path: string[]): Command {
   let command = program;
   for (const [i, name] of path.entries()) {
     const sub = command.commands.find((c) => c.name() === name || c.aliases().includes(name));
-    if (!sub) throw new InvalidArgumentError(`no command "${[program.name(), ...path.slice(0, i + 1)].join(' ')}"; \`${program.name()} help\` lists them`);
+    if (!sub)
+      throw new InvalidArgumentError(
+        `no command "${[program.name(), ...path.slice(0, i + 1)].join(' ')}"; \`${program.name()} help\` lists them`,
+      );
     command = sub;
   }
   return command;

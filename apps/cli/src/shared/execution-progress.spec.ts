@@ -5,7 +5,13 @@ const t0 = '2026-01-01T00:00:00.000Z';
 const at = (ms: number) => new Date(Date.parse(t0) + ms).toISOString();
 
 function step(name: string, status: StepView['status'], durationMs?: number, attempts = 1, startMs = 0): StepView {
-  return { step: name, status, attempts, started_at: at(startMs), completed_at: durationMs === undefined ? null : at(startMs + durationMs) };
+  return {
+    step: name,
+    status,
+    attempts,
+    started_at: at(startMs),
+    completed_at: durationMs === undefined ? null : at(startMs + durationMs),
+  };
 }
 
 function detail(overrides: Partial<ExecutionDetail>): ExecutionDetail {
@@ -44,13 +50,20 @@ describe('summariseProgress', () => {
   });
 
   it('counts pending and waiting step runs as not finished', () => {
-    const summary = summariseProgress(detail({ steps: [step('start', 'COMPLETED', 5), step('fetch', 'PENDING'), step('approve', 'WAITING'), step('stop', 'CANCELLED', 1)] }));
+    const summary = summariseProgress(
+      detail({
+        steps: [step('start', 'COMPLETED', 5), step('fetch', 'PENDING'), step('approve', 'WAITING'), step('stop', 'CANCELLED', 1)],
+      }),
+    );
     expect(summary).toEqual({ done: 2, seen: 4, current: 'fetch, approve' });
   });
 
   it('shows ? for a loop whose size is not known yet (a cursor loop)', () => {
     const summary = summariseProgress(
-      detail({ steps: [step('drain', 'RUNNING')], loops: [{ step: 'drain', loop_id: '1', total: null, done: 4, failed: 0, completed: false }] }),
+      detail({
+        steps: [step('drain', 'RUNNING')],
+        loops: [{ step: 'drain', loop_id: '1', total: null, done: 4, failed: 0, completed: false }],
+      }),
     );
     expect(summary.current).toBe('drain 4/?');
   });

@@ -44,7 +44,10 @@ export function newlyFinishedSteps(detail: ExecutionDetail, reported: Set<string
 
 /** `✓ fetch (2 attempts, 1.3 s)` / `✗ fetch failed (3 attempts, 0.2 s)` / `✗ fetch cancelled`. */
 export function formatFinishedStep(step: StepView): string {
-  const facts = [...(step.attempts > 1 ? [`${step.attempts} attempts`] : []), ...(step.completed_at ? [elapsed(step.started_at, step.completed_at)] : [])];
+  const facts = [
+    ...(step.attempts > 1 ? [`${step.attempts} attempts`] : []),
+    ...(step.completed_at ? [elapsed(step.started_at, step.completed_at)] : []),
+  ];
   const suffix = facts.length ? ` (${facts.join(', ')})` : '';
   if (step.status === 'COMPLETED') return `✓ ${step.step}${suffix}`;
   return `✗ ${step.step} ${step.status === 'CANCELLED' ? 'cancelled' : 'failed'}${suffix}`;

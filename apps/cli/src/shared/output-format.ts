@@ -49,7 +49,8 @@ export async function printList<T>(items: T[], listing: Listing<T>, options: Out
   const format = outputFormat(options);
   if (format !== 'table') output.out(await serialize(items, format));
   else if (items.length === 0) output.out(listing.empty);
-  else printTable([listing.columns.map(([header]) => header), ...items.map((item) => listing.columns.map(([, cell]) => cell(item)))], output);
+  else
+    printTable([listing.columns.map(([header]) => header), ...items.map((item) => listing.columns.map(([, cell]) => cell(item)))], output);
 }
 
 /** One object: its id (--quiet), one JSON/YAML document, or what `human` prints. */
@@ -63,5 +64,11 @@ export async function printItem(item: unknown, id: string, options: OutputOption
 /** Rows in columns two spaces apart, each as wide as its widest cell. */
 export function printTable(rows: string[][], output: CliOutput): void {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((cells) => cells[i]!.length)));
-  for (const cells of rows) output.out(cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  for (const cells of rows)
+    output.out(
+      cells
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
 }

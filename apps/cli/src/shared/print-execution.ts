@@ -19,10 +19,13 @@ export async function printExecution(detail: ExecutionDetail, output: CliOutput,
     output.out(formatOutcome(detail));
     if (options.steps) {
       const origin = detail.rerun_of;
-      if (origin) output.out(`  rerun of ${origin.execution_id} ${origin.from_step === null ? 'from the start' : `from step ${origin.from_step}`}`);
+      if (origin)
+        output.out(`  rerun of ${origin.execution_id} ${origin.from_step === null ? 'from the start' : `from step ${origin.from_step}`}`);
       if (detail.reruns.length > 0) output.out(`  re-run as ${detail.reruns.join(', ')}`);
-      for (const step of detail.steps) output.out(isUnfinished(step) ? `… ${step.step} ${step.status.toLowerCase()}` : formatFinishedStep(step));
-      for (const loop of detail.loops) output.out(`  loop ${loop.step}: ${loop.done}/${loop.total ?? '?'} done, ${loop.failed} failed${loop.completed ? '' : ' (open)'}`);
+      for (const step of detail.steps)
+        output.out(isUnfinished(step) ? `… ${step.step} ${step.status.toLowerCase()}` : formatFinishedStep(step));
+      for (const loop of detail.loops)
+        output.out(`  loop ${loop.step}: ${loop.done}/${loop.total ?? '?'} done, ${loop.failed} failed${loop.completed ? '' : ' (open)'}`);
     }
     if (detail.status === 'COMPLETED' || detail.result !== null) output.out(JSON.stringify(detail.result, null, 2));
   });

@@ -45,7 +45,17 @@ export class ServerUnreachableError extends Error {
 }
 
 /** Error codes of a connection that never reached an HTTP server. */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET']);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+]);
 
 /** The REST API of a running `noetl server`, as the client commands use it. */
 export class ServerClient {
@@ -143,7 +153,11 @@ export class ServerClient {
     return this.call('POST', `/api/schedules/${encodeURIComponent(id)}/trigger`, {});
   }
 
-  private async call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: JsonObject | StartExecutionRequest | RerunRequest | ScheduleInput): Promise<T> {
+  private async call<T>(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: JsonObject | StartExecutionRequest | RerunRequest | ScheduleInput,
+  ): Promise<T> {
     // Loaded here, not at startup: `noetl help` needs no HTTP client.
     const { request } = await import('undici');
     let response: Awaited<ReturnType<typeof request>>;
@@ -164,7 +178,8 @@ export class ServerClient {
     }
     const text = await response.body.text();
     const parsed = parseJson(text);
-    if (response.statusCode >= 400) throw toServerError(response.statusCode, parsed, text, response.statusCode === 401 ? this.keySource : undefined);
+    if (response.statusCode >= 400)
+      throw toServerError(response.statusCode, parsed, text, response.statusCode === 401 ? this.keySource : undefined);
     return parsed as T;
   }
 }
@@ -201,9 +216,15 @@ export function addServerOption(command: Command): Command {
 export function serverClient(config: NoetlConfig, option: string | undefined): ServerClient {
   const url = (option ?? config.server?.url ?? `http://127.0.0.1:${config.http.port}`).replace(/\/+$/, '');
   const fromEnv = config.client.apiKey?.reveal();
-  if (fromEnv !== undefined) return new ServerClient(url, fromEnv, 'the key in NOETL_API_KEY is not valid there (revoked, or of another deployment)');
+  if (fromEnv !== undefined)
+    return new ServerClient(url, fromEnv, 'the key in NOETL_API_KEY is not valid there (revoked, or of another deployment)');
   const file = keyFilePath(config.home, 'admin');
   const fromFile = readKeyFile(config.home, 'admin');
-  if (fromFile !== undefined) return new ServerClient(url, fromFile, `the key in ${file} is not valid there (set NOETL_API_KEY to a key of that server)`);
-  return new ServerClient(url, undefined, `no API key was found: NOETL_API_KEY is unset and ${file} does not exist (set NOETL_API_KEY; \`noetl keys create\` makes one)`);
+  if (fromFile !== undefined)
+    return new ServerClient(url, fromFile, `the key in ${file} is not valid there (set NOETL_API_KEY to a key of that server)`);
+  return new ServerClient(
+    url,
+    undefined,
+    `no API key was found: NOETL_API_KEY is unset and ${file} does not exist (set NOETL_API_KEY; \`noetl keys create\` makes one)`,
+  );
 }

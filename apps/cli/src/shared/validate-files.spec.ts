@@ -25,15 +25,26 @@ describe('validateFiles (noetl validate)', () => {
     const lines: string[] = [];
     const file = join(playbooks, 'loop_test.yaml');
     expect(validateFiles([file], (line) => lines.push(line))).toBe(0);
-    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:41:\\d+ workflow\\[0\\]\\.input\\.loop_index warning: template reads "loop_index"`)));
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:41:\\d+ workflow\\[0\\]\\.input\\.loop_index warning: template reads "loop_index"`,
+        ),
+      ),
+    );
   });
 
   it('fails a playbook whose template reads a member of a name nothing defines', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'noetl-validate-')), 'typo.yaml');
-    writeFileSync(file, 'apiVersion: noetl.io/v2\nkind: Playbook\nmetadata: { name: typo }\nworkflow:\n  - step: start\n    tool: { kind: noop, input: { id: "{{ strat.id }}" } }\n');
+    writeFileSync(
+      file,
+      'apiVersion: noetl.io/v2\nkind: Playbook\nmetadata: { name: typo }\nworkflow:\n  - step: start\n    tool: { kind: noop, input: { id: "{{ strat.id }}" } }\n',
+    );
     const lines: string[] = [];
     expect(validateFiles([file], (line) => lines.push(line))).toBe(1);
-    expect(lines).toEqual([expect.stringMatching(new RegExp(`^${file}:6:\\d+ workflow\\[0\\]\\.tool\\.input\\.id template reads a member of "strat"`))]);
+    expect(lines).toEqual([
+      expect.stringMatching(new RegExp(`^${file}:6:\\d+ workflow\\[0\\]\\.tool\\.input\\.id template reads a member of "strat"`)),
+    ]);
   });
 
   it('reports a file it cannot read', () => {

@@ -27,7 +27,11 @@ export interface WatchEnd {
  * loops' `done/total`) under one line per finished step; otherwise just the
  * lines, so that logs and pipes stay readable.
  */
-export async function watchExecution(load: () => Promise<ExecutionDetail>, output: CliOutput, options: WatchOptions = {}): Promise<WatchEnd> {
+export async function watchExecution(
+  load: () => Promise<ExecutionDetail>,
+  output: CliOutput,
+  options: WatchOptions = {},
+): Promise<WatchEnd> {
   const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
   const display = options.quiet ? undefined : startDisplay(output);
   const reported = new Set<string>();

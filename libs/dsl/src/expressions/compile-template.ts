@@ -14,7 +14,11 @@ import type { RenderContext } from './sandbox-runtime';
 export type RenderCallback = (error: unknown, result?: unknown) => void;
 
 export type RootRender = (
-  env: NjEnvironment, context: RenderContext, frame: NjFrame, runtime: Record<string, unknown>, cb: RenderCallback,
+  env: NjEnvironment,
+  context: RenderContext,
+  frame: NjFrame,
+  runtime: Record<string, unknown>,
+  cb: RenderCallback,
 ) => void;
 
 export interface CompiledTemplate {

@@ -8,9 +8,7 @@
 import type { TemplateFunction } from './callables';
 import { checkTemplate, compileTemplate, type CompiledTemplate } from './compile-template';
 import type { ExpressionEnv } from './expression-env';
-import {
-  adaptBuiltin, FILTERS, KEPT_BUILTIN_FILTERS, STRING_BUILTIN_FILTERS,
-} from './filters';
+import { adaptBuiltin, FILTERS, KEPT_BUILTIN_FILTERS, STRING_BUILTIN_FILTERS } from './filters';
 import { exportValue } from './export-value';
 import { createGlobals } from './globals';
 import { LruCache } from './lru-cache';
@@ -135,7 +133,12 @@ export class ExpressionEngine extends TemplateRenderer {
     return compiled;
   }
 
-  private execute(compiled: CompiledTemplate, template: string, scope: Record<string, unknown>, slice: RenderSliceLimits | undefined): unknown {
+  private execute(
+    compiled: CompiledTemplate,
+    template: string,
+    scope: Record<string, unknown>,
+    slice: RenderSliceLimits | undefined,
+  ): unknown {
     const context = new RenderContext(this.nunjucks, scope, this.globals, this.known);
     const frame = new baseRuntime.Frame();
     frame.topLevel = true;

@@ -15,7 +15,10 @@ const scope = {
   list: [3, 1, 2],
   words: ['a', 'b', 'c'],
   obj: { b: 2, a: 1 },
-  users: [{ name: 'ann', age: 30, team: { id: 'x' } }, { name: 'bob', age: 20, team: { id: 'y' } }],
+  users: [
+    { name: 'ann', age: 30, team: { id: 'x' } },
+    { name: 'bob', age: 20, team: { id: 'y' } },
+  ],
   quote: "it's",
   html: '<b>&</b>',
   padded: '  hi  ',
@@ -65,7 +68,7 @@ describe('filters', () => {
     ['{{ list | string }}', '[3, 1, 2]'],
     ['{{ obj | string }}', "{'b': 2, 'a': 1}"],
     ['{{ quote | string }}', "it's"],
-    ['{{ [quote, "a\\\\b"] | string }}', '["it\'s", \'a\\\\b\']'],
+    ['{{ [quote, "a\\\\b"] | string }}', "[\"it's\", 'a\\\\b']"],
     ['{{ yes | string | lower }}', 'true'],
     // length / count
     ['{{ s | length }}', 11],
@@ -140,7 +143,13 @@ describe('filters', () => {
     ['{{ users | map(attribute="missing", default="?") | list }}', ['?', '?']],
     ['{{ ["1", "2"] | map("int") | list }}', [1, 2]],
     ['{{ words | map("upper") | join }}', 'ABC'],
-    ['{{ obj | items }}', [['b', 2], ['a', 1]]],
+    [
+      '{{ obj | items }}',
+      [
+        ['b', 2],
+        ['a', 1],
+      ],
+    ],
     ['{{ nil | items }}', []],
     ['{{ [1, 2, 1, "1"] | unique }}', [1, 2, '1']],
     ['{{ list | min }}', 1],
@@ -165,7 +174,13 @@ describe('filters', () => {
     ['{{ list | sort(true) }}', [3, 2, 1]],
     ['{{ users | sort(attribute="age") | map(attribute="name") | join }}', 'bobann'],
     ['{{ list | reverse }}', [2, 1, 3]],
-    ['{{ obj | dictsort }}', [['a', 1], ['b', 2]]],
+    [
+      '{{ obj | dictsort }}',
+      [
+        ['a', 1],
+        ['b', 2],
+      ],
+    ],
     ['{{ [1, 2, 3] | batch(2) }}', [[1, 2], [3]]],
     ['{{ [1, 2, 3] | slice(2) }}', [[1, 2], [3]]],
     ['{{ obj | dump }}', '{"b":2,"a":1}'],

@@ -8,9 +8,7 @@
 import { positionalOnly, splitArgs } from './callables';
 import { memberLookup, RenderContext } from './sandbox-runtime';
 import { UndefinedValue } from './template-error';
-import {
-  add, compare, isPlainObject, isSafeString, joinTexts, pyEquals, pyStr, truthy, unwrapSafe,
-} from './python-values';
+import { add, compare, isPlainObject, isSafeString, joinTexts, pyEquals, pyStr, truthy, unwrapSafe } from './python-values';
 import { lookupMethod } from './python-methods';
 import { BudgetExceeded, renderBudget } from './render-budget';
 
@@ -19,8 +17,14 @@ export type TemplateFilter = (this: unknown, value: unknown, ...args: unknown[])
 const INTEGER = /^[+-]?\d+(_\d+)*$/;
 const DECIMAL = /^[+-]?((\d+(_\d+)*)?\.?\d+(_\d+)*|\d+(_\d+)*\.)([eE][+-]?\d+)?$/;
 const SPECIAL_FLOATS: ReadonlyMap<string, number> = new Map([
-  ['inf', Infinity], ['+inf', Infinity], ['-inf', -Infinity], ['infinity', Infinity], ['-infinity', -Infinity],
-  ['nan', NaN], ['+nan', NaN], ['-nan', NaN],
+  ['inf', Infinity],
+  ['+inf', Infinity],
+  ['-inf', -Infinity],
+  ['infinity', Infinity],
+  ['-infinity', -Infinity],
+  ['nan', NaN],
+  ['+nan', NaN],
+  ['-nan', NaN],
 ]);
 
 /** Python's float(x) for the values templates see; undefined when it would raise. */
@@ -44,7 +48,7 @@ function required(value: unknown, filter: string): unknown {
 function toInt(value: unknown, ...args: unknown[]): unknown {
   required(value, 'int');
   const { positional, keywords } = splitArgs(args);
-  const fallback = 'default' in keywords ? keywords['default'] : positional[0] ?? 0;
+  const fallback = 'default' in keywords ? keywords['default'] : (positional[0] ?? 0);
   const base = Number(('base' in keywords ? keywords['base'] : positional[1]) ?? 10);
   const v = unwrapSafe(value);
   if (typeof v === 'string' && base !== 10) {
@@ -61,14 +65,14 @@ function toInt(value: unknown, ...args: unknown[]): unknown {
 function toFloat(value: unknown, ...args: unknown[]): unknown {
   required(value, 'float');
   const { positional, keywords } = splitArgs(args);
-  const fallback = 'default' in keywords ? keywords['default'] : positional[0] ?? 0;
+  const fallback = 'default' in keywords ? keywords['default'] : (positional[0] ?? 0);
   const n = parseFloatLike(value);
   return n === undefined ? fallback : n;
 }
 
 function defaultFilter(value: unknown, ...args: unknown[]): unknown {
   const { positional, keywords } = splitArgs(args);
-  const fallback = 'default_value' in keywords ? keywords['default_value'] : positional[0] ?? '';
+  const fallback = 'default_value' in keywords ? keywords['default_value'] : (positional[0] ?? '');
   const boolean = 'boolean' in keywords ? keywords['boolean'] : positional[1];
   if (value === undefined) return fallback;
   return truthy(boolean) && !truthy(value) ? fallback : value;
@@ -155,7 +159,9 @@ function last(value: unknown): unknown {
 
 function attribute(item: unknown, path: unknown): unknown {
   if (typeof path === 'number') return memberLookup(item, path);
-  return String(path).split('.').reduce<unknown>((obj, part) => memberLookup(obj, /^\d+$/.test(part) ? Number(part) : part), item);
+  return String(path)
+    .split('.')
+    .reduce<unknown>((obj, part) => memberLookup(obj, /^\d+$/.test(part) ? Number(part) : part), item);
 }
 
 function join(value: unknown, ...args: unknown[]): string {
@@ -166,13 +172,14 @@ function join(value: unknown, ...args: unknown[]): string {
   return joinTexts(texts, separator);
 }
 
-
 function sum(value: unknown, ...args: unknown[]): unknown {
   const { positional, keywords } = splitArgs(args);
   const attr = 'attribute' in keywords ? keywords['attribute'] : positional[0];
   const start = ('start' in keywords ? keywords['start'] : positional[1]) ?? 0;
   return iterate(value, 'sum').reduce<unknown>(
-    (total, item) => add(total, attr === undefined || attr === null ? item : attribute(item, attr)), start);
+    (total, item) => add(total, attr === undefined || attr === null ? item : attribute(item, attr)),
+    start,
+  );
 }
 
 function mapFilter(this: unknown, value: unknown, ...args: unknown[]): unknown[] {
@@ -254,11 +261,13 @@ function base64ToUtf8(value: unknown): string {
   }
 }
 
-const stringFilter = (fn: (s: string) => string): TemplateFilter => (value) => {
-  const text = pyStr(unwrapSafe(value));
-  renderBudget().charge(text.length);
-  return fn(text);
-};
+const stringFilter =
+  (fn: (s: string) => string): TemplateFilter =>
+  (value) => {
+    const text = pyStr(unwrapSafe(value));
+    renderBudget().charge(text.length);
+    return fn(text);
+  };
 
 /** Our filters; they replace nunjucks' built-ins of the same name. */
 export const FILTERS: ReadonlyMap<string, TemplateFilter> = new Map<string, TemplateFilter>([
@@ -296,7 +305,16 @@ export const FILTERS: ReadonlyMap<string, TemplateFilter> = new Map<string, Temp
 
 /** nunjucks built-ins kept as they are (their results unwrapped from SafeString). */
 export const KEPT_BUILTIN_FILTERS: readonly string[] = [
-  'abs', 'batch', 'dictsort', 'dump', 'groupby', 'reverse', 'round', 'slice', 'sort', 'urlencode',
+  'abs',
+  'batch',
+  'dictsort',
+  'dump',
+  'groupby',
+  'reverse',
+  'round',
+  'slice',
+  'sort',
+  'urlencode',
 ];
 
 /**
@@ -306,15 +324,51 @@ export const KEPT_BUILTIN_FILTERS: readonly string[] = [
  * is 0, `default` replaces it, the string filters see ''.
  */
 export const FILTERS_NEEDING_A_VALUE: ReadonlySet<string> = new Set([
-  'join', 'map', 'select', 'reject', 'selectattr', 'rejectattr', 'list', 'first', 'last', 'unique', 'sum', 'min',
-  'max', 'items', 'sort', 'reverse', 'batch', 'slice', 'groupby', 'dictsort', 'int', 'float', 'abs', 'round',
-  'tojson', 'dump', 'attr',
+  'join',
+  'map',
+  'select',
+  'reject',
+  'selectattr',
+  'rejectattr',
+  'list',
+  'first',
+  'last',
+  'unique',
+  'sum',
+  'min',
+  'max',
+  'items',
+  'sort',
+  'reverse',
+  'batch',
+  'slice',
+  'groupby',
+  'dictsort',
+  'int',
+  'float',
+  'abs',
+  'round',
+  'tojson',
+  'dump',
+  'attr',
 ]);
 
 /** nunjucks built-ins that expect a string: given str(value) first, as Jinja does. */
 export const STRING_BUILTIN_FILTERS: readonly string[] = [
-  'capitalize', 'center', 'escape', 'e', 'forceescape', 'indent', 'nl2br', 'safe', 'striptags', 'title',
-  'trim', 'truncate', 'urlize', 'wordcount',
+  'capitalize',
+  'center',
+  'escape',
+  'e',
+  'forceescape',
+  'indent',
+  'nl2br',
+  'safe',
+  'striptags',
+  'title',
+  'trim',
+  'truncate',
+  'urlize',
+  'wordcount',
 ];
 
 /** The size of a built-in filter's input. */

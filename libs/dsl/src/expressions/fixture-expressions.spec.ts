@@ -54,13 +54,13 @@ describe('fixture expressions', () => {
     ['{{ output.http.status in [500, 502, 503] }}', true],
     ['{{ output.error.status in [500, 502, 503] }}', true],
     ['{{ hasMore | lower }}', 'true'],
-    ['{{ event.name == \'loop.done\' }}', true],
+    ["{{ event.name == 'loop.done' }}", true],
     ['{{ event.name == "loop.done" }}', true],
-    ['{{ output.status == \'error\' and output.error.retryable }}', true],
+    ["{{ output.status == 'error' and output.error.retryable }}", true],
     ['{{ output.status == "error" and output.http.status == 429 }}', false],
     [
-      "{{ output.status == 'error' and (output.error.retryable or (output.error.message is defined and "
-      + "('Connection reset' in output.error.message or 'timed out' in output.error.message))) }}",
+      "{{ output.status == 'error' and (output.error.retryable or (output.error.message is defined and " +
+        "('Connection reset' in output.error.message or 'timed out' in output.error.message))) }}",
       true,
     ],
     ["{{ output.retryable and output.error.kind == 'server_error' }}", null],
@@ -69,11 +69,7 @@ describe('fixture expressions', () => {
     ['{{ (output.data.rows[0].data_count | default(0) | int) >= (workload.patients_per_facility | int) }}', true],
     ['{{ ((output.data.rows | default(output.data) | first).mds_complete | string | lower) == "true" }}', true],
     ['{{ (output.data.rows[0].remaining_count | int) == 0 }}', true],
-    [
-      '{{ output.data.rows[0].facility_id if (output.data.row_count | default(0) | int) > 0 '
-      + 'else (ctx.facility_id | default(0)) }}',
-      9,
-    ],
+    ['{{ output.data.rows[0].facility_id if (output.data.row_count | default(0) | int) > 0 ' + 'else (ctx.facility_id | default(0)) }}', 9],
     ['{{ ctx.has_more == true }}', true],
     ['{{ ctx.has_more != true }}', false],
     ['{{ eval_flag.is_hot == false }}', true],
@@ -104,9 +100,7 @@ describe('fixture expressions', () => {
       'SELECT 0',
       '{% endif %}',
     ].join('\n');
-    expect(e.renderString(sql, scope)).toBe(
-      "\nINSERT INTO t SELECT * FROM JSONB_TO_RECORDSET('{\"title\":\"it''s\",\"n\":1}'::jsonb)\n",
-    );
+    expect(e.renderString(sql, scope)).toBe('\nINSERT INTO t SELECT * FROM JSONB_TO_RECORDSET(\'{"title":"it\'\'s","n":1}\'::jsonb)\n');
     expect(e.renderString(sql, { iter: { data_type: 'other' } })).toBe('\nSELECT 0\n');
   });
 
@@ -117,7 +111,7 @@ describe('fixture expressions', () => {
 
   it('judges fixture `when:` conditions', () => {
     expect(e.evaluateCondition("{{ output.status == 'error' }}", scope)).toBe(true);
-    expect(e.evaluateCondition('{{ output.error.kind == \'rate_limit\' }}', scope)).toBe(false);
+    expect(e.evaluateCondition("{{ output.error.kind == 'rate_limit' }}", scope)).toBe(false);
     expect(e.evaluateCondition('{{ output.data.meta.page < output.data.meta.totalPages }}', scope)).toBe(false);
     expect(e.evaluateCondition('{{ ctx.has_more }}', scope)).toBe(true);
     expect(e.evaluateCondition('{{ iter.has_more }}', scope)).toBe(false);

@@ -14,8 +14,8 @@ function integer(value: unknown): number {
 
 function range(...args: unknown[]): number[] {
   const positional = positionalOnly('range', args).map(integer);
-  const [start, stop, step] = positional.length === 1 ? [0, positional[0] ?? 0, 1]
-    : [positional[0] ?? 0, positional[1] ?? 0, positional[2] ?? 1];
+  const [start, stop, step] =
+    positional.length === 1 ? [0, positional[0] ?? 0, 1] : [positional[0] ?? 0, positional[1] ?? 0, positional[2] ?? 1];
   if (step === 0) throw new Error('range() step must not be zero');
   const count = Math.max(0, Math.ceil((stop - start) / step));
   renderBudget().range(count);
@@ -25,13 +25,19 @@ function range(...args: unknown[]): number[] {
 export function createGlobals(env: ExpressionEnv): ReadonlyMap<string, TemplateFunction> {
   return new Map<string, TemplateFunction>([
     ['range', markCallable(range)],
-    ['now', markCallable((...args: unknown[]) => {
-      positionalOnly('now', args);
-      return env.now().toISOString();
-    })],
-    ['uuid', markCallable((...args: unknown[]) => {
-      positionalOnly('uuid', args);
-      return env.uuid();
-    })],
+    [
+      'now',
+      markCallable((...args: unknown[]) => {
+        positionalOnly('now', args);
+        return env.now().toISOString();
+      }),
+    ],
+    [
+      'uuid',
+      markCallable((...args: unknown[]) => {
+        positionalOnly('uuid', args);
+        return env.uuid();
+      }),
+    ],
   ]);
 }

@@ -30,7 +30,7 @@ describe('InlineSlice', () => {
     expect(readings).toBe(4);
   });
 
-  it('fails as the engine does past the engine\'s own budget, when the slice is not smaller', () => {
+  it("fails as the engine does past the engine's own budget, when the slice is not smaller", () => {
     const slice = new InlineSlice(engine, { work: 1_000_000, ms: 1000, clock: () => 0 });
     const template = '{% for i in range(30000) %}{% endfor %}';
     expect(() => slice.renderString(template, {})).toThrow(TemplateError);
@@ -38,7 +38,9 @@ describe('InlineSlice', () => {
   });
 
   it('answers a render past its slice with its settled outcome', () => {
-    const settled = new InlineSlice(engine, { work: 1000, ms: 10, clock: () => 0 }, (template) => (template.startsWith(LOOP) ? { value: 'settled' } : undefined));
+    const settled = new InlineSlice(engine, { work: 1000, ms: 10, clock: () => 0 }, (template) =>
+      template.startsWith(LOOP) ? { value: 'settled' } : undefined,
+    );
     expect(settled.renderString(`${LOOP}{{ n }}`, { n: 1 })).toBe('settled');
   });
 });

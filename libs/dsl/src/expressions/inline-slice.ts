@@ -26,7 +26,11 @@ export interface InlineSliceOptions {
 export class InlineSlice extends TemplateRenderer {
   private readonly slice: RenderSliceLimits;
 
-  constructor(private readonly expressions: ExpressionEngine, options: InlineSliceOptions, private readonly settled?: SettledRenders) {
+  constructor(
+    private readonly expressions: ExpressionEngine,
+    options: InlineSliceOptions,
+    private readonly settled?: SettledRenders,
+  ) {
     super();
     this.slice = {
       limits: Object.freeze({ ...expressions.limits, maxWork: Math.min(options.work, expressions.limits.maxWork) }),

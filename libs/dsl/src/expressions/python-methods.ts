@@ -117,11 +117,14 @@ function capitalize(word: string): string {
 const STRING_METHODS = new Map<string, Method<string>>([
   ['startswith', (s, [prefix, start, end]) => affixes(prefix).some((p) => window(s, start, end).startsWith(p))],
   ['endswith', (s, [suffix, start, end]) => affixes(suffix).some((p) => window(s, start, end).endsWith(p))],
-  ['split', (s, [sep, maxsplit]) => {
-    const parts = split(s, optionalString(sep, 'separator'), optionalInt(maxsplit, 'maxsplit') ?? -1);
-    renderBudget().list(parts.length);
-    return parts;
-  }],
+  [
+    'split',
+    (s, [sep, maxsplit]) => {
+      const parts = split(s, optionalString(sep, 'separator'), optionalInt(maxsplit, 'maxsplit') ?? -1);
+      renderBudget().list(parts.length);
+      return parts;
+    },
+  ],
   ['strip', (s, [chars]) => strip(s, optionalString(chars, 'chars'), true, true)],
   ['lstrip', (s, [chars]) => strip(s, optionalString(chars, 'chars'), true, false)],
   ['rstrip', (s, [chars]) => strip(s, optionalString(chars, 'chars'), false, true)],
@@ -130,33 +133,45 @@ const STRING_METHODS = new Map<string, Method<string>>([
   ['title', (s) => s.toLowerCase().replace(/\p{L}+/gu, capitalize)],
   ['capitalize', (s) => capitalize(s)],
   ['replace', (s, [old, replacement, count]) => replaceAll(s, pyStr(old), pyStr(replacement), optionalInt(count, 'count') ?? -1)],
-  ['join', (s, [items]) => {
-    const list = unwrapSafe(items);
-    if (typeof list === 'string') return joinTexts(Array.from(list), s);
-    if (!Array.isArray(list)) throw new Error('join() argument must be a list');
-    return joinTexts(list.map((item) => pyStr(unwrapSafe(item))), s);
-  }],
+  [
+    'join',
+    (s, [items]) => {
+      const list = unwrapSafe(items);
+      if (typeof list === 'string') return joinTexts(Array.from(list), s);
+      if (!Array.isArray(list)) throw new Error('join() argument must be a list');
+      return joinTexts(
+        list.map((item) => pyStr(unwrapSafe(item))),
+        s,
+      );
+    },
+  ],
   ['find', (s, [sub]) => s.indexOf(pyStr(sub))],
   ['count', (s, [sub]) => countOccurrences(s, pyStr(sub))],
   ['isdigit', (s) => /^\d+$/.test(s)],
 ]);
 
 const DICT_METHODS = new Map<string, Method<Record<string, unknown>>>([
-  ['get', (d, [key, fallback = null]) => {
-    const k = typeof key === 'number' ? String(key) : key;
-    return typeof k === 'string' && Object.prototype.hasOwnProperty.call(d, k) ? d[k] : fallback;
-  }],
+  [
+    'get',
+    (d, [key, fallback = null]) => {
+      const k = typeof key === 'number' ? String(key) : key;
+      return typeof k === 'string' && Object.prototype.hasOwnProperty.call(d, k) ? d[k] : fallback;
+    },
+  ],
   ['keys', (d) => Object.keys(d)],
   ['values', (d) => Object.keys(d).map((k) => d[k])],
   ['items', (d) => Object.keys(d).map((k) => [k, d[k]])],
 ]);
 
 const LIST_METHODS = new Map<string, Method<readonly unknown[]>>([
-  ['index', (list, [item]) => {
-    const at = list.findIndex((entry) => pyEquals(entry, item));
-    if (at < 0) throw new Error(`${pyStr(item)} is not in list`);
-    return at;
-  }],
+  [
+    'index',
+    (list, [item]) => {
+      const at = list.findIndex((entry) => pyEquals(entry, item));
+      if (at < 0) throw new Error(`${pyStr(item)} is not in list`);
+      return at;
+    },
+  ],
   ['count', (list, [item]) => list.filter((entry) => pyEquals(entry, item)).length],
 ]);
 

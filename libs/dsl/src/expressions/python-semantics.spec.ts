@@ -12,7 +12,10 @@ const scope = {
   empty: [],
   obj: { a: 1, items: 'own data', nested: { deep: 'x' } },
   emptyObj: {},
-  matrix: [[1, 2], [3, 4]],
+  matrix: [
+    [1, 2],
+    [3, 4],
+  ],
   text: 'a,b,,c',
 };
 
@@ -161,8 +164,7 @@ describe('Python literals and operators', () => {
   });
 
   it('loops with for, else and loop variables', () => {
-    expect(render('{% for x in list %}{{ loop.index }}:{{ x }}{% if not loop.last %},{% endif %}{% endfor %}'))
-      .toBe('1:10,2:20,3:30,4:40');
+    expect(render('{% for x in list %}{{ loop.index }}:{{ x }}{% if not loop.last %},{% endif %}{% endfor %}')).toBe('1:10,2:20,3:30,4:40');
     expect(render('{% for x in nil %}{{ x }}{% else %}nothing{% endfor %}')).toBe('nothing');
     expect(render('{% for k, v in {"a": 1, "b": 2}.items() %}{{ k }}={{ v }};{% endfor %}')).toBe('a=1;b=2;');
     expect(render('{% for k, v in obj %}{{ k }};{% endfor %}')).toBe('a;items;nested;');

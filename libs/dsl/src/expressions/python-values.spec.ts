@@ -1,23 +1,59 @@
 import { baseRuntime } from './nunjucks-internals';
 import {
-  add, compare, contains, indexSequence, isPlainObject, modulo, multiply, pyEquals, pyRepr, pyStr, sliceValue, truthy,
+  add,
+  compare,
+  contains,
+  indexSequence,
+  isPlainObject,
+  modulo,
+  multiply,
+  pyEquals,
+  pyRepr,
+  pyStr,
+  sliceValue,
+  truthy,
 } from './python-values';
 
 const safe = (s: string): unknown => new baseRuntime.SafeString(s);
 
 describe('python values', () => {
   it.each([
-    [undefined, false], [null, false], [false, false], [0, false], [NaN, false], ['', false], [[], false], [{}, false],
-    [BigInt(0), false], [BigInt(2), true], [safe(''), false], [safe('x'), true], [new Date(0), true], [1, true], ['0', true],
+    [undefined, false],
+    [null, false],
+    [false, false],
+    [0, false],
+    [NaN, false],
+    ['', false],
+    [[], false],
+    [{}, false],
+    [BigInt(0), false],
+    [BigInt(2), true],
+    [safe(''), false],
+    [safe('x'), true],
+    [new Date(0), true],
+    [1, true],
+    ['0', true],
     [Object.create(null), false],
   ])('truthy(%p) is %p', (value, expected) => {
     expect(truthy(value)).toBe(expected);
   });
 
   it.each([
-    [undefined, ''], [null, 'None'], [true, 'True'], [1.5, '1.5'], [NaN, 'nan'], [Infinity, 'inf'], [-Infinity, '-inf'],
-    [BigInt(7), '7'], [() => 1, ''], [Symbol('s'), ''], [new Date(0), '1970-01-01T00:00:00.000Z'],
-    [['a', "b'c", 'd"e\'f', 'g\\h', 'i\nj\r\t\x01', null, [undefined]], "['a', \"b'c\", 'd\"e\\'f', 'g\\\\h', 'i\\nj\\r\\t\\x01', None, [None]]"],
+    [undefined, ''],
+    [null, 'None'],
+    [true, 'True'],
+    [1.5, '1.5'],
+    [NaN, 'nan'],
+    [Infinity, 'inf'],
+    [-Infinity, '-inf'],
+    [BigInt(7), '7'],
+    [() => 1, ''],
+    [Symbol('s'), ''],
+    [new Date(0), '1970-01-01T00:00:00.000Z'],
+    [
+      ['a', "b'c", 'd"e\'f', 'g\\h', 'i\nj\r\t\x01', null, [undefined]],
+      "['a', \"b'c\", 'd\"e\\'f', 'g\\\\h', 'i\\nj\\r\\t\\x01', None, [None]]",
+    ],
     [{ k: safe('v') }, "{'k': 'v'}"],
     [new Map(), '[object Map]'],
   ])('pyStr(%p) is %p', (value, expected) => {
@@ -29,8 +65,17 @@ describe('python values', () => {
   });
 
   it.each([
-    [null, undefined, false], [undefined, undefined, true], [null, 0, false], [true, 1, true], ['1', 1, false], [safe('a'), 'a', true], [safe('1'), 1, false],
-    [[1, [2]], [1, [2]], true], [[1], [1, 2], false], [{ a: 1 }, { a: 1 }, true], [{ a: 1 }, { a: 1, b: 2 }, false],
+    [null, undefined, false],
+    [undefined, undefined, true],
+    [null, 0, false],
+    [true, 1, true],
+    ['1', 1, false],
+    [safe('a'), 'a', true],
+    [safe('1'), 1, false],
+    [[1, [2]], [1, [2]], true],
+    [[1], [1, 2], false],
+    [{ a: 1 }, { a: 1 }, true],
+    [{ a: 1 }, { a: 1, b: 2 }, false],
     [new Date(0), new Date(0), false],
   ])('pyEquals(%p, %p) is %p', (a, b, expected) => {
     expect(pyEquals(a, b)).toBe(expected);

@@ -10,7 +10,11 @@ import { DEFAULT_TEMPLATE_LIMITS, type TemplateLimits } from './template-limits'
 
 /** A render went over one of its limits. */
 export class BudgetExceeded extends Error {
-  constructor(what: string, readonly limit: keyof TemplateLimits, value: number) {
+  constructor(
+    what: string,
+    readonly limit: keyof TemplateLimits,
+    value: number,
+  ) {
     super(`over budget: ${what} (limit ${value}, ${limit})`);
     this.name = 'BudgetExceeded';
   }
@@ -49,14 +53,22 @@ export class RenderBudget {
   private endsAt = Infinity;
 
   /** `metered: false` checks sizes only (for helpers called outside a render); a `deadline` ends the render with SliceSpent. */
-  constructor(readonly limits: Readonly<TemplateLimits>, private readonly metered = true, private readonly deadline?: RenderDeadline) {}
+  constructor(
+    readonly limits: Readonly<TemplateLimits>,
+    private readonly metered = true,
+    private readonly deadline?: RenderDeadline,
+  ) {}
 
   /** One iteration of a `{% for %}` loop is about to run. */
   loopIteration(): void {
     if (!this.metered) return;
     this.loopIterations += 1;
     if (this.loopIterations > this.limits.maxLoopIterations) {
-      throw new BudgetExceeded(`more than ${this.limits.maxLoopIterations} loop iterations`, 'maxLoopIterations', this.limits.maxLoopIterations);
+      throw new BudgetExceeded(
+        `more than ${this.limits.maxLoopIterations} loop iterations`,
+        'maxLoopIterations',
+        this.limits.maxLoopIterations,
+      );
     }
     this.charge(1);
   }

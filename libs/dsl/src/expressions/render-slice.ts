@@ -10,7 +10,10 @@
 
 /** An inline render went past its slice; `template` and `scope` are what it rendered. */
 export class RenderSliceExceeded extends Error {
-  constructor(readonly template: string, readonly scope: Record<string, unknown>) {
+  constructor(
+    readonly template: string,
+    readonly scope: Record<string, unknown>,
+  ) {
     super(`the render of "${template.slice(0, 80)}" needs more than its inline slice`);
     this.name = 'RenderSliceExceeded';
   }

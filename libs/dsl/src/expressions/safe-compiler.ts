@@ -22,8 +22,16 @@
  */
 import { FILTERS_NEEDING_A_VALUE } from './filters';
 import {
-  BaseCompiler, baseRuntime, childList, childNode, isNode, nodes, requiredChild,
-  type NjCompileFrame, type NjCompiler, type NjNode,
+  BaseCompiler,
+  baseRuntime,
+  childList,
+  childNode,
+  isNode,
+  nodes,
+  requiredChild,
+  type NjCompileFrame,
+  type NjCompiler,
+  type NjNode,
 } from './nunjucks-internals';
 import { PYTHON_LITERALS, testName } from './validate-template';
 
@@ -62,10 +70,14 @@ function optional(c: NjCompiler, node: NjNode | undefined, frame: Frame): void {
 
 /** Where an expression starts in the source: `a.b.c` at `a`, `f(x)` at `f`, `x | f` at `x`. */
 function startOf(node: NjNode): NjNode {
-  const first = node.typename === 'LookupVal' ? childNode(node, 'target')
-    : node.typename === 'FunCall' ? childNode(node, 'name')
-      : node.typename === 'Filter' ? childList(requiredChild(node, 'args'))[0]
-        : undefined;
+  const first =
+    node.typename === 'LookupVal'
+      ? childNode(node, 'target')
+      : node.typename === 'FunCall'
+        ? childNode(node, 'name')
+        : node.typename === 'Filter'
+          ? childList(requiredChild(node, 'args'))[0]
+          : undefined;
   return first ? startOf(first) : node;
 }
 

@@ -5,9 +5,7 @@
  * - slices: `rows[1:3]`, `name[:5]`, `items[::-1]` parse to a `Slice` node;
  * - numeric attribute access: `rows.0.id` reads like `rows[0].id`.
  */
-import {
-  BaseParser, lexer, nodes, type NjNode, type NjParser, type NjToken, type NjTokenizer,
-} from './nunjucks-internals';
+import { BaseParser, lexer, nodes, type NjNode, type NjParser, type NjToken, type NjTokenizer } from './nunjucks-internals';
 
 /** `start:stop:step` inside a subscript; any part may be absent. */
 export const SliceNode = nodes.Node.extend('Slice', { fields: ['start', 'stop', 'step'] });

@@ -26,7 +26,18 @@ import { FORBIDDEN_MEMBERS, type KnownNames } from './known-names';
 import { baseRuntime, type NjEnvironment, type NjFilter, type NjFrame } from './nunjucks-internals';
 import { lookupMethod } from './python-methods';
 import {
-  add, compare, concat, contains, hasOwn, indexSequence, modulo, multiply, pyStr, sliceValue, truthy, unwrapSafe,
+  add,
+  compare,
+  concat,
+  contains,
+  hasOwn,
+  indexSequence,
+  modulo,
+  multiply,
+  pyStr,
+  sliceValue,
+  truthy,
+  unwrapSafe,
 } from './python-values';
 import { renderBudget } from './render-budget';
 import { UndefinedValue } from './template-error';
@@ -71,7 +82,11 @@ export class RenderContext {
 
 /** A failure inside a compiled template, with the (0-based) position last reached. */
 export class RenderFault extends Error {
-  constructor(readonly original: unknown, readonly lineno: number, readonly colno: number) {
+  constructor(
+    readonly original: unknown,
+    readonly lineno: number,
+    readonly colno: number,
+  ) {
     super(original instanceof Error ? original.message : String(original));
   }
 }

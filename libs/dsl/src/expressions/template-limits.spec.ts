@@ -33,21 +33,33 @@ describe('template limits', () => {
     expect(e.renderString('{% for i in range(100000) %}{% endfor %}done', {})).toBe('done');
     expect((e.renderString('{{ range(100000) | join(",") }}', {}) as string).length).toBe(588889);
     const rows = Array.from({ length: 5000 }, (_, id) => ({ id, name: `row ${id}` }));
-    const sql = e.renderString("INSERT INTO t VALUES {% for r in rows %}({{ r.id }}, '{{ r.name }}'){{ ',' if not loop.last }}{% endfor %}", { rows });
+    const sql = e.renderString(
+      "INSERT INTO t VALUES {% for r in rows %}({{ r.id }}, '{{ r.name }}'){{ ',' if not loop.last }}{% endfor %}",
+      { rows },
+    );
     expect(sql).toMatch(/^INSERT INTO t VALUES \(0, 'row 0'\),.*\(4999, 'row 4999'\)$/);
     expect(e.renderString('{{ big }}', { big: Array.from({ length: 2_000_000 }, (_, i) => i) })).toHaveLength(2_000_000);
   });
 
   it.each<[string, Partial<TemplateLimits>, string, string]>([
-    ['nested loop iterations', { maxLoopIterations: 99 }, '{% for i in range(10) %}{% for j in range(10) %}{% endfor %}{% endfor %}',
-      'more than 99 loop iterations (limit 99, maxLoopIterations)'],
+    [
+      'nested loop iterations',
+      { maxLoopIterations: 99 },
+      '{% for i in range(10) %}{% for j in range(10) %}{% endfor %}{% endfor %}',
+      'more than 99 loop iterations (limit 99, maxLoopIterations)',
+    ],
     ['range() size', { maxRangeSize: 10 }, '{{ range(11) }}', 'range() of 11 items is too large (limit 10, maxRangeSize)'],
     ['list concatenation', { maxListLength: 10 }, '{{ range(6) + range(5) }}', 'a list of 11 items is too long (limit 10, maxListLength)'],
     ['list repetition', { maxListLength: 10 }, '{{ [1, 2] * 6 }}', 'a list of 12 items is too long'],
     ['batch padding', { maxListLength: 10 }, '{{ [1] | batch(11, 0) }}', 'a list of 11 items is too long'],
     ['slice count', { maxListLength: 10 }, '{{ [1] | slice(11) }}', 'a list of 11 items is too long'],
     ['items of a mapping', { maxListLength: 1 }, '{{ {"a": 1, "b": 2} | items }}', 'a list of 2 items is too long'],
-    ['string concatenation', { maxStringLength: 10 }, '{{ "abcdef" ~ "ghijk" }}', 'a string of 11 characters is too long (limit 10, maxStringLength)'],
+    [
+      'string concatenation',
+      { maxStringLength: 10 },
+      '{{ "abcdef" ~ "ghijk" }}',
+      'a string of 11 characters is too long (limit 10, maxStringLength)',
+    ],
     ['string +', { maxStringLength: 10 }, '{{ "abcdef" + "ghijk" }}', 'a string of 11 characters is too long'],
     ['string repetition', { maxStringLength: 10 }, '{{ "ab" * 6 }}', 'a string of 12 characters is too long'],
     ['replace', { maxStringLength: 10 }, '{{ "aaaa" | replace("a", "xyz") }}', 'a string of 12 characters is too long'],
@@ -57,13 +69,32 @@ describe('template limits', () => {
     ['center', { maxStringLength: 10 }, '{{ "x" | center(11) }}', 'a string of 11 characters is too long'],
     ['tojson', { maxStringLength: 100 }, '{{ (["x" * 50] * 3) | tojson }}', 'characters is too long (limit 100, maxStringLength)'],
     ['printing a list', { maxStringLength: 100 }, '{{ (["x" * 50] * 3) | string }}', 'characters is too long (limit 100, maxStringLength)'],
-    ['output', { maxOutputLength: 50 }, '{% for i in range(10) %}abcdef{% endfor %}', 'the output of 54 characters is too long (limit 50, maxOutputLength)'],
-    ['output of a set block', { maxOutputLength: 50 }, '{% set s %}{% for i in range(10) %}abcdef{% endfor %}{% endset %}', 'the output of 54 characters'],
-    ['work of a loop copying a list', { maxWork: 100_000 }, '{% set l = range(10000) %}{% for i in range(20) %}{% set c = l + [] %}{% endfor %}',
-      'the template does too much work (limit 100000, maxWork)'],
+    [
+      'output',
+      { maxOutputLength: 50 },
+      '{% for i in range(10) %}abcdef{% endfor %}',
+      'the output of 54 characters is too long (limit 50, maxOutputLength)',
+    ],
+    [
+      'output of a set block',
+      { maxOutputLength: 50 },
+      '{% set s %}{% for i in range(10) %}abcdef{% endfor %}{% endset %}',
+      'the output of 54 characters',
+    ],
+    [
+      'work of a loop copying a list',
+      { maxWork: 100_000 },
+      '{% set l = range(10000) %}{% for i in range(20) %}{% set c = l + [] %}{% endfor %}',
+      'the template does too much work (limit 100000, maxWork)',
+    ],
     ['work of comparing', { maxWork: 100_000 }, '{% set l = range(1000) %}{% for i in range(200) %}{{ 5000 in l }}{% endfor %}', 'maxWork'],
     ['work of a filter walking a list', { maxWork: 100_000 }, '{% for i in range(20) %}{{ big | sum }}{% endfor %}', 'maxWork'],
-    ['work of a method walking a string', { maxWork: 100_000 }, '{% for i in range(20) %}{{ text.upper() | length }}{% endfor %}', 'maxWork'],
+    [
+      'work of a method walking a string',
+      { maxWork: 100_000 },
+      '{% for i in range(20) %}{{ text.upper() | length }}{% endfor %}',
+      'maxWork',
+    ],
   ])('bounds %s', (_what, limits, template, message) => {
     const error = failure(engine(limits), template, { big: Array.from({ length: 10_000 }, () => 1), text: 'x'.repeat(10_000) });
     expect(error.code).toBe('template_budget');

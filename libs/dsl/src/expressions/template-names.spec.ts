@@ -14,6 +14,9 @@ describe('templateNames', () => {
   });
 
   it('collects the names of every template inside a value', () => {
-    expect([...namesReadBy({ url: '{{ base }}/x', body: [{ id: '{{ step1.id }}' }, 3, null], plain: 'no' })].sort()).toEqual(['base', 'step1']);
+    expect([...namesReadBy({ url: '{{ base }}/x', body: [{ id: '{{ step1.id }}' }, 3, null], plain: 'no' })].sort()).toEqual([
+      'base',
+      'step1',
+    ]);
   });
 });

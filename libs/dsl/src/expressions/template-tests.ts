@@ -31,14 +31,30 @@ export const TESTS: ReadonlyMap<string, TemplateTest> = new Map<string, Template
   ['eq', (v, other) => pyEquals(v, other)],
   ['equalto', (v, other) => pyEquals(v, other)],
   ['ne', (v, other) => !pyEquals(v, other)],
-  ['in', (v, container) => Array.isArray(container) ? container.some((c) => pyEquals(c, v))
-    : typeof container === 'string' ? typeof v === 'string' && container.includes(v)
-      : isPlainObject(container) && typeof v === 'string' && Object.prototype.hasOwnProperty.call(container, v)],
+  [
+    'in',
+    (v, container) =>
+      Array.isArray(container)
+        ? container.some((c) => pyEquals(c, v))
+        : typeof container === 'string'
+          ? typeof v === 'string' && container.includes(v)
+          : isPlainObject(container) && typeof v === 'string' && Object.prototype.hasOwnProperty.call(container, v),
+  ],
   ['lower', (v) => typeof v === 'string' && v.toLowerCase() === v],
   ['upper', (v) => typeof v === 'string' && v.toUpperCase() === v],
 ]);
 
 /** nunjucks built-in tests kept unchanged. */
 export const KEPT_BUILTIN_TESTS: readonly string[] = [
-  'divisibleby', 'escaped', 'even', 'odd', 'ge', 'gt', 'greaterthan', 'le', 'lt', 'lessthan', 'sameas',
+  'divisibleby',
+  'escaped',
+  'even',
+  'odd',
+  'ge',
+  'gt',
+  'greaterthan',
+  'le',
+  'lt',
+  'lessthan',
+  'sameas',
 ];

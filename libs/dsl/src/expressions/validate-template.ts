@@ -18,14 +18,51 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Python spellings the compiler turns into literals. */
 export const PYTHON_LITERALS: ReadonlyMap<string, boolean | null> = new Map([
-  ['True', true], ['False', false], ['None', null],
+  ['True', true],
+  ['False', false],
+  ['None', null],
 ]);
 
 const EXPRESSION_NODES = new Set([
-  'Root', 'Output', 'TemplateData', 'NodeList', 'Literal', 'Symbol', 'Group', 'Array', 'Dict', 'Pair',
-  'KeywordArgs', 'InlineIf', 'In', 'Is', 'And', 'Or', 'Not', 'Add', 'Concat', 'Sub', 'Mul', 'Div',
-  'FloorDiv', 'Mod', 'Pow', 'Neg', 'Pos', 'Compare', 'CompareOperand', 'LookupVal', 'FunCall', 'Filter',
-  'If', 'For', 'Set', 'Capture', 'Switch', 'Case', 'Slice',
+  'Root',
+  'Output',
+  'TemplateData',
+  'NodeList',
+  'Literal',
+  'Symbol',
+  'Group',
+  'Array',
+  'Dict',
+  'Pair',
+  'KeywordArgs',
+  'InlineIf',
+  'In',
+  'Is',
+  'And',
+  'Or',
+  'Not',
+  'Add',
+  'Concat',
+  'Sub',
+  'Mul',
+  'Div',
+  'FloorDiv',
+  'Mod',
+  'Pow',
+  'Neg',
+  'Pos',
+  'Compare',
+  'CompareOperand',
+  'LookupVal',
+  'FunCall',
+  'Filter',
+  'If',
+  'For',
+  'Set',
+  'Capture',
+  'Switch',
+  'Case',
+  'Slice',
 ]);
 
 /**
@@ -36,8 +73,19 @@ const EXPRESSION_NODES = new Set([
 const SECRET_ROOT = 'keychain';
 /** Filters and methods that hand out part of a string. */
 const PART_TAKERS = new Set([
-  'first', 'last', 'list', 'slice', 'batch', 'truncate', 'wordwrap', 'replace',
-  'split', 'rsplit', 'partition', 'rpartition', 'splitlines',
+  'first',
+  'last',
+  'list',
+  'slice',
+  'batch',
+  'truncate',
+  'wordwrap',
+  'replace',
+  'split',
+  'rsplit',
+  'partition',
+  'rpartition',
+  'splitlines',
 ]);
 const PART_OF_SECRET = `a template may not take part of a ${SECRET_ROOT} value (a slice, a character, or a filter or method that splits it): use it whole`;
 
@@ -50,10 +98,20 @@ function rootName(node: NjNode | undefined): string | undefined {
 }
 
 const UNSUPPORTED_TAGS: ReadonlyMap<string, string> = new Map([
-  ['Macro', '{% macro %}'], ['Caller', '{% call %}'], ['Import', '{% import %}'], ['FromImport', '{% from %}'],
-  ['Include', '{% include %}'], ['Extends', '{% extends %}'], ['Block', '{% block %}'], ['Super', 'super()'],
-  ['IfAsync', '{% ifAsync %}'], ['AsyncEach', '{% asyncEach %}'], ['AsyncAll', '{% asyncAll %}'],
-  ['CallExtension', 'extension tags'], ['CallExtensionAsync', 'extension tags'], ['FilterAsync', 'async filters'],
+  ['Macro', '{% macro %}'],
+  ['Caller', '{% call %}'],
+  ['Import', '{% import %}'],
+  ['FromImport', '{% from %}'],
+  ['Include', '{% include %}'],
+  ['Extends', '{% extends %}'],
+  ['Block', '{% block %}'],
+  ['Super', 'super()'],
+  ['IfAsync', '{% ifAsync %}'],
+  ['AsyncEach', '{% asyncEach %}'],
+  ['AsyncAll', '{% asyncAll %}'],
+  ['CallExtension', 'extension tags'],
+  ['CallExtensionAsync', 'extension tags'],
+  ['FilterAsync', 'async filters'],
 ]);
 
 /** The test name an `is` right-hand side denotes: `is none`, `is None`, `is true`, `is defined`. */
@@ -125,8 +183,8 @@ class TemplateValidator {
 
   private checkLiteral(node: NjNode): void {
     const value = node['value'];
-    const ok = value === null || typeof value === 'string' || typeof value === 'boolean'
-      || (typeof value === 'number' && Number.isFinite(value));
+    const ok =
+      value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
     if (!ok) this.report(node, value instanceof RegExp ? 'regular expression literals are not supported' : 'unsupported literal');
   }
 
@@ -187,7 +245,11 @@ class TemplateValidator {
       return;
     }
     const method = callee?.typename === 'LookupVal' ? childNode(callee, 'val') : undefined;
-    if (method?.typename === 'Literal' && PART_TAKERS.has(String(method['value'])) && rootName(childNode(callee!, 'target')) === SECRET_ROOT) {
+    if (
+      method?.typename === 'Literal' &&
+      PART_TAKERS.has(String(method['value'])) &&
+      rootName(childNode(callee!, 'target')) === SECRET_ROOT
+    ) {
       this.report(node, PART_OF_SECRET);
     }
     this.visitFields(node);
@@ -214,10 +276,10 @@ export function validateTemplate(root: NjNode, known: KnownNames): TemplateProbl
  * whitespace aside): such templates render to the expression's native value.
  */
 export function soleExpression(root: NjNode): NjNode | undefined {
-  const meaningful = childList(root).filter((output) => !(
-    output.typename === 'Output'
-    && childList(output).every((c) => c.typename === 'TemplateData' && String(c['value']).trim() === '')
-  ));
+  const meaningful = childList(root).filter(
+    (output) =>
+      !(output.typename === 'Output' && childList(output).every((c) => c.typename === 'TemplateData' && String(c['value']).trim() === '')),
+  );
   const [only] = meaningful;
   if (meaningful.length !== 1 || !only || only.typename !== 'Output') return undefined;
   const children = childList(only);

@@ -49,10 +49,14 @@ function onAbort(signal: AbortSignal, cancel: () => void): () => void {
   let cancels = cancelsOf.get(signal);
   if (!cancels) {
     const waiting = new Set<() => void>();
-    signal.addEventListener('abort', () => {
-      for (const waiter of waiting) waiter();
-      waiting.clear();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const waiter of waiting) waiter();
+        waiting.clear();
+      },
+      { once: true },
+    );
     cancelsOf.set(signal, (cancels = waiting));
   }
   cancels.add(cancel);

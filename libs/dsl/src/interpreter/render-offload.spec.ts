@@ -13,7 +13,7 @@ const STEP = `
     set: { ctx.seen: "${LOOP}{{ output.data.n }}" }
 `;
 
-describe('the interpreter\'s renders past the inline slice', () => {
+describe("the interpreter's renders past the inline slice", () => {
   const scope = (): Record<string, unknown> => ({ ...defaultScope(), prior: stepResultView({ id: 7 }) });
 
   it('come out of the render thread as they do inline: config, input and set', async () => {
@@ -31,7 +31,12 @@ describe('the interpreter\'s renders past the inline slice', () => {
 
   it('fail the step with the template error the inline render gives', async () => {
     const failing = `- step: fetch\n  tool: { kind: http, url: "${LOOP}{{ nothing.here }}" }`;
-    const inline = errorResult(await runYaml(failing, fakeDeps(() => http({}))));
+    const inline = errorResult(
+      await runYaml(
+        failing,
+        fakeDeps(() => http({})),
+      ),
+    );
     const sliced = fakeDeps(() => http({}), { inlineWork: 1000 });
     const offloaded = errorResult(await runYaml(failing, sliced));
     expect(sliced.offloaded).toHaveLength(1);

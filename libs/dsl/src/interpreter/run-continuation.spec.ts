@@ -1,9 +1,7 @@
 import { CallError, type Policy } from '../model';
 import type { ToolKind } from '../model';
 import { runStepCall } from './run-step-call';
-import {
-  defaultScope, errorResult, fakeDeps, http, httpError, okResult, rows, runYaml, stepOf,
-} from './testing/fake-deps';
+import { defaultScope, errorResult, fakeDeps, http, httpError, okResult, rows, runYaml, stepOf } from './testing/fake-deps';
 
 /** A paged API: page p of 3 holds items [p*10, p*10+1]. */
 function pagedApi(kind: ToolKind, config: Record<string, unknown>): unknown {
@@ -55,7 +53,12 @@ collect: { strategy: append, path: items, into: seen }`),
   it('exposes the collection as pages by default, and into: pages makes pages the collection', async () => {
     const deps = fakeDeps(pagedApi);
     const { result } = okResult(
-      await runYaml(paginate(`next_call: { params: { page: "{{ response.paging.page + 1 }}", n: "{{ pages | length }}" } }\ncollect: { path: paging.page, into: pages }`), deps),
+      await runYaml(
+        paginate(
+          `next_call: { params: { page: "{{ response.paging.page + 1 }}", n: "{{ pages | length }}" } }\ncollect: { path: paging.page, into: pages }`,
+        ),
+        deps,
+      ),
     );
     expect(deps.calls.map((c) => (c.config.params as Record<string, unknown>).n)).toEqual([undefined, 1, 2]);
     expect(result).toMatchObject({ data: [1, 2, 3], pages: [1, 2, 3], page_count: 3 });
@@ -64,7 +67,10 @@ collect: { strategy: append, path: items, into: seen }`),
   it('replaces the collection (polling keeps the latest)', async () => {
     const deps = fakeDeps(pagedApi);
     const { result } = okResult(
-      await runYaml(paginate(`next_call: { params: { page: "{{ response.paging.page + 1 }}" } }\ncollect: { strategy: replace, path: paging }`), deps),
+      await runYaml(
+        paginate(`next_call: { params: { page: "{{ response.paging.page + 1 }}" } }\ncollect: { strategy: replace, path: paging }`),
+        deps,
+      ),
     );
     expect(result).toMatchObject({ data: { page: 3, hasMore: false }, pages: { page: 3, hasMore: false }, page_count: 3 });
   });
@@ -72,7 +78,10 @@ collect: { strategy: append, path: items, into: seen }`),
   it('merges mappings', async () => {
     const deps = fakeDeps(pagedApi);
     const { result } = okResult(
-      await runYaml(paginate(`next_call: { params: { page: "{{ response.paging.page + 1 }}" } }\ncollect: { strategy: merge, path: meta }`), deps),
+      await runYaml(
+        paginate(`next_call: { params: { page: "{{ response.paging.page + 1 }}" } }\ncollect: { strategy: merge, path: meta }`),
+        deps,
+      ),
     );
     expect(result).toMatchObject({ data: { p1: true, p2: true, p3: true }, page_count: 3 });
   });
@@ -81,7 +90,9 @@ collect: { strategy: append, path: items, into: seen }`),
     const deps = fakeDeps(() => http({ items: [1], paging: { hasMore: true } }));
     const result = okResult(
       await runYaml(
-        paginate(`max_attempts: 2\nnext_call: { params: { page: 9 } }\ncollect: { path: items }\nset: { ctx.fetched: "{{ _retry.count }}" }`),
+        paginate(
+          `max_attempts: 2\nnext_call: { params: { page: 9 } }\ncollect: { path: items }\nset: { ctx.fetched: "{{ _retry.count }}" }`,
+        ),
         deps,
       ),
     );
@@ -112,11 +123,17 @@ per_iteration:
       ),
     );
     expect(deps.calls.map((c) => `${c.kind}:${String(c.config.command ?? (c.config.params as Record<string, unknown>).page)}`)).toEqual([
-      'http:1', 'postgres:insert 1 #1 n=2 exec=42',
-      'http:2', 'postgres:insert 2 #2 n=2 exec=42',
-      'http:3', 'postgres:insert 3 #3 n=2 exec=42',
+      'http:1',
+      'postgres:insert 1 #1 n=2 exec=42',
+      'http:2',
+      'postgres:insert 2 #2 n=2 exec=42',
+      'http:3',
+      'postgres:insert 3 #3 n=2 exec=42',
     ]);
-    expect(result.calls.map((c) => [c.task, c.attempts])).toEqual([['fetch_all', 3], ['sink', 3]]);
+    expect(result.calls.map((c) => [c.task, c.attempts])).toEqual([
+      ['fetch_all', 3],
+      ['sink', 3],
+    ]);
   });
 
   it('writes each page with the seed-004 table sink: one row per page from args, or the page items as rows', async () => {
@@ -161,7 +178,8 @@ per_iteration: { sink: { tool: { kind: postgres, auth: pg, table: raw_items, arg
 
   it('fails the step when a page sink fails, and fetches no more pages', async () => {
     const deps = fakeDeps((kind, config) => {
-      if (kind === 'postgres') throw new CallError({ kind: 'db', message: 'relation "raw" does not exist', retryable: false, code: '42P01' });
+      if (kind === 'postgres')
+        throw new CallError({ kind: 'db', message: 'relation "raw" does not exist', retryable: false, code: '42P01' });
       return pagedApi(kind, config);
     });
     const result = errorResult(
@@ -272,7 +290,9 @@ per_iteration: { sink: { tool: { kind: postgres, auth: pg, command: "insert" } }
 
   it('fails with kind template when next_call cannot render', async () => {
     const deps = fakeDeps(pagedApi);
-    const result = errorResult(await runYaml(paginate(`next_call: { params: { page: "{{ ('p' ~ response.paging.page) | fromjson }}" } }`), deps));
+    const result = errorResult(
+      await runYaml(paginate(`next_call: { params: { page: "{{ ('p' ~ response.paging.page) | fromjson }}" } }`), deps),
+    );
     expect(result.error.kind).toBe('template');
     expect(deps.calls).toHaveLength(1);
   });
@@ -282,7 +302,14 @@ per_iteration: { sink: { tool: { kind: postgres, auth: pg, command: "insert" } }
     const failOnSuccess: Policy = { when: true, on: 'success', action: { do: 'fail' }, set: [] };
     const result = errorResult(
       await runStepCall(
-        { stepName: 's', tool: step.tool!, stepInput: {}, retry: [failOnSuccess], scope: defaultScope(), signal: new AbortController().signal },
+        {
+          stepName: 's',
+          tool: step.tool!,
+          stepInput: {},
+          retry: [failOnSuccess],
+          scope: defaultScope(),
+          signal: new AbortController().signal,
+        },
         fakeDeps(() => ({})),
       ),
     );

@@ -23,7 +23,14 @@ function run(step: Step, deps: FakeDeps, scope: Record<string, unknown>) {
 }
 
 function loopScope(workload: Record<string, unknown>, iterator: string, item: unknown, ctx: Record<string, unknown> = {}) {
-  return { ...workload, workload, ctx: { ...workload, ...ctx }, execution_id: '7001', [iterator]: item, iter: { [iterator]: item, _index: 0 } };
+  return {
+    ...workload,
+    workload,
+    ctx: { ...workload, ...ctx },
+    execution_id: '7001',
+    [iterator]: item,
+    iter: { [iterator]: item, _index: 0 },
+  };
 }
 
 describe('fixture pipelines run as their templates expect', () => {
@@ -128,14 +135,21 @@ describe('fixture pipelines run as their templates expect', () => {
     const deps = fakeDeps((kind, config) => {
       if (kind === 'http') return http(body);
       if (kind === 'python') {
-        const paging = ((config.input as { http_response: { data: typeof body } }).http_response.data).paging;
+        const paging = (config.input as { http_response: { data: typeof body } }).http_response.data.paging;
         return { has_more: paging.hasMore, current_page: paging.page };
       }
       return { row_count: 1, rows: [] };
     });
-    const ctx = { current_page: 2, current_endpoint_index: 0, current_endpoint: { name: 'assessments', path: '/api/v1/assessments', page_size: 30 } };
+    const ctx = {
+      current_page: 2,
+      current_endpoint_index: 0,
+      current_endpoint: { name: 'assessments', path: '/api/v1/assessments', page_size: 30 },
+    };
     const result = okResult(await run(step, deps, { ...workload, workload, ctx: { ...workload, ...ctx }, ...ctx, execution_id: '7001' }));
-    expect(deps.calls[0]?.config).toMatchObject({ url: `${String(workload.api_url)}/api/v1/assessments`, params: { page: 2, pageSize: 30 } });
+    expect(deps.calls[0]?.config).toMatchObject({
+      url: `${String(workload.api_url)}/api/v1/assessments`,
+      params: { page: 2, pageSize: 30 },
+    });
     const insert = String(deps.calls[1]?.config.query);
     expect(insert).toContain(`'[{"id":1},{"id":"o''brien"}]'::jsonb`);
     expect(insert).toContain('  2,\n');

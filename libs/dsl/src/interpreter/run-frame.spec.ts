@@ -48,7 +48,7 @@ describe('runFrame', () => {
     expect(turns).toEqual([1, 2]);
   });
 
-  it('cancels every call in flight on the frame\'s signal at once, tools that ignore it included', async () => {
+  it("cancels every call in flight on the frame's signal at once, tools that ignore it included", async () => {
     const controller = new AbortController();
     let started = 0;
     const deps = fakeDeps(() => {
@@ -69,7 +69,8 @@ describe('runFrame', () => {
 
   it('retries a failing row in process by the step retry policy, then records it failed when attempts run out', async () => {
     const deps = fakeDeps((_kind, config) => {
-      if ((config['input'] as { n: number }).n === 4) throw new CallError({ kind: 'server_error', message: 'HTTP 503', retryable: true, status: 503 });
+      if ((config['input'] as { n: number }).n === 4)
+        throw new CallError({ kind: 'server_error', message: 'HTTP 503', retryable: true, status: 503 });
       return 'ok';
     });
     const step = stepOf(`${BODY}  retry: {when: "{{ error.retryable }}", then: {max_attempts: 3, initial_delay: 0.01}}\n`);
@@ -126,12 +127,21 @@ describe('runFrame', () => {
 `);
     const run = await runFrame(frameArgs(step, [1, 2], { process: 'frame' }), deps);
     expect(run.rows.map((row) => row.result)).toEqual([{ total: 3 }, { total: 3 }]);
-    const short = await runFrame(frameArgs(step, [1, 2, 3], { process: 'frame' }), fakeDeps(() => [1, 2]));
-    expect(short.rows.map((row) => row.result)).toEqual([[1, 2], [1, 2], [1, 2]]);
+    const short = await runFrame(
+      frameArgs(step, [1, 2, 3], { process: 'frame' }),
+      fakeDeps(() => [1, 2]),
+    );
+    expect(short.rows.map((row) => row.result)).toEqual([
+      [1, 2],
+      [1, 2],
+      [1, 2],
+    ]);
   });
 
   it('process: frame with a table sink writes one row per item of the body result, in one statement', async () => {
-    const deps = fakeDeps((kind, config) => (kind === 'postgres' ? { row_count: 2 } : (config['input'] as { rows: number[] }).rows.map((n) => ({ n }))));
+    const deps = fakeDeps((kind, config) =>
+      kind === 'postgres' ? { row_count: 2 } : (config['input'] as { rows: number[] }).rows.map((n) => ({ n })),
+    );
     const step = stepOf(`
 - step: each
   loop:
@@ -165,7 +175,8 @@ describe('runFrame', () => {
   it('retries a sink that failed on a transient error by the step retry policy, without calling again', async () => {
     let writes = 0;
     const deps = fakeDeps((kind) => {
-      if (kind === 'postgres' && ++writes <= 2) throw new CallError({ kind: 'connection', message: 'the database system is shutting down', retryable: true });
+      if (kind === 'postgres' && ++writes <= 2)
+        throw new CallError({ kind: 'connection', message: 'the database system is shutting down', retryable: true });
       return { v: 1 };
     });
     const step = stepOf(`
@@ -182,7 +193,7 @@ describe('runFrame', () => {
     expect(deps.calls.map((call) => call.kind)).toEqual(['javascript', 'postgres', 'postgres', 'postgres']);
   });
 
-  it('fails the row when its sink keeps failing past the policy\'s attempts', async () => {
+  it("fails the row when its sink keeps failing past the policy's attempts", async () => {
     const deps = fakeDeps((kind) => {
       if (kind === 'postgres') throw new CallError({ kind: 'connection', message: 'connection refused', retryable: true });
       return { v: 1 };

@@ -130,10 +130,18 @@ interface IterationOutcome {
 }
 
 /** One iteration: the call with in-process error retry, then the sink (retried the same way). */
-async function runIteration(args: FrameArgs, scope: Record<string, unknown>, calls: CallRecord[], deps: InterpreterDeps): Promise<IterationOutcome> {
+async function runIteration(
+  args: FrameArgs,
+  scope: Record<string, unknown>,
+  calls: CallRecord[],
+  deps: InterpreterDeps,
+): Promise<IterationOutcome> {
   let outcome: StepCallResult;
   for (let attempt = 1; ; attempt++) {
-    outcome = await runStepCall({ stepName: args.stepName, tool: args.tool, stepInput: args.stepInput, retry: args.retry, scope, signal: args.signal }, deps);
+    outcome = await runStepCall(
+      { stepName: args.stepName, tool: args.tool, stepInput: args.stepInput, retry: args.retry, scope, signal: args.signal },
+      deps,
+    );
     if (args.recordCalls) calls.push(...outcome.calls);
     if (outcome.status === 'ok' || args.signal.aborted) break;
     let decision;
@@ -176,7 +184,11 @@ async function runIterationSink(
   deps: InterpreterDeps,
 ): Promise<CallErrorInfo | undefined> {
   for (let attempt = 1; ; attempt++) {
-    const run = await runSinkRecorded(sink, { iterationResult: outcome.result, scope: extendScope(scope, { iter: outcome.iter }), signal: args.signal }, deps);
+    const run = await runSinkRecorded(
+      sink,
+      { iterationResult: outcome.result, scope: extendScope(scope, { iter: outcome.iter }), signal: args.signal },
+      deps,
+    );
     if (args.recordCalls) calls.push(...run.records);
     if (run.status === 'ok') return undefined;
     if (args.signal.aborted) return run.error;
@@ -194,11 +206,15 @@ async function runIterationSink(
 /** What the step's retry policies say about an iteration's error at `attempt`. */
 function errorDecision(args: FrameArgs, error: CallErrorInfo, attempt: number, scope: Record<string, unknown>, deps: InterpreterDeps) {
   return deps.render.settle((renderer) =>
-    evaluatePolicies(args.retry, { status: 'error', error, attempt, durationMs: 0 }, {
-      evaluateWhen: (when, whenScope) => renderer.evaluateCondition(when, whenScope),
-      random: deps.random,
-      scope,
-    }),
+    evaluatePolicies(
+      args.retry,
+      { status: 'error', error, attempt, durationMs: 0 },
+      {
+        evaluateWhen: (when, whenScope) => renderer.evaluateCondition(when, whenScope),
+        random: deps.random,
+        scope,
+      },
+    ),
   );
 }
 

@@ -18,7 +18,8 @@ describe('runSink: table form', () => {
       {
         kind: 'postgres',
         config: {
-          command: 'INSERT INTO "public"."results" ("id", "payload") SELECT "id", "payload" FROM jsonb_populate_recordset(NULL::"public"."results", $1::jsonb)',
+          command:
+            'INSERT INTO "public"."results" ("id", "payload") SELECT "id", "payload" FROM jsonb_populate_recordset(NULL::"public"."results", $1::jsonb)',
           params: ['[{"id":3,"payload":{"a":[1]}}]'],
           auth: 'pg_main',
         },
@@ -44,15 +45,20 @@ describe('runSink: table form', () => {
       key: ['execution_id', 'item_id'],
       auth: undefined,
       connection: 'postgres://u@h/{{ ctx.db }}',
-      args: { execution_id: '{{ execution_id | int }}', item_id: '{{ iter.item.id }}', items: '{{ result.items }}', note: '{{ result.note }}' },
+      args: {
+        execution_id: '{{ execution_id | int }}',
+        item_id: '{{ iter.item.id }}',
+        items: '{{ result.items }}',
+        note: '{{ result.note }}',
+      },
     });
     const outcome = await runSink(sink, { iterationResult: { items: [{ x: 1 }], note: '{{ not rendered }}' }, scope, signal }, deps);
     expect(outcome).toEqual({ status: 'ok' });
     const columns = '"execution_id", "item_id", "items", "note"';
     expect(deps.calls[0]?.config).toEqual({
       command:
-        `INSERT INTO "public"."results" (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::"public"."results", $1::jsonb)`
-        + ' ON CONFLICT ("execution_id", "item_id") DO UPDATE SET "items" = EXCLUDED."items", "note" = EXCLUDED."note"',
+        `INSERT INTO "public"."results" (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::"public"."results", $1::jsonb)` +
+        ' ON CONFLICT ("execution_id", "item_id") DO UPDATE SET "items" = EXCLUDED."items", "note" = EXCLUDED."note"',
       params: ['[{"execution_id":42,"item_id":3,"items":[{"x":1}],"note":"{{ not rendered }}"}]'],
       connection: 'postgres://u@h/pg_main',
     });
@@ -86,7 +92,7 @@ describe('runSink: tool form', () => {
   const task: Task = {
     name: 'sink',
     kind: 'postgres',
-    config: { auth: '{{ ctx.db }}', command: "insert {{ result.id }} for {{ iter.item.id }} in {{ execution_id }}" },
+    config: { auth: '{{ ctx.db }}', command: 'insert {{ result.id }} for {{ iter.item.id }} in {{ execution_id }}' },
     input: {},
     policies: [],
     set: [],
@@ -107,7 +113,18 @@ describe('runSink: tool form', () => {
     });
     const retrying: Task = {
       ...task,
-      policies: [{ when: true, on: 'any', action: { do: 'retry', maxAttempts: 2, backoff: { strategy: 'none', delaySeconds: 1, multiplier: 2, maxDelaySeconds: 60, jitter: false } }, set: [] }],
+      policies: [
+        {
+          when: true,
+          on: 'any',
+          action: {
+            do: 'retry',
+            maxAttempts: 2,
+            backoff: { strategy: 'none', delaySeconds: 1, multiplier: 2, maxDelaySeconds: 60, jitter: false },
+          },
+          set: [],
+        },
+      ],
     };
     const outcome = await runSink({ kind: 'task', task: retrying }, { iterationResult: { id: 9 }, scope, signal }, deps);
     expect(outcome).toMatchObject({ status: 'error', error: { kind: 'connection' } });

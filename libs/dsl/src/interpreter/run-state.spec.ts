@@ -5,7 +5,9 @@ import { fakeDeps, okResult, runYaml } from './testing/fake-deps';
 import { isRecord, withPath } from './write-path';
 
 const engine = new ExpressionEngine({ now: () => new Date(0), uuid: () => 'u' });
-const renderer = new OffloadingRenderer(engine, { work: engine.limits.maxWork, ms: Infinity, clock: () => 0 }, async (request) => answerRenderRequest(engine, request));
+const renderer = new OffloadingRenderer(engine, { work: engine.limits.maxWork, ms: Infinity, clock: () => 0 }, async (request) =>
+  answerRenderRequest(engine, request),
+);
 
 /** A scope whose step result is a getter, as the scheduler's buildScope makes it; counts reads. */
 function lazyScope(): { scope: Record<string, unknown>; reads: () => number } {

@@ -1,7 +1,5 @@
 import { CallError } from '../model';
-import {
-  CALL_MS, defaultScope, errorResult, fakeDeps, http, httpError, okResult, rows, runYaml,
-} from './testing/fake-deps';
+import { CALL_MS, defaultScope, errorResult, fakeDeps, http, httpError, okResult, rows, runYaml } from './testing/fake-deps';
 
 describe('runStepCall: a single tool', () => {
   it('renders config and input (task input over step input) and returns the raw result', async () => {
@@ -123,7 +121,8 @@ describe('runStepCall: pipelines', () => {
   it('passes data along: task-level set of {{ output }}, sibling names, _prev and results.<task>', async () => {
     const deps = fakeDeps((kind, config) => {
       if (kind === 'http') return http({ n: 3 });
-      if (config.code === 'result = {}' && (config.input as Record<string, unknown>).body !== undefined) return { count: 3, status: 'transformed' };
+      if (config.code === 'result = {}' && (config.input as Record<string, unknown>).body !== undefined)
+        return { count: 3, status: 'transformed' };
       return { has_more: true, count: 99 };
     });
     okResult(await runYaml(pipeline, deps));
@@ -332,9 +331,12 @@ describe('runStepCall: task policies', () => {
     });
     const result = okResult(await runYaml(drain, deps, { ...defaultScope(), slot: 7, iter: { slot: 7 } }));
     expect(deps.calls.map((c) => c.config.command)).toEqual([
-      'claim for 7 after 0', 'save 10',
-      'claim for 7 after 10', 'save 20',
-      'claim for 7 after 20', 'save 30',
+      'claim for 7 after 0',
+      'save 10',
+      'claim for 7 after 10',
+      'save 20',
+      'claim for 7 after 20',
+      'save 30',
       'claim for 7 after 30',
     ]);
     expect(result.iter).toEqual({ slot: 7, last_id: 30, claimed: 3 });
@@ -369,9 +371,21 @@ describe('runStepCall: task policies', () => {
     const templated = fakeDeps(() => ({}));
     okResult(await runYaml(jumpTo('{{ ctx.target }}'), templated, { ...defaultScope(), ctx: { target: 'b' } }));
     expect(templated.calls).toHaveLength(4);
-    const unknown = errorResult(await runYaml(jumpTo('{{ ctx.target }}'), fakeDeps(() => ({})), { ctx: { target: 'zzz' } }));
+    const unknown = errorResult(
+      await runYaml(
+        jumpTo('{{ ctx.target }}'),
+        fakeDeps(() => ({})),
+        { ctx: { target: 'zzz' } },
+      ),
+    );
     expect(unknown.error).toMatchObject({ kind: 'internal', message: 'jump target "zzz" is not a task of this pipeline' });
-    const broken = errorResult(await runYaml(jumpTo('{{ ctx.target | fromjson }}'), fakeDeps(() => ({})), { ctx: { target: '{' } }));
+    const broken = errorResult(
+      await runYaml(
+        jumpTo('{{ ctx.target | fromjson }}'),
+        fakeDeps(() => ({})),
+        { ctx: { target: '{' } },
+      ),
+    );
     expect(broken.error.kind).toBe('template');
   });
 });
@@ -416,7 +430,12 @@ describe('runStepCall: set scopes', () => {
       ),
     );
     expect(deps.calls[1]?.config.input).toEqual({
-      c: 5, bare: 5, list: [1, { a: 2 }], cfg: { retries: 2, timeout: 3 }, flag: true, page: 6,
+      c: 5,
+      bare: 5,
+      list: [1, { a: 2 }],
+      cfg: { retries: 2, timeout: 3 },
+      flag: true,
+      page: 6,
     });
     expect(result.ctx).toEqual({ counter: 5, list: [1, { a: 2 }], 'cfg.timeout': 3, flag: true, literal: 200 });
     expect(result.iter).toEqual({ page: 6 });
@@ -602,7 +621,10 @@ describe('runStepCall: template errors', () => {
     );
     expect(when.error.kind).toBe('template');
     const taskSet = errorResult(
-      await runYaml(`- step: s\n  tool: [ { name: a, kind: noop, set: { x: "{{ output | fromjson }}" } } ]`, fakeDeps(() => '{')),
+      await runYaml(
+        `- step: s\n  tool: [ { name: a, kind: noop, set: { x: "{{ output | fromjson }}" } } ]`,
+        fakeDeps(() => '{'),
+      ),
     );
     expect(taskSet.error.kind).toBe('template');
   });
@@ -672,8 +694,17 @@ describe('runStepCall: cancellation', () => {
 describe('runStepCall: a step with no task', () => {
   it('is an internal error', async () => {
     const result = errorResult(
-      await (await import('./run-step-call')).runStepCall(
-        { stepName: 'empty', tool: { tasks: [], pipeline: true }, stepInput: {}, retry: [], scope: {}, signal: new AbortController().signal },
+      await (
+        await import('./run-step-call')
+      ).runStepCall(
+        {
+          stepName: 'empty',
+          tool: { tasks: [], pipeline: true },
+          stepInput: {},
+          retry: [],
+          scope: {},
+          signal: new AbortController().signal,
+        },
         fakeDeps(() => ({})),
       ),
     );

@@ -61,7 +61,9 @@ export async function runTask(args: TaskRunArgs, deps: InterpreterDeps): Promise
     config = made.config;
     // The task's name reads this call's result while its policies run, as it will once they have.
     const result = outcome.status === 'ok' ? outcome.data : swallowedResult(outcome.error, outcome.data);
-    const scope = once(() => extendScope(attemptScope(), { ...(config === undefined ? {} : { input: config.input }), [task.name]: result }));
+    const scope = once(() =>
+      extendScope(attemptScope(), { ...(config === undefined ? {} : { input: config.input }), [task.name]: result }),
+    );
     if (outcome.status === 'error' && outcome.error.kind === 'cancelled') return fail(outcome.error);
 
     let decision: PolicyDecision;
@@ -140,7 +142,12 @@ async function attemptCall(
  * rendered with `input`; the input goes in as `config.input`. Values without
  * a template render to copies of themselves, against no scope.
  */
-async function renderConfig(task: Task, stepInput: JsonObject, scope: () => Record<string, unknown>, deps: InterpreterDeps): Promise<Record<string, unknown>> {
+async function renderConfig(
+  task: Task,
+  stepInput: JsonObject,
+  scope: () => Record<string, unknown>,
+  deps: InterpreterDeps,
+): Promise<Record<string, unknown>> {
   const inputIsStatic = !holdsTemplate(stepInput) && !holdsTemplate(task.input);
   const input = await deps.render.renderValue(merged(stepInput, task.input), inputIsStatic ? NO_SCOPE : scope());
   const rendered = await deps.render.renderValue(task.config, holdsTemplate(task.config) ? extendScope(scope(), { input }) : NO_SCOPE);

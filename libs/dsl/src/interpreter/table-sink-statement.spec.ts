@@ -20,7 +20,11 @@ describe('tableSinkStatement', () => {
   });
 
   it('upserts: ON CONFLICT on the key, updating every other column, the last of equal keys kept', () => {
-    const rows = [{ id: 1, day: 'mon', total: 5 }, { id: 2, day: 'mon', total: 6 }, { id: 1, day: 'mon', total: 7 }];
+    const rows = [
+      { id: 1, day: 'mon', total: 5 },
+      { id: 2, day: 'mon', total: 6 },
+      { id: 1, day: 'mon', total: 7 },
+    ];
     expect(tableSinkStatement('t', rows, 'upsert', ['id', 'day'])).toEqual({
       command: `${populate('"t"', '"id", "day", "total"')} ON CONFLICT ("id", "day") DO UPDATE SET "total" = EXCLUDED."total"`,
       params: ['[{"id":2,"day":"mon","total":6},{"id":1,"day":"mon","total":7}]'],

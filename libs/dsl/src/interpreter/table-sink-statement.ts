@@ -44,7 +44,8 @@ export function tableSinkStatement(
   const bad = [...columns, ...key].find((name) => !IDENTIFIER.test(name));
   if (bad !== undefined) return `sink column ${JSON.stringify(bad)} must be a name of letters, digits and _`;
   if (mode === 'upsert' && key.length === 0) return 'an upsert sink needs `key` columns';
-  const keyless = mode === 'upsert' ? key.find((column) => records.some((row) => row[column] === undefined || row[column] === null)) : undefined;
+  const keyless =
+    mode === 'upsert' ? key.find((column) => records.some((row) => row[column] === undefined || row[column] === null)) : undefined;
   if (keyless !== undefined) return `an upsert sink row has no value for its key column ${JSON.stringify(keyless)}`;
 
   const target = tableParts.map(quote).join('.');

@@ -43,7 +43,11 @@ export function withPath(target: Record<string, unknown>, key: string, value: un
   return writeSegments(target, keySegments(key), value);
 }
 
-function writeSegments(target: Record<string, unknown>, [head, ...rest]: readonly [string, ...string[]], value: unknown): Record<string, unknown> {
+function writeSegments(
+  target: Record<string, unknown>,
+  [head, ...rest]: readonly [string, ...string[]],
+  value: unknown,
+): Record<string, unknown> {
   const copy: Record<string, unknown> = { ...target };
   if (rest.length === 0) {
     defineOwn(copy, head, value);

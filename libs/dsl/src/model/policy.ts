@@ -17,13 +17,7 @@ export interface Policy {
   set: SetOp[];
 }
 
-export type PolicyAction =
-  | RetryAction
-  | ContinueAction
-  | { do: 'proceed' }
-  | { do: 'fail' }
-  | { do: 'break' }
-  | { do: 'jump'; to: string };
+export type PolicyAction = RetryAction | ContinueAction | { do: 'proceed' } | { do: 'fail' } | { do: 'break' } | { do: 'jump'; to: string };
 
 /** Error-side retry: run the same call again after a backoff. */
 export interface RetryAction {
@@ -64,4 +58,3 @@ export interface Backoff {
   maxDelaySeconds: number;
   jitter: boolean;
 }
-

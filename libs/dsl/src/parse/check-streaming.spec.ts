@@ -35,11 +35,23 @@ describe('streaming steps at registration (DSL.md s3 stream)', () => {
   });
 
   it.each([
-    [`- step: s\n  tool: {${PG}, stream: {chunk_rows: 0}}`, 'workflow[0].tool.stream.chunk_rows', '"chunk_rows" must be an integer from 1 to 1000000, not 0'],
-    [`- step: s\n  tool: {${PG}, stream: {chunk_rows: "10"}}`, 'workflow[0].tool.stream.chunk_rows', '"chunk_rows" must be an integer from 1 to 1000000, not "10"'],
+    [
+      `- step: s\n  tool: {${PG}, stream: {chunk_rows: 0}}`,
+      'workflow[0].tool.stream.chunk_rows',
+      '"chunk_rows" must be an integer from 1 to 1000000, not 0',
+    ],
+    [
+      `- step: s\n  tool: {${PG}, stream: {chunk_rows: "10"}}`,
+      'workflow[0].tool.stream.chunk_rows',
+      '"chunk_rows" must be an integer from 1 to 1000000, not "10"',
+    ],
     [`- step: s\n  tool: {${PG}, stream: {rows: 10}}`, 'workflow[0].tool.stream.rows', 'unknown key "rows"'],
     [`- step: s\n  tool: {${PG}, stream: 10}`, 'workflow[0].tool.stream', '"stream" must be a mapping {chunk_rows: N}'],
-    ['- step: s\n  tool: {kind: http, url: "http://x", stream: {chunk_rows: 10}}', 'workflow[0].tool.stream', '"stream" is a key of the postgres tool, not of http'],
+    [
+      '- step: s\n  tool: {kind: http, url: "http://x", stream: {chunk_rows: 10}}',
+      'workflow[0].tool.stream',
+      '"stream" is a key of the postgres tool, not of http',
+    ],
     [
       `- step: s\n  loop: {in: [1], iterator: i}\n  tool: {${PG}, stream: {chunk_rows: 10}}`,
       'workflow[0].tool.stream',
@@ -50,7 +62,11 @@ describe('streaming steps at registration (DSL.md s3 stream)', () => {
       'workflow[0].next',
       'an arc "on: call.partial" needs a step that streams (a postgres tool with stream: {chunk_rows: N})',
     ],
-    ['- step: s\n  tool: {kind: noop}\n  next: [{step: s, on: chunk}]', 'workflow[0].next[0].on', '"on" must be "call.partial" (once per streamed chunk) or "call.done" (the default), not "chunk"'],
+    [
+      '- step: s\n  tool: {kind: noop}\n  next: [{step: s, on: chunk}]',
+      'workflow[0].next[0].on',
+      '"on" must be "call.partial" (once per streamed chunk) or "call.done" (the default), not "chunk"',
+    ],
   ])('rejects %s', (steps, path, message) => {
     expect(problemsOf(playbookText(steps))).toContainEqual(expect.objectContaining({ path, message }));
   });

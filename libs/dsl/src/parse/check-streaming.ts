@@ -34,11 +34,17 @@ export function checkStreaming(step: Step, path: string, toolPath: string, ctx: 
       checkKeys(stream, STREAM_KEYS, at, ctx);
       const rows = stream['chunk_rows'];
       if (!isPositiveInt(rows) || rows > MAX_CHUNK_ROWS) {
-        ctx.problems.add(keyPath(at, 'chunk_rows'), `"chunk_rows" must be an integer from 1 to ${MAX_CHUNK_ROWS}, not ${JSON.stringify(rows ?? null)}`);
+        ctx.problems.add(
+          keyPath(at, 'chunk_rows'),
+          `"chunk_rows" must be an integer from 1 to ${MAX_CHUNK_ROWS}, not ${JSON.stringify(rows ?? null)}`,
+        );
       }
     }
   }
   if (step.next.arcs.some((arc) => arc.on === 'call.partial') && streamChunkRows(step) === undefined) {
-    ctx.problems.add(keyPath(path, 'next'), 'an arc "on: call.partial" needs a step that streams (a postgres tool with stream: {chunk_rows: N})');
+    ctx.problems.add(
+      keyPath(path, 'next'),
+      'an arc "on: call.partial" needs a step that streams (a postgres tool with stream: {chunk_rows: N})',
+    );
   }
 }

@@ -16,17 +16,32 @@ describe('undefinedTemplateNames', () => {
     tool: { kind: noop, input: { id: "{{ usr.id }}" } }
 `);
     expect(undefinedTemplateNames(text)).toEqual({
-      errors: [{ path: 'workflow[0].tool.input.id', line: 8, column: 38, message: expect.stringMatching(/^template reads a member of "usr", which fails the step when it renders: no step, workload key/) }],
+      errors: [
+        {
+          path: 'workflow[0].tool.input.id',
+          line: 8,
+          column: 38,
+          message: expect.stringMatching(/^template reads a member of "usr", which fails the step when it renders: no step, workload key/),
+        },
+      ],
       warnings: [],
     });
   });
 
   it('reports a bare read of an undefined name as a warning', () => {
-    const { errors, warnings } = undefinedTemplateNames(playbook(`  - step: start
+    const { errors, warnings } = undefinedTemplateNames(
+      playbook(`  - step: start
     tool: { kind: noop, input: { n: "{{ count }}" } }
-`));
+`),
+    );
     expect(errors).toEqual([]);
-    expect(warnings).toEqual([expect.objectContaining({ path: 'workflow[0].tool.input.n', line: 8, message: expect.stringMatching(/^warning: template reads "count", which renders as nothing/) })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        path: 'workflow[0].tool.input.n',
+        line: 8,
+        message: expect.stringMatching(/^warning: template reads "count", which renders as nothing/),
+      }),
+    ]);
   });
 
   it('accepts what the playbook, the runtime or the template itself defines', () => {
@@ -54,7 +69,9 @@ describe('undefinedTemplateNames', () => {
   });
 
   it('reports nothing for a playbook the parser refuses (its problems come first)', () => {
-    expect(undefinedTemplateNames(playbook('  - step: start\n    next: nowhere\n    tool: { kind: noop, input: { a: "{{ x.y }}" } }\n'))).toEqual({ errors: [], warnings: [] });
+    expect(
+      undefinedTemplateNames(playbook('  - step: start\n    next: nowhere\n    tool: { kind: noop, input: { a: "{{ x.y }}" } }\n')),
+    ).toEqual({ errors: [], warnings: [] });
   });
 
   it('finds no error in any example or NoETL fixture, and no warning in the examples', () => {
@@ -64,7 +81,8 @@ describe('undefinedTemplateNames', () => {
         const path = join(dir, name);
         return statSync(path).isDirectory() ? files(path) : /\.ya?ml$/.test(name) ? [path] : [];
       });
-    const found = (file: string, kind: 'errors' | 'warnings'): string[] => undefinedTemplateNames(readFileSync(file, 'utf8'))[kind].map((p) => `${relative(root, file)}:${p.line} ${p.message}`);
+    const found = (file: string, kind: 'errors' | 'warnings'): string[] =>
+      undefinedTemplateNames(readFileSync(file, 'utf8'))[kind].map((p) => `${relative(root, file)}:${p.line} ${p.message}`);
     const examples = files(join(root, 'examples'));
     const fixtures = files(join(root, 'test', 'fixtures', 'noetl', 'playbooks'));
     expect([...examples, ...fixtures].flatMap((file) => found(file, 'errors'))).toEqual([]);

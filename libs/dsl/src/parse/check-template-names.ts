@@ -13,11 +13,35 @@ import { YamlSource } from './source-positions';
  * page, the event being routed, a chunk, a signal, the pipeline's state).
  */
 const RUNTIME_NAMES: ReadonlySet<string> = new Set([
-  'workload', 'ctx', 'vars', 'execution_id', 'parent_execution_id', 'catalog_id', 'job',
-  'input', 'iter', 'loop', 'frame', '__frame_max_rows',
-  'output', 'result', 'response', 'page', 'error', 'data',
-  '_retry', 'pages', '_prev', 'results', '_attempt',
-  'event', 'fanin', 'chunk', 'signal', 'keychain', 'step',
+  'workload',
+  'ctx',
+  'vars',
+  'execution_id',
+  'parent_execution_id',
+  'catalog_id',
+  'job',
+  'input',
+  'iter',
+  'loop',
+  'frame',
+  '__frame_max_rows',
+  'output',
+  'result',
+  'response',
+  'page',
+  'error',
+  'data',
+  '_retry',
+  'pages',
+  '_prev',
+  'results',
+  '_attempt',
+  'event',
+  'fanin',
+  'chunk',
+  'signal',
+  'keychain',
+  'step',
 ]);
 
 /** What `undefinedTemplateNames` finds: reads that fail when rendered, and reads that render as nothing. */
@@ -54,7 +78,8 @@ export function undefinedTemplateNames(yamlText: string): UndefinedNames {
       for (const name of templateNames(node.value)) {
         if (defined.has(name) || uses.own.has(name)) continue;
         const why = `no step, workload key, set, loop or keychain defines "${name}" (declare it in "workload" if the execution's payload brings it)`;
-        if (uses.dereferenced.has(name)) errors.add(path, `template reads a member of "${name}", which fails the step when it renders: ${why}`);
+        if (uses.dereferenced.has(name))
+          errors.add(path, `template reads a member of "${name}", which fails the step when it renders: ${why}`);
         else warnings.add(path, `warning: template reads "${name}", which renders as nothing: ${why}`);
       }
     }

@@ -43,7 +43,9 @@ describe('template syntax', () => {
   });
 
   it('keeps an error of a quoted value within the lines the value spans', () => {
-    const text = playbookText('- step: s\n  tool: {kind: http, url: "x\\n{{ a + }}"}\n- step: t\n  set:\n    ctx.a: "one\n\n      {{ b + }}"');
+    const text = playbookText(
+      '- step: s\n  tool: {kind: http, url: "x\\n{{ a + }}"}\n- step: t\n  set:\n    ctx.a: "one\n\n      {{ b + }}"',
+    );
     const lines = problemsOf(text).map((p) => [p.path, p.line]);
     expect(lines[0]).toEqual(['workflow[0].tool.url', 7]); // an escaped \n adds no source line
     expect(lines[1]?.[0]).toBe('workflow[1].set.ctx.a');

@@ -13,10 +13,26 @@ describe('document limits', () => {
     ['a NUL character made by an escape', HEAD.replace('{name: x}', '{name: "a\\0b"}') + TAIL, 'text may not hold a NUL character'],
     ['a lone surrogate made by an escape', HEAD.replace('{name: x}', '{name: "a\\ud800b"}') + TAIL, 'lone UTF-16 surrogate'],
     ['a NUL in a key', `${HEAD}workload: {"k\\0": 1}\n${TAIL}`, 'a key may not hold a NUL character'],
-    ['more steps than the limit', `${HEAD}workflow:\n${'- {step: s}\n'.repeat(DOCUMENT_LIMITS.steps + 1)}`, 'workflow has 10001 steps; the limit is 10000'],
-    ['a flow list of 60,000 values', `${HEAD}workload: {a: [${'1,'.repeat(60_000)}1]}\n${TAIL}`, 'the playbook holds more than 50000 values'],
-    ['text longer than the limit', `${HEAD}description: "${'x'.repeat(DOCUMENT_LIMITS.chars)}"\n${TAIL}`, 'characters; the limit is 524288'],
-    ['an alias bomb', `${HEAD}workload:\n  l0: &l0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n${Array.from({ length: 11 }, (_, i) => `  l${i + 1}: &l${i + 1} [${Array(10).fill(`*l${i}`).join(', ')}]`).join('\n')}\n${TAIL}`, 'Excessive alias count'],
+    [
+      'more steps than the limit',
+      `${HEAD}workflow:\n${'- {step: s}\n'.repeat(DOCUMENT_LIMITS.steps + 1)}`,
+      'workflow has 10001 steps; the limit is 10000',
+    ],
+    [
+      'a flow list of 60,000 values',
+      `${HEAD}workload: {a: [${'1,'.repeat(60_000)}1]}\n${TAIL}`,
+      'the playbook holds more than 50000 values',
+    ],
+    [
+      'text longer than the limit',
+      `${HEAD}description: "${'x'.repeat(DOCUMENT_LIMITS.chars)}"\n${TAIL}`,
+      'characters; the limit is 524288',
+    ],
+    [
+      'an alias bomb',
+      `${HEAD}workload:\n  l0: &l0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n${Array.from({ length: 11 }, (_, i) => `  l${i + 1}: &l${i + 1} [${Array(10).fill(`*l${i}`).join(', ')}]`).join('\n')}\n${TAIL}`,
+      'Excessive alias count',
+    ],
   ])('refuses %s with a problem', (_what, text, message) => {
     const started = Date.now();
     const { playbook, problems } = parsePlaybook(text);

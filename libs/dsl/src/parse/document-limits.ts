@@ -32,9 +32,10 @@ export function textProblems(text: string): Problem[] {
   }
   let values = 0;
   VALUE_INDICATORS.lastIndex = 0;
-  while (VALUE_INDICATORS.exec(text) !== null) if (++values > DOCUMENT_LIMITS.values) {
-    return [{ path: '', line: 1, column: 1, message: `the playbook holds more than ${DOCUMENT_LIMITS.values} values` }];
-  }
+  while (VALUE_INDICATORS.exec(text) !== null)
+    if (++values > DOCUMENT_LIMITS.values) {
+      return [{ path: '', line: 1, column: 1, message: `the playbook holds more than ${DOCUMENT_LIMITS.values} values` }];
+    }
   return [];
 }
 

@@ -29,7 +29,8 @@ describe('every accepted spelling normalises to the canonical model', () => {
     });
 
     it('keeps when, set and the spec of the arcs form', () => {
-      const [start] = stepsOf(`${dedent(`
+      const [start] = stepsOf(
+        `${dedent(`
         - step: start
           tool: {kind: noop}
           next:
@@ -39,7 +40,8 @@ describe('every accepted spelling normalises to the canonical model', () => {
                 when: "{{ x > 1 }}"
                 set: {ctx.page: "{{ ctx.page + 1 }}"}
               - step: end
-                when: false`)}\n${END}`);
+                when: false`)}\n${END}`,
+      );
       expect(start?.next).toEqual({
         mode: 'inclusive',
         onNoMatch: 'quiet',
@@ -94,7 +96,10 @@ describe('every accepted spelling normalises to the canonical model', () => {
   });
 
   it.each(['payload', 'json', 'data'])('%s is body for http', (alias) => {
-    expectSameSteps(`- step: s\n  tool: {kind: http, url: "http://x", ${alias}: {a: 1}}`, `- step: s\n  tool: {kind: http, url: "http://x", body: {a: 1}}`);
+    expectSameSteps(
+      `- step: s\n  tool: {kind: http, url: "http://x", ${alias}: {a: 1}}`,
+      `- step: s\n  tool: {kind: http, url: "http://x", body: {a: 1}}`,
+    );
   });
 
   it('data stays data outside http', () => {
@@ -103,7 +108,10 @@ describe('every accepted spelling normalises to the canonical model', () => {
   });
 
   it('credential is auth', () => {
-    expectSameSteps(`- step: s\n  tool: {kind: postgres, credential: pg, query: "SELECT 1"}`, `- step: s\n  tool: {kind: postgres, auth: pg, query: "SELECT 1"}`);
+    expectSameSteps(
+      `- step: s\n  tool: {kind: postgres, credential: pg, query: "SELECT 1"}`,
+      `- step: s\n  tool: {kind: postgres, auth: pg, query: "SELECT 1"}`,
+    );
   });
 
   it('inline script source is code for python', () => {
@@ -114,7 +122,8 @@ describe('every accepted spelling normalises to the canonical model', () => {
   });
 
   it('a single tool is one task named after the step; a list is a pipeline', () => {
-    const [single, pipeline] = stepsOf(`
+    const [single, pipeline] = stepsOf(
+      `
       - step: single
         tool: {kind: python, code: "result = 1", set: {r: "{{ output }}"}}
         next: pipe
@@ -122,10 +131,21 @@ describe('every accepted spelling normalises to the canonical model', () => {
         tool:
           - {name: a, kind: noop}
           - {name: b, kind: workbook, input: {x: 1}}
-      `, 'workbook:\n  - name: b\n    tool: {kind: noop}');
+      `,
+      'workbook:\n  - name: b\n    tool: {kind: noop}',
+    );
     expect(single?.tool).toEqual({
       pipeline: false,
-      tasks: [{ name: 'single', kind: 'python', config: { code: 'result = 1' }, input: {}, policies: [], set: [{ scope: 'local', key: 'r', value: '{{ output }}' }] }],
+      tasks: [
+        {
+          name: 'single',
+          kind: 'python',
+          config: { code: 'result = 1' },
+          input: {},
+          policies: [],
+          set: [{ scope: 'local', key: 'r', value: '{{ output }}' }],
+        },
+      ],
     });
     expect(pipeline?.tool).toEqual({
       pipeline: true,
@@ -192,7 +212,11 @@ describe('every accepted spelling normalises to the canonical model', () => {
               frame: {max_rows: 50, process: frame}
               policy: {exec: distributed}
           tool: {kind: noop}`);
-      expect(step?.loop).toMatchObject({ fanout: true, maxShardRetries: 5, frame: { ...DEFAULT_FRAME_POLICY, maxRows: 50, process: 'frame' } });
+      expect(step?.loop).toMatchObject({
+        fanout: true,
+        maxShardRetries: 5,
+        frame: { ...DEFAULT_FRAME_POLICY, maxRows: 50, process: 'frame' },
+      });
     });
 
     it('a cursor loop defaults to mode cursor and takes credential as auth', () => {
@@ -212,7 +236,9 @@ describe('every accepted spelling normalises to the canonical model', () => {
     });
 
     it('the table form', () => {
-      const [step] = stepsOf(`- step: s\n  loop: {in: [1], iterator: n}\n  sink: {tool: postgres, credential: pg, table: t, mode: upsert, key: id, args: {id: "{{ n }}"}}\n  tool: {kind: noop}`);
+      const [step] = stepsOf(
+        `- step: s\n  loop: {in: [1], iterator: n}\n  sink: {tool: postgres, credential: pg, table: t, mode: upsert, key: id, args: {id: "{{ n }}"}}\n  tool: {kind: noop}`,
+      );
       expect(step?.loop?.sink).toEqual({ kind: 'table', auth: 'pg', table: 't', mode: 'upsert', key: ['id'], args: { id: '{{ n }}' } });
     });
 
@@ -222,7 +248,8 @@ describe('every accepted spelling normalises to the canonical model', () => {
         `- step: s\n  loop: {in: [1], iterator: n, sink: {tool: {kind: postgres, auth: pg, table: t, mode: insert, args: {id: "{{ n }}"}}}}\n  tool: {kind: noop}`,
         `- step: s\n  loop: {in: [1], iterator: n}\n  sink: {tool: {kind: postgres, credential: pg, table: t, args: {id: "{{ n }}"}}}\n  tool: {kind: noop}`,
         `- step: s\n  loop: {in: [1], iterator: n}\n  sink: {tool: postgres, auth: {type: postgres, credential: pg}, table: t, mode: append, args: {id: "{{ n }}"}}\n  tool: {kind: noop}`,
-      ]) expectSameSteps(alias, canonical);
+      ])
+        expectSameSteps(alias, canonical);
     });
 
     it('the tool form, and a bare kind with its keys beside it', () => {
@@ -230,10 +257,19 @@ describe('every accepted spelling normalises to the canonical model', () => {
         `- step: s\n  sink: {tool: postgres, auth: pg, command: "INSERT 1"}\n  tool: {kind: noop}`,
         `- step: s\n  sink: {tool: {kind: postgres, auth: pg, command: "INSERT 1"}}\n  tool: {kind: noop}`,
       );
-      const [step] = stepsOf(`- step: s\n  sink: {tool: {kind: postgres, connection: "{{ dsn }}", command: "INSERT 1"}}\n  tool: {kind: noop}`);
+      const [step] = stepsOf(
+        `- step: s\n  sink: {tool: {kind: postgres, connection: "{{ dsn }}", command: "INSERT 1"}}\n  tool: {kind: noop}`,
+      );
       expect(step?.sink).toEqual({
         kind: 'task',
-        task: { name: 'sink', kind: 'postgres', config: { connection: '{{ dsn }}', command: 'INSERT 1' }, input: {}, policies: [], set: [] },
+        task: {
+          name: 'sink',
+          kind: 'postgres',
+          config: { connection: '{{ dsn }}', command: 'INSERT 1' },
+          input: {},
+          policies: [],
+          set: [],
+        },
       });
     });
   });

@@ -11,7 +11,15 @@ describe('the document', () => {
 
   it('reads name, path (default: the name), description, metadata, workload and the entry step', () => {
     const playbook = parseOk(
-      ['apiVersion: noetl.io/v2', 'kind: Playbook', 'metadata: {name: orders, description: d, labels: {a: b}}', 'workload: {n: 1}', 'workflow:', '- step: a', '  tool: {kind: noop}'].join('\n'),
+      [
+        'apiVersion: noetl.io/v2',
+        'kind: Playbook',
+        'metadata: {name: orders, description: d, labels: {a: b}}',
+        'workload: {n: 1}',
+        'workflow:',
+        '- step: a',
+        '  tool: {kind: noop}',
+      ].join('\n'),
     );
     expect(playbook).toMatchObject({
       kind: 'Playbook',
@@ -32,7 +40,12 @@ describe('the document', () => {
   });
 
   it('reads executor.spec entry_step and final_step; unknown keys of spec are allowed', () => {
-    const playbook = parseOk(playbookText(`${NOOP_STEP}\n  next: b\n- step: b\n  tool: {kind: noop}`, 'executor:\n  profile: local\n  spec: {entry_step: b, final_step: start, no_next_is_error: false}'));
+    const playbook = parseOk(
+      playbookText(
+        `${NOOP_STEP}\n  next: b\n- step: b\n  tool: {kind: noop}`,
+        'executor:\n  profile: local\n  spec: {entry_step: b, final_step: start, no_next_is_error: false}',
+      ),
+    );
     expect(playbook.executor).toEqual({ entryStep: 'b', finalStep: 'start' });
   });
 
@@ -50,7 +63,14 @@ describe('the document', () => {
   });
 
   it('reports a header with every problem at once', () => {
-    const text = ['apiVersion: argoproj.io/v1', 'kind: Workflow', 'metadata: {labels: {}}', 'workload: [1]', 'colour: blue', 'workflow: []'].join('\n');
+    const text = [
+      'apiVersion: argoproj.io/v1',
+      'kind: Workflow',
+      'metadata: {labels: {}}',
+      'workload: [1]',
+      'colour: blue',
+      'workflow: []',
+    ].join('\n');
     expect(problemsOf(text)).toEqual([
       { path: 'apiVersion', line: 1, column: 13, message: 'unsupported apiVersion "argoproj.io/v1" (expected noetl.io/v2)' },
       { path: 'kind', line: 2, column: 7, message: '"kind" must be "Playbook", not "Workflow"' },
@@ -77,7 +97,13 @@ describe('the document', () => {
   });
 
   const doc = (parts: { metadata?: string; workflow?: string; extra?: string }): string =>
-    ['apiVersion: noetl.io/v2', 'kind: Playbook', parts.metadata ?? 'metadata: {name: t}', parts.workflow ?? `workflow:\n${NOOP_STEP}`, parts.extra ?? ''].join('\n');
+    [
+      'apiVersion: noetl.io/v2',
+      'kind: Playbook',
+      parts.metadata ?? 'metadata: {name: t}',
+      parts.workflow ?? `workflow:\n${NOOP_STEP}`,
+      parts.extra ?? '',
+    ].join('\n');
 
   it.each([
     [{ workflow: 'workflow: {a: 1}' }, '"workflow" must be a list of steps'],
@@ -97,13 +123,17 @@ describe('the document', () => {
 
   it('reports duplicate keychain and workbook names with the first line', () => {
     const text = playbookText(NOOP_STEP, 'workbook:\n  - {name: w, tool: {kind: noop}}\n  - {name: w, tool: {kind: noop}}');
-    expect(problemsOf(text)).toEqual([{ path: 'workbook[1].name', line: 10, column: 12, message: 'duplicate workbook name "w" (first at line 9)' }]);
+    expect(problemsOf(text)).toEqual([
+      { path: 'workbook[1].name', line: 10, column: 12, message: 'duplicate workbook name "w" (first at line 9)' },
+    ]);
   });
 
   it('keeps a metadata path as written, and rejects an empty one', () => {
     expect(parseOk(playbookText(NOOP_STEP).replace('  name: t', '  name: t\n  path: /a/b')).path).toBe('/a/b');
     const text = playbookText(NOOP_STEP).replace('  name: t', '  name: t\n  path: ""');
-    expect(problemsOf(text)).toEqual([{ path: 'metadata.path', line: 5, column: 9, message: '"metadata.path" must be a non-empty string' }]);
+    expect(problemsOf(text)).toEqual([
+      { path: 'metadata.path', line: 5, column: 9, message: '"metadata.path" must be a non-empty string' },
+    ]);
   });
 
   it('returns a playbook only when there is no problem', () => {
@@ -154,7 +184,9 @@ describe('step references', () => {
         next: start
       - step: start
         tool: {kind: noop}`);
-    expect(problemsOf(text)).toEqual([{ path: 'workflow[1].step', line: 9, column: 9, message: 'duplicate step name "start" (first at line 6)' }]);
+    expect(problemsOf(text)).toEqual([
+      { path: 'workflow[1].step', line: 9, column: 9, message: 'duplicate step name "start" (first at line 6)' },
+    ]);
   });
 
   it('reports a workbook call to an entry that does not exist', () => {

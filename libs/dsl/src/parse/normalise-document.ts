@@ -19,7 +19,11 @@ export function normaliseDocument(raw: unknown, ctx: ParseContext): Playbook | u
   }
   checkKeys(raw, TOP_KEYS, '', ctx);
   const apiVersion = checkApiVersion(raw, ctx);
-  if (raw.kind !== 'Playbook') ctx.problems.add(has(raw, 'kind') ? 'kind' : '', `"kind" must be "Playbook"${has(raw, 'kind') ? `, not ${JSON.stringify(raw.kind)}` : ''}`);
+  if (raw.kind !== 'Playbook')
+    ctx.problems.add(
+      has(raw, 'kind') ? 'kind' : '',
+      `"kind" must be "Playbook"${has(raw, 'kind') ? `, not ${JSON.stringify(raw.kind)}` : ''}`,
+    );
   const { metadata, name, path, description } = readMetadata(raw, ctx);
   const workbook = normaliseWorkbook(raw.workbook, ctx);
   const keychain = normaliseKeychain(raw.keychain, ctx);
@@ -54,7 +58,10 @@ function checkApiVersion(raw: RawMap, ctx: ParseContext): string {
 
 function readMetadata(raw: RawMap, ctx: ParseContext): { metadata: JsonObject; name: string; path: string; description?: string } {
   if (!isRawMap(raw.metadata)) {
-    ctx.problems.add(has(raw, 'metadata') ? 'metadata' : '', has(raw, 'metadata') ? '"metadata" must be a mapping' : 'missing "metadata" with "name"');
+    ctx.problems.add(
+      has(raw, 'metadata') ? 'metadata' : '',
+      has(raw, 'metadata') ? '"metadata" must be a mapping' : 'missing "metadata" with "name"',
+    );
     return { metadata: {}, name: '', path: '' };
   }
   const metadata = raw.metadata;
@@ -78,7 +85,12 @@ function readWorkload(raw: RawMap, ctx: ParseContext): JsonObject {
 function readWorkflow(raw: RawMap, ctx: ParseContext): Step[] {
   const workflow = raw.workflow;
   if (!Array.isArray(workflow) || workflow.length === 0) {
-    const message = Array.isArray(workflow) || workflow === null ? '"workflow" needs at least one step' : has(raw, 'workflow') ? '"workflow" must be a list of steps' : 'missing "workflow" (a list of steps)';
+    const message =
+      Array.isArray(workflow) || workflow === null
+        ? '"workflow" needs at least one step'
+        : has(raw, 'workflow')
+          ? '"workflow" must be a list of steps'
+          : 'missing "workflow" (a list of steps)';
     ctx.problems.add(has(raw, 'workflow') ? 'workflow' : '', message);
     return [];
   }

@@ -38,7 +38,10 @@ export function normaliseFrame(raw: unknown, path: string, ctx: ParseContext): F
   }
   if (frame.heartbeatSeconds >= frame.leaseSeconds) {
     const at = raw.heartbeat_seconds !== undefined ? 'heartbeat_seconds' : 'lease_seconds';
-    ctx.problems.add(keyPath(path, at), `frame "heartbeat_seconds" (${frame.heartbeatSeconds}) must be less than "lease_seconds" (${frame.leaseSeconds})`);
+    ctx.problems.add(
+      keyPath(path, at),
+      `frame "heartbeat_seconds" (${frame.heartbeatSeconds}) must be less than "lease_seconds" (${frame.leaseSeconds})`,
+    );
   }
   return frame;
 }

@@ -45,7 +45,8 @@ export function normaliseLoop(raw: unknown, path: string, ctx: ParseContext): Lo
     maxShardRetries: maxShardRetries(spec, specPath, ctx),
     frame: normaliseFrame(spec.frame, keyPath(specPath, 'frame'), ctx),
   };
-  if (loop.fanout && loop.source.kind === 'cursor') ctx.problems.add(keyPath(specPath, 'loop_mode'), 'a fan-out needs a collection ("in"), not a cursor');
+  if (loop.fanout && loop.source.kind === 'cursor')
+    ctx.problems.add(keyPath(specPath, 'loop_mode'), 'a fan-out needs a collection ("in"), not a cursor');
   if (has(raw, 'sink')) {
     const sink = normaliseSink(raw.sink, keyPath(path, 'sink'), ctx);
     if (sink) loop.sink = sink;
@@ -150,8 +151,11 @@ function loopMode(raw: RawMap, spec: RawMap, source: LoopSource | undefined, pat
 function optionalMaxInFlight(raw: RawMap, spec: RawMap, path: string, ctx: ParseContext): Pick<LoopSpec, 'maxInFlight'> {
   const fromSpec = pickAlias(spec, ['max_in_flight', 'concurrency'], keyPath(path, 'spec'), ctx);
   const fromLoop = pickAlias(raw, ['max_in_flight', 'concurrency'], path, ctx);
-  if (fromSpec && fromLoop) ctx.problems.add(keyPath(path, fromLoop.key), `"${fromLoop.key}" is also given as "spec.${fromSpec.key}"; give it once`, 'key');
-  const picked = fromSpec ? { ...fromSpec, path: keyPath(path, `spec.${fromSpec.key}`) } : fromLoop && { ...fromLoop, path: keyPath(path, fromLoop.key) };
+  if (fromSpec && fromLoop)
+    ctx.problems.add(keyPath(path, fromLoop.key), `"${fromLoop.key}" is also given as "spec.${fromSpec.key}"; give it once`, 'key');
+  const picked = fromSpec
+    ? { ...fromSpec, path: keyPath(path, `spec.${fromSpec.key}`) }
+    : fromLoop && { ...fromLoop, path: keyPath(path, fromLoop.key) };
   if (!picked || picked.value === null) return {};
   const value = picked.value;
   if (isPositiveInt(value)) return { maxInFlight: value };

@@ -84,7 +84,10 @@ function normaliseArc(raw: RawMap, path: string, ctx: ParseContext): Arc {
   else if (when !== undefined && when !== null) ctx.problems.add(keyPath(path, 'when'), '"when" must be a template or a boolean');
   if (raw.on === 'call.partial') arc.on = 'call.partial';
   else if (raw.on !== undefined && raw.on !== null && raw.on !== 'call.done') {
-    ctx.problems.add(keyPath(path, 'on'), `"on" must be "call.partial" (once per streamed chunk) or "call.done" (the default), not ${JSON.stringify(raw.on)}`);
+    ctx.problems.add(
+      keyPath(path, 'on'),
+      `"on" must be "call.partial" (once per streamed chunk) or "call.done" (the default), not ${JSON.stringify(raw.on)}`,
+    );
   }
   return arc;
 }

@@ -27,7 +27,11 @@ export function normaliseSink(raw: unknown, path: string, ctx: ParseContext): Si
   }
   const { tool, ...keys } = raw;
   if (has(raw, 'table')) return normaliseTableSink(keys, tool, keyPath(path, 'tool'), path, ctx);
-  const task = normaliseTask({ ...keys, kind: tool }, path, ctx, { pipeline: false, name: SINK_TASK_NAME, kindPath: keyPath(path, 'tool') });
+  const task = normaliseTask({ ...keys, kind: tool }, path, ctx, {
+    pipeline: false,
+    name: SINK_TASK_NAME,
+    kindPath: keyPath(path, 'tool'),
+  });
   return task && { kind: 'task', task };
 }
 

@@ -58,14 +58,22 @@ describe('steps', () => {
                 sink: {tool: {kind: postgres, auth: pg, command: "INSERT {{ page }}"}}`);
     expect(step?.retry[0]?.action).toMatchObject({
       do: 'continue',
-      perIteration: { sink: { kind: 'task', task: { name: 'sink', kind: 'postgres', config: { auth: 'pg', command: 'INSERT {{ page }}' } } } },
+      perIteration: {
+        sink: { kind: 'task', task: { name: 'sink', kind: 'postgres', config: { auth: 'pg', command: 'INSERT {{ page }}' } } },
+      },
     });
   });
 
   it.each([
     ['the seed-004 form', '{tool: {kind: postgres, auth: pg, table: raw_data, mode: upsert, key: id, args: {id: "{{ page.id }}"}}}'],
-    ['the seed-000 form', '{tool: postgres, auth: {type: postgres, credential: pg}, table: raw_data, mode: upsert, key: [id], args: {id: "{{ page.id }}"}}'],
-    ['a tool mapping given directly', '{kind: postgres, credential: pg, table: raw_data, mode: upsert, key: id, args: {id: "{{ page.id }}"}}'],
+    [
+      'the seed-000 form',
+      '{tool: postgres, auth: {type: postgres, credential: pg}, table: raw_data, mode: upsert, key: [id], args: {id: "{{ page.id }}"}}',
+    ],
+    [
+      'a tool mapping given directly',
+      '{kind: postgres, credential: pg, table: raw_data, mode: upsert, key: id, args: {id: "{{ page.id }}"}}',
+    ],
   ])('compiles a table-form per-iteration sink: %s', (_name, sink) => {
     const [step] = stepsOf(`
       - step: s
@@ -90,7 +98,10 @@ describe('steps', () => {
               next_call: {params: {page: 2}}
               per_iteration: {sink: {tool: {kind: http, auth: pg, table: t, command: "DELETE FROM t"}}}`);
     expect(problemsOf(text)).toEqual([
-      expect.objectContaining({ path: 'workflow[0].retry[0].then.per_iteration.sink.tool.kind', message: 'the table form of a sink writes to postgres, not "http"' }),
+      expect.objectContaining({
+        path: 'workflow[0].retry[0].then.per_iteration.sink.tool.kind',
+        message: 'the table form of a sink writes to postgres, not "http"',
+      }),
       expect.objectContaining({ path: 'workflow[0].retry[0].then.per_iteration.sink.tool.command', message: 'unknown key "command"' }),
     ]);
   });
@@ -107,7 +118,11 @@ describe('steps', () => {
     ['- step: s\n  next: {arcs: 1}', 'workflow[0].next.arcs', '"arcs" must be a list'],
     ['- step: s\n  next: {spec: 1}', 'workflow[0].next.spec', '"spec" must be a mapping'],
     ['- step: s\n  next: {spec: {mode: random}}', 'workflow[0].next.spec.mode', '"mode" must be "exclusive" or "inclusive", not "random"'],
-    ['- step: s\n  next: {spec: {on_no_match: fail}}', 'workflow[0].next.spec.on_no_match', '"on_no_match" must be "complete" or "quiet", not "fail"'],
+    [
+      '- step: s\n  next: {spec: {on_no_match: fail}}',
+      'workflow[0].next.spec.on_no_match',
+      '"on_no_match" must be "complete" or "quiet", not "fail"',
+    ],
     ['- step: s\n  next: [1]', 'workflow[0].next[0]', 'an arc must be a step name or a mapping with "step"'],
     ['- step: s\n  next: [{when: true}]', 'workflow[0].next[0]', 'an arc needs a target "step"'],
     ['- step: s\n  next: [{step: s, when: 1}]', 'workflow[0].next[0].when', '"when" must be a template or a boolean'],
@@ -118,6 +133,8 @@ describe('steps', () => {
   });
 
   it('accepts unknown keys inside next.spec and tool.spec', () => {
-    expect(() => stepsOf('- step: s\n  tool: {kind: noop, spec: {timeout: 3}}\n  next: {spec: {mode: inclusive, note: x}, arcs: []}')).not.toThrow();
+    expect(() =>
+      stepsOf('- step: s\n  tool: {kind: noop, spec: {timeout: 3}}\n  next: {spec: {mode: inclusive, note: x}, arcs: []}'),
+    ).not.toThrow();
   });
 });

@@ -33,14 +33,19 @@ export function normaliseStep(raw: unknown, path: string, ctx: ParseContext): St
     set: stepSet(raw, path, ctx),
     next: normaliseNext(raw.next, keyPath(path, 'next'), ctx),
   };
-  const tool = bareKind ? bareKindTool(raw, path, name, ctx) : has(raw, 'tool') && raw.tool !== null ? normaliseToolSpec(raw.tool, keyPath(path, 'tool'), name, ctx) : undefined;
+  const tool = bareKind
+    ? bareKindTool(raw, path, name, ctx)
+    : has(raw, 'tool') && raw.tool !== null
+      ? normaliseToolSpec(raw.tool, keyPath(path, 'tool'), name, ctx)
+      : undefined;
   if (tool) step.tool = tool;
   if (tool?.pool !== undefined) step.pool = tool.pool;
   if (has(raw, 'loop')) {
     const loop = normaliseLoop(raw.loop, keyPath(path, 'loop'), ctx);
     if (loop) step.loop = loop;
     if (!has(raw, 'tool') || raw.tool === null) ctx.problems.add(keyPath(path, 'loop'), 'a loop step needs a "tool": the loop body', 'key');
-    if (tool?.tasks.some((task) => task.kind === 'wait')) ctx.problems.add(keyPath(path, 'loop'), 'a loop body cannot "wait": a signal parks a whole step, not one iteration', 'key');
+    if (tool?.tasks.some((task) => task.kind === 'wait'))
+      ctx.problems.add(keyPath(path, 'loop'), 'a loop body cannot "wait": a signal parks a whole step, not one iteration', 'key');
   }
   if (has(raw, 'sink')) attachSink(raw, step, path, ctx);
   if (has(raw, 'output')) {

@@ -8,10 +8,12 @@ describe('tools', () => {
           - {name: a, kind: noop}
           - name: b
             kind: htp`);
-    expect(problemsOf(text)).toEqual([{ path: 'workflow[0].tool[1].kind', line: 10, column: 13, message: 'unknown tool kind "htp" (did you mean "http"?)' }]);
+    expect(problemsOf(text)).toEqual([
+      { path: 'workflow[0].tool[1].kind', line: 10, column: 13, message: 'unknown tool kind "htp" (did you mean "http"?)' },
+    ]);
   });
 
-  it('reports an unknown bare kind at the step\'s tool key', () => {
+  it("reports an unknown bare kind at the step's tool key", () => {
     expect(problemsOf(playbookText('- step: start\n  tool: duckdb\n  query: "SELECT 1"'))).toEqual([
       { path: 'workflow[0].tool', line: 7, column: 9, message: 'unknown tool kind "duckdb"' },
     ]);
@@ -25,7 +27,11 @@ describe('tools', () => {
     ['playbook', '{kind: playbook, return_step: end}', 'playbook tool needs "path"'],
     ['workbook', '{kind: workbook}', 'workbook tool needs "name" (a workbook entry)'],
     ['sleep', '{kind: sleep}', 'sleep tool needs "seconds" or "until"'],
-    ['postgres with an empty command list', '{kind: postgres, auth: pg, commands: []}', 'postgres tool needs SQL in "query", "command" or "commands"'],
+    [
+      'postgres with an empty command list',
+      '{kind: postgres, auth: pg, commands: []}',
+      'postgres tool needs SQL in "query", "command" or "commands"',
+    ],
   ])('%s: reports the missing required key at the tool', (_kind, tool, message) => {
     expect(problemsOf(playbookText(`- step: start\n  tool: ${tool}`))).toEqual([{ path: 'workflow[0].tool', line: 7, column: 3, message }]);
   });
@@ -50,7 +56,9 @@ describe('tools', () => {
   });
 
   it('accepts any extra key on a tool: only the required ones are checked', () => {
-    const [step] = stepsOf('- step: s\n  tool: {kind: postgres, auth: pg, query: "SELECT 1", pool: {size: 2}, output: {store: {kind: kv}}}');
+    const [step] = stepsOf(
+      '- step: s\n  tool: {kind: postgres, auth: pg, query: "SELECT 1", pool: {size: 2}, output: {store: {kind: kv}}}',
+    );
     // A mapping `pool` is NoETL's connection-pool options: ignored, and no worker pool.
     expect(step?.tool?.tasks[0]?.config).toEqual({ auth: 'pg', query: 'SELECT 1', output: { store: { kind: 'kv' } } });
     expect(step?.pool).toBeUndefined();
@@ -58,7 +66,9 @@ describe('tools', () => {
 
   it('reports duplicate task names with the line of the first', () => {
     const text = playbookText('- step: s\n  tool:\n    - {name: a, kind: noop}\n    - {name: a, kind: noop}');
-    expect(problemsOf(text)).toEqual([{ path: 'workflow[0].tool[1].name', line: 9, column: 14, message: 'duplicate task name "a" (first at line 8)' }]);
+    expect(problemsOf(text)).toEqual([
+      { path: 'workflow[0].tool[1].name', line: 9, column: 14, message: 'duplicate task name "a" (first at line 8)' },
+    ]);
   });
 
   it('compiles spec.policy rules and task set', () => {
@@ -81,7 +91,9 @@ describe('tools', () => {
   });
 
   it('reports bad policy values through the policy compiler, under the tool path', () => {
-    const text = playbookText('- step: s\n  tool:\n    kind: noop\n    spec:\n      policy:\n        rules:\n          - when: true\n            then: {do: explode}');
+    const text = playbookText(
+      '- step: s\n  tool:\n    kind: noop\n    spec:\n      policy:\n        rules:\n          - when: true\n            then: {do: explode}',
+    );
     const problems = problemsOf(text);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ line: 13 });
@@ -103,12 +115,19 @@ describe('tools', () => {
                   - else: {then: {do: continue}}`;
     expect(stepsOf(pipeline('fetch'))[0]?.tool?.tasks[1]?.policies[0]?.action).toEqual({ do: 'jump', to: 'fetch' });
     expect(problemsOf(playbookText(pipeline('other_step')))).toEqual([
-      { path: 'workflow[0].tool[1].spec.policy.rules[0].then.to', line: 15, column: 36, message: 'jump target "other_step" is not a task of this pipeline' },
+      {
+        path: 'workflow[0].tool[1].spec.policy.rules[0].then.to',
+        line: 15,
+        column: 36,
+        message: 'jump target "other_step" is not a task of this pipeline',
+      },
     ]);
   });
 
   it('finds the jump of an else rule', () => {
-    const text = playbookText('- step: s\n  tool:\n    kind: noop\n    spec:\n      policy:\n        rules:\n          - else: {do: jump, to: x}');
+    const text = playbookText(
+      '- step: s\n  tool:\n    kind: noop\n    spec:\n      policy:\n        rules:\n          - else: {do: jump, to: x}',
+    );
     expect(problemsOf(text)).toEqual([expect.objectContaining({ path: 'workflow[0].tool.spec.policy.rules[0].else.to', line: 12 })]);
   });
 });

@@ -32,7 +32,13 @@ export interface TaskOptions {
  * A step's `tool:` as a mapping (one task named after the step) or a list (a
  * pipeline). The bare `tool: http` form is turned into a mapping by the step.
  */
-export function normaliseToolSpec(raw: unknown, path: string, stepName: string, ctx: ParseContext, kindPath?: string): ToolSpec | undefined {
+export function normaliseToolSpec(
+  raw: unknown,
+  path: string,
+  stepName: string,
+  ctx: ParseContext,
+  kindPath?: string,
+): ToolSpec | undefined {
   if (Array.isArray(raw)) return normalisePipeline(raw, path, ctx);
   if (!isRawMap(raw)) {
     ctx.problems.add(path, '"tool" must be a mapping, a list of tasks or a tool kind');
@@ -82,10 +88,16 @@ export function normaliseTask(raw: unknown, path: string, ctx: ParseContext, opt
   if (kind === undefined) return undefined;
   checkRequiredKeys(kind, config, path, ctx);
   if (kind === 'wait' && !options.stepTool) {
-    ctx.problems.add(options.kindPath ?? keyPath(path, 'kind'), 'a "wait" must be the whole tool of a step: it parks the step, so no pipeline task, workbook entry or sink can wait');
+    ctx.problems.add(
+      options.kindPath ?? keyPath(path, 'kind'),
+      'a "wait" must be the whole tool of a step: it parks the step, so no pipeline task, workbook entry or sink can wait',
+    );
   }
   if (!options.stepTool && typeof raw.pool === 'string') {
-    ctx.problems.add(keyPath(path, 'pool'), 'a worker pool is chosen per step: put "pool" on the step (a pipeline, workbook entry or sink runs where its step runs)');
+    ctx.problems.add(
+      keyPath(path, 'pool'),
+      'a worker pool is chosen per step: put "pool" on the step (a pipeline, workbook entry or sink runs where its step runs)',
+    );
   }
   if (kind === 'workbook' && isNonEmptyString(config.name)) ctx.workbookRefs.push({ name: config.name, path: keyPath(path, 'name') });
   if (name === undefined) return undefined;

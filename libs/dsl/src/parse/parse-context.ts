@@ -35,7 +35,12 @@ export function checkKeys(
  * The value of the first of `names` present in `raw`, reporting when more than
  * one spelling is given (`in` and `collection`).
  */
-export function pickAlias(raw: RawMap, names: readonly string[], path: string, ctx: ParseContext): { key: string; value: unknown } | undefined {
+export function pickAlias(
+  raw: RawMap,
+  names: readonly string[],
+  path: string,
+  ctx: ParseContext,
+): { key: string; value: unknown } | undefined {
   const present = names.filter((name) => has(raw, name));
   const [first, second] = present;
   if (first === undefined) return undefined;

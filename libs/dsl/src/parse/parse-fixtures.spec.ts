@@ -39,7 +39,11 @@ describe('NoETL fixture corpus', () => {
     expect(result.playbook).toBeUndefined();
     expect(result.problems).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ path: 'workflow[1].tool', line: 26, message: 'postgres tool needs SQL in "query", "command" or "commands"' }),
+        expect.objectContaining({
+          path: 'workflow[1].tool',
+          line: 26,
+          message: 'postgres tool needs SQL in "query", "command" or "commands"',
+        }),
         expect.objectContaining({ path: 'workflow[1].command', line: 29, message: expect.stringContaining('unknown key "command"') }),
       ]),
     );
@@ -58,7 +62,16 @@ describe('NoETL fixture corpus', () => {
       iterator: 'page',
       mode: 'cursor',
       maxInFlight: 1,
-      frame: { maxRows: 50, maxSeconds: 30, maxBytes: 67108864, leaseSeconds: 120, heartbeatSeconds: 30, rowConcurrency: 1, process: 'row', maxAttempts: 3 },
+      frame: {
+        maxRows: 50,
+        maxSeconds: 30,
+        maxBytes: 67108864,
+        leaseSeconds: 120,
+        heartbeatSeconds: 30,
+        rowConcurrency: 1,
+        process: 'row',
+        maxAttempts: 3,
+      },
     });
   });
 

@@ -34,7 +34,11 @@ export function playbookSchema(): JsonObject {
   const positiveOrTemplate: JsonObject = { anyOf: [{ type: 'integer', minimum: 1 }, template] };
   const mapping: JsonObject = { type: 'object' };
   const kinds: Json[] = [...TOOL_KINDS, 'js'];
-  const poolName: JsonObject = { type: 'string', pattern: POOL_NAME.source, description: 'a worker pool: only workers started with NOETL_WORKER_POOL set to it run the step' };
+  const poolName: JsonObject = {
+    type: 'string',
+    pattern: POOL_NAME.source,
+    description: 'a worker pool: only workers started with NOETL_WORKER_POOL set to it run the step',
+  };
   const pool: JsonObject = { anyOf: [poolName, { type: 'object', description: "NoETL's connection-pool options (ignored)" }] };
 
   const task = (): JsonObject => ({
@@ -47,7 +51,10 @@ export function playbookSchema(): JsonObject {
         input: mapping,
         args: mapping,
         set: mapping,
-        spec: { type: 'object', properties: { policy: { description: 'task policy: {mode: exclusive, rules: [{when, then: {do}}, {else}]}' } } },
+        spec: {
+          type: 'object',
+          properties: { policy: { description: 'task policy: {mode: exclusive, rules: [{when, then: {do}}, {else}]}' } },
+        },
         pool,
       }),
       // `pool` is in both lists (a step key it hints at): described the same in each.
@@ -60,13 +67,22 @@ export function playbookSchema(): JsonObject {
     description: 'a tool ({tool: {kind, ...}}) or the table form ({tool: postgres, auth, table, mode, key, args})',
     properties: { ...open(SINK_TASK_KEYS, { tool: { anyOf: [{ enum: kinds }, task()] } }), ...open(SINK_TABLE_KEYS) },
   };
-  const arc = closed(ARC_KEYS, {
-    step: { type: 'string', minLength: 1, description: 'the target step' },
-    when: condition,
-    set: mapping,
-    on: { enum: ['call.done', 'call.partial'] },
-  }, ['step']);
-  const frame = closed(FRAME_KEYS, Object.fromEntries([...FRAME_KEYS].map((key): [string, Json] => [key, key === 'process' ? { enum: ['row', 'frame'] } : { type: 'integer', minimum: 1 }])));
+  const arc = closed(
+    ARC_KEYS,
+    {
+      step: { type: 'string', minLength: 1, description: 'the target step' },
+      when: condition,
+      set: mapping,
+      on: { enum: ['call.done', 'call.partial'] },
+    },
+    ['step'],
+  );
+  const frame = closed(
+    FRAME_KEYS,
+    Object.fromEntries(
+      [...FRAME_KEYS].map((key): [string, Json] => [key, key === 'process' ? { enum: ['row', 'frame'] } : { type: 'integer', minimum: 1 }]),
+    ),
+  );
   const loopMode: JsonObject = { enum: ['sequential', 'parallel', 'async', 'cursor'] };
   const loop = closed(LOOP_KEYS, {
     in: { anyOf: [template, { type: 'array' }], description: 'the items: a template giving a list, or a list' },
@@ -76,7 +92,11 @@ export function playbookSchema(): JsonObject {
     mode: loopMode,
     concurrency: positiveOrTemplate,
     max_in_flight: positiveOrTemplate,
-    cursor: closed(CURSOR_KEYS, { kind: { const: 'postgres' }, claim: { type: 'string', description: 'SQL leasing up to {{ __frame_max_rows }} rows' } }, ['claim']),
+    cursor: closed(
+      CURSOR_KEYS,
+      { kind: { const: 'postgres' }, claim: { type: 'string', description: 'SQL leasing up to {{ __frame_max_rows }} rows' } },
+      ['claim'],
+    ),
     sink,
     spec: {
       type: 'object',
@@ -115,7 +135,10 @@ export function playbookSchema(): JsonObject {
         anyOf: [{ enum: kinds }, task(), { type: 'array', minItems: 1, items: task() }, { type: 'null' }],
       },
       loop,
-      retry: { description: 'true, a number of runs, or a list of {when, then}', anyOf: [{ type: 'boolean' }, { type: 'integer', minimum: 0 }, mapping, { type: 'array', items: mapping }, { type: 'null' }] },
+      retry: {
+        description: 'true, a number of runs, or a list of {when, then}',
+        anyOf: [{ type: 'boolean' }, { type: 'integer', minimum: 0 }, mapping, { type: 'array', items: mapping }, { type: 'null' }],
+      },
       set: mapping,
       vars: mapping,
       next: { anyOf: [next, { type: 'null' }] },
@@ -143,20 +166,50 @@ export function playbookSchema(): JsonObject {
     $id: PLAYBOOK_SCHEMA_ID,
     title: 'NoETL playbook',
     description: 'A playbook of the NoETL runtime (docs/language.md). Generated from the validator by `npm run schema`; do not edit.',
-    ...closed(TOP_KEYS, {
-      apiVersion: { type: 'string', pattern: '^noetl\\.io/v\\d+[a-z0-9]*$', description: 'noetl.io/v2' },
-      kind: { const: 'Playbook' },
-      metadata: {
-        type: 'object',
-        required: ['name'],
-        properties: { name: { type: 'string', minLength: 1 }, path: { type: 'string', minLength: 1 }, description: { type: 'string' }, schedule },
+    ...closed(
+      TOP_KEYS,
+      {
+        apiVersion: { type: 'string', pattern: '^noetl\\.io/v\\d+[a-z0-9]*$', description: 'noetl.io/v2' },
+        kind: { const: 'Playbook' },
+        metadata: {
+          type: 'object',
+          required: ['name'],
+          properties: {
+            name: { type: 'string', minLength: 1 },
+            path: { type: 'string', minLength: 1 },
+            description: { type: 'string' },
+            schedule,
+          },
+        },
+        workload: { type: ['object', 'null'], description: 'the default inputs; an execution payload is deep-merged over it' },
+        keychain: {
+          type: ['array', 'null'],
+          items: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string', minLength: 1 }, kind: { type: 'string' }, credential: { type: 'string' } },
+          },
+        },
+        workbook: {
+          type: ['array', 'null'],
+          items: closed(
+            WORKBOOK_ENTRY_KEYS,
+            { name: { type: 'string', minLength: 1 }, tool: task(), desc: { type: 'string' }, description: { type: 'string' } },
+            ['name', 'tool'],
+          ),
+        },
+        executor: {
+          anyOf: [
+            closed(EXECUTOR_KEYS, {
+              spec: { type: 'object', properties: { entry_step: { type: 'string' }, final_step: { type: 'string' }, pool: poolName } },
+            }),
+            { type: 'null' },
+          ],
+        },
+        workflow: { type: 'array', minItems: 1, items: step },
       },
-      workload: { type: ['object', 'null'], description: 'the default inputs; an execution payload is deep-merged over it' },
-      keychain: { type: ['array', 'null'], items: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, kind: { type: 'string' }, credential: { type: 'string' } } } },
-      workbook: { type: ['array', 'null'], items: closed(WORKBOOK_ENTRY_KEYS, { name: { type: 'string', minLength: 1 }, tool: task(), desc: { type: 'string' }, description: { type: 'string' } }, ['name', 'tool']) },
-      executor: { anyOf: [closed(EXECUTOR_KEYS, { spec: { type: 'object', properties: { entry_step: { type: 'string' }, final_step: { type: 'string' }, pool: poolName } } }), { type: 'null' }] },
-      workflow: { type: 'array', minItems: 1, items: step },
-    }, ['apiVersion', 'kind', 'metadata', 'workflow']),
+      ['apiVersion', 'kind', 'metadata', 'workflow'],
+    ),
   };
 }
 
@@ -167,6 +220,7 @@ function closed(keys: ReadonlySet<string>, known: Record<string, Json> = {}, req
 
 /** `properties` for every key of `keys`. A described key missing from `keys` is a bug in this file. */
 function open(keys: ReadonlySet<string>, known: Record<string, Json> = {}): JsonObject {
-  for (const key of Object.keys(known)) if (!keys.has(key)) throw new Error(`playbook schema: "${key}" is not a key the parser accepts here`);
+  for (const key of Object.keys(known))
+    if (!keys.has(key)) throw new Error(`playbook schema: "${key}" is not a key the parser accepts here`);
   return Object.fromEntries([...keys].map((key): [string, Json] => [key, known[key] ?? {}]));
 }

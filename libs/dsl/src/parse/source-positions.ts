@@ -32,7 +32,8 @@ export class YamlSource {
       doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, merge: true, uniqueKeys: true });
     } catch (error) {
       // The YAML parser recurses per level of block nesting: a document nested thousands deep overflows its stack.
-      const message = error instanceof RangeError ? 'the document nests too deep to parse' : error instanceof Error ? error.message : String(error);
+      const message =
+        error instanceof RangeError ? 'the document nests too deep to parse' : error instanceof Error ? error.message : String(error);
       return { problems: [{ path: '', ...START, message: `YAML error: ${message}` }] };
     }
     const source = new YamlSource(doc, lines, text);
@@ -129,7 +130,10 @@ function findPair(pairs: Pair[], tokens: PathToken[], from: number): { pair: Pai
   let last = from;
   while (last + 1 < tokens.length && typeof tokens[last + 1] === 'string') last += 1;
   for (let end = last; end >= from; end -= 1) {
-    const key = tokens.slice(from, end + 1).map(String).join('.');
+    const key = tokens
+      .slice(from, end + 1)
+      .map(String)
+      .join('.');
     const pair = pairs.find((p) => keyText(p.key) === key);
     if (pair) return { pair, next: end + 1 };
   }

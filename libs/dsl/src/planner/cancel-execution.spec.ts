@@ -31,7 +31,12 @@ describe('onExecutionCancelled', () => {
     ]);
     expect(batch[0]?.payload).toEqual({ reason: 'execution cancelled: user asked' });
     expect(h.openCommands()).toEqual([]);
-    const late = h.append({ type: EventType.CommandCompleted, executionId: h.executionId, commandId: b.commandId, payload: { result: {} } });
+    const late = h.append({
+      type: EventType.CommandCompleted,
+      executionId: h.executionId,
+      commandId: b.commandId,
+      payload: { result: {} },
+    });
     expect(h.batches.get(late.event_id)).toEqual([]);
   });
 

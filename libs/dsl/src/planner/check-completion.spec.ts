@@ -5,7 +5,8 @@ const py = '{ kind: python, code: "result = 1" }';
 
 describe('checkCompletion', () => {
   it('takes the result of executor.final_step when it completed', () => {
-    const playbook = workflow(`
+    const playbook = workflow(
+      `
   - step: start
     tool: ${py}
     next: { spec: { mode: inclusive }, arcs: [{ step: report }, { step: cleanup }] }
@@ -13,7 +14,9 @@ describe('checkCompletion', () => {
     tool: ${py}
   - step: cleanup
     tool: ${py}
-`, 'executor: { spec: { entry_step: start, final_step: report } }');
+`,
+      'executor: { spec: { entry_step: start, final_step: report } }',
+    );
     const h = new PlannerHarness(playbook).start();
     h.complete('start');
     h.complete('report', { summary: 1 });

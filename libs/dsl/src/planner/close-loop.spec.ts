@@ -6,7 +6,8 @@ const boom = { kind: 'code', message: 'ValueError: bad row' };
 
 describe('closeLoop', () => {
   it('emits loop.done once, with results in collection order from out-of-order frame commits', () => {
-    const playbook = workflow(`
+    const playbook = workflow(
+      `
   - step: process
     loop: { in: "{{ items }}", iterator: item, spec: { mode: parallel, max_in_flight: 3, frame: { max_rows: 2 } } }
     tool: ${body}
@@ -14,18 +15,21 @@ describe('closeLoop', () => {
       - step: end
         when: "{{ event.name == 'loop.done' and fanin.status == 'complete' }}"
   - step: end
-`, 'workload: { items: [1, 2, 3, 4, 5] }');
+`,
+      'workload: { items: [1, 2, 3, 4, 5] }',
+    );
     const h = new PlannerHarness(playbook).start();
     h.commitFrame('process', 2, [{ n: 5 }]);
     h.commitFrame('process', 0, [{ n: 1 }, { n: 2 }], { byRef: true });
     expect(h.types()).not.toContain(EventType.LoopDone);
     const last = h.commitFrame('process', 1, [{ n: 3 }, { n: 4 }]);
     const results = [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }, { n: 5 }];
-    expect(h.batches.get(last.event_id)!.map((d) => d.type).slice(0, 3)).toEqual([
-      EventType.LoopDone,
-      EventType.StageClosed,
-      EventType.StepExit,
-    ]);
+    expect(
+      h.batches
+        .get(last.event_id)!
+        .map((d) => d.type)
+        .slice(0, 3),
+    ).toEqual([EventType.LoopDone, EventType.StageClosed, EventType.StepExit]);
     const loop = h.ofType(EventType.LoopStarted)[0]!.payload;
     expect(h.ofType(EventType.LoopDone)).toHaveLength(1);
     expect(h.ofType(EventType.LoopDone)[0]?.payload).toEqual({
@@ -38,7 +42,12 @@ describe('closeLoop', () => {
       failed: 0,
       results,
     });
-    expect(h.ofType(EventType.StageClosed)[0]?.payload).toEqual({ stage_id: loop.stage_id, loop_id: loop.loop_id, committed: 3, failed: 0 });
+    expect(h.ofType(EventType.StageClosed)[0]?.payload).toEqual({
+      stage_id: loop.stage_id,
+      loop_id: loop.loop_id,
+      committed: 3,
+      failed: 0,
+    });
     expect(h.ofType(EventType.StepExit)[0]?.payload).toMatchObject({
       status: 'COMPLETED',
       result: { results, stats: { total: 5, succeeded: 5, success: 5, failed: 0 } },
@@ -47,14 +56,17 @@ describe('closeLoop', () => {
     expect(h.state.status).toBe('COMPLETED');
   });
 
-  it('closes a loop no template reads lean: its result is a manifest of the frames\' outputs, staged by ref, never aggregated', () => {
-    const playbook = workflow(`
+  it("closes a loop no template reads lean: its result is a manifest of the frames' outputs, staged by ref, never aggregated", () => {
+    const playbook = workflow(
+      `
   - step: process
     loop: { in: "{{ items }}", iterator: item, spec: { mode: parallel, max_in_flight: 3, frame: { max_rows: 2 } } }
     tool: ${body}
     next: [end]
   - step: end
-`, 'workload: { items: [1, 2, 3, 4, 5] }');
+`,
+      'workload: { items: [1, 2, 3, 4, 5] }',
+    );
     const h = new PlannerHarness(playbook).start();
     h.commitFrame('process', 2, [{ n: 5 }]);
     h.commitFrame('process', 0, [{ n: 1 }, { n: 2 }], { byRef: true });
@@ -89,7 +101,7 @@ describe('closeLoop', () => {
     expect(h.ofType(EventType.LoopDone)[0]?.payload).not.toHaveProperty('result_ref');
   });
 
-  it('applies the loop step set once, at loop.done, and the frames\' ctx writes in commit order before it', () => {
+  it("applies the loop step set once, at loop.done, and the frames' ctx writes in commit order before it", () => {
     const playbook = workflow(`
   - step: process
     loop: { in: [1, 2], iterator: item, spec: { mode: parallel } }
@@ -101,12 +113,12 @@ describe('closeLoop', () => {
     const last = h.commitFrame('process', 0, ['a'], { ctx: { cursor: 'first-index-last' } });
     const updates = h.ofType(EventType.CtxUpdated).map((e) => e.payload.set);
     expect(updates).toEqual([{ cursor: 'second-index-first' }, { cursor: 'first-index-last' }, { count: 2, last: 'first-index-last' }]);
-    expect(h.batches.get(last.event_id)!.map((d) => d.type).slice(0, 4)).toEqual([
-      EventType.CtxUpdated,
-      EventType.LoopDone,
-      EventType.StageClosed,
-      EventType.CtxUpdated,
-    ]);
+    expect(
+      h.batches
+        .get(last.event_id)!
+        .map((d) => d.type)
+        .slice(0, 4),
+    ).toEqual([EventType.CtxUpdated, EventType.LoopDone, EventType.StageClosed, EventType.CtxUpdated]);
   });
 
   it('routes a partial loop on fanin.status, with failed rows as null results', () => {
@@ -126,13 +138,19 @@ describe('closeLoop', () => {
     h.commitFrame('process', 0, [{ ok: 1 }]);
     h.commitFrame('process', 1, [{ error: boom }]);
     h.failFrame('process', 2, { kind: 'internal', message: 'worker lost 3 times' });
-    expect(h.ofType(EventType.LoopDone)[0]?.payload).toMatchObject({ status: 'partial', total: 3, succeeded: 1, failed: 2, results: [{ ok: 1 }, null, null] });
+    expect(h.ofType(EventType.LoopDone)[0]?.payload).toMatchObject({
+      status: 'partial',
+      total: 3,
+      succeeded: 1,
+      failed: 2,
+      results: [{ ok: 1 }, null, null],
+    });
     expect(h.ofType(EventType.StageClosed)[0]?.payload).toMatchObject({ committed: 2, failed: 1 });
     expect(h.trace()).toContain('enter handle_partial');
     expect(h.state.status).toBe('COMPLETED');
   });
 
-  it('fails the loop step with the iterations\' errors when nothing routes a partial loop', () => {
+  it("fails the loop step with the iterations' errors when nothing routes a partial loop", () => {
     const playbook = workflow(`
   - step: process
     loop: { in: [1, 2, 3], iterator: item, spec: { mode: parallel } }
@@ -151,7 +169,8 @@ describe('closeLoop', () => {
     expect(h.state.error).toEqual({
       step: 'process',
       kind: 'code',
-      message: '2 of 3 iterations of loop step process failed and no arc handled it: [1] code: ValueError: bad row; [2] internal: worker lost',
+      message:
+        '2 of 3 iterations of loop step process failed and no arc handled it: [1] code: ValueError: bad row; [2] internal: worker lost',
     });
   });
 
@@ -162,7 +181,11 @@ describe('closeLoop', () => {
     tool: ${body}
 `);
     const h = new PlannerHarness(playbook).start();
-    h.commitFrame('process', 0, Array.from({ length: 7 }, () => ({ error: boom })));
+    h.commitFrame(
+      'process',
+      0,
+      Array.from({ length: 7 }, () => ({ error: boom })),
+    );
     expect(h.state.error?.message).toMatch(/\[4\] code: ValueError: bad row; and 2 more$/);
   });
 
@@ -202,7 +225,13 @@ describe('closeLoop', () => {
     h.commitFrame('drain', 1, [{ error: boom }]);
     expect(h.types()).not.toContain(EventType.LoopDone);
     h.commitFrame('drain', 2, []);
-    expect(h.ofType(EventType.LoopDone)[0]?.payload).toMatchObject({ status: 'partial', total: 3, succeeded: 2, failed: 1, results: ['a', 'b', null] });
+    expect(h.ofType(EventType.LoopDone)[0]?.payload).toMatchObject({
+      status: 'partial',
+      total: 3,
+      succeeded: 2,
+      failed: 1,
+      results: ['a', 'b', null],
+    });
   });
 
   it('counts a failed cursor frame as one failed iteration', () => {
@@ -238,7 +267,15 @@ describe('closeLoop', () => {
       type: EventType.FrameCommitted,
       executionId: h.executionId,
       loopId: loop.loopId,
-      payload: { frame_id: 'f', stage_id: loop.stageId, frame_index: 0, row_count: 1, first_index: 0, failed_rows: [], output_ref: h.ref({ not: 'a list' }) },
+      payload: {
+        frame_id: 'f',
+        stage_id: loop.stageId,
+        frame_index: 0,
+        row_count: 1,
+        first_index: 0,
+        failed_rows: [],
+        output_ref: h.ref({ not: 'a list' }),
+      },
     });
     expect(h.state.error).toMatchObject({ kind: 'internal', message: expect.stringContaining('not a list of row results') });
   });

@@ -78,7 +78,14 @@ export function closeLoop(ctx: PlanContext, loopId: string): void {
       failed,
       ...(staged ? { result_ref: staged.ref } : { results: aggregate.results }),
     };
-    ctx.emit({ type: EventType.LoopDone, step: loop.step, loopId, stageId: loop.stageId, payload: done, ...(staged ? { staged: [staged] } : {}) });
+    ctx.emit({
+      type: EventType.LoopDone,
+      step: loop.step,
+      loopId,
+      stageId: loop.stageId,
+      payload: done,
+      ...(staged ? { staged: [staged] } : {}),
+    });
     ctx.emit({
       type: EventType.StageClosed,
       step: loop.step,
@@ -126,7 +133,15 @@ export function refsToClose(playbook: Playbook, loop: LoopState): PayloadRef[] {
 function aggregateFrames(ctx: PlanContext, loop: LoopState, maxRows: number, lean: boolean): Aggregate {
   const results: Json[] = [];
   const parts: ListPart[] = [];
-  const aggregate: Aggregate = { results, ...(lean ? { parts } : {}), succeeded: 0, failed: 0, errors: [], committedFrames: 0, failedFrames: 0 };
+  const aggregate: Aggregate = {
+    results,
+    ...(lean ? { parts } : {}),
+    succeeded: 0,
+    failed: 0,
+    errors: [],
+    committedFrames: 0,
+    failedFrames: 0,
+  };
   const indices = Object.keys(loop.frames)
     .map(Number)
     .sort((a, b) => a - b);
@@ -154,7 +169,8 @@ function aggregateFrames(ctx: PlanContext, loop: LoopState, maxRows: number, lea
     }
     aggregate.succeeded += frame.rowCount - frame.failedRows.length;
     aggregate.failed += frame.failedRows.length;
-    for (const row of frame.failedRows) aggregate.errors.push({ index: row.index, error: row.error ?? { kind: 'internal', message: 'iteration failed' } });
+    for (const row of frame.failedRows)
+      aggregate.errors.push({ index: row.index, error: row.error ?? { kind: 'internal', message: 'iteration failed' } });
   }
   return aggregate;
 }

@@ -177,7 +177,8 @@ describe('completeStep', () => {
 
 describe('completeStep in a loop-back pagination (RESULT_SHAPES s8)', () => {
   it('counts pages with a step set that the arcs read, then leaves the loop', () => {
-    const playbook = workflow(`
+    const playbook = workflow(
+      `
   - step: init
     next:
       - step: fetch_page
@@ -193,7 +194,9 @@ describe('completeStep in a loop-back pagination (RESULT_SHAPES s8)', () => {
         when: "{{ ctx.has_more == true and ctx.iteration_count < 5 }}"
       - step: end
   - step: end
-`, 'workload: { current_page: "1" }');
+`,
+      'workload: { current_page: "1" }',
+    );
     const h = new PlannerHarness(playbook).start();
     h.complete('fetch_page', { data: { paging: { hasMore: true } } });
     h.complete('fetch_page', { data: { paging: { hasMore: false } } });
@@ -209,7 +212,7 @@ describe('completeStep in a loop-back pagination (RESULT_SHAPES s8)', () => {
 });
 
 describe('completeStep with arc set', () => {
-  it('writes an arc\'s step.* keys into the result before the exit, and its ctx keys after', () => {
+  it("writes an arc's step.* keys into the result before the exit, and its ctx keys after", () => {
     const playbook = workflow(`
   - step: start
     next:

@@ -12,7 +12,10 @@ describe('credentialRefs', () => {
       },
       sink: { kind: 'table', auth: 'pg_sink', table: 't' },
       cursor: { kind: 'postgres', auth: { key: 'pg_queue' }, claim: 'select 1' },
-      keychain: [{ name: 'k', credential: 'vault_entry' }, { name: 'static', kind: 'static', map: {} }],
+      keychain: [
+        { name: 'k', credential: 'vault_entry' },
+        { name: 'static', kind: 'static', map: {} },
+      ],
     };
     expect(credentialRefs(spec)).toEqual({ names: ['api_token', 'pg_main', 'pg_queue', 'pg_sink', 'vault_entry'], templated: false });
   });
@@ -21,13 +24,18 @@ describe('credentialRefs', () => {
     const spec: JsonObject = {
       tool: { tasks: [{ kind: 'javascript', config: { code: 'return 1' } }] },
       loop: { sink: { tool: { kind: 'postgres', auth: 'loop_sink', table: 't' } } },
-      retry: [{ when: '{{ response.more }}', then: { per_iteration: { sink: { tool: { kind: 'postgres', auth: 'page_sink', table: 'p' } } } } }],
+      retry: [
+        { when: '{{ response.more }}', then: { per_iteration: { sink: { tool: { kind: 'postgres', auth: 'page_sink', table: 'p' } } } } },
+      ],
     };
     expect(credentialRefs(spec)).toEqual({ names: ['loop_sink', 'page_sink'], templated: false });
   });
 
   it('says when a name is a template, which cannot be bound before the call', () => {
-    expect(credentialRefs({ tool: { tasks: [{ kind: 'http', config: { auth: '{{ workload.cred }}' } }] } })).toEqual({ names: [], templated: true });
+    expect(credentialRefs({ tool: { tasks: [{ kind: 'http', config: { auth: '{{ workload.cred }}' } }] } })).toEqual({
+      names: [],
+      templated: true,
+    });
   });
 
   it('names nothing for work that uses no credential', () => {

@@ -82,9 +82,12 @@ describe('enterStep', () => {
   });
 
   it('fails the execution when the entry step does not exist', () => {
-    const playbook = { ...workflow(`
+    const playbook = {
+      ...workflow(`
   - step: a
-`), executor: { entryStep: 'missing' } };
+`),
+      executor: { entryStep: 'missing' },
+    };
     const h = new PlannerHarness(playbook).start();
     expect(h.types()).toEqual([EventType.ExecutionStarted, EventType.ExecutionFailed]);
     expect(h.state.error).toEqual({ step: 'missing', kind: 'internal', message: 'unknown step "missing"' });

@@ -41,13 +41,20 @@ describe('fan-out shards as independent commands (DSL.md s4.2)', () => {
     }
     expect(new Set(issued.map((e) => e.payload.command_id)).size).toBe(5);
     expect(h.ofType(EventType.StageOpened)[0]?.payload).toMatchObject({ kind: 'fanout', frame_count: 0 });
-    expect(loop.shards).toEqual(Object.fromEntries(issued.map((e) => [e.payload.iteration, { commandId: e.payload.command_id, status: 'RUNNING' }])));
+    expect(loop.shards).toEqual(
+      Object.fromEntries(issued.map((e) => [e.payload.iteration, { commandId: e.payload.command_id, status: 'RUNNING' }])),
+    );
   });
 
   it('keeps at most max_in_flight shards issued and not ended: each end, but a retry, issues the next item', () => {
     const h = fanout(5, ', max_in_flight: 2, fanout: { max_shard_retries: 1 }');
-    const open = () => Object.values(h.loop('shards').shards ?? {}).filter((shard) => shard.status === 'RUNNING' || shard.status === 'RETRYING').length;
-    const issuedItems = () => h.ofType(EventType.CommandIssued).filter((e) => e.payload.step === 'shards').map((e) => e.payload.iteration);
+    const open = () =>
+      Object.values(h.loop('shards').shards ?? {}).filter((shard) => shard.status === 'RUNNING' || shard.status === 'RETRYING').length;
+    const issuedItems = () =>
+      h
+        .ofType(EventType.CommandIssued)
+        .filter((e) => e.payload.step === 'shards')
+        .map((e) => e.payload.iteration);
     expect(h.ofType(EventType.LoopStarted)[0]?.payload.max_in_flight).toBe(2);
     expect(issuedItems()).toEqual([0, 1]);
     h.endShard('shards', 0, 0);
@@ -127,7 +134,10 @@ describe('fan-out shards as independent commands (DSL.md s4.2)', () => {
     expect(h.shard('shards', 1)).toMatchObject({ attempt: 2, maxAttempts: 2 });
     h.endShard('shards', 1, 'abandon');
     expect(h.ofType(EventType.LoopDone)[0]?.payload).toMatchObject({ status: 'partial', failed: 1 });
-    expect(Object.values(h.state.loops)[0]?.shards?.[1]?.error).toMatchObject({ kind: 'internal', message: expect.stringContaining('lease expired') });
+    expect(Object.values(h.state.loops)[0]?.shards?.[1]?.error).toMatchObject({
+      kind: 'internal',
+      message: expect.stringContaining('lease expired'),
+    });
   });
 
   it('fails a shard for good on its first failure with max_shard_retries: 0, and fails the step when no arc handles it', () => {
@@ -173,8 +183,17 @@ describe('fan-out shards as independent commands (DSL.md s4.2)', () => {
     const h = fanout(3);
     h.endShard('shards', 0, 0);
     h.cancel();
-    expect(h.ofType(EventType.CommandCancelled).map((e) => e.command_id).sort()).toEqual(
-      h.ofType(EventType.CommandIssued).filter((e) => e.payload.iteration !== 0).map((e) => e.payload.command_id).sort(),
+    expect(
+      h
+        .ofType(EventType.CommandCancelled)
+        .map((e) => e.command_id)
+        .sort(),
+    ).toEqual(
+      h
+        .ofType(EventType.CommandIssued)
+        .filter((e) => e.payload.iteration !== 0)
+        .map((e) => e.payload.command_id)
+        .sort(),
     );
     expect(h.ofType(EventType.LoopDone)).toHaveLength(0);
   });

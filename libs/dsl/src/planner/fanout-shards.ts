@@ -57,7 +57,11 @@ function nextItem(loop: LoopState): number | undefined {
 
 /** A fan-out shard's command ended: completed, failed, or its lease ran out. */
 export function isShardEnd(state: ExecutionState, event: LedgerEvent): event is ShardEndEvent {
-  if (event.event_type !== EventType.CommandCompleted && event.event_type !== EventType.CommandFailed && event.event_type !== EventType.CommandAbandoned) {
+  if (
+    event.event_type !== EventType.CommandCompleted &&
+    event.event_type !== EventType.CommandFailed &&
+    event.event_type !== EventType.CommandAbandoned
+  ) {
     return false;
   }
   const command = event.command_id === null ? undefined : state.commands[event.command_id];
@@ -86,7 +90,8 @@ export function isQuietShardEnd(state: ExecutionState, event: LedgerEvent): bool
 export function onShardEnd(ctx: PlanContext, event: ShardEndEvent): void {
   const command = event.command_id === null ? undefined : ctx.state.commands[event.command_id];
   const loop = command?.loopId === undefined ? undefined : ctx.state.loops[command.loopId];
-  if (!command || command.iteration === undefined || !loop || loop.status !== 'RUNNING' || ctx.state.runs[loop.runId]?.status !== 'RUNNING') return;
+  if (!command || command.iteration === undefined || !loop || loop.status !== 'RUNNING' || ctx.state.runs[loop.runId]?.status !== 'RUNNING')
+    return;
   const shard = loop.shards?.[command.iteration];
   if (!shard || shard.commandId !== command.commandId) return;
   const set = event.event_type === EventType.CommandAbandoned ? undefined : event.payload.ctx;
@@ -94,7 +99,13 @@ export function onShardEnd(ctx: PlanContext, event: ShardEndEvent): void {
     ctx.emit({ type: EventType.CtxUpdated, step: loop.step, loopId: loop.loopId, payload: { set, step: loop.step } });
   }
   if (shard.status === 'RETRYING') {
-    issueShard(ctx, shardWork(ctx, ctx.step(loop.step), loop.runId, loop.loopId), command.iteration, command.attempt + 1, command.maxAttempts);
+    issueShard(
+      ctx,
+      shardWork(ctx, ctx.step(loop.step), loop.runId, loop.loopId),
+      command.iteration,
+      command.attempt + 1,
+      command.maxAttempts,
+    );
   } else {
     // This shard is done: its place goes to the next item (max_in_flight).
     const next = nextItem(loop);

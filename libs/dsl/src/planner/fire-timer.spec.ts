@@ -29,14 +29,17 @@ describe('onTimerFired', () => {
   });
 
   it('completes a sleep step with {slept_until: due_at}', () => {
-    const playbook = workflow(`
+    const playbook = workflow(
+      `
   - step: nap
     tool: { kind: sleep, seconds: "{{ pause }}" }
     next:
       - step: end
         when: "{{ event.name == 'timer.fired' and nap.slept_until == '2025-01-01T00:00:02.500Z' }}"
   - step: end
-`, 'workload: { pause: 2.5 }');
+`,
+      'workload: { pause: 2.5 }',
+    );
     const h = new PlannerHarness(playbook).start();
     const [scheduled] = h.ofType(EventType.TimerScheduled);
     expect(scheduled?.payload).toEqual({

@@ -18,7 +18,8 @@ const boom = { kind: 'code', message: 'ValueError: bad row' };
 const corpus: Record<string, () => PlannerHarness> = {
   chain() {
     const h = new PlannerHarness(
-      workflow(`
+      workflow(
+        `
   - step: fetch
     tool: { kind: http, url: "http://example.test/{{ id }}" }
     next: transform
@@ -29,7 +30,9 @@ const corpus: Record<string, () => PlannerHarness> = {
     next: store
   - step: store
     tool: { kind: noop }
-`, 'workload: { id: 7 }'),
+`,
+        'workload: { id: 7 }',
+      ),
     ).start();
     h.complete('fetch', { status_code: 200, data: { n: 21 } });
     h.complete('transform', 42);
@@ -39,7 +42,8 @@ const corpus: Record<string, () => PlannerHarness> = {
 
   loopOfFrames() {
     const h = new PlannerHarness(
-      workflow(`
+      workflow(
+        `
   - step: score
     loop: { in: "{{ items }}", iterator: item, spec: { mode: parallel, max_in_flight: 2, frame: { max_rows: 2 } } }
     tool: { kind: javascript, code: "result = item * 10" }
@@ -48,7 +52,9 @@ const corpus: Record<string, () => PlannerHarness> = {
         when: "{{ fanin.status == 'partial' }}"
   - step: report
     tool: { kind: noop }
-`, 'workload: { items: [1, 2, 3, 4, 5] }'),
+`,
+        'workload: { items: [1, 2, 3, 4, 5] }',
+      ),
     ).start();
     h.commitFrame('score', 1, [30, { error: boom }], { firstIndex: 2 });
     h.commitFrame('score', 0, [10, 20], { byRef: true });
@@ -75,7 +81,8 @@ const corpus: Record<string, () => PlannerHarness> = {
 
   fanoutWithRetries() {
     const h = new PlannerHarness(
-      workflow(`
+      workflow(
+        `
   - step: shards
     loop: { in: "{{ items }}", iterator: n, spec: { loop_mode: fanout, fanout: { max_shard_retries: 1 } } }
     tool: { kind: javascript, code: "result = n * 2" }
@@ -84,7 +91,9 @@ const corpus: Record<string, () => PlannerHarness> = {
         when: "{{ fanin.status == 'partial' }}"
   - step: report
     tool: { kind: noop }
-`, 'workload: { items: [1, 2, 3] }'),
+`,
+        'workload: { items: [1, 2, 3] }',
+      ),
     ).start();
     h.endShard('shards', 1, { error: boom });
     h.endShard('shards', 0, 2);
@@ -110,7 +119,13 @@ const corpus: Record<string, () => PlannerHarness> = {
     h.partial('read', 1, [{ n: 3 }], false);
     h.complete('read', { row_count: 3, chunk_count: 2, rows: [] });
     for (const command of h.openCommands().filter((c) => c.step === 'each_chunk')) {
-      h.append({ type: EventType.CommandCompleted, executionId: h.executionId, commandId: command.commandId, step: 'each_chunk', payload: { result: {} } });
+      h.append({
+        type: EventType.CommandCompleted,
+        executionId: h.executionId,
+        commandId: command.commandId,
+        step: 'each_chunk',
+        payload: { result: {} },
+      });
     }
     return h;
   },

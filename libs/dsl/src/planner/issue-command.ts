@@ -57,7 +57,14 @@ export function commandKind(ctx: PlanContext, step: Step): string {
  * this attempt chain: the first command gets 3; a command issued by an error
  * retry at attempt n gets n + 2, so every policy attempt has the same lease budget.
  */
-export function issueCommand(ctx: PlanContext, step: Step, runId: string, attempt: number, maxAttempts: number, options: IssueOptions = {}): void {
+export function issueCommand(
+  ctx: PlanContext,
+  step: Step,
+  runId: string,
+  attempt: number,
+  maxAttempts: number,
+  options: IssueOptions = {},
+): void {
   const commandId = ctx.newId();
   ctx.emit({
     type: EventType.CommandIssued,

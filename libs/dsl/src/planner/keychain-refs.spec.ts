@@ -15,7 +15,10 @@ describe('keychainReferences', () => {
   });
 
   it('follows entries that read other entries', () => {
-    expect(keychainReferences(ENTRIES, { input: { t: '{{ keychain.token.access_token }}' } }).map((e) => e.name)).toEqual(['client', 'token']);
+    expect(keychainReferences(ENTRIES, { input: { t: '{{ keychain.token.access_token }}' } }).map((e) => e.name)).toEqual([
+      'client',
+      'token',
+    ]);
   });
 
   it('gives every entry to a template that reads keychain dynamically', () => {

@@ -59,7 +59,10 @@ describe('call.partial: a streaming step routes each chunk (DSL.md s3 stream)', 
     const h = new PlannerHarness(STREAMING).start();
     const command = h.command('read');
     const unloaded = { sha256: 'f'.repeat(64), media_type: 'application/json', bytes: 10 };
-    for (const [index, rowCount, hasMore] of [[0, 1, true], [1, 1, false]] as const) {
+    for (const [index, rowCount, hasMore] of [
+      [0, 1, true],
+      [1, 1, false],
+    ] as const) {
       h.append({
         type: EventType.CallPartial,
         executionId: h.executionId,
@@ -69,7 +72,12 @@ describe('call.partial: a streaming step routes each chunk (DSL.md s3 stream)', 
       });
     }
     expect(h.state.status).toBe('RUNNING');
-    expect(h.ofType(EventType.StepEnter).filter((e) => e.payload.step === 'each_chunk').map((e) => e.payload.chunk?.chunk_index)).toEqual([1]);
+    expect(
+      h
+        .ofType(EventType.StepEnter)
+        .filter((e) => e.payload.step === 'each_chunk')
+        .map((e) => e.payload.chunk?.chunk_index),
+    ).toEqual([1]);
   });
 
   it('routes a chunk once when a retried command streams it again, and the new chunks after it', () => {
@@ -92,7 +100,10 @@ describe('call.partial: a streaming step routes each chunk (DSL.md s3 stream)', 
     h.partial('read', 0, [1], true);
     h.partial('read', 1, [2], true);
     h.partial('read', 2, [3], false);
-    const chunks = h.ofType(EventType.StepEnter).filter((e) => e.payload.step === 'each_chunk').map((e) => e.payload.chunk?.chunk_index);
+    const chunks = h
+      .ofType(EventType.StepEnter)
+      .filter((e) => e.payload.step === 'each_chunk')
+      .map((e) => e.payload.chunk?.chunk_index);
     expect(chunks).toEqual([0, 1, 2]);
   });
 

@@ -6,14 +6,17 @@ const body = '{ kind: python, code: "result = 1" }';
 
 describe('openLoop', () => {
   it('renders loop.in and opens an epoch: loop.started, then stage.opened with ceil(size / max_rows) frames', () => {
-    const playbook = workflow(`
+    const playbook = workflow(
+      `
   - step: process
     loop:
       in: "{{ items }}"
       iterator: item
       spec: { mode: parallel, max_in_flight: "{{ width }}", frame: { max_rows: 2, lease_seconds: 60 } }
     tool: ${body}
-`, 'workload: { items: [1, 2, 3, 4, 5], width: "4" }');
+`,
+      'workload: { items: [1, 2, 3, 4, 5], width: "4" }',
+    );
     const h = new PlannerHarness(playbook).start();
     expect(h.types()).toEqual([EventType.ExecutionStarted, EventType.StepEnter, EventType.LoopStarted, EventType.StageOpened]);
     const started = h.ofType(EventType.LoopStarted)[0]!;
@@ -58,19 +61,29 @@ describe('openLoop', () => {
 `);
     const h = new PlannerHarness(playbook).start();
     h.complete('start', { items: ['p', 'q'] });
-    expect(h.ofType(EventType.LoopStarted)[0]?.payload).toMatchObject({ size: 2, collection: ['p', 'q'], mode: 'sequential', max_in_flight: 1 });
+    expect(h.ofType(EventType.LoopStarted)[0]?.payload).toMatchObject({
+      size: 2,
+      collection: ['p', 'q'],
+      mode: 'sequential',
+      max_in_flight: 1,
+    });
     h.commitFrame('a', 0, [1]);
     h.commitFrame('a', 1, [2]);
     expect(h.ofType(EventType.LoopStarted)[1]?.payload).toMatchObject({ step: 'b', collection: ['p', 'q'] });
   });
 
   it('gives a loop without max_in_flight one frame at a time, a parallel one DEFAULT_PARALLEL_MAX_IN_FLIGHT', () => {
-    for (const [mode, expected] of [['sequential', 1], ['parallel', DEFAULT_PARALLEL_MAX_IN_FLIGHT]] as const) {
-      const h = new PlannerHarness(workflow(`
+    for (const [mode, expected] of [
+      ['sequential', 1],
+      ['parallel', DEFAULT_PARALLEL_MAX_IN_FLIGHT],
+    ] as const) {
+      const h = new PlannerHarness(
+        workflow(`
   - step: process
     loop: { in: [1, 2, 3], iterator: item, mode: ${mode} }
     tool: ${body}
-`)).start();
+`),
+      ).start();
       expect({ mode, max_in_flight: h.ofType(EventType.LoopStarted)[0]?.payload.max_in_flight }).toEqual({ mode, max_in_flight: expected });
     }
   });
@@ -102,7 +115,8 @@ describe('openLoop', () => {
   });
 
   it('closes an empty loop at once and routes on it', () => {
-    const playbook = workflow(`
+    const playbook = workflow(
+      `
   - step: process
     loop: { in: "{{ items }}", iterator: item }
     tool: ${body}
@@ -110,7 +124,9 @@ describe('openLoop', () => {
       - step: end
         when: "{{ event.name == 'loop.done' and fanin.total == 0 and process.stats.total == 0 }}"
   - step: end
-`, 'workload: { items: [] }');
+`,
+      'workload: { items: [] }',
+    );
     const h = new PlannerHarness(playbook).start();
     expect(h.types()).toEqual([
       EventType.ExecutionStarted,
@@ -136,11 +152,14 @@ describe('openLoop', () => {
     ['"{{ items }}"', 'workload: { items: "nope" }', 'got a string "nope"'],
     ['"{{ missing }}"', '', 'got null'],
   ])('fails the step when loop.in %s gives no list (%s)', (source, workload, message) => {
-    const playbook = workflow(`
+    const playbook = workflow(
+      `
   - step: process
     loop: { in: ${source}, iterator: item }
     tool: ${body}
-`, workload);
+`,
+      workload,
+    );
     const h = new PlannerHarness(playbook).start();
     expect(h.ofType(EventType.StepExit)[0]?.payload).toMatchObject({ status: 'FAILED', error: { kind: 'template' } });
     expect(h.state.error?.message).toContain(message);
@@ -148,11 +167,14 @@ describe('openLoop', () => {
   });
 
   it('fails the step when max_in_flight does not render to a positive integer', () => {
-    const playbook = workflow(`
+    const playbook = workflow(
+      `
   - step: process
     loop: { in: [1], iterator: item, spec: { mode: parallel, max_in_flight: "{{ width }}" } }
     tool: ${body}
-`, 'workload: { width: 0 }');
+`,
+      'workload: { width: 0 }',
+    );
     const h = new PlannerHarness(playbook).start();
     expect(h.state.error).toMatchObject({ kind: 'template', message: expect.stringContaining('max_in_flight of step process') });
   });

@@ -24,7 +24,11 @@ export function openLoop(ctx: PlanContext, step: Step, runId: string): void {
   const size = collection ? collection.length : null;
   const limit = ctx.env.limits?.loopItems;
   if (size !== null && limit !== undefined && size > limit) {
-    throw new StepFailure({ kind: 'limit', message: `the loop of step ${step.name} has ${size} items; the limit is ${limit} (NOETL_MAX_LOOP_ITEMS)`, step: step.name });
+    throw new StepFailure({
+      kind: 'limit',
+      message: `the loop of step ${step.name} has ${size} items; the limit is ${limit} (NOETL_MAX_LOOP_ITEMS)`,
+      step: step.name,
+    });
   }
   const maxInFlight = renderMaxInFlight(ctx, step, loop, size);
   const loopId = ctx.newId();
@@ -65,7 +69,6 @@ export function openLoop(ctx: PlanContext, step: Step, runId: string): void {
   else if (loop.fanout && size !== null) issueShards(ctx, step, runId, loopId, size, maxInFlight);
 }
 
-
 function renderCollection(ctx: PlanContext, step: Step, source: Json): Json[] {
   let value = toPlainJson(ctx.env.renderer.renderValue(source, ctx.scope(undefined, step)));
   if (typeof value === 'string') value = parseJsonList(value) ?? value;
@@ -90,8 +93,12 @@ function parseJsonList(text: string): Json[] | undefined {
 
 /** `max_in_flight` rendered; absent, a fan-out's every item (at least one), a parallel loop's default, else one. */
 function renderMaxInFlight(ctx: PlanContext, step: Step, loop: LoopSpec, size: number | null): number {
-  if (loop.maxInFlight === undefined) return loop.fanout ? Math.max(1, size ?? 1) : loop.mode === 'parallel' ? DEFAULT_PARALLEL_MAX_IN_FLIGHT : 1;
-  const raw = typeof loop.maxInFlight === 'number' ? loop.maxInFlight : toPlainJson(ctx.env.renderer.renderValue(loop.maxInFlight, ctx.scope(undefined, step)));
+  if (loop.maxInFlight === undefined)
+    return loop.fanout ? Math.max(1, size ?? 1) : loop.mode === 'parallel' ? DEFAULT_PARALLEL_MAX_IN_FLIGHT : 1;
+  const raw =
+    typeof loop.maxInFlight === 'number'
+      ? loop.maxInFlight
+      : toPlainJson(ctx.env.renderer.renderValue(loop.maxInFlight, ctx.scope(undefined, step)));
   const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
   if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
   throw new StepFailure({
@@ -101,7 +108,6 @@ function renderMaxInFlight(ctx: PlanContext, step: Step, loop: LoopSpec, size: n
     ...(typeof loop.maxInFlight === 'string' ? { expression: loop.maxInFlight } : {}),
   });
 }
-
 
 function describe(value: Json): string {
   if (value === null) return 'null';

@@ -2,7 +2,8 @@ import { EventType, foldEvents } from '@noetl/event-kernel';
 import { plan } from './plan';
 import { PlannerHarness, workflow } from './testing/planner-harness';
 
-const linear = workflow(`
+const linear = workflow(
+  `
   - step: start
     next: [fetch]
   - step: fetch
@@ -12,10 +13,12 @@ const linear = workflow(`
     next: [end]
   - step: end
     tool: { kind: python, code: "result = {'done': True}" }
-`, 'workload: { api_url: "http://api" }');
+`,
+  'workload: { api_url: "http://api" }',
+);
 
 describe('plan', () => {
-  it('routes a linear playbook to completion, the result being the last step\'s', () => {
+  it("routes a linear playbook to completion, the result being the last step's", () => {
     const h = new PlannerHarness(linear).start();
     expect(h.trace()).toEqual(['enter start', 'exit start', 'enter fetch']);
     h.complete('fetch', { status_code: 200, data: [1] });
@@ -126,7 +129,12 @@ describe('plan errors', () => {
     const command = h.command('fetch');
     const ref = { sha256: 'f'.repeat(64), media_type: 'application/json', bytes: 10 };
     expect(() =>
-      h.append({ type: EventType.CommandCompleted, executionId: h.executionId, commandId: command.commandId, payload: { result_ref: ref } }),
+      h.append({
+        type: EventType.CommandCompleted,
+        executionId: h.executionId,
+        commandId: command.commandId,
+        payload: { result_ref: ref },
+      }),
     ).toThrow('not preloaded');
   });
 });

@@ -7,7 +7,7 @@ const playbook = workflow(`
 `);
 
 describe('onCommandAbandoned', () => {
-  it('re-issues the same run\'s command as attempt + 1, then fails the step at max_attempts', () => {
+  it("re-issues the same run's command as attempt + 1, then fails the step at max_attempts", () => {
     const h = new PlannerHarness(playbook).start();
     const first = h.command('work');
     h.abandon('work');
@@ -62,7 +62,11 @@ describe('onCommandAbandoned', () => {
     expect(h.state.status).toBe('FAILED');
     expect(h.ofType(EventType.StepExit).at(-1)?.payload).toMatchObject({
       status: 'FAILED',
-      error: { kind: 'internal', code: 'suspected_poison', message: expect.stringContaining('suspected poison: the worker running step work died or stopped answering on 2 attempts') },
+      error: {
+        kind: 'internal',
+        code: 'suspected_poison',
+        message: expect.stringContaining('suspected poison: the worker running step work died or stopped answering on 2 attempts'),
+      },
     });
   });
 

@@ -37,7 +37,9 @@ export function onCommandAbandoned(ctx: PlanContext, event: CommandAbandonedEven
   }
   if (command.attempt < command.maxAttempts) {
     guardStep(ctx, run.runId, run.step, () =>
-      issueCommand(ctx, ctx.step(run.step), run.runId, command.attempt + 1, command.maxAttempts, { runAlone: lost || command.runAlone === true }),
+      issueCommand(ctx, ctx.step(run.step), run.runId, command.attempt + 1, command.maxAttempts, {
+        runAlone: lost || command.runAlone === true,
+      }),
     );
     return;
   }

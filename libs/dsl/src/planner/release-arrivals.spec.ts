@@ -21,7 +21,8 @@ const fanoutReduce = workflow(`
 `);
 
 /** control_flow_workbook: exclusive hot/cold routing; the hot path fans out to two tasks that join on end. */
-const controlFlow = workflow(`
+const controlFlow = workflow(
+  `
   - step: start
     tool: ${py}
     next: [eval_flag]
@@ -49,7 +50,9 @@ const controlFlow = workflow(`
     next: [end]
   - step: end
     tool: ${py}
-`, 'workload: { temperature_c: 30 }');
+`,
+  'workload: { temperature_c: 30 }',
+);
 
 function entersOf(h: PlannerHarness, step: string) {
   return h.ofType(EventType.StepEnter).filter((e) => e.payload.step === step);
@@ -59,7 +62,12 @@ describe('releaseArrivals (fan-in)', () => {
   it('runs the join of an inclusive fan-out once, after both branches (fanout_reduce)', () => {
     const h = new PlannerHarness(fanoutReduce).start();
     h.complete('start', { status: 'ok' });
-    expect(h.openCommands().map((c) => c.step).sort()).toEqual(['enrich_customer', 'normalize_customer']);
+    expect(
+      h
+        .openCommands()
+        .map((c) => c.step)
+        .sort(),
+    ).toEqual(['enrich_customer', 'normalize_customer']);
     h.complete('normalize_customer', { normalized: true });
     expect(entersOf(h, 'reduce_customer')).toHaveLength(0);
     expect(h.state.pending['reduce_customer']).toHaveLength(1);

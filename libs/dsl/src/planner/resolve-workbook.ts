@@ -18,7 +18,11 @@ function workbookCall(playbook: Playbook, call: Task, stepName: string): Task {
   const entry = playbook.workbook.find((candidate) => candidate.name === name);
   if (!entry) {
     // The parser rejects unknown names; a stored playbook from an older parser could still reach here.
-    throw new StepFailure({ kind: 'internal', message: `step ${stepName} calls unknown workbook entry ${JSON.stringify(name)}`, step: stepName });
+    throw new StepFailure({
+      kind: 'internal',
+      message: `step ${stepName} calls unknown workbook entry ${JSON.stringify(name)}`,
+      step: stepName,
+    });
   }
   return {
     name: call.name,

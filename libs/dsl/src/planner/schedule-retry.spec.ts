@@ -181,7 +181,16 @@ describe('onCommandFailed', () => {
 
 describe('callErrorOf', () => {
   it('maps an event error to the policy error shape', () => {
-    expect(callErrorOf({ kind: 'rate_limit', message: 'slow down', retryable: true, status: 429, code: 'HTTP_429', retry_after_ms: 2000 } as never)).toEqual({
+    expect(
+      callErrorOf({
+        kind: 'rate_limit',
+        message: 'slow down',
+        retryable: true,
+        status: 429,
+        code: 'HTTP_429',
+        retry_after_ms: 2000,
+      } as never),
+    ).toEqual({
       kind: 'rate_limit',
       message: 'slow down',
       retryable: true,

@@ -92,7 +92,10 @@ export function routeStepError(
       return;
     case 'jump':
     case 'continue':
-      failStep(ctx, runId, { ...error, message: `retry policy chose ${decision.kind}, which only a pipeline task can do: ${error.message}` });
+      failStep(ctx, runId, {
+        ...error,
+        message: `retry policy chose ${decision.kind}, which only a pipeline task can do: ${error.message}`,
+      });
       return;
   }
 }

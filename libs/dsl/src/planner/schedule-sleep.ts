@@ -32,7 +32,11 @@ export function scheduleSleep(ctx: PlanContext, step: Step, runId: string): void
     dueMs = ctx.env.now.getTime() + Math.round(seconds * 1000);
   }
   // A sleep holds no worker, so it has no ceiling; only a due time past what a date can hold is refused.
-  if (Math.abs(dueMs) > MAX_DATE_MS) throw invalid(step, `the due time is beyond the year 275760 (${config['until'] !== undefined && config['until'] !== null ? '"until"' : '"seconds"'} too large)`);
+  if (Math.abs(dueMs) > MAX_DATE_MS)
+    throw invalid(
+      step,
+      `the due time is beyond the year 275760 (${config['until'] !== undefined && config['until'] !== null ? '"until"' : '"seconds"'} too large)`,
+    );
   const timerId = ctx.newId();
   ctx.emit({
     type: EventType.TimerScheduled,

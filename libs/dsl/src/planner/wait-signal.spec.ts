@@ -27,7 +27,12 @@ describe('the wait tool', () => {
 
     const signal = h.signal('approval', { approved: true, by: 'ada' });
     const exit = h.ofType(EventType.StepExit).find((e) => e.payload.step === 'approve');
-    expect(exit?.payload).toMatchObject({ status: 'COMPLETED', result: { approved: true, by: 'ada' }, next: ['ship'], signal: { name: 'approval', event_id: signal.event_id } });
+    expect(exit?.payload).toMatchObject({
+      status: 'COMPLETED',
+      result: { approved: true, by: 'ada' },
+      next: ['ship'],
+      signal: { name: 'approval', event_id: signal.event_id },
+    });
     h.complete('ship');
     expect(h.state.status).toBe('COMPLETED');
     expect(h.state.signals).toEqual({});
@@ -65,10 +70,13 @@ describe('the wait tool', () => {
   });
 
   it('takes only a signal whose payload passes `when`, leaving the others pending', () => {
-    const filtered = workflow(`
+    const filtered = workflow(
+      `
   - step: approve
     tool: { kind: wait, signal: approval, when: "{{ signal.order == workload.order }}" }
-`, 'workload: { order: 7 }');
+`,
+      'workload: { order: 7 }',
+    );
     const h = new PlannerHarness(filtered).start();
     h.signal('approval', { order: 6 });
     expect(h.state.steps.approve?.status).toBe('RUNNING');
@@ -111,7 +119,8 @@ describe('the wait tool', () => {
 
 describe('the timeout of a wait', () => {
   const timed = (retry: string): ReturnType<typeof workflow> =>
-    workflow(`
+    workflow(
+      `
   - step: approve
     tool: { kind: wait, signal: approval, timeout: "{{ workload.patience }}" }
 ${retry}
@@ -121,7 +130,9 @@ ${retry}
       - step: ship
   - step: escalate
   - step: ship
-`, 'workload: { patience: 30 }');
+`,
+      'workload: { patience: 30 }',
+    );
 
   it('arms a durable timer due after `timeout` seconds', () => {
     const h = new PlannerHarness(timed('')).start();
@@ -134,19 +145,29 @@ ${retry}
     const h = new PlannerHarness(timed('')).start();
     h.fireTimers();
     expect(h.state.status).toBe('FAILED');
-    expect(h.state.error).toMatchObject({ step: 'approve', kind: 'timeout', message: 'no signal "approval" arrived by 2025-01-01T00:00:30.000Z' });
+    expect(h.state.error).toMatchObject({
+      step: 'approve',
+      kind: 'timeout',
+      message: 'no signal "approval" arrived by 2025-01-01T00:00:30.000Z',
+    });
   });
 
   it('routes the timeout to an error arc through a policy that continues', () => {
-    const h = new PlannerHarness(timed(`    retry:\n      - when: "{{ error.kind == 'timeout' }}"\n        then: { do: continue }`)).start();
+    const h = new PlannerHarness(
+      timed(`    retry:\n      - when: "{{ error.kind == 'timeout' }}"\n        then: { do: continue }`),
+    ).start();
     h.fireTimers();
     expect(h.trace()).toEqual(['enter approve', 'exit approve', 'enter escalate', 'exit escalate']);
-    expect(h.state.results.approve).toEqual({ value: { status: 'error', error: expect.objectContaining({ kind: 'timeout', code: 'signal_timeout' }) } });
+    expect(h.state.results.approve).toEqual({
+      value: { status: 'error', error: expect.objectContaining({ kind: 'timeout', code: 'signal_timeout' }) },
+    });
     expect(h.state.status).toBe('COMPLETED');
   });
 
   it('waits one more timeout per retry, then fails', () => {
-    const h = new PlannerHarness(timed(`    retry:\n      - when: "{{ error.code == 'signal_timeout' }}"\n        then: { max_attempts: 2 }`)).start();
+    const h = new PlannerHarness(
+      timed(`    retry:\n      - when: "{{ error.code == 'signal_timeout' }}"\n        then: { max_attempts: 2 }`),
+    ).start();
     h.fireTimers();
     expect(h.ofType(EventType.TimerScheduled)).toHaveLength(2);
     expect(h.state.status).toBe('RUNNING');

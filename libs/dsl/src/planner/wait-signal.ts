@@ -1,4 +1,12 @@
-import { EventType, type EventError, type Json, type LedgerEvent, type PendingSignal, type StepRun, type TimerState } from '@noetl/event-kernel';
+import {
+  EventType,
+  type EventError,
+  type Json,
+  type LedgerEvent,
+  type PendingSignal,
+  type StepRun,
+  type TimerState,
+} from '@noetl/event-kernel';
 import type { Step } from '../model';
 import { toPlainJson } from '../scope';
 import { completeStep } from './complete-step';
@@ -63,10 +71,24 @@ export function onSignalReceived(ctx: PlanContext, event: SignalReceivedEvent): 
 export function onWaitTimeout(ctx: PlanContext, run: StepRun, timer: TimerState, event: TimerFiredEvent): void {
   guardStep(ctx, run.runId, run.step, () => {
     const step = ctx.step(run.step);
-    const attempt = Object.values(ctx.state.timers).filter((candidate) => candidate.runId === run.runId && candidate.purpose === 'wait').length;
-    const error: EventError = { kind: 'timeout', code: 'signal_timeout', message: `no signal "${signalName(step)}" arrived by ${timer.dueAt}`, retryable: false };
-    const outcome = { status: 'error' as const, error: { kind: 'timeout' as const, code: error.code, message: error.message, retryable: false }, attempt, durationMs: 0 };
-    routeStepError(ctx, step, run.runId, error, outcome, { name: EventType.TimerFired, payload: event.payload }, () => armTimeout(ctx, step, run.runId));
+    const attempt = Object.values(ctx.state.timers).filter(
+      (candidate) => candidate.runId === run.runId && candidate.purpose === 'wait',
+    ).length;
+    const error: EventError = {
+      kind: 'timeout',
+      code: 'signal_timeout',
+      message: `no signal "${signalName(step)}" arrived by ${timer.dueAt}`,
+      retryable: false,
+    };
+    const outcome = {
+      status: 'error' as const,
+      error: { kind: 'timeout' as const, code: error.code, message: error.message, retryable: false },
+      attempt,
+      durationMs: 0,
+    };
+    routeStepError(ctx, step, run.runId, error, outcome, { name: EventType.TimerFired, payload: event.payload }, () =>
+      armTimeout(ctx, step, run.runId),
+    );
   });
 }
 
@@ -93,19 +115,32 @@ function armTimeout(ctx: PlanContext, step: Step, runId: string): void {
   const rendered = toPlainJson(ctx.env.renderer.renderValue(raw, ctx.scope()));
   const seconds = typeof rendered === 'string' && rendered.trim() !== '' ? Number(rendered) : rendered;
   if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
-    throw new StepFailure({ kind: 'internal', message: `wait step ${step.name}: "timeout" must be a non-negative number of seconds, got ${JSON.stringify(rendered)}`, step: step.name });
+    throw new StepFailure({
+      kind: 'internal',
+      message: `wait step ${step.name}: "timeout" must be a non-negative number of seconds, got ${JSON.stringify(rendered)}`,
+      step: step.name,
+    });
   }
   ctx.emit({
     type: EventType.TimerScheduled,
     step: step.name,
-    payload: { timer_id: ctx.newId(), purpose: 'wait', step: step.name, run_id: runId, due_at: new Date(ctx.env.now.getTime() + Math.round(seconds * 1000)).toISOString() },
+    payload: {
+      timer_id: ctx.newId(),
+      purpose: 'wait',
+      step: step.name,
+      run_id: runId,
+      due_at: new Date(ctx.env.now.getTime() + Math.round(seconds * 1000)).toISOString(),
+    },
   });
 }
 
 /** Runs parked on a wait for `name`, oldest first. */
 function waitingRuns(ctx: PlanContext, name: string): StepRun[] {
   return Object.values(ctx.state.runs)
-    .filter((run) => run.status === 'RUNNING' && ctx.hasStep(run.step) && isWaitStep(ctx.step(run.step)) && signalName(ctx.step(run.step)) === name)
+    .filter(
+      (run) =>
+        run.status === 'RUNNING' && ctx.hasStep(run.step) && isWaitStep(ctx.step(run.step)) && signalName(ctx.step(run.step)) === name,
+    )
     .sort((a, b) => (a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : compareIds(a.runId, b.runId)));
 }
 

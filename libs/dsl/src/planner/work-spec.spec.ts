@@ -20,7 +20,8 @@ function playbookFiles(dir: string): string[] {
 describe('the work specs a worker reads back', () => {
   it('reads every command spec the planner issues, as the planner wrote it', () => {
     const h = new PlannerHarness(
-      workflow(`
+      workflow(
+        `
   - step: fetch
     tool: { kind: http, url: "http://example.test/{{ id }}" }
     retry:
@@ -35,14 +36,21 @@ describe('the work specs a worker reads back', () => {
       - name: store
         kind: noop
     input: { n: "{{ fetch.data.n }}" }
-`, 'workload: { id: 7 }'),
+`,
+        'workload: { id: 7 }',
+      ),
     ).start();
     h.complete('fetch', { status_code: 200, data: { n: 21 } });
     const issued = h.ofType(EventType.CommandIssued);
     expect(issued.map((e) => e.payload.step)).toEqual(['fetch', 'transform']);
     for (const { payload } of issued) {
       const spec = readCallSpec(payload.spec, payload.step);
-      expect(spec).toMatchObject({ step: payload.step, tool: payload.spec['tool'], input: payload.spec['input'] ?? {}, retry: payload.spec['retry'] });
+      expect(spec).toMatchObject({
+        step: payload.step,
+        tool: payload.spec['tool'],
+        input: payload.spec['input'] ?? {},
+        retry: payload.spec['retry'],
+      });
     }
     const transform = readCallSpec(issued[1]!.payload.spec, 'transform');
     expect(transform.tool.pipeline).toBe(true);
@@ -82,7 +90,11 @@ describe('the work specs a worker reads back', () => {
   it.each([
     ['no tool', {}, 'tool'],
     ['a tool without tasks', { tool: { pipeline: false } }, 'tool'],
-    ['a task of an unknown kind', { tool: { tasks: [{ name: 'x', kind: 'ftp', config: {}, input: {}, policies: [], set: [] }], pipeline: false } }, 'tool'],
+    [
+      'a task of an unknown kind',
+      { tool: { tasks: [{ name: 'x', kind: 'ftp', config: {}, input: {}, policies: [], set: [] }], pipeline: false } },
+      'tool',
+    ],
     ['retry that is no list of policies', { tool: { tasks: [], pipeline: false }, retry: [{ when: true }] }, 'retry'],
     ['input that is no object', { tool: { tasks: [], pipeline: false }, input: [1] }, 'input'],
     ['a keychain that is no list of entries', { tool: { tasks: [], pipeline: false }, keychain: 'api' }, 'keychain'],

@@ -85,7 +85,11 @@ class SpecReader {
   ) {}
 
   malformed(field: string): CallError {
-    return new CallError({ kind: 'internal', message: `${this.what} is malformed: "${field}" is not what the planner writes`, retryable: false });
+    return new CallError({
+      kind: 'internal',
+      message: `${this.what} is malformed: "${field}" is not what the planner writes`,
+      retryable: false,
+    });
   }
 
   text(field: string, fallback: string): string {
@@ -157,7 +161,13 @@ function isPolicyList(value: unknown): value is Policy[] {
 function isPolicy(value: unknown): value is Policy {
   if (!isObject(value)) return false;
   const { when, on, action } = value;
-  return (typeof when === 'string' || typeof when === 'boolean') && (on === 'error' || on === 'success' || on === 'any') && isObject(action) && typeof action['do'] === 'string' && Array.isArray(value['set']);
+  return (
+    (typeof when === 'string' || typeof when === 'boolean') &&
+    (on === 'error' || on === 'success' || on === 'any') &&
+    isObject(action) &&
+    typeof action['do'] === 'string' &&
+    Array.isArray(value['set'])
+  );
 }
 
 function isSink(value: unknown): value is Sink {

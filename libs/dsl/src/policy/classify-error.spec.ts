@@ -10,17 +10,57 @@ describe('classifyError', () => {
   });
 
   it.each<[string, unknown, Record<string, unknown>]>([
-    ['a TimeoutError', Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' }), { kind: 'timeout', retryable: true, code: 'TimeoutError' }],
+    [
+      'a TimeoutError',
+      Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' }),
+      { kind: 'timeout', retryable: true, code: 'TimeoutError' },
+    ],
     ['ETIMEDOUT', withProps('connect ETIMEDOUT', { code: 'ETIMEDOUT' }), { kind: 'timeout', retryable: true, code: 'ETIMEDOUT' }],
-    ['an undici headers timeout in cause', withProps('fetch failed', { cause: { code: 'UND_ERR_HEADERS_TIMEOUT' } }), { kind: 'timeout', retryable: true, code: 'UND_ERR_HEADERS_TIMEOUT' }],
-    ['ECONNREFUSED', withProps('connect ECONNREFUSED 127.0.0.1:5432', { code: 'ECONNREFUSED' }), { kind: 'connection', retryable: true, code: 'ECONNREFUSED' }],
-    ['ENOTFOUND in cause', withProps('fetch failed', { cause: { code: 'ENOTFOUND' } }), { kind: 'connection', retryable: true, code: 'ENOTFOUND' }],
-    ['an AbortError', Object.assign(new Error('This operation was aborted'), { name: 'AbortError' }), { kind: 'cancelled', retryable: false, code: 'AbortError' }],
-    ['a pg syntax error', withProps('syntax error at or near "SELEC"', { name: 'DatabaseError', code: '42601', severity: 'ERROR' }), { kind: 'db', retryable: false, code: '42601' }],
-    ['a pg serialization failure', withProps('could not serialize access', { code: '40001', severity: 'ERROR' }), { kind: 'db', retryable: true, code: '40001' }],
-    ['a pg connection exception', withProps('connection failure', { code: '08006', sqlState: '08006' }), { kind: 'db', retryable: true, code: '08006' }],
-    ['a five-character code that is not a database error', withProps('odd', { code: 'ABCDE' }), { kind: 'internal', retryable: false, code: 'Error' }],
-    ['a TypeError', new TypeError('x is not a function'), { kind: 'internal', retryable: false, code: 'TypeError', message: 'x is not a function' }],
+    [
+      'an undici headers timeout in cause',
+      withProps('fetch failed', { cause: { code: 'UND_ERR_HEADERS_TIMEOUT' } }),
+      { kind: 'timeout', retryable: true, code: 'UND_ERR_HEADERS_TIMEOUT' },
+    ],
+    [
+      'ECONNREFUSED',
+      withProps('connect ECONNREFUSED 127.0.0.1:5432', { code: 'ECONNREFUSED' }),
+      { kind: 'connection', retryable: true, code: 'ECONNREFUSED' },
+    ],
+    [
+      'ENOTFOUND in cause',
+      withProps('fetch failed', { cause: { code: 'ENOTFOUND' } }),
+      { kind: 'connection', retryable: true, code: 'ENOTFOUND' },
+    ],
+    [
+      'an AbortError',
+      Object.assign(new Error('This operation was aborted'), { name: 'AbortError' }),
+      { kind: 'cancelled', retryable: false, code: 'AbortError' },
+    ],
+    [
+      'a pg syntax error',
+      withProps('syntax error at or near "SELEC"', { name: 'DatabaseError', code: '42601', severity: 'ERROR' }),
+      { kind: 'db', retryable: false, code: '42601' },
+    ],
+    [
+      'a pg serialization failure',
+      withProps('could not serialize access', { code: '40001', severity: 'ERROR' }),
+      { kind: 'db', retryable: true, code: '40001' },
+    ],
+    [
+      'a pg connection exception',
+      withProps('connection failure', { code: '08006', sqlState: '08006' }),
+      { kind: 'db', retryable: true, code: '08006' },
+    ],
+    [
+      'a five-character code that is not a database error',
+      withProps('odd', { code: 'ABCDE' }),
+      { kind: 'internal', retryable: false, code: 'Error' },
+    ],
+    [
+      'a TypeError',
+      new TypeError('x is not a function'),
+      { kind: 'internal', retryable: false, code: 'TypeError', message: 'x is not a function' },
+    ],
     ['a thrown string', 'boom', { kind: 'internal', retryable: false, message: 'boom' }],
     ['a thrown number', 42, { kind: 'internal', retryable: false, message: 'thrown 42' }],
     ['undefined', undefined, { kind: 'internal', retryable: false, message: 'thrown undefined' }],
@@ -35,7 +75,12 @@ describe('classifyError', () => {
   });
 
   it('uses the fallback kind for unknown errors', () => {
-    expect(classifyError(new Error('NameError: x'), 'code')).toEqual({ kind: 'code', message: 'NameError: x', retryable: false, code: 'Error' });
+    expect(classifyError(new Error('NameError: x'), 'code')).toEqual({
+      kind: 'code',
+      message: 'NameError: x',
+      retryable: false,
+      code: 'Error',
+    });
   });
 
   it('never includes a stack trace and truncates long messages', () => {

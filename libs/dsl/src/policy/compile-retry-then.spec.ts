@@ -59,7 +59,9 @@ describe('compileRetryThen', () => {
     });
     expect(compile({ collect: 'replace' }).then?.action).toMatchObject({ collect: { strategy: 'replace' } });
     expect(compile({ collect: {} }).then?.action).toMatchObject({ collect: { strategy: 'append' } });
-    expect(compile({ collect: { path: 'rows[0].items' } }).then?.action).toMatchObject({ collect: { strategy: 'append', path: 'rows[0].items' } });
+    expect(compile({ collect: { path: 'rows[0].items' } }).then?.action).toMatchObject({
+      collect: { strategy: 'append', path: 'rows[0].items' },
+    });
   });
 
   it('hands per_iteration.sink to the parser with its path', () => {
@@ -91,7 +93,12 @@ describe('compileRetryThen', () => {
     ['an unknown next_call key', { next_call: { parms: {} } }, `${PATH}.next_call.parms`, /unknown key `parms` in `next_call`/],
     ['a non-JSON next_call value', { next_call: { params: { at: new Date(0) } } }, `${PATH}.next_call.params.at`, /got a date/],
     ['a collect that is a list', { collect: ['append'] }, `${PATH}.collect`, /must be a mapping \{strategy, path, into\}/],
-    ['an unknown collect strategy', { collect: { strategy: 'concat' } }, `${PATH}.collect.strategy`, /unknown collect strategy "concat"; expected one of: append, replace, merge/],
+    [
+      'an unknown collect strategy',
+      { collect: { strategy: 'concat' } },
+      `${PATH}.collect.strategy`,
+      /unknown collect strategy "concat"; expected one of: append, replace, merge/,
+    ],
     ['an unknown short collect strategy', { collect: 'concat' }, `${PATH}.collect`, /unknown collect strategy "concat"/],
     ['an unknown collect key', { collect: { strategy: 'append', as: 'x' } }, `${PATH}.collect.as`, /unknown key `as`/],
     ['a bad collect path', { collect: { path: 'data..items' } }, `${PATH}.collect.path`, /dotted path like data.items/],
@@ -110,7 +117,10 @@ describe('compileRetryThen', () => {
 
   it('forces the side when asked', () => {
     const reports: Reported = [];
-    const then = compileRetryThen({ while: '{{ x }}' }, PATH, (p, m) => reports.push([p, m]), compileSink, { side: 'success', extraKeys: ['while'] });
+    const then = compileRetryThen({ while: '{{ x }}' }, PATH, (p, m) => reports.push([p, m]), compileSink, {
+      side: 'success',
+      extraKeys: ['while'],
+    });
     expect(reports).toEqual([]);
     expect(then).toEqual({ on: 'success', action: { do: 'continue', maxAttempts: 100, nextCall: {} }, set: [] });
   });

@@ -2,16 +2,7 @@ import type { Collect, ContinueAction, JsonObject, Policy, RetryAction, SetOp, S
 import { POLICY_SET_BARE_SCOPE, readStrategy } from './compile-rule-action';
 import { compileSet } from './compile-set';
 import { DEFAULT_CONTINUATION_MAX_CALLS, DEFAULT_RETRY_ATTEMPTS, DEFAULT_UNIFIED_BACKOFF } from './policy-defaults';
-import {
-  asJson,
-  checkKeys,
-  childPath,
-  describe,
-  isRecord,
-  readBoolean,
-  readNumber,
-  type Report,
-} from './policy-values';
+import { asJson, checkKeys, childPath, describe, isRecord, readBoolean, readNumber, type Report } from './policy-values';
 
 /** Supplied by the parser: compiles a `sink:` (a full tool or the table form); reports itself. */
 export type CompileSink = (raw: unknown, path: string) => Sink | undefined;
@@ -89,10 +80,7 @@ function detectSide(raw: Record<string, unknown>, path: string, report: Report):
   const success = SUCCESS_ONLY_KEYS.filter((key) => key in raw);
   const error = ERROR_ONLY_KEYS.filter((key) => key in raw);
   if (success.length > 0 && error.length > 0) {
-    report(
-      path,
-      `mixes error-side keys (${error.join(', ')}) with success-side keys (${success.join(', ')}); write two policies`,
-    );
+    report(path, `mixes error-side keys (${error.join(', ')}) with success-side keys (${success.join(', ')}); write two policies`);
     return undefined;
   }
   return success.length > 0 ? 'success' : 'error';
@@ -116,12 +104,7 @@ function errorAction(raw: Record<string, unknown>, path: string, report: Report)
   };
 }
 
-function continueAction(
-  raw: Record<string, unknown>,
-  path: string,
-  report: Report,
-  compileSink: CompileSink,
-): ContinueAction {
+function continueAction(raw: Record<string, unknown>, path: string, report: Report, compileSink: CompileSink): ContinueAction {
   const action: ContinueAction = {
     do: 'continue',
     maxAttempts: readNumber(raw, ['max_attempts', 'max_iterations'], DEFAULT_CONTINUATION_MAX_CALLS, path, report, {
@@ -182,13 +165,7 @@ function compileCollect(raw: unknown, path: string, report: Report): Collect | u
   return collect;
 }
 
-function readName(
-  raw: Record<string, unknown>,
-  key: string,
-  path: string,
-  report: Report,
-  shape: RegExp,
-): string | undefined {
+function readName(raw: Record<string, unknown>, key: string, path: string, report: Report, shape: RegExp): string | undefined {
   const value = raw[key];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' || !shape.test(value)) {

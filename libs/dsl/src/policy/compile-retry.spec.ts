@@ -11,9 +11,11 @@ function compile(raw: unknown, compileSink = sinkTask): { policies: Policy[]; re
 }
 
 const sinkTask = (raw: unknown, path: string): Sink | undefined =>
-  raw === 'bad' ? undefined : { kind: 'task', task: { name: path, kind: 'postgres', config: { table: 'raw' }, input: {}, policies: [], set: [] } };
+  raw === 'bad'
+    ? undefined
+    : { kind: 'task', task: { name: path, kind: 'postgres', config: { table: 'raw' }, input: {}, policies: [], set: [] } };
 
-const WHEN = "{{ error.status in [429, 500, 502, 503] }}";
+const WHEN = '{{ error.status in [429, 500, 502, 503] }}';
 const HAS_MORE = '{{ response.paging.hasMore }}';
 
 const errorPolicy = (when: Policy['when'], maxAttempts: number, backoff = DEFAULT_UNIFIED_BACKOFF): Policy => ({
@@ -27,7 +29,10 @@ describe('compileRetry', () => {
   describe('every error-side spelling compiles to the same model', () => {
     it.each<[string, unknown]>([
       ['5.1 list of {when, then}', [{ when: WHEN, then: { max_attempts: 5 } }]],
-      ['5.1 list with every then key at its default', [{ when: WHEN, then: { max_attempts: 5, initial_delay: 1.0, backoff_multiplier: 2.0, max_delay: 60, jitter: true } }]],
+      [
+        '5.1 list with every then key at its default',
+        [{ when: WHEN, then: { max_attempts: 5, initial_delay: 1.0, backoff_multiplier: 2.0, max_delay: 60, jitter: true } }],
+      ],
       ['a single {when, then}', { when: WHEN, then: { max_attempts: 5 } }],
       ['the single legacy {when, max_attempts}', { when: WHEN, max_attempts: 5 }],
       ['legacy retry_when', { retry_when: WHEN, max_attempts: 5 }],
@@ -68,14 +73,29 @@ describe('compileRetry', () => {
 
   it('reads every error-side then key', () => {
     const { policies, reports } = compile([
-      { when: WHEN, then: { max_attempts: 6, initial_delay: 0.5, backoff_multiplier: 3, max_delay: 10, jitter: false, backoff: 'linear', set: { 'ctx.retried': true } } },
+      {
+        when: WHEN,
+        then: {
+          max_attempts: 6,
+          initial_delay: 0.5,
+          backoff_multiplier: 3,
+          max_delay: 10,
+          jitter: false,
+          backoff: 'linear',
+          set: { 'ctx.retried': true },
+        },
+      },
     ]);
     expect(reports).toEqual([]);
     expect(policies).toEqual([
       {
         when: WHEN,
         on: 'error',
-        action: { do: 'retry', maxAttempts: 6, backoff: { strategy: 'linear', delaySeconds: 0.5, multiplier: 3, maxDelaySeconds: 10, jitter: false } },
+        action: {
+          do: 'retry',
+          maxAttempts: 6,
+          backoff: { strategy: 'linear', delaySeconds: 0.5, multiplier: 3, maxDelaySeconds: 10, jitter: false },
+        },
         set: [{ scope: 'ctx', key: 'retried', value: true }],
       },
     ]);
@@ -97,11 +117,31 @@ describe('compileRetry', () => {
       set: [],
     };
     it.each<[string, unknown, string]>([
-      ['5.1 list', [{ when: HAS_MORE, then: { max_attempts: 10, next_call: nextCall, collect, per_iteration: { sink: {} } } }], 'workflow[2].retry[0].then.per_iteration.sink'],
-      ['a single {when, then}', { when: HAS_MORE, then: { max_attempts: 10, next_call: nextCall, collect, per_iteration: { sink: {} } } }, 'workflow[2].retry.then.per_iteration.sink'],
-      ['flat {when, next_call}', { when: HAS_MORE, max_attempts: 10, next_call: nextCall, collect, per_iteration: { sink: {} } }, 'workflow[2].retry.per_iteration.sink'],
-      ['legacy on_success {while}', { on_success: { while: HAS_MORE, max_attempts: 10, next_call: nextCall, collect, per_iteration: { sink: {} } } }, 'workflow[2].retry.on_success.per_iteration.sink'],
-      ['legacy on_success max_iterations and a direct sink', { on_success: { while: HAS_MORE, max_iterations: 10, next_call: nextCall, collect, sink: {} } }, 'workflow[2].retry.on_success.sink'],
+      [
+        '5.1 list',
+        [{ when: HAS_MORE, then: { max_attempts: 10, next_call: nextCall, collect, per_iteration: { sink: {} } } }],
+        'workflow[2].retry[0].then.per_iteration.sink',
+      ],
+      [
+        'a single {when, then}',
+        { when: HAS_MORE, then: { max_attempts: 10, next_call: nextCall, collect, per_iteration: { sink: {} } } },
+        'workflow[2].retry.then.per_iteration.sink',
+      ],
+      [
+        'flat {when, next_call}',
+        { when: HAS_MORE, max_attempts: 10, next_call: nextCall, collect, per_iteration: { sink: {} } },
+        'workflow[2].retry.per_iteration.sink',
+      ],
+      [
+        'legacy on_success {while}',
+        { on_success: { while: HAS_MORE, max_attempts: 10, next_call: nextCall, collect, per_iteration: { sink: {} } } },
+        'workflow[2].retry.on_success.per_iteration.sink',
+      ],
+      [
+        'legacy on_success max_iterations and a direct sink',
+        { on_success: { while: HAS_MORE, max_iterations: 10, next_call: nextCall, collect, sink: {} } },
+        'workflow[2].retry.on_success.sink',
+      ],
     ])('%s', (_name, raw, sinkPath) => {
       const { policies, reports } = compile(raw);
       expect(reports).toEqual([]);
@@ -117,7 +157,12 @@ describe('compileRetry', () => {
     expect(reports).toEqual([]);
     expect(policies).toEqual([
       errorPolicy(WHEN, 5),
-      { when: HAS_MORE, on: 'success', action: { do: 'continue', maxAttempts: 100, nextCall: { url: '{{ response.links.next }}' } }, set: [] },
+      {
+        when: HAS_MORE,
+        on: 'success',
+        action: { do: 'continue', maxAttempts: 100, nextCall: { url: '{{ response.links.next }}' } },
+        set: [],
+      },
     ]);
   });
 
@@ -139,7 +184,10 @@ describe('compileRetry', () => {
   });
 
   it('compiles a then with do: as a rule action matching any outcome', () => {
-    const { policies, reports } = compile([{ when: '{{ output.status == "error" }}', then: { do: 'fail' } }, { when: true, then: { do: 'jump', to: 'fetch' } }]);
+    const { policies, reports } = compile([
+      { when: '{{ output.status == "error" }}', then: { do: 'fail' } },
+      { when: true, then: { do: 'jump', to: 'fetch' } },
+    ]);
     expect(reports).toEqual([]);
     expect(policies).toEqual([
       { when: '{{ output.status == "error" }}', on: 'any', action: { do: 'fail' }, set: [] },
@@ -150,10 +198,7 @@ describe('compileRetry', () => {
   it('compiles legacy stop_when to a fail policy before the retry', () => {
     const { policies, reports } = compile({ retry_when: WHEN, stop_when: '{{ error.status == 404 }}', max_attempts: 4 });
     expect(reports).toEqual([]);
-    expect(policies).toEqual([
-      { when: '{{ error.status == 404 }}', on: 'error', action: { do: 'fail' }, set: [] },
-      errorPolicy(WHEN, 4),
-    ]);
+    expect(policies).toEqual([{ when: '{{ error.status == 404 }}', on: 'error', action: { do: 'fail' }, set: [] }, errorPolicy(WHEN, 4)]);
   });
 
   describe('reports bad values with a precise path', () => {
@@ -162,20 +207,52 @@ describe('compileRetry', () => {
       ['a fractional number', 2.5, [['workflow[2].retry', /whole number/]]],
       ['a string', 'yes', [['workflow[2].retry', /retry must be true, a number/]]],
       ['a list entry that is not a mapping', [3], [['workflow[2].retry[0]', /must be a mapping/]]],
-      ['negative max_attempts', [{ when: WHEN, then: { max_attempts: -2 } }], [['workflow[2].retry[0].then.max_attempts', /at least 1, got -2/]]],
+      [
+        'negative max_attempts',
+        [{ when: WHEN, then: { max_attempts: -2 } }],
+        [['workflow[2].retry[0].then.max_attempts', /at least 1, got -2/]],
+      ],
       ['max_attempts 0', [{ when: WHEN, then: { max_attempts: 0 } }], [['workflow[2].retry[0].then.max_attempts', /at least 1/]]],
-      ['fractional max_attempts', [{ when: WHEN, then: { max_attempts: 1.5 } }], [['workflow[2].retry[0].then.max_attempts', /whole number/]]],
-      ['a string initial_delay', [{ when: WHEN, then: { initial_delay: 'soon' } }], [['workflow[2].retry[0].then.initial_delay', /must be a number, got "soon"/]]],
+      [
+        'fractional max_attempts',
+        [{ when: WHEN, then: { max_attempts: 1.5 } }],
+        [['workflow[2].retry[0].then.max_attempts', /whole number/]],
+      ],
+      [
+        'a string initial_delay',
+        [{ when: WHEN, then: { initial_delay: 'soon' } }],
+        [['workflow[2].retry[0].then.initial_delay', /must be a number, got "soon"/]],
+      ],
       ['a negative max_delay', [{ when: WHEN, then: { max_delay: -1 } }], [['workflow[2].retry[0].then.max_delay', /at least 0/]]],
-      ['a zero multiplier', [{ when: WHEN, then: { backoff_multiplier: 0 } }], [['workflow[2].retry[0].then.backoff_multiplier', /greater than 0/]]],
+      [
+        'a zero multiplier',
+        [{ when: WHEN, then: { backoff_multiplier: 0 } }],
+        [['workflow[2].retry[0].then.backoff_multiplier', /greater than 0/]],
+      ],
       ['a non-boolean jitter', [{ when: WHEN, then: { jitter: 'yes' } }], [['workflow[2].retry[0].then.jitter', /true or false/]]],
-      ['an unknown strategy', [{ when: WHEN, then: { backoff: 'fibonacci' } }], [['workflow[2].retry[0].then.backoff', /unknown backoff "fibonacci"/]]],
-      ['an unknown key in then', [{ when: WHEN, then: { max_attempts: 3, retries: 2 } }], [['workflow[2].retry[0].then.retries', /unknown key `retries`/]]],
-      ['an unknown key beside then', [{ when: WHEN, then: { max_attempts: 3 }, on: 'error' }], [['workflow[2].retry[0].on', /unknown key `on`/]]],
+      [
+        'an unknown strategy',
+        [{ when: WHEN, then: { backoff: 'fibonacci' } }],
+        [['workflow[2].retry[0].then.backoff', /unknown backoff "fibonacci"/]],
+      ],
+      [
+        'an unknown key in then',
+        [{ when: WHEN, then: { max_attempts: 3, retries: 2 } }],
+        [['workflow[2].retry[0].then.retries', /unknown key `retries`/]],
+      ],
+      [
+        'an unknown key beside then',
+        [{ when: WHEN, then: { max_attempts: 3 }, on: 'error' }],
+        [['workflow[2].retry[0].on', /unknown key `on`/]],
+      ],
       ['a numeric when', [{ when: 1, then: { max_attempts: 3 } }], [['workflow[2].retry[0].when', /template string or a boolean, got 1/]]],
       ['an empty when', [{ when: ' ', then: { max_attempts: 3 } }], [['workflow[2].retry[0].when', /template string or a boolean/]]],
       ['a then that is not a mapping', [{ when: WHEN, then: 3 }], [['workflow[2].retry[0].then', /must be a mapping/]]],
-      ['error and success keys mixed', [{ when: WHEN, then: { initial_delay: 1, next_call: {} } }], [['workflow[2].retry[0].then', /mixes error-side keys \(initial_delay\) with success-side keys \(next_call\)/]]],
+      [
+        'error and success keys mixed',
+        [{ when: WHEN, then: { initial_delay: 1, next_call: {} } }],
+        [['workflow[2].retry[0].then', /mixes error-side keys \(initial_delay\) with success-side keys \(next_call\)/]],
+      ],
       ['an unknown do', [{ when: WHEN, then: { do: 'explode' } }], [['workflow[2].retry[0].then.do', /unknown action "explode"/]]],
       ['a legacy key typo', { when: WHEN, max_attempt: 3 }, [['workflow[2].retry.max_attempt', /unknown key `max_attempt`/]]],
       ['on_error of the wrong type', { on_error: 'always' }, [['workflow[2].retry.on_error', /must be a mapping/]]],
@@ -183,9 +260,21 @@ describe('compileRetry', () => {
       ['on_success of the wrong type', { on_success: true }, [['workflow[2].retry.on_success', /must be a mapping/]]],
       ['on_success without while', { on_success: { next_call: {} } }, [['workflow[2].retry.on_success.while', /needs `while/]]],
       ['an unknown key beside on_error', { on_error: true, on_timeout: true }, [['workflow[2].retry.on_timeout', /unknown key/]]],
-      ['on_error with success keys', { on_error: { next_call: {} } }, [['workflow[2].retry.on_error.next_call', /unknown key `next_call` in an error-side retry/]]],
-      ['stop_when on a success policy', { when: HAS_MORE, stop_when: '{{ x }}', next_call: {} }, [['workflow[2].retry.stop_when', /only applies to error retries/]]],
-      ['on_success with stop_when', { on_success: { while: HAS_MORE, stop_when: '{{ x }}' } }, [['workflow[2].retry.on_success.stop_when', /unknown key/]]],
+      [
+        'on_error with success keys',
+        { on_error: { next_call: {} } },
+        [['workflow[2].retry.on_error.next_call', /unknown key `next_call` in an error-side retry/]],
+      ],
+      [
+        'stop_when on a success policy',
+        { when: HAS_MORE, stop_when: '{{ x }}', next_call: {} },
+        [['workflow[2].retry.stop_when', /only applies to error retries/]],
+      ],
+      [
+        'on_success with stop_when',
+        { on_success: { while: HAS_MORE, stop_when: '{{ x }}' } },
+        [['workflow[2].retry.on_success.stop_when', /unknown key/]],
+      ],
       ['a bad stop_when', { when: WHEN, stop_when: 5 }, [['workflow[2].retry.stop_when', /template string or a boolean/]]],
       ['a bad flat when', { when: [], max_attempts: 2 }, [['workflow[2].retry.when', /template string or a boolean/]]],
     ])('%s', (_name, raw, expected) => {

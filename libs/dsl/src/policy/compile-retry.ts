@@ -85,13 +85,7 @@ interface FlatOptions {
 }
 
 /** A flat policy: its condition keys and its `then` keys in one mapping. */
-function compileFlat(
-  raw: Record<string, unknown>,
-  path: string,
-  report: Report,
-  compileSink: CompileSink,
-  options: FlatOptions,
-): Policy[] {
+function compileFlat(raw: Record<string, unknown>, path: string, report: Report, compileSink: CompileSink, options: FlatOptions): Policy[] {
   const whenKey = options.whenKeys.find((key) => raw[key] !== undefined && raw[key] !== null);
   if (whenKey === undefined && options.whenRequired) {
     const [main] = options.whenKeys;
@@ -117,12 +111,7 @@ function compileFlat(
 }
 
 /** `{on_error: {...}, on_success: {while, ...}}` -> the error policy, then the continuation. */
-function compileLegacyPair(
-  raw: Record<string, unknown>,
-  path: string,
-  report: Report,
-  compileSink: CompileSink,
-): Policy[] {
+function compileLegacyPair(raw: Record<string, unknown>, path: string, report: Report, compileSink: CompileSink): Policy[] {
   checkKeys(raw, ['on_error', 'on_success'], path, report, 'a legacy retry');
   const policies: Policy[] = [];
   const onError = raw.on_error;

@@ -20,7 +20,11 @@ describe('compileRuleAction', () => {
     [
       'retry with max_attempts and backoff_multiplier spellings',
       { do: 'retry', max_attempts: 4, backoff: 'exponential', backoff_multiplier: 3 },
-      { do: 'retry', maxAttempts: 4, backoff: { strategy: 'exponential', delaySeconds: 1, multiplier: 3, maxDelaySeconds: 60, jitter: false } },
+      {
+        do: 'retry',
+        maxAttempts: 4,
+        backoff: { strategy: 'exponential', delaySeconds: 1, multiplier: 3, maxDelaySeconds: 60, jitter: false },
+      },
     ],
   ])('compiles %s', (_name, raw, action) => {
     const { compiled, reports } = compile(raw);

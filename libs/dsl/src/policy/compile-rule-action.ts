@@ -23,11 +23,7 @@ const KEYS_BY_DO: Readonly<Record<RuleDo, readonly string[]>> = {
  * `continue` compiles to `proceed` (go on to the next task).
  * Undefined when the action cannot be understood (reported).
  */
-export function compileRuleAction(
-  raw: unknown,
-  path: string,
-  report: Report,
-): { action: PolicyAction; set: SetOp[] } | undefined {
+export function compileRuleAction(raw: unknown, path: string, report: Report): { action: PolicyAction; set: SetOp[] } | undefined {
   if (!isRecord(raw)) {
     report(path, `must be a mapping like {do: retry, attempts: 3}, got ${describe(raw)}`);
     return undefined;
@@ -97,12 +93,7 @@ function ruleBackoff(raw: Record<string, unknown>, path: string, report: Report)
  * it is reported here (a typo should not silently change the waits) and, so
  * that one report does not cascade, compiled as `fixed`.
  */
-export function readStrategy(
-  value: unknown,
-  path: string,
-  fallback: Backoff['strategy'],
-  report: Report,
-): Backoff['strategy'] {
+export function readStrategy(value: unknown, path: string, fallback: Backoff['strategy'], report: Report): Backoff['strategy'] {
   if (value === undefined || value === null) return fallback;
   if (typeof value === 'string' && (BACKOFF_STRATEGIES as readonly string[]).includes(value)) {
     return value as Backoff['strategy'];

@@ -47,7 +47,9 @@ describe('compileRules', () => {
   it('reads every rule retry key', () => {
     const { policies, reports } = compile({
       mode: 'exclusive',
-      rules: [{ when: '{{ x }}', then: { do: 'retry', attempts: 30, backoff: 'fixed', delay: 1.5, max_delay: 5, multiplier: 3, jitter: true } }],
+      rules: [
+        { when: '{{ x }}', then: { do: 'retry', attempts: 30, backoff: 'fixed', delay: 1.5, max_delay: 5, multiplier: 3, jitter: true } },
+      ],
     });
     expect(reports).toEqual([]);
     expect(policies[0]?.action).toEqual({
@@ -79,7 +81,10 @@ describe('compileRules', () => {
   it('compiles jump (to, task and step aliases), break and fail', () => {
     const { policies, reports } = compile({
       rules: [
-        { when: "{{ iter.has_more | string | lower == 'true' }}", then: { do: 'jump', to: 'fetch_page', set: { 'iter.page': '{{ (iter.page | int) + 1 }}' } } },
+        {
+          when: "{{ iter.has_more | string | lower == 'true' }}",
+          then: { do: 'jump', to: 'fetch_page', set: { 'iter.page': '{{ (iter.page | int) + 1 }}' } },
+        },
         { when: '{{ a }}', then: { do: 'jump', task: 'claim_batch' } },
         { when: '{{ b }}', then: { do: 'jump', step: 'prev' } },
         { when: '{{ (output.data.row_count | default(0) | int) == 0 }}', then: { do: 'break' } },
@@ -121,24 +126,72 @@ describe('compileRules', () => {
       ['a rule that is not a mapping', { rules: ['retry'] }, [[`${PATH}.rules[0]`, /must be a mapping/]]],
       ['a rule without when', { rules: [{ then: { do: 'fail' } }] }, [[`${PATH}.rules[0].when`, /needs `when/]]],
       ['a rule without then', { rules: [{ when: '{{ x }}' }] }, [[`${PATH}.rules[0].then`, /needs `then/]]],
-      ['a numeric when', { rules: [{ when: 3, then: { do: 'fail' } }] }, [[`${PATH}.rules[0].when`, /template string or a boolean, got 3/]]],
+      [
+        'a numeric when',
+        { rules: [{ when: 3, then: { do: 'fail' } }] },
+        [[`${PATH}.rules[0].when`, /template string or a boolean, got 3/]],
+      ],
       ['a list when', { rules: [{ when: ['a'], then: { do: 'fail' } }] }, [[`${PATH}.rules[0].when`, /got a list/]]],
-      ['an unknown do', { rules: [{ when: true, then: { do: 'skip' } }] }, [[`${PATH}.rules[0].then.do`, /unknown action "skip"; expected one of: continue, retry, jump, break, fail/]]],
+      [
+        'an unknown do',
+        { rules: [{ when: true, then: { do: 'skip' } }] },
+        [[`${PATH}.rules[0].then.do`, /unknown action "skip"; expected one of: continue, retry, jump, break, fail/]],
+      ],
       ['a non-string do', { rules: [{ when: true, then: { do: 3 } }] }, [[`${PATH}.rules[0].then.do`, /unknown action 3/]]],
       ['a then that is a string', { rules: [{ when: true, then: 'continue' }] }, [[`${PATH}.rules[0].then`, /must be a mapping/]]],
-      ['negative attempts', { rules: [{ when: true, then: { do: 'retry', attempts: -1 } }] }, [[`${PATH}.rules[0].then.attempts`, /at least 1, got -1/]]],
-      ['a string delay', { rules: [{ when: true, then: { do: 'retry', delay: '1s' } }] }, [[`${PATH}.rules[0].then.delay`, /must be a number, got "1s"/]]],
+      [
+        'negative attempts',
+        { rules: [{ when: true, then: { do: 'retry', attempts: -1 } }] },
+        [[`${PATH}.rules[0].then.attempts`, /at least 1, got -1/]],
+      ],
+      [
+        'a string delay',
+        { rules: [{ when: true, then: { do: 'retry', delay: '1s' } }] },
+        [[`${PATH}.rules[0].then.delay`, /must be a number, got "1s"/]],
+      ],
       ['a negative delay', { rules: [{ when: true, then: { do: 'retry', delay: -1 } }] }, [[`${PATH}.rules[0].then.delay`, /at least 0/]]],
-      ['an unknown backoff', { rules: [{ when: true, then: { do: 'retry', backoff: 'expo' } }] }, [[`${PATH}.rules[0].then.backoff`, /unknown backoff "expo"; expected one of: none, fixed, linear, exponential/]]],
-      ['a retry key on continue', { rules: [{ when: true, then: { do: 'continue', attempts: 3 } }] }, [[`${PATH}.rules[0].then.attempts`, /unknown key `attempts` in a `do: continue` action/]]],
-      ['an unknown then key', { rules: [{ when: true, then: { do: 'retry', wait: 3 } }] }, [[`${PATH}.rules[0].then.wait`, /unknown key `wait`/]]],
+      [
+        'an unknown backoff',
+        { rules: [{ when: true, then: { do: 'retry', backoff: 'expo' } }] },
+        [[`${PATH}.rules[0].then.backoff`, /unknown backoff "expo"; expected one of: none, fixed, linear, exponential/]],
+      ],
+      [
+        'a retry key on continue',
+        { rules: [{ when: true, then: { do: 'continue', attempts: 3 } }] },
+        [[`${PATH}.rules[0].then.attempts`, /unknown key `attempts` in a `do: continue` action/]],
+      ],
+      [
+        'an unknown then key',
+        { rules: [{ when: true, then: { do: 'retry', wait: 3 } }] },
+        [[`${PATH}.rules[0].then.wait`, /unknown key `wait`/]],
+      ],
       ['a jump without to', { rules: [{ when: true, then: { do: 'jump' } }] }, [[`${PATH}.rules[0].then.to`, /needs `to: <task name>`/]]],
-      ['a jump to a number', { rules: [{ when: true, then: { do: 'jump', to: 3 } }] }, [[`${PATH}.rules[0].then.to`, /must be a task name/]]],
-      ['when beside else', { rules: [{ when: true, else: { then: { do: 'continue' } } }] }, [[`${PATH}.rules[0].when`, /unknown key `when` in an `else` rule/]]],
+      [
+        'a jump to a number',
+        { rules: [{ when: true, then: { do: 'jump', to: 3 } }] },
+        [[`${PATH}.rules[0].then.to`, /must be a task name/]],
+      ],
+      [
+        'when beside else',
+        { rules: [{ when: true, else: { then: { do: 'continue' } } }] },
+        [[`${PATH}.rules[0].when`, /unknown key `when` in an `else` rule/]],
+      ],
       ['an else that is a string', { rules: [{ else: 'continue' }] }, [[`${PATH}.rules[0].else`, /must be a mapping/]]],
-      ['an unknown key beside else.then', { rules: [{ else: { then: { do: 'continue' }, set: {} } }] }, [[`${PATH}.rules[0].else.set`, /unknown key `set` in `else`/]]],
-      ['an unknown key beside then', { rules: [{ when: true, then: { do: 'fail' }, do: 'x' }] }, [[`${PATH}.rules[0].do`, /unknown key `do` in a rule/]]],
-      ['a bad set in then', { rules: [{ else: { then: { do: 'continue', set: ['ctx.a'] } } }] }, [[`${PATH}.rules[0].else.then.set`, /set must be a mapping/]]],
+      [
+        'an unknown key beside else.then',
+        { rules: [{ else: { then: { do: 'continue' }, set: {} } }] },
+        [[`${PATH}.rules[0].else.set`, /unknown key `set` in `else`/]],
+      ],
+      [
+        'an unknown key beside then',
+        { rules: [{ when: true, then: { do: 'fail' }, do: 'x' }] },
+        [[`${PATH}.rules[0].do`, /unknown key `do` in a rule/]],
+      ],
+      [
+        'a bad set in then',
+        { rules: [{ else: { then: { do: 'continue', set: ['ctx.a'] } } }] },
+        [[`${PATH}.rules[0].else.then.set`, /set must be a mapping/]],
+      ],
     ])('%s', (_name, raw, expected) => {
       const { reports } = compile(raw);
       expect(reports).toHaveLength(expected.length);
@@ -149,7 +202,9 @@ describe('compileRules', () => {
     });
 
     it('drops the bad rules and keeps the good ones', () => {
-      const { policies } = compile({ rules: [{ when: 3, then: { do: 'fail' } }, { when: true, then: { do: 'skip' } }, { else: { then: { do: 'continue' } } }] });
+      const { policies } = compile({
+        rules: [{ when: 3, then: { do: 'fail' } }, { when: true, then: { do: 'skip' } }, { else: { then: { do: 'continue' } } }],
+      });
       expect(policies).toEqual([proceed('else')]);
     });
   });

@@ -70,7 +70,12 @@ const retry = (maxAttempts: number, over: Partial<RetryAction['backoff']> = {}):
   maxAttempts,
   backoff: { strategy: 'fixed', delaySeconds: 1, multiplier: 2, maxDelaySeconds: 60, jitter: false, ...over },
 });
-const policy = (when: Policy['when'], action: Policy['action'], on: Policy['on'] = 'any', set: Policy['set'] = []): Policy => ({ when, on, action, set });
+const policy = (when: Policy['when'], action: Policy['action'], on: Policy['on'] = 'any', set: Policy['set'] = []): Policy => ({
+  when,
+  on,
+  action,
+  set,
+});
 const setOp = { scope: 'iter', key: 'x', value: 1 } as const;
 
 function rules(raw: unknown): Policy[] {
@@ -139,7 +144,11 @@ describe('evaluatePolicies', () => {
       expect(evaluatePolicies([policy(true, { do: 'fail' }, 'error')], ok(), options())).toEqual({ kind: 'complete', set: [] });
     });
     it('else matches an error too (the skip pattern)', () => {
-      const decision = evaluatePolicies(rules({ rules: [{ else: { then: { do: 'continue', set: { 'iter.x': 1 } } } }] }), codeError(), options());
+      const decision = evaluatePolicies(
+        rules({ rules: [{ else: { then: { do: 'continue', set: { 'iter.x': 1 } } } }] }),
+        codeError(),
+        options(),
+      );
       expect(decision).toEqual({ kind: 'complete', set: [setOp] });
     });
   });
@@ -202,7 +211,11 @@ describe('evaluatePolicies', () => {
     const policies = [policy('{{ response.paging.hasMore }}', cont, 'success', [setOp])];
 
     it('continues while the condition holds on the response body', () => {
-      expect(evaluatePolicies(policies, httpOk({ paging: { hasMore: true } }), options())).toEqual({ kind: 'continue', policy: cont, set: [setOp] });
+      expect(evaluatePolicies(policies, httpOk({ paging: { hasMore: true } }), options())).toEqual({
+        kind: 'continue',
+        policy: cont,
+        set: [setOp],
+      });
       expect(evaluatePolicies(policies, httpOk({ paging: { hasMore: true } }), options({ continuationCount: 2 })).kind).toBe('continue');
     });
 
@@ -211,7 +224,10 @@ describe('evaluatePolicies', () => {
     });
 
     it('completes at its cap of calls', () => {
-      expect(evaluatePolicies(policies, httpOk({ paging: { hasMore: true } }), options({ continuationCount: 3 }))).toEqual({ kind: 'complete', set: [setOp] });
+      expect(evaluatePolicies(policies, httpOk({ paging: { hasMore: true } }), options({ continuationCount: 3 }))).toEqual({
+        kind: 'complete',
+        set: [setOp],
+      });
       const one = [policy(true, { ...cont, maxAttempts: 1 }, 'success')];
       expect(evaluatePolicies(one, ok(), options())).toEqual({ kind: 'complete', set: [] });
     });
@@ -244,19 +260,29 @@ describe('evaluatePolicies', () => {
         ],
       });
       expect(evaluatePolicies(compiled, httpError(503, 1), options())).toEqual({ kind: 'retry', attempt: 2, delayMs: 0, set: [] });
-      expect(evaluatePolicies(compiled, httpError(503, 3), options())).toMatchObject({ kind: 'fail', reason: expect.stringContaining('exhausted (3 of 3)') });
-      expect(evaluatePolicies(compiled, httpError(404, 1), options())).toMatchObject({ kind: 'fail', reason: expect.stringContaining('policy 1') });
+      expect(evaluatePolicies(compiled, httpError(503, 3), options())).toMatchObject({
+        kind: 'fail',
+        reason: expect.stringContaining('exhausted (3 of 3)'),
+      });
+      expect(evaluatePolicies(compiled, httpError(404, 1), options())).toMatchObject({
+        kind: 'fail',
+        reason: expect.stringContaining('policy 1'),
+      });
       expect(evaluatePolicies(compiled, httpOk({}), options())).toEqual({ kind: 'complete', set: [] });
     });
 
     it('test_pipeline_error_handling test_rate_limit: a 429 with Retry-After 1 s and delay 2.0 waits 1 s', () => {
-      const compiled = rules({ rules: [{ when: "{{ output.error.kind == 'rate_limit' }}", then: { do: 'retry', attempts: 5, delay: 2.0 } }] });
+      const compiled = rules({
+        rules: [{ when: "{{ output.error.kind == 'rate_limit' }}", then: { do: 'retry', attempts: 5, delay: 2.0 } }],
+      });
       expect(evaluatePolicies(compiled, httpError(429, 1, 1000), options())).toEqual({ kind: 'retry', attempt: 2, delayMs: 1000, set: [] });
     });
 
     it('pagination/retry: output.error.status matches through the alias', () => {
       const compiled = rules({
-        rules: [{ when: '{{ output.error.status in [500, 502, 503] }}', then: { do: 'retry', attempts: 3, backoff: 'exponential', delay: 0.5 } }],
+        rules: [
+          { when: '{{ output.error.status in [500, 502, 503] }}', then: { do: 'retry', attempts: 3, backoff: 'exponential', delay: 0.5 } },
+        ],
       });
       expect(evaluatePolicies(compiled, httpError(502, 2), options())).toEqual({ kind: 'retry', attempt: 3, delayMs: 1000, set: [] });
     });
@@ -275,9 +301,24 @@ describe('evaluatePolicies', () => {
     });
 
     it('unified retry: retry: true retries any error 3 times with jittered exponential waits', () => {
-      const compiled = compileRetry(true, 'r', () => undefined, () => undefined);
-      expect(evaluatePolicies(compiled, codeError(1), options({ random: () => 0.5 }))).toEqual({ kind: 'retry', attempt: 2, delayMs: 1000, set: [] });
-      expect(evaluatePolicies(compiled, codeError(2), options({ random: () => 0 }))).toEqual({ kind: 'retry', attempt: 3, delayMs: 1000, set: [] });
+      const compiled = compileRetry(
+        true,
+        'r',
+        () => undefined,
+        () => undefined,
+      );
+      expect(evaluatePolicies(compiled, codeError(1), options({ random: () => 0.5 }))).toEqual({
+        kind: 'retry',
+        attempt: 2,
+        delayMs: 1000,
+        set: [],
+      });
+      expect(evaluatePolicies(compiled, codeError(2), options({ random: () => 0 }))).toEqual({
+        kind: 'retry',
+        attempt: 3,
+        delayMs: 1000,
+        set: [],
+      });
       expect(evaluatePolicies(compiled, codeError(3), options()).kind).toBe('fail');
       expect(evaluatePolicies(compiled, ok(), options())).toEqual({ kind: 'complete', set: [] });
     });

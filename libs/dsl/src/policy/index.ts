@@ -7,12 +7,7 @@ export { compileRetry } from './compile-retry';
 export { compileRules } from './compile-rules';
 export { compileSet } from './compile-set';
 export { POLICY_SET_BARE_SCOPE } from './compile-rule-action';
-export {
-  DEFAULT_CONTINUATION_MAX_CALLS,
-  DEFAULT_RETRY_ATTEMPTS,
-  DEFAULT_RULE_BACKOFF,
-  DEFAULT_UNIFIED_BACKOFF,
-} from './policy-defaults';
+export { DEFAULT_CONTINUATION_MAX_CALLS, DEFAULT_RETRY_ATTEMPTS, DEFAULT_RULE_BACKOFF, DEFAULT_UNIFIED_BACKOFF } from './policy-defaults';
 export type { CallOutcome, HttpFacts } from './outcome-scope';
 export { outcomeScope, responseBody } from './outcome-scope';
 export type { EvaluateOptions, PolicyDecision } from './evaluate-policies';

@@ -16,7 +16,10 @@ describe('mergeNextCall', () => {
   });
 
   it('replaces the url and other scalars', () => {
-    expect(mergeNextCall(previous, { url: 'http://api/items?page=2', timeout: 5 })).toMatchObject({ url: 'http://api/items?page=2', timeout: 5 });
+    expect(mergeNextCall(previous, { url: 'http://api/items?page=2', timeout: 5 })).toMatchObject({
+      url: 'http://api/items?page=2',
+      timeout: 5,
+    });
   });
 
   it('deep-merges headers, body and input', () => {
@@ -49,7 +52,10 @@ describe('mergeNextCall', () => {
   });
 
   it('replaces a text body and lists', () => {
-    expect(mergeNextCall({ body: 'a', params: { ids: [1, 2] } }, { body: { x: 1 }, params: { ids: [3] } })).toEqual({ body: { x: 1 }, params: { ids: [3] } });
+    expect(mergeNextCall({ body: 'a', params: { ids: [1, 2] } }, { body: { x: 1 }, params: { ids: [3] } })).toEqual({
+      body: { x: 1 },
+      params: { ids: [3] },
+    });
   });
 
   it('adds keys the previous request did not have', () => {

@@ -17,10 +17,7 @@ const NEXT_CALL_ALIASES: Readonly<Record<string, string>> = {
  * (`endpoint`, `payload`/`json`/`data`, `args`) land on their canonical key.
  * An `undefined` value changes nothing; `null` is written. Inputs are not mutated.
  */
-export function mergeNextCall(
-  previous: Record<string, unknown>,
-  renderedNextCall: Record<string, unknown>,
-): Record<string, unknown> {
+export function mergeNextCall(previous: Record<string, unknown>, renderedNextCall: Record<string, unknown>): Record<string, unknown> {
   const next: Record<string, unknown> = { ...previous };
   for (const [written, value] of Object.entries(renderedNextCall)) {
     if (value === undefined) continue;

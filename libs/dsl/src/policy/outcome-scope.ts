@@ -29,7 +29,7 @@ export type CallOutcome =
  */
 export function outcomeScope(outcome: CallOutcome): Record<string, unknown> {
   const error = outcome.status === 'error' ? withStatusAliases(outcome.error, outcome.http) : null;
-  const body = outcome.status === 'ok' ? responseBody(outcome) ?? null : null;
+  const body = outcome.status === 'ok' ? (responseBody(outcome) ?? null) : null;
   const output: Record<string, unknown> = {
     status: outcome.status,
     data: outcome.data ?? null,

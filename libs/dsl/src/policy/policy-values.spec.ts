@@ -1,4 +1,16 @@
-import { asJson, checkKeys, childPath, deepMerge, describe as describeValue, isRecord, pick, readBoolean, readNumber, readPath, readWhen } from './policy-values';
+import {
+  asJson,
+  checkKeys,
+  childPath,
+  deepMerge,
+  describe as describeValue,
+  isRecord,
+  pick,
+  readBoolean,
+  readNumber,
+  readPath,
+  readWhen,
+} from './policy-values';
 
 type Reported = Array<[string, string]>;
 const collect = (): { reports: Reported; report: (p: string, m: string) => void } => {

@@ -29,13 +29,7 @@ export function describe(value: unknown): string {
 }
 
 /** Reports every key of `raw` not in `allowed`. */
-export function checkKeys(
-  raw: Record<string, unknown>,
-  allowed: readonly string[],
-  path: string,
-  report: Report,
-  what: string,
-): void {
+export function checkKeys(raw: Record<string, unknown>, allowed: readonly string[], path: string, report: Report, what: string): void {
   for (const key of Object.keys(raw)) {
     if (!allowed.includes(key)) {
       report(childPath(path, key), `unknown key \`${key}\` in ${what}; expected one of: ${allowed.join(', ')}`);
@@ -93,13 +87,7 @@ export function readNumber(
 }
 
 /** Reads a boolean; reports and falls back when it is not one. */
-export function readBoolean(
-  raw: Record<string, unknown>,
-  key: string,
-  fallback: boolean,
-  path: string,
-  report: Report,
-): boolean {
+export function readBoolean(raw: Record<string, unknown>, key: string, fallback: boolean, path: string, report: Report): boolean {
   const value = raw[key];
   if (value === undefined || value === null) return fallback;
   if (typeof value !== 'boolean') {

@@ -2,6 +2,12 @@
 export { OffloadingRenderer, type Renderer } from './offloading-renderer';
 export { SettledRenderCache } from './settled-render-cache';
 export {
-  answerRenderRequest, RENDER_REQUEST_MODULE, settledOf, toRenderRequest,
-  type OffloadRender, type RenderOp, type RenderReply, type RenderRequest,
+  answerRenderRequest,
+  RENDER_REQUEST_MODULE,
+  settledOf,
+  toRenderRequest,
+  type OffloadRender,
+  type RenderOp,
+  type RenderReply,
+  type RenderRequest,
 } from './render-request';

@@ -24,7 +24,11 @@ export interface Renderer {
 export class OffloadingRenderer implements Renderer {
   private readonly inline: InlineSlice;
 
-  constructor(private readonly expressions: ExpressionEngine, private readonly slice: InlineSliceOptions, private readonly offload: OffloadRender) {
+  constructor(
+    private readonly expressions: ExpressionEngine,
+    private readonly slice: InlineSliceOptions,
+    private readonly offload: OffloadRender,
+  ) {
     this.inline = new InlineSlice(expressions, slice);
   }
 

@@ -58,11 +58,15 @@ export function answerRenderRequest(engine: ExpressionEngine, request: RenderReq
   const scope = withResultViews(request.scope, request.views);
   try {
     if (request.op === 'condition') return { value: engine.evaluateCondition(request.value as string | boolean | undefined, scope) };
-    return { value: request.op === 'string' ? engine.renderString(request.value as string, scope) : engine.renderValue(request.value, scope) };
+    return {
+      value: request.op === 'string' ? engine.renderString(request.value as string, scope) : engine.renderValue(request.value, scope),
+    };
   } catch (error) {
     if (!(error instanceof TemplateError)) return { failure: error instanceof Error ? error.message : String(error) };
     const { message, expression, line, column, code } = error;
-    return { template: { message, expression, code, ...(line !== undefined ? { line } : {}), ...(column !== undefined ? { column } : {}) } };
+    return {
+      template: { message, expression, code, ...(line !== undefined ? { line } : {}), ...(column !== undefined ? { column } : {}) },
+    };
   }
 }
 

@@ -25,7 +25,10 @@ export class SettledRenderCache {
   private readonly settled: LruCache<string, SettledRender>;
   private readonly inFlight = new Map<string, Promise<void>>();
 
-  constructor(private readonly offload: OffloadRender, capacity = DEFAULT_CAPACITY) {
+  constructor(
+    private readonly offload: OffloadRender,
+    capacity = DEFAULT_CAPACITY,
+  ) {
     this.settled = new LruCache(capacity);
   }
 

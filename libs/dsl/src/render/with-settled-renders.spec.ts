@@ -23,14 +23,17 @@ describe('withSettledRenders: the planner with renders past its inline slice', (
 
   /** The decisions on the execution's start, with ids counted from 1 on every run. */
   function starting(when: string, set: string): { plan: (renderer: TemplateRenderer) => EventDraft<EventTypeName>[] } {
-    const playbook = workflow(`
+    const playbook = workflow(
+      `
   - step: start
     next:
       - step: end
         when: "${when}"
         set: { ctx.total: "${set}", ctx.small: "{{ workload.n }}" }
   - step: end
-`, 'workload: { n: 7 }');
+`,
+      'workload: { n: 7 }',
+    );
     const h = new PlannerHarness(playbook).start();
     const started = h.events[0]!;
     const state = applyEvent(undefined, started);
@@ -47,7 +50,10 @@ describe('withSettledRenders: the planner with renders past its inline slice', (
     const settled = await withSettledRenders(options, start.plan);
     expect(settled).toEqual(start.plan(engine));
     expect(offloaded.map((request) => request.value)).toEqual([`${LOOP}{{ workload.n == 7 }}`, `${LOOP}{{ workload.n * 2 }}`]);
-    expect(settled.find((draft) => draft.type === EventType.CtxUpdated)?.payload).toEqual({ set: { total: '14', small: 7 }, step: 'start' });
+    expect(settled.find((draft) => draft.type === EventType.CtxUpdated)?.payload).toEqual({
+      set: { total: '14', small: 7 },
+      step: 'start',
+    });
   });
 
   it('fails the step with the template error the full budget gives inline', async () => {

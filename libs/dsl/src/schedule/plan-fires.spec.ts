@@ -20,7 +20,14 @@ function input(overrides: Partial<FireInput> = {}): FireInput {
 
 describe('planFires', () => {
   it('starts nothing before the fire time and keeps the state as it was', () => {
-    expect(planFires(input(), t(9))).toEqual({ starts: [], skipped: 0, lastMissed: null, bufferedFireAt: null, nextFireAt: t(10), nextDueAt: t(10) });
+    expect(planFires(input(), t(9))).toEqual({
+      starts: [],
+      skipped: 0,
+      lastMissed: null,
+      bufferedFireAt: null,
+      nextFireAt: t(10),
+      nextDueAt: t(10),
+    });
   });
 
   it('starts a due fire time and moves on to the next', () => {

@@ -84,7 +84,12 @@ export function planFires(input: FireInput, now: Date, maxStarts = MAX_STARTS_PE
 }
 
 /** The first fire time after `now` and when it is due: where a new or resumed schedule starts. */
-export function firstFire(scheduleId: string, timing: ScheduleTiming, jitterSeconds: number, now: Date): { nextFireAt: Date; nextDueAt: Date } {
+export function firstFire(
+  scheduleId: string,
+  timing: ScheduleTiming,
+  jitterSeconds: number,
+  now: Date,
+): { nextFireAt: Date; nextDueAt: Date } {
   const nextFireAt = nextFireTime(timing, now);
   return { nextFireAt, nextDueAt: new Date(nextFireAt.getTime() + jitterMs(scheduleId, nextFireAt, jitterSeconds)) };
 }

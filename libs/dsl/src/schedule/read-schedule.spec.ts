@@ -15,12 +15,35 @@ describe('readSchedule', () => {
   });
 
   it('reads every key of an interval schedule', () => {
-    const { spec } = read({ interval_seconds: 30, payload: { a: 1 }, overlap: 'buffer_one', catchup_seconds: 600, jitter_seconds: 5, paused: true });
-    expect(spec).toEqual({ timing: { intervalSeconds: 30 }, payload: { a: 1 }, overlap: 'buffer_one', catchupSeconds: 600, jitterSeconds: 5, paused: true });
+    const { spec } = read({
+      interval_seconds: 30,
+      payload: { a: 1 },
+      overlap: 'buffer_one',
+      catchup_seconds: 600,
+      jitter_seconds: 5,
+      paused: true,
+    });
+    expect(spec).toEqual({
+      timing: { intervalSeconds: 30 },
+      payload: { a: 1 },
+      overlap: 'buffer_one',
+      catchupSeconds: 600,
+      jitterSeconds: 5,
+      paused: true,
+    });
   });
 
   it('reports every problem at its path and returns nothing', () => {
-    const { spec, problems } = read({ cron: '61 * * * *', timezone: 'Nowhere/Land', overlap: 'queue', catchup_seconds: 1, jitter_seconds: -1, payload: [1], paused: 'yes', every: 1 });
+    const { spec, problems } = read({
+      cron: '61 * * * *',
+      timezone: 'Nowhere/Land',
+      overlap: 'queue',
+      catchup_seconds: 1,
+      jitter_seconds: -1,
+      payload: [1],
+      paused: 'yes',
+      every: 1,
+    });
     expect(spec).toBeUndefined();
     expect(problems).toEqual([
       'metadata.schedule.every: unknown key "every" (a schedule has cron, interval_seconds, timezone, payload, overlap, catchup_seconds, jitter_seconds, paused)',
@@ -38,8 +61,14 @@ describe('readSchedule', () => {
     [{}, 'metadata.schedule: give exactly one of "cron" and "interval_seconds"'],
     [{ cron: '* * * * *', interval_seconds: 5 }, 'metadata.schedule.interval_seconds: give exactly one of "cron" and "interval_seconds"'],
     [{ interval_seconds: 0.5 }, 'metadata.schedule.interval_seconds: must be a whole number of seconds, at least 1'],
-    [{ interval_seconds: 5, timezone: 'UTC' }, 'metadata.schedule.timezone: "timezone" applies to a cron schedule; an interval counts from the Unix epoch'],
-    [{ cron: '* * * * *', timezone: 'Nowhere/Land' }, 'metadata.schedule.timezone: unknown time zone "Nowhere/Land" (an IANA name like "Europe/Berlin")'],
+    [
+      { interval_seconds: 5, timezone: 'UTC' },
+      'metadata.schedule.timezone: "timezone" applies to a cron schedule; an interval counts from the Unix epoch',
+    ],
+    [
+      { cron: '* * * * *', timezone: 'Nowhere/Land' },
+      'metadata.schedule.timezone: unknown time zone "Nowhere/Land" (an IANA name like "Europe/Berlin")',
+    ],
     ['hourly', 'metadata.schedule: must be a mapping like {cron: "0 * * * *"} or {interval_seconds: 60}'],
   ])('rejects %j', (raw, problem) => {
     expect(read(raw).problems).toEqual([problem]);

@@ -35,7 +35,8 @@ export function readSchedule(raw: unknown, path: string, report: ScheduleReport)
     return undefined;
   };
   for (const key of Object.keys(raw)) {
-    if (!(SCHEDULE_KEYS as readonly string[]).includes(key)) problem(key, `unknown key "${key}" (a schedule has ${SCHEDULE_KEYS.join(', ')})`);
+    if (!(SCHEDULE_KEYS as readonly string[]).includes(key))
+      problem(key, `unknown key "${key}" (a schedule has ${SCHEDULE_KEYS.join(', ')})`);
   }
   const timing = readTiming(raw, problem);
   const payload = raw['payload'] ?? {};
@@ -60,10 +61,12 @@ export function readSchedule(raw: unknown, path: string, report: ScheduleReport)
 
 function readTiming(raw: Record<string, unknown>, problem: (key: string, message: string) => undefined): ScheduleTiming | undefined {
   const { cron, interval_seconds: interval, timezone } = raw;
-  if ((cron === undefined) === (interval === undefined)) return problem(cron === undefined ? '' : 'interval_seconds', 'give exactly one of "cron" and "interval_seconds"');
+  if ((cron === undefined) === (interval === undefined))
+    return problem(cron === undefined ? '' : 'interval_seconds', 'give exactly one of "cron" and "interval_seconds"');
   if (interval !== undefined) {
     if (timezone !== undefined) return problem('timezone', '"timezone" applies to a cron schedule; an interval counts from the Unix epoch');
-    if (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1) return problem('interval_seconds', 'must be a whole number of seconds, at least 1');
+    if (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1)
+      return problem('interval_seconds', 'must be a whole number of seconds, at least 1');
     return { intervalSeconds: interval };
   }
   const why = typeof cron === 'string' ? cronProblem(cron) : 'must be a cron expression like "*/5 * * * *"';

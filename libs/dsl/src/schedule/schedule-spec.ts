@@ -29,4 +29,13 @@ export const MIN_CATCHUP_SECONDS = 10;
 export const MAX_JITTER_SECONDS = 86_400;
 
 /** The keys of a schedule as written (snake case, as the REST body and `metadata.schedule`). */
-export const SCHEDULE_KEYS = ['cron', 'interval_seconds', 'timezone', 'payload', 'overlap', 'catchup_seconds', 'jitter_seconds', 'paused'] as const;
+export const SCHEDULE_KEYS = [
+  'cron',
+  'interval_seconds',
+  'timezone',
+  'payload',
+  'overlap',
+  'catchup_seconds',
+  'jitter_seconds',
+  'paused',
+] as const;

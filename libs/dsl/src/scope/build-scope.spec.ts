@@ -83,8 +83,14 @@ describe('buildScope', () => {
   it('with only, lays in just the named results, workload and ctx keys, and renders them as the whole scope does', () => {
     const only = new Set(['start', 'api_url', 'missing']);
     const narrow = buildScope({ state: h.state, playbook, resolve: h.env.resolve, only });
-    expect(Object.keys(narrow).filter((key) => !['workload', 'ctx', 'vars', 'execution_id', 'parent_execution_id', 'catalog_id', 'job'].includes(key)).sort()).toEqual(['api_url', 'start']);
+    expect(
+      Object.keys(narrow)
+        .filter((key) => !['workload', 'ctx', 'vars', 'execution_id', 'parent_execution_id', 'catalog_id', 'job'].includes(key))
+        .sort(),
+    ).toEqual(['api_url', 'start']);
     const template = '{{ start.list | length }} {{ api_url }} {{ ctx.offset }} {{ workload.offset }}';
-    expect(engine.renderString(template, narrow)).toBe(engine.renderString(template, buildScope({ state: h.state, playbook, resolve: h.env.resolve })));
+    expect(engine.renderString(template, narrow)).toBe(
+      engine.renderString(template, buildScope({ state: h.state, playbook, resolve: h.env.resolve })),
+    );
   });
 });

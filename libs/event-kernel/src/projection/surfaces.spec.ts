@@ -5,7 +5,13 @@ import { foldEvents } from '../reducers/apply-event';
 import { diffStates } from './diff';
 import { checksumsOf, surfacesOf, SURFACES } from './surfaces';
 
-const context = { ids: new SnowflakeIds(3, () => ID_EPOCH_MS + 1), now: () => new Date(Date.UTC(2026, 0, 1)), producer: 'test', tenantId: 't', organizationId: 'o' };
+const context = {
+  ids: new SnowflakeIds(3, () => ID_EPOCH_MS + 1),
+  now: () => new Date(Date.UTC(2026, 0, 1)),
+  producer: 'test',
+  tenantId: 't',
+  organizationId: 'o',
+};
 
 /** A fixed corpus: the same events on every run, so their checksums are pinned. */
 function corpus(): LedgerEvent[] {
@@ -15,9 +21,17 @@ function corpus(): LedgerEvent[] {
   return [
     ev({ type: EventType.ExecutionStarted, payload: { path: 'p', version: 1, catalog_id: '5', workload: { a: 1 } } }),
     ev({ type: EventType.StepEnter, step: 'start', payload: { step: 'start', run_id: 'r1', activation: 1 } }),
-    ev({ type: EventType.CommandIssued, commandId: 'c1', payload: { command_id: 'c1', step: 'start', run_id: 'r1', kind: 'python', attempt: 1, max_attempts: 3, spec: {} } }),
+    ev({
+      type: EventType.CommandIssued,
+      commandId: 'c1',
+      payload: { command_id: 'c1', step: 'start', run_id: 'r1', kind: 'python', attempt: 1, max_attempts: 3, spec: {} },
+    }),
     ev({ type: EventType.CommandCompleted, commandId: 'c1', payload: { result: { ok: true } } }),
-    ev({ type: EventType.StepExit, step: 'start', payload: { step: 'start', run_id: 'r1', status: 'COMPLETED', result: { ok: true }, next: [] } }),
+    ev({
+      type: EventType.StepExit,
+      step: 'start',
+      payload: { step: 'start', run_id: 'r1', status: 'COMPLETED', result: { ok: true }, next: [] },
+    }),
     ev({ type: EventType.ExecutionCompleted, payload: { result: { ok: true } } }),
   ];
 }

@@ -32,7 +32,9 @@ export function surfacesOf(state: ExecutionState): Record<Surface, Json> {
     steps: { steps, runs, results },
     commands,
     loops: Object.fromEntries(loopList.map((loop) => [loop.loopId, loopFields(loop)])),
-    stages: Object.fromEntries(loopList.map((loop) => [loop.stageId, { loopId: loop.loopId, frameCount: loop.frameCount, inFlight: loop.inFlight }])),
+    stages: Object.fromEntries(
+      loopList.map((loop) => [loop.stageId, { loopId: loop.loopId, frameCount: loop.frameCount, inFlight: loop.inFlight }]),
+    ),
     frames: Object.fromEntries(loopList.map((loop) => [loop.stageId, loop.frames])),
     payloads: payloadUses(state),
   });
@@ -61,8 +63,10 @@ export function payloadUses(state: ExecutionState): PayloadUse[] {
   }
   for (const loop of Object.values(state.loops)) {
     if (loop.collectionRef) uses.push({ at: `loops.${loop.loopId}.collection`, ref: loop.collectionRef });
-    for (const frame of Object.values(loop.frames)) if (frame.outputRef) uses.push({ at: `loops.${loop.loopId}.frames.${frame.frameIndex}.output`, ref: frame.outputRef });
-    for (const [index, shard] of Object.entries(loop.shards ?? {})) if (shard.resultRef) uses.push({ at: `loops.${loop.loopId}.shards.${index}.result`, ref: shard.resultRef });
+    for (const frame of Object.values(loop.frames))
+      if (frame.outputRef) uses.push({ at: `loops.${loop.loopId}.frames.${frame.frameIndex}.output`, ref: frame.outputRef });
+    for (const [index, shard] of Object.entries(loop.shards ?? {}))
+      if (shard.resultRef) uses.push({ at: `loops.${loop.loopId}.shards.${index}.result`, ref: shard.resultRef });
   }
   return uses.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }

@@ -21,11 +21,23 @@ describe('applyEvent', () => {
     const state = foldEvents([
       started(),
       ev({ type: EventType.StepEnter, step: 'start', payload: { step: 'start', run_id: 'r1', activation: 1 } }),
-      ev({ type: EventType.CommandIssued, commandId: 'c1', payload: { command_id: 'c1', step: 'start', run_id: 'r1', kind: 'python', attempt: 1, max_attempts: 3, spec: {} } }),
-      ev({ type: EventType.CommandClaimed, commandId: 'c1', payload: { worker_id: 'w', lease_until: '2026-01-01T00:01:00.000Z', attempt: 1 } }),
+      ev({
+        type: EventType.CommandIssued,
+        commandId: 'c1',
+        payload: { command_id: 'c1', step: 'start', run_id: 'r1', kind: 'python', attempt: 1, max_attempts: 3, spec: {} },
+      }),
+      ev({
+        type: EventType.CommandClaimed,
+        commandId: 'c1',
+        payload: { worker_id: 'w', lease_until: '2026-01-01T00:01:00.000Z', attempt: 1 },
+      }),
       ev({ type: EventType.CommandStarted, commandId: 'c1', payload: { worker_id: 'w' } }),
       ev({ type: EventType.CommandCompleted, commandId: 'c1', payload: { result: { ok: true } } }),
-      ev({ type: EventType.StepExit, step: 'start', payload: { step: 'start', run_id: 'r1', status: 'COMPLETED', result: { ok: true }, next: ['a', 'b'] } }),
+      ev({
+        type: EventType.StepExit,
+        step: 'start',
+        payload: { step: 'start', run_id: 'r1', status: 'COMPLETED', result: { ok: true }, next: ['a', 'b'] },
+      }),
     ])!;
     expect(state.status).toBe('RUNNING');
     expect(state.commands.c1).toMatchObject({ status: 'COMPLETED', workerId: 'w', attempt: 1 });
@@ -40,12 +52,25 @@ describe('applyEvent', () => {
 
   it('runs a command from a claim that says it started, as from the claim and start events older ledgers hold', () => {
     const issued = () =>
-      ev({ type: EventType.CommandIssued, commandId: 'c1', payload: { command_id: 'c1', step: 'start', run_id: 'r1', kind: 'python', attempt: 1, max_attempts: 3, spec: {} } });
+      ev({
+        type: EventType.CommandIssued,
+        commandId: 'c1',
+        payload: { command_id: 'c1', step: 'start', run_id: 'r1', kind: 'python', attempt: 1, max_attempts: 3, spec: {} },
+      });
     const claim = { worker_id: 'w', lease_until: '2026-01-01T00:01:00.000Z', attempt: 1 };
-    const before = (events: ReturnType<typeof ev>[]) => foldEvents([started(), ev({ type: EventType.StepEnter, step: 'start', payload: { step: 'start', run_id: 'r1', activation: 1 } }), issued(), ...events])!;
+    const before = (events: ReturnType<typeof ev>[]) =>
+      foldEvents([
+        started(),
+        ev({ type: EventType.StepEnter, step: 'start', payload: { step: 'start', run_id: 'r1', activation: 1 } }),
+        issued(),
+        ...events,
+      ])!;
 
     const claimedOnly = before([ev({ type: EventType.CommandClaimed, commandId: 'c1', payload: claim })]);
-    const older = before([ev({ type: EventType.CommandClaimed, commandId: 'c1', payload: claim }), ev({ type: EventType.CommandStarted, commandId: 'c1', payload: { worker_id: 'w' } })]);
+    const older = before([
+      ev({ type: EventType.CommandClaimed, commandId: 'c1', payload: claim }),
+      ev({ type: EventType.CommandStarted, commandId: 'c1', payload: { worker_id: 'w' } }),
+    ]);
     const newer = before([ev({ type: EventType.CommandClaimed, commandId: 'c1', payload: { ...claim, started: true } })]);
 
     expect(claimedOnly.commands.c1).toMatchObject({ status: 'CLAIMED', workerId: 'w' });
@@ -70,10 +95,7 @@ describe('applyEvent', () => {
   });
 
   it('applies ctx writes at dotted keys over the workload', () => {
-    const state = foldEvents([
-      started(),
-      ev({ type: EventType.CtxUpdated, payload: { set: { b: [1, 2], 'nested.y': true } } }),
-    ])!;
+    const state = foldEvents([started(), ev({ type: EventType.CtxUpdated, payload: { set: { b: [1, 2], 'nested.y': true } } })])!;
     expect(state.ctx).toEqual({ a: 1, b: [1, 2], nested: { x: 1, y: true } });
     expect(state.workload).toEqual({ a: 1, nested: { x: 1 } });
   });
@@ -82,27 +104,83 @@ describe('applyEvent', () => {
     const state = foldEvents([
       started(),
       ev({ type: EventType.StepEnter, payload: { step: 'each', run_id: 'r', activation: 1 } }),
-      ev({ type: EventType.LoopStarted, payload: { loop_id: 'L', step: 'each', run_id: 'r', epoch: 1, size: 3, collection: [1, 2, 3], mode: 'parallel', max_in_flight: 2, stage_id: 'S' } }),
-      ev({ type: EventType.StageOpened, loopId: 'L', payload: { stage_id: 'S', loop_id: 'L', step: 'each', kind: 'loop', frame_count: 2, frame_policy: {} } }),
-      ev({ type: EventType.FrameDispatched, loopId: 'L', payload: { frame_id: 'f1', stage_id: 'S', worker_id: 'w', lease_until: 'x', attempt: 1 } }),
-      ev({ type: EventType.FrameCommitted, loopId: 'L', payload: { frame_id: 'f1', stage_id: 'S', frame_index: 1, row_count: 1, first_index: 2, failed_rows: [{ index: 2, status: 'error', error: { kind: 'code', message: 'boom' } }] } }),
-      ev({ type: EventType.FrameCommitted, loopId: 'L', payload: { frame_id: 'f0', stage_id: 'S', frame_index: 0, row_count: 2, first_index: 0, failed_rows: [], results: [1, 2] } }),
+      ev({
+        type: EventType.LoopStarted,
+        payload: {
+          loop_id: 'L',
+          step: 'each',
+          run_id: 'r',
+          epoch: 1,
+          size: 3,
+          collection: [1, 2, 3],
+          mode: 'parallel',
+          max_in_flight: 2,
+          stage_id: 'S',
+        },
+      }),
+      ev({
+        type: EventType.StageOpened,
+        loopId: 'L',
+        payload: { stage_id: 'S', loop_id: 'L', step: 'each', kind: 'loop', frame_count: 2, frame_policy: {} },
+      }),
+      ev({
+        type: EventType.FrameDispatched,
+        loopId: 'L',
+        payload: { frame_id: 'f1', stage_id: 'S', worker_id: 'w', lease_until: 'x', attempt: 1 },
+      }),
+      ev({
+        type: EventType.FrameCommitted,
+        loopId: 'L',
+        payload: {
+          frame_id: 'f1',
+          stage_id: 'S',
+          frame_index: 1,
+          row_count: 1,
+          first_index: 2,
+          failed_rows: [{ index: 2, status: 'error', error: { kind: 'code', message: 'boom' } }],
+        },
+      }),
+      ev({
+        type: EventType.FrameCommitted,
+        loopId: 'L',
+        payload: { frame_id: 'f0', stage_id: 'S', frame_index: 0, row_count: 2, first_index: 0, failed_rows: [], results: [1, 2] },
+      }),
     ])!;
     const loop = state.loops.L!;
     expect(state.runs.r!.loopId).toBe('L');
     expect(loop).toMatchObject({ frameCount: 2, succeededRows: 2, failedRows: 1, status: 'RUNNING', inFlight: {} });
     expect(Object.keys(loop.frames)).toEqual(['0', '1']);
-    applyEvent(state, ev({ type: EventType.LoopDone, payload: { loop_id: 'L', step: 'each', run_id: 'r', status: 'partial', total: 3, succeeded: 2, failed: 1 } }));
+    applyEvent(
+      state,
+      ev({
+        type: EventType.LoopDone,
+        payload: { loop_id: 'L', step: 'each', run_id: 'r', status: 'partial', total: 3, succeeded: 2, failed: 1 },
+      }),
+    );
     expect(loop).toMatchObject({ status: 'DONE', doneStatus: 'partial' });
   });
 
   it('counts the chunks a streaming run streamed, and only new chunk indexes move it (a re-run streams from 0 again)', () => {
     const rowsRef = { sha256: 'a'.repeat(64), media_type: 'application/json', bytes: 2 };
     const partial = (commandId: string, index: number) =>
-      ev({ type: EventType.CallPartial, commandId, payload: { task: 's', chunk_index: index, has_more: true, row_count: 1, columns: ['n'], rows_ref: rowsRef } });
+      ev({
+        type: EventType.CallPartial,
+        commandId,
+        payload: { task: 's', chunk_index: index, has_more: true, row_count: 1, columns: ['n'], rows_ref: rowsRef },
+      });
     const issued = (commandId: string, attempt: number) =>
-      ev({ type: EventType.CommandIssued, commandId, payload: { command_id: commandId, step: 's', run_id: 'r1', kind: 'postgres', attempt, max_attempts: 3, spec: {} } });
-    const state = foldEvents([started(), ev({ type: EventType.StepEnter, payload: { step: 's', run_id: 'r1', activation: 1 } }), issued('c1', 1), partial('c1', 0), partial('c1', 1)])!;
+      ev({
+        type: EventType.CommandIssued,
+        commandId,
+        payload: { command_id: commandId, step: 's', run_id: 'r1', kind: 'postgres', attempt, max_attempts: 3, spec: {} },
+      });
+    const state = foldEvents([
+      started(),
+      ev({ type: EventType.StepEnter, payload: { step: 's', run_id: 'r1', activation: 1 } }),
+      issued('c1', 1),
+      partial('c1', 0),
+      partial('c1', 1),
+    ])!;
     expect(state.runs.r1?.streamed).toEqual({ chunks: 2, commandId: 'c1' });
     for (const event of [issued('c2', 2), partial('c2', 0), partial('c2', 1)]) applyEvent(state, event);
     expect(state.runs.r1?.streamed).toEqual({ chunks: 2, commandId: 'c1' });
@@ -115,11 +193,39 @@ describe('applyEvent', () => {
 
   it('moves a fan-out shard with its commands: RETRYING while it has runs left, counted once when terminal', () => {
     const shard = (commandId: string, attempt: number) =>
-      ev({ type: EventType.CommandIssued, commandId, payload: { command_id: commandId, step: 'f', run_id: 'r1', kind: 'noop', attempt, max_attempts: 2, spec: {}, loop_id: 'l1', iteration: 0 } });
+      ev({
+        type: EventType.CommandIssued,
+        commandId,
+        payload: {
+          command_id: commandId,
+          step: 'f',
+          run_id: 'r1',
+          kind: 'noop',
+          attempt,
+          max_attempts: 2,
+          spec: {},
+          loop_id: 'l1',
+          iteration: 0,
+        },
+      });
     const state = foldEvents([
       started(),
       ev({ type: EventType.StepEnter, payload: { step: 'f', run_id: 'r1', activation: 1 } }),
-      ev({ type: EventType.LoopStarted, loopId: 'l1', payload: { loop_id: 'l1', step: 'f', run_id: 'r1', epoch: 1, size: 1, collection: [7], mode: 'parallel', max_in_flight: 1, stage_id: 's1' } }),
+      ev({
+        type: EventType.LoopStarted,
+        loopId: 'l1',
+        payload: {
+          loop_id: 'l1',
+          step: 'f',
+          run_id: 'r1',
+          epoch: 1,
+          size: 1,
+          collection: [7],
+          mode: 'parallel',
+          max_in_flight: 1,
+          stage_id: 's1',
+        },
+      }),
       shard('c1', 1),
       ev({ type: EventType.CommandFailed, commandId: 'c1', payload: { error: { kind: 'code', message: 'boom' } } }),
     ])!;
@@ -151,7 +257,13 @@ describe('applyEvent', () => {
         ev({ type: EventType.StepEnter, payload: { step: 'wait', run_id: 'r1', activation: 1 } }),
         ev({
           type: EventType.StepExit,
-          payload: { step: 'wait', run_id: 'r1', status: 'COMPLETED', result: { n: 2 }, signal: { name: 'approval', event_id: second.event_id } },
+          payload: {
+            step: 'wait',
+            run_id: 'r1',
+            status: 'COMPLETED',
+            result: { n: 2 },
+            signal: { name: 'approval', event_id: second.event_id },
+          },
         }),
       ],
       state,
@@ -161,7 +273,10 @@ describe('applyEvent', () => {
   });
 
   it('records the schedule and fire time that started the execution', () => {
-    const state = foldEvents([started(), ev({ type: EventType.ScheduleFired, payload: { schedule_id: '9', fire_time: '2026-01-01T00:00:00.000Z' } })])!;
+    const state = foldEvents([
+      started(),
+      ev({ type: EventType.ScheduleFired, payload: { schedule_id: '9', fire_time: '2026-01-01T00:00:00.000Z' } }),
+    ])!;
     expect(state.schedule).toEqual({ scheduleId: '9', fireTime: '2026-01-01T00:00:00.000Z' });
   });
 

@@ -404,4 +404,3 @@ function updateLoop(state: ExecutionState, loopId: string | null, change: (loop:
   if (!loop) throw new FoldError(`event for unknown loop ${loopId}`);
   change(loop);
 }
-

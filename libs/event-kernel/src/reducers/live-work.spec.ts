@@ -14,7 +14,20 @@ function ev<T extends EventTypeName>(draft: Omit<EventDraft<T>, 'executionId'>):
 }
 
 const loopStarted = (loopId: string, runId: string) =>
-  ev({ type: EventType.LoopStarted, payload: { loop_id: loopId, step: 'l', run_id: runId, epoch: 1, size: 1, collection: [1], mode: 'sequential', max_in_flight: 1, stage_id: `s${loopId}` } });
+  ev({
+    type: EventType.LoopStarted,
+    payload: {
+      loop_id: loopId,
+      step: 'l',
+      run_id: runId,
+      epoch: 1,
+      size: 1,
+      collection: [1],
+      mode: 'sequential',
+      max_in_flight: 1,
+      stage_id: `s${loopId}`,
+    },
+  });
 
 function history(): ExecutionState {
   return foldEvents([
@@ -24,8 +37,14 @@ function history(): ExecutionState {
     ev({ type: EventType.StepExit, payload: { step: 'a', run_id: 'ra', status: 'COMPLETED', result: 1 } }),
     ev({ type: EventType.StepEnter, payload: { step: 'l', run_id: 'rl', activation: 1 } }),
     loopStarted('L1', 'rl'),
-    ev({ type: EventType.TimerScheduled, payload: { timer_id: 't1', purpose: 'sleep', step: 'b', run_id: 'rb', due_at: '2026-01-01T00:00:01.000Z' } }),
-    ev({ type: EventType.TimerScheduled, payload: { timer_id: 't2', purpose: 'sleep', step: 'b', run_id: 'rb', due_at: '2026-01-01T00:00:02.000Z' } }),
+    ev({
+      type: EventType.TimerScheduled,
+      payload: { timer_id: 't1', purpose: 'sleep', step: 'b', run_id: 'rb', due_at: '2026-01-01T00:00:01.000Z' },
+    }),
+    ev({
+      type: EventType.TimerScheduled,
+      payload: { timer_id: 't2', purpose: 'sleep', step: 'b', run_id: 'rb', due_at: '2026-01-01T00:00:02.000Z' },
+    }),
     ev({ type: EventType.TimerFired, payload: { timer_id: 't1', purpose: 'sleep' } }),
   ])!;
 }
@@ -38,7 +57,13 @@ describe('liveWork', () => {
     expect(Object.keys(copy)).toEqual(Object.keys(state));
     expect(liveWork(copy)).toEqual(liveWork(state));
     applyEvent(state, ev({ type: EventType.StepExit, payload: { step: 'b', run_id: 'rb', status: 'FAILED' } }));
-    applyEvent(state, ev({ type: EventType.LoopDone, payload: { loop_id: 'L1', step: 'l', run_id: 'rl', status: 'complete', total: 1, succeeded: 1, failed: 0 } }));
+    applyEvent(
+      state,
+      ev({
+        type: EventType.LoopDone,
+        payload: { loop_id: 'L1', step: 'l', run_id: 'rl', status: 'complete', total: 1, succeeded: 1, failed: 0 },
+      }),
+    );
     expect(liveWork(state)).toEqual({ runs: { rl: true }, timers: { t2: true }, loops: {} });
   });
 

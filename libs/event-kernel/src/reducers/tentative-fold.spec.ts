@@ -18,7 +18,11 @@ function history(): ExecutionState {
     ev({ type: EventType.ExecutionStarted, payload: { path: 'p', version: 1, catalog_id: '5', workload: { a: 1, nested: { x: 1 } } } }),
     ev({ type: EventType.StepEnter, payload: { step: 'a', run_id: 'ra', activation: 1 } }),
     ev({ type: EventType.StepEnter, payload: { step: 'b', run_id: 'rb', activation: 1 } }),
-    ev({ type: EventType.CommandIssued, commandId: 'c1', payload: { command_id: 'c1', step: 'a', run_id: 'ra', kind: 'noop', attempt: 1, max_attempts: 3, spec: {} } }),
+    ev({
+      type: EventType.CommandIssued,
+      commandId: 'c1',
+      payload: { command_id: 'c1', step: 'a', run_id: 'ra', kind: 'noop', attempt: 1, max_attempts: 3, spec: {} },
+    }),
     ev({ type: EventType.StepExit, payload: { step: 'a', run_id: 'ra', status: 'COMPLETED', result: { n: 1 }, next: ['join', 'later'] } }),
     ev({ type: EventType.StepExit, payload: { step: 'b', run_id: 'rb', status: 'COMPLETED', result: 2, next: ['join'] } }),
   ])!;
@@ -28,10 +32,17 @@ function history(): ExecutionState {
 function batch(): LedgerEvent[] {
   return [
     ev({ type: EventType.StepEnter, payload: { step: 'join', run_id: 'rj', activation: 1, arrivals: ['ra', 'rb'] } }),
-    ev({ type: EventType.CommandIssued, commandId: 'c2', payload: { command_id: 'c2', step: 'join', run_id: 'rj', kind: 'noop', attempt: 1, max_attempts: 3, spec: {} } }),
+    ev({
+      type: EventType.CommandIssued,
+      commandId: 'c2',
+      payload: { command_id: 'c2', step: 'join', run_id: 'rj', kind: 'noop', attempt: 1, max_attempts: 3, spec: {} },
+    }),
     ev({ type: EventType.CtxUpdated, payload: { set: { 'nested.y': [1, 2], fresh: 'v', a: 2 } } }),
     ev({ type: EventType.StepExit, payload: { step: 'join', run_id: 'rj', status: 'COMPLETED', result: { j: true }, next: ['later'] } }),
-    ev({ type: EventType.TimerScheduled, payload: { timer_id: 't1', purpose: 'sleep', step: 'later', run_id: 'rj', due_at: '2026-01-01T00:00:01.000Z' } }),
+    ev({
+      type: EventType.TimerScheduled,
+      payload: { timer_id: 't1', purpose: 'sleep', step: 'later', run_id: 'rj', due_at: '2026-01-01T00:00:01.000Z' },
+    }),
     ev({ type: EventType.ExecutionCompleted, payload: { result: { done: 1 } } }),
   ];
 }

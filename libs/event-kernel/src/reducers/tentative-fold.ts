@@ -50,7 +50,11 @@ export class TentativeFold {
       },
       defineProperty: (object, key, descriptor) => {
         this.remember(object, key);
-        return Reflect.defineProperty(object, key, 'value' in descriptor ? { ...descriptor, value: this.unwrap(descriptor.value) } : descriptor);
+        return Reflect.defineProperty(
+          object,
+          key,
+          'value' in descriptor ? { ...descriptor, value: this.unwrap(descriptor.value) } : descriptor,
+        );
       },
       deleteProperty: (object, key) => {
         if (!Object.prototype.hasOwnProperty.call(object, key)) return true;

@@ -1,5 +1,12 @@
 import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
-import { NATS_RECONNECT_FOREVER, type Bus, type NotificationKind, type Notifications, type Subject, type Unsubscribe } from '@noetl/runtime';
+import {
+  NATS_RECONNECT_FOREVER,
+  type Bus,
+  type NotificationKind,
+  type Notifications,
+  type Subject,
+  type Unsubscribe,
+} from '@noetl/runtime';
 import type { Logger } from 'pino';
 
 /**
@@ -17,11 +24,17 @@ export class NestBus implements Bus {
 
   /** Connects now, so a service that cannot reach NATS fails at boot instead of reporting ready. */
   static async connect(servers: readonly string[], name: string, logger: Logger): Promise<NestBus> {
-    const client = ClientProxyFactory.create({ transport: Transport.NATS, options: { servers: [...servers], name, ...NATS_RECONNECT_FOREVER } });
+    const client = ClientProxyFactory.create({
+      transport: Transport.NATS,
+      options: { servers: [...servers], name, ...NATS_RECONNECT_FOREVER },
+    });
     try {
       await client.connect();
     } catch (error) {
-      throw new Error(`NATS is unreachable at ${servers.map(withoutCredentials).join(', ')}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new Error(
+        `NATS is unreachable at ${servers.map(withoutCredentials).join(', ')}: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     }
     return new NestBus(client, logger);
   }

@@ -134,14 +134,20 @@ describe('api app', () => {
 
   it('takes worker reports far larger than the 100 kB express default and than the input limit of user routes', async () => {
     const result = { blob: 'x'.repeat(2 * 1024 * 1024) };
-    const res = await request(api.http).post('/api/commands/1/complete').send({ worker_id: 'w', lease_token: 'x'.repeat(32), result }).expect(404);
+    const res = await request(api.http)
+      .post('/api/commands/1/complete')
+      .send({ worker_id: 'w', lease_token: 'x'.repeat(32), result })
+      .expect(404);
     expect(res.body.code).toBe('not_found');
     expect((await request(api.http).post('/api/execute').send({ path: 'not/registered', payload: result })).status).toBe(413);
   });
 
   it('without NOETL_ENCRYPTION_KEY lists credentials but refuses to store one (503 credentials_locked)', async () => {
     expect((await request(api.http).get('/api/credentials').expect(200)).body).toEqual({ credentials: [] });
-    const res = await request(api.http).post('/api/credentials').send({ name: 'pg', type: 'postgres', data: { password: 'x' } }).expect(503);
+    const res = await request(api.http)
+      .post('/api/credentials')
+      .send({ name: 'pg', type: 'postgres', data: { password: 'x' } })
+      .expect(503);
     expect(res.body).toEqual({ code: 'credentials_locked', message: expect.stringContaining('NOETL_ENCRYPTION_KEY') });
   });
 });

@@ -82,7 +82,8 @@ export class ApiModule {
         { provide: ApiKeys, useFactory: (database: Database) => new ApiKeys(database, new ApiKeyRepository()), inject: [Database] },
         {
           provide: Authenticator,
-          useFactory: (keys: ApiKeys, config: NoetlConfig) => new Authenticator(keys, config.auth.oidc && new TokenVerifier(config.auth.oidc)),
+          useFactory: (keys: ApiKeys, config: NoetlConfig) =>
+            new Authenticator(keys, config.auth.oidc && new TokenVerifier(config.auth.oidc)),
           inject: [ApiKeys, NOETL_CONFIG],
         },
         // Every route of the app, as declared by its @Access (issue 11).

@@ -11,7 +11,12 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
       .setDescription('Durable, event-sourced playbook runtime. Every /api route takes Authorization: Bearer <API key or token>.')
       .setVersion('0.1')
       // bearerFormat is only a hint, and Nest's default says JWT: most callers present an API key.
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'An API key (noetl_<id>_<secret>) or, with OIDC configured, a JWT' })
+      .addBearerAuth({
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'API key',
+        description: 'An API key (noetl_<id>_<secret>) or, with OIDC configured, a JWT',
+      })
       .build(),
     { operationIdFactory: operationId },
   );

@@ -1,7 +1,15 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NoetlConfig } from '@noetl/config';
-import { AppRootModule, createLogger, listenForNotifications, PinoNestLogger, warnIfLedgerBypassable, warnIfUserCodeExposed, type RoleModules } from '@noetl/platform';
+import {
+  AppRootModule,
+  createLogger,
+  listenForNotifications,
+  PinoNestLogger,
+  warnIfLedgerBypassable,
+  warnIfUserCodeExposed,
+  type RoleModules,
+} from '@noetl/platform';
 import { Database } from '@noetl/storage';
 import { ApiKeys } from '@noetl/runtime';
 import type { Logger } from 'pino';
@@ -21,7 +29,9 @@ export async function startApi(
   roles: RoleModules = () => [ApiModule.forRoot()],
 ): Promise<{ app: NestExpressApplication; logger: Logger }> {
   const logger = createLogger(config.log, name);
-  const app = await NestFactory.create<NestExpressApplication>(AppRootModule.forRoot(config, roles), { logger: new PinoNestLogger(logger) });
+  const app = await NestFactory.create<NestExpressApplication>(AppRootModule.forRoot(config, roles), {
+    logger: new PinoNestLogger(logger),
+  });
   configureApi(app, config);
   app.enableShutdownHooks();
   await listenForNotifications(app, config, name);

@@ -1,4 +1,11 @@
-import { Inject, Injectable, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Module,
+  type BeforeApplicationShutdown,
+  type DynamicModule,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import type { NoetlConfig } from '@noetl/config';
 import { createLogger, NOETL_CONFIG } from '@noetl/platform';
 import { RuntimeMetrics, startDeploymentRelay, type DeploymentRelay } from '@noetl/runtime';
@@ -22,7 +29,12 @@ class RelayLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdow
   async onApplicationBootstrap(): Promise<void> {
     const { nats } = this.config;
     if (!nats) return;
-    this.relay = await startDeploymentRelay({ config: { ...this.config, nats }, database: this.database, registry: this.metrics.registry, logger: createLogger(this.config.log, this.config.roles.join('+')) });
+    this.relay = await startDeploymentRelay({
+      config: { ...this.config, nats },
+      database: this.database,
+      registry: this.metrics.registry,
+      logger: createLogger(this.config.log, this.config.roles.join('+')),
+    });
   }
 
   async beforeApplicationShutdown(): Promise<void> {

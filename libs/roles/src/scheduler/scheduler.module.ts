@@ -22,7 +22,10 @@ class SweepInterval implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.schedules.addInterval(SWEEP_INTERVAL, setInterval(() => void this.sweep.run(), this.config.scheduler.sweepMs));
+    this.schedules.addInterval(
+      SWEEP_INTERVAL,
+      setInterval(() => void this.sweep.run(), this.config.scheduler.sweepMs),
+    );
   }
 
   onModuleDestroy(): void {

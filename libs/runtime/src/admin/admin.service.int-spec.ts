@@ -46,7 +46,9 @@ describe('AdminService', () => {
       const expired = await issuedCommand();
       await t.engine.own.controlPlane.claim(expired.commandId, { worker_id: 'w1', lease_ms: 1 });
       const unclaimed = await issuedCommand();
-      await t.database.query(`UPDATE noetl.command SET created_at = now() - interval '2 minutes' WHERE command_id = $1::bigint`, [unclaimed.commandId]);
+      await t.database.query(`UPDATE noetl.command SET created_at = now() - interval '2 minutes' WHERE command_id = $1::bigint`, [
+        unclaimed.commandId,
+      ]);
       // Claimed 50 s ago with a 60 s lease and not a heartbeat since: two beats (every 20 s) were missed.
       const silent = await issuedCommand();
       const silentLease = await t.engine.own.controlPlane.claim(silent.commandId, { worker_id: 'w1', lease_ms: 60_000 });
@@ -79,7 +81,11 @@ describe('AdminService', () => {
         reason: 'lease_expired',
       });
 
-      await t.engine.own.controlPlane.heartbeat(silent.commandId, { worker_id: 'w1', lease_token: silentLease.lease_token, lease_ms: 60_000 });
+      await t.engine.own.controlPlane.heartbeat(silent.commandId, {
+        worker_id: 'w1',
+        lease_token: silentLease.lease_token,
+        lease_ms: 60_000,
+      });
       expect((await stuckReasons('command')).has(silent.commandId)).toBe(false);
     });
 
@@ -109,12 +115,20 @@ describe('AdminService', () => {
         command_id: commandId,
         payload: { actor: 'ops', action: 'reclaim', target_type: 'command', target_id: commandId, reason: 'its host was lost' },
       });
-      expect(events[audit + 1]).toMatchObject({ event_type: EventType.CommandAbandoned, command_id: commandId, payload: { attempt: 1, worker_id: 'w1', reason: 'reclaimed by admin' } });
-      const [row] = await t.database.query<{ status: string }>('SELECT status FROM noetl.command WHERE command_id = $1::bigint', [commandId]);
+      expect(events[audit + 1]).toMatchObject({
+        event_type: EventType.CommandAbandoned,
+        command_id: commandId,
+        payload: { attempt: 1, worker_id: 'w1', reason: 'reclaimed by admin' },
+      });
+      const [row] = await t.database.query<{ status: string }>('SELECT status FROM noetl.command WHERE command_id = $1::bigint', [
+        commandId,
+      ]);
       expect(row?.status).toBe('ABANDONED');
 
       // The old holder is told at its next report; a second reclaim finds nothing to take.
-      await expect(t.engine.own.controlPlane.heartbeat(commandId, { worker_id: 'w1', lease_token })).rejects.toMatchObject({ code: 'already_terminal' });
+      await expect(t.engine.own.controlPlane.heartbeat(commandId, { worker_id: 'w1', lease_token })).rejects.toMatchObject({
+        code: 'already_terminal',
+      });
       await expect(t.engine.own.admin.reclaim('command', commandId, {})).rejects.toMatchObject({ code: 'already_terminal' });
       expect(await eventsOf(executionId, EventType.AdminAction)).toHaveLength(1);
     });
@@ -138,9 +152,17 @@ describe('AdminService', () => {
       expect(detail.status).toBe('FAILED');
       expect(detail.error).toMatchObject({ kind: 'admin', message: 'poison input' });
       const [audit] = await eventsOf(executionId, EventType.AdminAction);
-      expect(audit?.payload).toEqual({ actor: 'admin', action: 'fail', target_type: 'command', target_id: commandId, reason: 'poison input' });
+      expect(audit?.payload).toEqual({
+        actor: 'admin',
+        action: 'fail',
+        target_type: 'command',
+        target_id: commandId,
+        reason: 'poison input',
+      });
 
-      await expect(t.engine.own.controlPlane.complete(commandId, { worker_id: 'w1', lease_token })).rejects.toMatchObject({ code: 'already_terminal' });
+      await expect(t.engine.own.controlPlane.complete(commandId, { worker_id: 'w1', lease_token })).rejects.toMatchObject({
+        code: 'already_terminal',
+      });
       await expect(t.engine.own.admin.fail('command', commandId, { reason: 'again' })).rejects.toMatchObject({ code: 'already_terminal' });
       expect(await eventsOf(executionId, EventType.AdminAction)).toHaveLength(1);
     });
@@ -158,7 +180,9 @@ describe('AdminService', () => {
       const tail = (await eventsOf(executionId)).slice(-3);
       expect(tail.map((event) => event.event_type)).toEqual([EventType.AdminAction, EventType.ExecutionFailed, EventType.CommandCancelled]);
       expect(tail[2]?.command_id).toBe(commandId);
-      const [row] = await t.database.query<{ status: string }>('SELECT status FROM noetl.command WHERE command_id = $1::bigint', [commandId]);
+      const [row] = await t.database.query<{ status: string }>('SELECT status FROM noetl.command WHERE command_id = $1::bigint', [
+        commandId,
+      ]);
       expect(row?.status).toBe('CANCELLED');
 
       await expect(t.engine.own.admin.finalize(executionId, { reason: 'again' })).rejects.toMatchObject({ code: 'already_terminal' });
@@ -205,19 +229,39 @@ describe('AdminService', () => {
     });
 
     let frameIndex = 0;
-    async function frame(columns: { status: string; owner?: string; lease: string | null; attempts: number; age?: string }): Promise<string> {
+    async function frame(columns: {
+      status: string;
+      owner?: string;
+      lease: string | null;
+      attempts: number;
+      age?: string;
+    }): Promise<string> {
       const frameId = newId();
       const { tenantId, organizationId } = t.config.tenancy;
       await t.database.query(
         `INSERT INTO noetl.frame (frame_id, tenant_id, organization_id, stage_id, execution_id, frame_index, cursor, status, owner_worker,
                                   lease_until, attempts, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, '{}', $7, $8, now() + $9::interval, $10, now() - $11::interval)`,
-        [frameId, tenantId, organizationId, stageId, executionId, frameIndex++, columns.status, columns.owner ?? null, columns.lease, columns.attempts, columns.age ?? '0 s'],
+        [
+          frameId,
+          tenantId,
+          organizationId,
+          stageId,
+          executionId,
+          frameIndex++,
+          columns.status,
+          columns.owner ?? null,
+          columns.lease,
+          columns.attempts,
+          columns.age ?? '0 s',
+        ],
       );
       return frameId;
     }
 
-    async function frameRow(frameId: string): Promise<{ status: string; owner_worker: string | null; lease_until: Date | null } | undefined> {
+    async function frameRow(
+      frameId: string,
+    ): Promise<{ status: string; owner_worker: string | null; lease_until: Date | null } | undefined> {
       const [row] = await t.database.query<{ status: string; owner_worker: string | null; lease_until: Date | null }>(
         'SELECT status, owner_worker, lease_until FROM noetl.frame WHERE frame_id = $1::bigint',
         [frameId],
@@ -241,19 +285,34 @@ describe('AdminService', () => {
         undefined,
       ]);
       const { stuck } = await t.engine.own.admin.stuck({ kind: 'frame' });
-      expect(stuck.find((work) => work.id === exhausted)).toMatchObject({ kind: 'frame', step: 'start', status: 'PENDING', attempt: 2, max_attempts: 2 });
+      expect(stuck.find((work) => work.id === exhausted)).toMatchObject({
+        kind: 'frame',
+        step: 'start',
+        status: 'PENDING',
+        attempt: 2,
+        max_attempts: 2,
+      });
       expect((await t.engine.own.admin.stuck({ kind: 'command', limit: 1000 })).stuck.some((work) => work.kind === 'frame')).toBe(false);
     });
 
     it('reclaims a claimed frame: frame.abandoned, and the row is pending again with no owner', async () => {
       const frameId = await frame({ status: 'RUNNING', owner: 'w7', lease: '60 seconds', attempts: 1 });
       const result = await t.engine.own.admin.reclaim('frame', frameId, { actor: 'ops' });
-      expect(result).toMatchObject({ action: 'reclaim', target_type: 'frame', target_id: frameId, execution_id: executionId, status: 'PENDING' });
+      expect(result).toMatchObject({
+        action: 'reclaim',
+        target_type: 'frame',
+        target_id: frameId,
+        execution_id: executionId,
+        status: 'PENDING',
+      });
       expect(await frameRow(frameId)).toEqual({ status: 'PENDING', owner_worker: null, lease_until: null });
 
       const events = await eventsOf(executionId, EventType.AdminAction, EventType.FrameAbandoned);
       const audit = events.findIndex((event) => event.event_id === result.event_id);
-      expect(events[audit]).toMatchObject({ frame_id: frameId, payload: { actor: 'ops', action: 'reclaim', target_type: 'frame', target_id: frameId } });
+      expect(events[audit]).toMatchObject({
+        frame_id: frameId,
+        payload: { actor: 'ops', action: 'reclaim', target_type: 'frame', target_id: frameId },
+      });
       expect(events[audit + 1]).toMatchObject({
         event_type: EventType.FrameAbandoned,
         frame_id: frameId,
@@ -267,7 +326,12 @@ describe('AdminService', () => {
       await t.engine.own.admin.fail('frame', frameId, { reason: 'rows are malformed' });
       expect((await frameRow(frameId))?.status).toBe('FAILED');
       const failed = (await eventsOf(executionId, EventType.FrameFailed)).find((event) => event.frame_id === frameId);
-      expect(failed?.payload).toMatchObject({ frame_id: frameId, stage_id: stageId, error: { kind: 'admin', message: 'rows are malformed' }, attempt: 2 });
+      expect(failed?.payload).toMatchObject({
+        frame_id: frameId,
+        stage_id: stageId,
+        error: { kind: 'admin', message: 'rows are malformed' },
+        attempt: 2,
+      });
 
       const before = (await eventsOf(executionId, EventType.AdminAction)).length;
       await expect(t.engine.own.admin.fail('frame', frameId, { reason: 'again' })).rejects.toMatchObject({ code: 'already_terminal' });

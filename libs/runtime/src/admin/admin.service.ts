@@ -106,7 +106,13 @@ export class AdminService {
       const target: Target = { type: 'execution', id: executionId, placement: { executionId } };
       const audit = await this.record(q, target, AdminActions.finalize, { ...request, reason });
       const appended = await ledger.append(q, [
-        { type: EventType.ExecutionFailed, executionId, causationId: audit, status: 'FAILED', payload: { error: { kind: 'admin', message: reason } } },
+        {
+          type: EventType.ExecutionFailed,
+          executionId,
+          causationId: audit,
+          status: 'FAILED',
+          payload: { error: { kind: 'admin', message: reason } },
+        },
         ...open.map((command) => ({
           type: EventType.CommandCancelled,
           executionId,
@@ -285,7 +291,8 @@ export class AdminService {
     const result = await db.transaction(async (q) => {
       const command = await this.deps.commandRows.lock(q, ledger.scope, commandId);
       if (!command) throw notFound('command', commandId);
-      if (isTerminalCommand(command.status)) throw new RuntimeError('already_terminal', `command ${commandId} is already ${command.status}`);
+      if (isTerminalCommand(command.status))
+        throw new RuntimeError('already_terminal', `command ${commandId} is already ${command.status}`);
       await this.assertNotEnded(q, command.execution_id, `command ${commandId}`);
       const placement: Placement = { executionId: command.execution_id, step: command.step, commandId };
       return act(q, command, { type: 'command', id: commandId, placement });
@@ -295,12 +302,16 @@ export class AdminService {
   }
 
   /** Runs `act` on the locked, open frame of a running execution, in one transaction; then tells the scheduler. */
-  private async onFrame(frameId: string, act: (q: Queryable, frame: FrameRow, target: Target) => Promise<AdminActionResult>): Promise<AdminActionResult> {
+  private async onFrame(
+    frameId: string,
+    act: (q: Queryable, frame: FrameRow, target: Target) => Promise<AdminActionResult>,
+  ): Promise<AdminActionResult> {
     const { db, ledger } = this.deps;
     const result = await db.transaction(async (q) => {
       const frame = await this.deps.frameRows.lock(q, ledger.scope, frameId);
       if (!frame) throw notFound('frame', frameId);
-      if (TERMINAL_FRAME_STATUSES.includes(frame.status)) throw new RuntimeError('already_terminal', `frame ${frameId} is already ${frame.status}`);
+      if (TERMINAL_FRAME_STATUSES.includes(frame.status))
+        throw new RuntimeError('already_terminal', `frame ${frameId} is already ${frame.status}`);
       await this.assertNotEnded(q, frame.execution_id, `frame ${frameId}`);
       const placement: Placement = {
         executionId: frame.execution_id,

@@ -11,8 +11,14 @@ const SCOPE = { tenantId: 'tenant-gc', organizationId: 'org-gc' };
 const NO_DATABASE = {} as Queryable;
 
 /** References found by the ledger scan: none directly, after `during` ran (what another process does meanwhile), and `manifests`. */
-const nothingReferenced = (during: () => Promise<unknown> = async () => undefined, manifests: PayloadRef[] = []): PayloadReferenceRepository =>
-  ({ referencedAmong: async () => (await during(), new Set<string>()), refsOfTypes: async () => manifests }) as unknown as PayloadReferenceRepository;
+const nothingReferenced = (
+  during: () => Promise<unknown> = async () => undefined,
+  manifests: PayloadRef[] = [],
+): PayloadReferenceRepository =>
+  ({
+    referencedAmong: async () => (await during(), new Set<string>()),
+    refsOfTypes: async () => manifests,
+  }) as unknown as PayloadReferenceRepository;
 
 describe('retention of the object tier', () => {
   let server: S3TestServer;
@@ -40,11 +46,21 @@ describe('retention of the object tier', () => {
   it('deletes an unreferenced object past the grace period and keeps a younger one', async () => {
     const { sha256 } = await oldObject();
 
-    const kept = await collectUnreferencedObjects(NO_DATABASE, SCOPE, { objects: store, payloads: store, references: nothingReferenced(), graceMs: 60_000 }, new Date());
+    const kept = await collectUnreferencedObjects(
+      NO_DATABASE,
+      SCOPE,
+      { objects: store, payloads: store, references: nothingReferenced(), graceMs: 60_000 },
+      new Date(),
+    );
     expect(kept).toEqual([]);
     expect(await store.exists(sha256, SCOPE)).toBe(true);
 
-    const deleted = await collectUnreferencedObjects(NO_DATABASE, SCOPE, { objects: store, payloads: store, references: nothingReferenced(), graceMs: 0 }, new Date());
+    const deleted = await collectUnreferencedObjects(
+      NO_DATABASE,
+      SCOPE,
+      { objects: store, payloads: store, references: nothingReferenced(), graceMs: 0 },
+      new Date(),
+    );
     expect(deleted).toContain(sha256);
     expect(await store.exists(sha256, SCOPE)).toBe(false);
   });
@@ -54,11 +70,21 @@ describe('retention of the object tier', () => {
     const before = server.requests().length;
     const reuse = () => store.put(bytes, 'application/octet-stream', SCOPE);
 
-    const deleted = await collectUnreferencedObjects(NO_DATABASE, SCOPE, { objects: store, payloads: store, references: nothingReferenced(reuse), graceMs: 0 }, new Date());
+    const deleted = await collectUnreferencedObjects(
+      NO_DATABASE,
+      SCOPE,
+      { objects: store, payloads: store, references: nothingReferenced(reuse), graceMs: 0 },
+      new Date(),
+    );
 
     expect(deleted).not.toContain(sha256);
     expect(await store.exists(sha256, SCOPE)).toBe(true);
-    expect(server.requests().slice(before).filter((r) => r.startsWith('PUT ') && r.split('?')[0]!.endsWith(sha256))).toHaveLength(1);
+    expect(
+      server
+        .requests()
+        .slice(before)
+        .filter((r) => r.startsWith('PUT ') && r.split('?')[0]!.endsWith(sha256)),
+    ).toHaveLength(1);
   });
 
   it('keeps what a named manifest lists, through a manifest of manifests, and deletes the rest', async () => {
@@ -88,7 +114,12 @@ describe('retention of the object tier', () => {
     const { sha256: part } = await oldObject();
     const broken = await store.put('not json', LIST_PARTS_MEDIA_TYPE, SCOPE);
 
-    const run = collectUnreferencedObjects(NO_DATABASE, SCOPE, { objects: store, payloads: store, references: nothingReferenced(undefined, [broken]), graceMs: 0 }, new Date());
+    const run = collectUnreferencedObjects(
+      NO_DATABASE,
+      SCOPE,
+      { objects: store, payloads: store, references: nothingReferenced(undefined, [broken]), graceMs: 0 },
+      new Date(),
+    );
 
     await expect(run).rejects.toThrow(SyntaxError);
     expect(await store.exists(part, SCOPE)).toBe(true);

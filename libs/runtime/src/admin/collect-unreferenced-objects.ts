@@ -1,5 +1,13 @@
 import { LIST_PARTS_MEDIA_TYPE, LOOP_RESULT_MEDIA_TYPE, type ListParts, type PayloadRef } from '@noetl/event-kernel';
-import { getJson, PayloadNotFoundError, type PayloadReferenceRepository, type PayloadStore, type Queryable, type S3PayloadStore, type TenantScope } from '@noetl/storage';
+import {
+  getJson,
+  PayloadNotFoundError,
+  type PayloadReferenceRepository,
+  type PayloadStore,
+  type Queryable,
+  type S3PayloadStore,
+  type TenantScope,
+} from '@noetl/storage';
 
 /** Payloads whose parts are refs: what they name is referenced as long as they are. */
 const MANIFEST_MEDIA_TYPES = [LIST_PARTS_MEDIA_TYPE, LOOP_RESULT_MEDIA_TYPE];
@@ -26,10 +34,16 @@ export interface ObjectCollection {
  * each one is asked its age once more just before it goes: one written
  * since it was listed is about to be named by an event, and stays.
  */
-export async function collectUnreferencedObjects(db: Queryable, scope: TenantScope, collection: ObjectCollection, now: Date): Promise<string[]> {
+export async function collectUnreferencedObjects(
+  db: Queryable,
+  scope: TenantScope,
+  collection: ObjectCollection,
+  now: Date,
+): Promise<string[]> {
   const cutoff = now.getTime() - collection.graceMs;
   const listed = new Map<string, Date>();
-  for await (const object of collection.objects.list(scope)) if (object.lastModified.getTime() <= cutoff) listed.set(object.sha256, object.lastModified);
+  for await (const object of collection.objects.list(scope))
+    if (object.lastModified.getTime() <= cutoff) listed.set(object.sha256, object.lastModified);
   if (listed.size === 0) return [];
   const referenced = await collection.references.referencedAmong(db, scope, [...listed.keys()]);
   for (const sha of await namedByManifests(db, scope, collection)) referenced.add(sha);

@@ -53,13 +53,18 @@ describe('the append-only ledger', () => {
     return id;
   }
   const stateOf = (promise: Promise<unknown>): Promise<string | undefined> => promise.then(() => undefined, sqlStateOf);
-  const typesOf = async (id: string): Promise<string[]> => (await t.engine.own.executions.events(id, { limit: 1000 })).events.map((event) => event.event_type);
+  const typesOf = async (id: string): Promise<string[]> =>
+    (await t.engine.own.executions.events(id, { limit: 1000 })).events.map((event) => event.event_type);
 
   it('refuses UPDATE, DELETE and TRUNCATE of noetl.event to the owner (a superuser here)', async () => {
     const id = await completed();
     const before = await typesOf(id);
-    expect(await stateOf(owner.query(`UPDATE noetl.event SET payload = '{}' WHERE execution_id = $1::bigint`, [id]))).toBe(SqlState.InsufficientPrivilege);
-    expect(await stateOf(owner.query(`DELETE FROM noetl.event WHERE execution_id = $1::bigint`, [id]))).toBe(SqlState.InsufficientPrivilege);
+    expect(await stateOf(owner.query(`UPDATE noetl.event SET payload = '{}' WHERE execution_id = $1::bigint`, [id]))).toBe(
+      SqlState.InsufficientPrivilege,
+    );
+    expect(await stateOf(owner.query(`DELETE FROM noetl.event WHERE execution_id = $1::bigint`, [id]))).toBe(
+      SqlState.InsufficientPrivilege,
+    );
     expect(await stateOf(owner.query('TRUNCATE noetl.event CASCADE'))).toBe(SqlState.InsufficientPrivilege);
     expect(await typesOf(id)).toEqual(before);
   });
@@ -74,8 +79,12 @@ describe('the append-only ledger', () => {
     const app = new Client({ connectionString: url.toString() });
     await app.connect();
     try {
-      expect(await stateOf(app.query(`UPDATE noetl.event SET status = 'X' WHERE execution_id = $1::bigint`, [id]))).toBe(SqlState.InsufficientPrivilege);
-      expect(await stateOf(app.query(`DELETE FROM noetl.event WHERE execution_id = $1::bigint`, [id]))).toBe(SqlState.InsufficientPrivilege);
+      expect(await stateOf(app.query(`UPDATE noetl.event SET status = 'X' WHERE execution_id = $1::bigint`, [id]))).toBe(
+        SqlState.InsufficientPrivilege,
+      );
+      expect(await stateOf(app.query(`DELETE FROM noetl.event WHERE execution_id = $1::bigint`, [id]))).toBe(
+        SqlState.InsufficientPrivilege,
+      );
     } finally {
       await app.end();
       await owner.query(`REVOKE ALL ON ALL TABLES IN SCHEMA noetl FROM ${role}; REVOKE USAGE ON SCHEMA noetl FROM ${role}`);
@@ -90,20 +99,32 @@ describe('the append-only ledger', () => {
     expect(result).toMatchObject({ action: 'purge', target_type: 'execution', target_id: id, status: 'COMPLETED' });
     expect(await typesOf(id)).toEqual(KEPT);
     const [audit] = (await t.engine.own.executions.events(id, { type: [EventType.AdminAction] })).events;
-    expect(audit?.payload).toEqual({ actor: 'ops@example', action: 'purge', target_type: 'execution', target_id: id, reason: 'retention: older than 30 days' });
+    expect(audit?.payload).toEqual({
+      actor: 'ops@example',
+      action: 'purge',
+      target_type: 'execution',
+      target_id: id,
+      reason: 'retention: older than 30 days',
+    });
     const { rows } = await owner.query<{ n: number }>(`SELECT count(*)::int AS n FROM noetl.command WHERE execution_id = $1::bigint`, [id]);
     expect(rows[0]?.n).toBe(0);
     // What is left still reads: the execution, its outcome and its state as of any point.
     expect(await t.engine.own.executions.get(id)).toMatchObject({ execution_id: id, status: 'COMPLETED', steps: [] });
-    expect((await t.engine.own.replay.stateAt({ executionId: id })).state).toMatchObject({ execution: expect.objectContaining({ status: 'COMPLETED' }) });
+    expect((await t.engine.own.replay.stateAt({ executionId: id })).state).toMatchObject({
+      execution: expect.objectContaining({ status: 'COMPLETED' }),
+    });
     // The audit itself and the kept events cannot be deleted, even beside a purge audit of the same transaction.
     expect(await stateOf(t.engine.own.admin.purge(id, { reason: 'again' }))).toBeUndefined();
     expect(await typesOf(id)).toEqual([...KEPT, EventType.AdminAction]);
     await owner.query('BEGIN');
     try {
-      expect(await stateOf(owner.query(`DELETE FROM noetl.event WHERE execution_id = $1::bigint AND event_type IN ('admin.action', 'execution.started')`, [id]))).toBe(
-        SqlState.InsufficientPrivilege,
-      );
+      expect(
+        await stateOf(
+          owner.query(`DELETE FROM noetl.event WHERE execution_id = $1::bigint AND event_type IN ('admin.action', 'execution.started')`, [
+            id,
+          ]),
+        ),
+      ).toBe(SqlState.InsufficientPrivilege);
     } finally {
       await owner.query('ROLLBACK');
     }
@@ -113,7 +134,10 @@ describe('the append-only ledger', () => {
     const id = await completed();
     await expect(t.engine.own.admin.purge(id, { reason: ' ' })).rejects.toMatchObject({ code: 'invalid_request' });
     const { execution_id: running } = await t.engine.own.executions.start({ path: 'tests/retention_wait' });
-    await expect(t.engine.own.admin.purge(running, { reason: 'x' })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('only an ended execution is purged') });
+    await expect(t.engine.own.admin.purge(running, { reason: 'x' })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('only an ended execution is purged'),
+    });
     expect(await typesOf(running)).toContain(EventType.ExecutionStarted);
     await t.engine.own.executions.cancel(running, {});
     await expect(t.engine.own.admin.purge('999999999999', { reason: 'x' })).rejects.toMatchObject({ code: 'not_found' });

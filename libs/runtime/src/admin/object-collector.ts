@@ -15,7 +15,13 @@ export class ObjectCollector {
   constructor(private readonly run: () => Promise<void>) {}
 
   /** The tenant's collector: a run that fails is logged, and the next request runs again. */
-  static forTenant(deps: { db: Queryable; scope: TenantScope; collection: ObjectCollection; now: () => Date; logger: Logger }): ObjectCollector {
+  static forTenant(deps: {
+    db: Queryable;
+    scope: TenantScope;
+    collection: ObjectCollection;
+    now: () => Date;
+    logger: Logger;
+  }): ObjectCollector {
     return new ObjectCollector(async () => {
       try {
         const deleted = await collectUnreferencedObjects(deps.db, deps.scope, deps.collection, deps.now());

@@ -38,7 +38,9 @@ describe('ApiKeys.provision', () => {
       { scope, role: 'admin' as const, key },
       { scope: { ...scope, tenantId: 'other' }, role: 'worker' as const, key },
     ]) {
-      await expect(keys.provision({ ...request, name: 'pool' })).rejects.toThrow(`API key ${key.slice(6, 22)} is already stored with another secret, role or scope`);
+      await expect(keys.provision({ ...request, name: 'pool' })).rejects.toThrow(
+        `API key ${key.slice(6, 22)} is already stored with another secret, role or scope`,
+      );
     }
     expect(await keys.verify(key)).toMatchObject({ role: 'worker' });
     expect(await keys.verify(otherSecret)).toBeUndefined();

@@ -1,4 +1,14 @@
-import { API_KEY_ROLES, SCOPE_ID, type ApiKeyRepository, type ApiKeyRole, type ApiKeyRow, type Database, type NewApiKey, type Queryable, type TenantScope } from '@noetl/storage';
+import {
+  API_KEY_ROLES,
+  SCOPE_ID,
+  type ApiKeyRepository,
+  type ApiKeyRole,
+  type ApiKeyRow,
+  type Database,
+  type NewApiKey,
+  type Queryable,
+  type TenantScope,
+} from '@noetl/storage';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { RuntimeError, notFound } from '../runtime-error';
 import type { Principal } from './principal';
@@ -78,7 +88,11 @@ export class ApiKeys {
   async provision(request: NewKeyRequest & { key: string }): Promise<ProvisionedKey> {
     this.check(request);
     const parts = partsOf(request.key);
-    if (!parts) throw new RuntimeError('invalid_request', `the ${request.role} key to provision must read noetl_<16 hex>_<43 base64url>; \`noetl keys generate\` makes one`);
+    if (!parts)
+      throw new RuntimeError(
+        'invalid_request',
+        `the ${request.role} key to provision must read noetl_<16 hex>_<43 base64url>; \`noetl keys generate\` makes one`,
+      );
     const candidate = newRow(request, parts.keyId, parts.secret);
     const row = await this.rows.insertOrFind(this.db, candidate);
     const same =
@@ -86,7 +100,11 @@ export class ApiKeys {
       row.role === request.role &&
       row.tenant_id === request.scope.tenantId &&
       row.organization_id === request.scope.organizationId;
-    if (!same) throw new RuntimeError('invalid_request', `API key ${parts.keyId} is already stored with another secret, role or scope; revoke it or provision another key`);
+    if (!same)
+      throw new RuntimeError(
+        'invalid_request',
+        `API key ${parts.keyId} is already stored with another secret, role or scope; revoke it or provision another key`,
+      );
     return { ...viewOf(row), outcome: row.revoked_at ? 'revoked' : 'present' };
   }
 
@@ -95,7 +113,10 @@ export class ApiKeys {
       throw new RuntimeError('invalid_request', `role must be one of ${API_KEY_ROLES.join(', ')}`);
     }
     if (!NAME.test(request.name)) throw new RuntimeError('invalid_request', 'name must be 1-100 letters, digits, spaces or . _ @ : / -');
-    for (const [what, id] of [['tenant', request.scope.tenantId], ['organization', request.scope.organizationId]] as const) {
+    for (const [what, id] of [
+      ['tenant', request.scope.tenantId],
+      ['organization', request.scope.organizationId],
+    ] as const) {
       if (!SCOPE_ID.test(id)) throw new RuntimeError('invalid_request', `the ${what} id must be 1-64 letters, digits, _ or -`);
     }
   }
@@ -144,7 +165,11 @@ export class ApiKeys {
       this.verified.delete(keyId);
       return undefined;
     }
-    const principal: Principal = { scope: { tenantId: row.tenant_id, organizationId: row.organization_id }, role: row.role, subject: `key:${keyId}` };
+    const principal: Principal = {
+      scope: { tenantId: row.tenant_id, organizationId: row.organization_id },
+      role: row.role,
+      subject: `key:${keyId}`,
+    };
     this.verified.set(keyId, { principal, digest, until: now + VERIFIED_FOR_MS });
     if ((this.touched.get(keyId) ?? 0) + TOUCH_EVERY_MS <= now) {
       this.touched.set(keyId, now);
@@ -188,5 +213,12 @@ function partsOf(key: string): { keyId: string; secret: string } | undefined {
 }
 
 function newRow(request: NewKeyRequest, keyId: string, secret: string): NewApiKey {
-  return { keyId, scope: request.scope, role: request.role, name: request.name, secretSha256: digestOf(secret), createdBy: request.createdBy ?? null };
+  return {
+    keyId,
+    scope: request.scope,
+    role: request.role,
+    name: request.name,
+    secretSha256: digestOf(secret),
+    createdBy: request.createdBy ?? null,
+  };
 }

@@ -20,7 +20,10 @@ export type BootstrappedKey = ProvisionedKey & { from: string };
  * reads the variables only: a key file it finds in a home may belong to
  * another deployment.
  */
-export function bootstrapKeysOf(config: Pick<NoetlConfig, 'auth' | 'home'>, sources: { home?: boolean; generate?: boolean } = {}): BootstrapKey[] {
+export function bootstrapKeysOf(
+  config: Pick<NoetlConfig, 'auth' | 'home'>,
+  sources: { home?: boolean; generate?: boolean } = {},
+): BootstrapKey[] {
   const found: BootstrapKey[] = [];
   for (const role of Object.keys(BOOTSTRAP_KEY_VARIABLES) as KeyFileRole[]) {
     const given = config.auth.bootstrapKeys[role]?.reveal();
@@ -40,12 +43,18 @@ export function bootstrapKeysOf(config: Pick<NoetlConfig, 'auth' | 'home'>, sour
  * role: what the api does at every start and `noetl keys bootstrap` on
  * demand. Idempotent; a key id stored with another secret, role or scope throws.
  */
-export async function provisionBootstrapKeys(keys: ApiKeys, config: Pick<NoetlConfig, 'tenancy'>, found: BootstrapKey[]): Promise<BootstrappedKey[]> {
+export async function provisionBootstrapKeys(
+  keys: ApiKeys,
+  config: Pick<NoetlConfig, 'tenancy'>,
+  found: BootstrapKey[],
+): Promise<BootstrappedKey[]> {
   const provisioned: BootstrappedKey[] = [];
   for (const { role, key, from } of found) {
-    const stored = await keys.provision({ scope: config.tenancy, role, name: `bootstrap ${role}`, createdBy: 'bootstrap', key }).catch((error: unknown) => {
-      throw new Error(`the ${role} key (${from}): ${error instanceof Error ? error.message : String(error)}`);
-    });
+    const stored = await keys
+      .provision({ scope: config.tenancy, role, name: `bootstrap ${role}`, createdBy: 'bootstrap', key })
+      .catch((error: unknown) => {
+        throw new Error(`the ${role} key (${from}): ${error instanceof Error ? error.message : String(error)}`);
+      });
     provisioned.push({ ...stored, from });
   }
   return provisioned;

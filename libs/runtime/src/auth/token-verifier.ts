@@ -41,7 +41,8 @@ export class TokenVerifier {
       return { refused: `the bearer token lacks the claim(s) ${missing.join(', ')}` };
     }
     if (!isRole(role)) return { refused: `the bearer token's role "${role}" is not one of ${API_KEY_ROLES.join(', ')}` };
-    if (!SCOPE_ID.test(tenant) || !SCOPE_ID.test(organization)) return { refused: 'the bearer token names a tenant or organization that is not 1-64 letters, digits, _ or -' };
+    if (!SCOPE_ID.test(tenant) || !SCOPE_ID.test(organization))
+      return { refused: 'the bearer token names a tenant or organization that is not 1-64 letters, digits, _ or -' };
     return { principal: { scope: { tenantId: tenant, organizationId: organization }, role, subject: `token:${payload.sub ?? 'unknown'}` } };
   }
 }
@@ -58,7 +59,8 @@ function isRole(value: string): value is ApiKeyRole {
 function reasonOf(error: unknown): string {
   if (error instanceof errors.JWTExpired) return 'it has expired';
   if (error instanceof errors.JWTClaimValidationFailed) return `its "${error.claim}" claim is not accepted`;
-  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey) return 'its signature does not verify';
+  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey)
+    return 'its signature does not verify';
   if (error instanceof errors.JOSEError) return error.code;
   return 'the issuer keys could not be read';
 }

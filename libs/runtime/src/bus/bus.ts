@@ -40,7 +40,11 @@ export interface SubscribeOptions {
  */
 export interface Bus {
   publish<K extends NotificationKind>(subject: Subject<K>, message: Notifications[K]): void;
-  subscribe<K extends NotificationKind>(subject: Subject<K>, handler: (message: Notifications[K]) => void, options?: SubscribeOptions): Unsubscribe;
+  subscribe<K extends NotificationKind>(
+    subject: Subject<K>,
+    handler: (message: Notifications[K]) => void,
+    options?: SubscribeOptions,
+  ): Unsubscribe;
   close(): Promise<void>;
   /**
    * Whether a message on `subject` can reach any subscriber. Absent: it may
@@ -56,9 +60,11 @@ export const Subjects = {
    * `{command_id, execution_id}`: a command is ready to claim (unrestricted workers, queue group `workers`);
    * work of a pool goes to that pool's subject, which only the pool's workers hear.
    */
-  work: (tenantId: string, pool?: string | null) => subject<'work'>(pool ? `noetl.${tenantId}.pool.${pool}.work` : `noetl.${tenantId}.work`),
+  work: (tenantId: string, pool?: string | null) =>
+    subject<'work'>(pool ? `noetl.${tenantId}.pool.${pool}.work` : `noetl.${tenantId}.work`),
   /** `{stage_id, execution_id}`: a stage has frames to claim (as `work`: per pool; one message per frame slot). */
-  frames: (tenantId: string, pool?: string | null) => subject<'frames'>(pool ? `noetl.${tenantId}.pool.${pool}.frames` : `noetl.${tenantId}.frames`),
+  frames: (tenantId: string, pool?: string | null) =>
+    subject<'frames'>(pool ? `noetl.${tenantId}.pool.${pool}.frames` : `noetl.${tenantId}.frames`),
   /** `work`, offered to one worker that registered free slots for the work's tool kinds (seed 001 P4.3). */
   workFor: (tenantId: string, workerId: string) => subject<'work'>(`noetl.${tenantId}.worker.${workerId}.work`),
   /** `frames`, offered to one worker. */

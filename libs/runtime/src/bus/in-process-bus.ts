@@ -39,9 +39,16 @@ export class InProcessBus implements Bus {
     }
   }
 
-  subscribe<K extends NotificationKind>(subject: Subject<K>, handler: (message: Notifications[K]) => void, options: SubscribeOptions = {}): Unsubscribe {
+  subscribe<K extends NotificationKind>(
+    subject: Subject<K>,
+    handler: (message: Notifications[K]) => void,
+    options: SubscribeOptions = {},
+  ): Unsubscribe {
     // A subscription's pattern matches only subjects of its kind (`Subjects` names the kind last), so its handler gets messages of that kind.
-    const subscription: Subscription = { handler: handler as Subscription['handler'], ...(options.queue !== undefined ? { queue: options.queue } : {}) };
+    const subscription: Subscription = {
+      handler: handler as Subscription['handler'],
+      ...(options.queue !== undefined ? { queue: options.queue } : {}),
+    };
     this.subscriptions.set(subject, [...(this.subscriptions.get(subject) ?? []), subscription]);
     return () => {
       this.subscriptions.set(

@@ -22,7 +22,9 @@ export const readNotification = {
   execution(message: unknown): Notifications['execution'] | undefined {
     const wire = scoped(message);
     const executionId = wire && text(wire, 'execution_id');
-    return wire && executionId !== undefined ? { execution_id: executionId, tenant_id: wire.tenant_id, organization_id: wire.organization_id } : undefined;
+    return wire && executionId !== undefined
+      ? { execution_id: executionId, tenant_id: wire.tenant_id, organization_id: wire.organization_id }
+      : undefined;
   },
 
   work(message: unknown): Notifications['work'] | undefined {
@@ -36,12 +38,20 @@ export const readNotification = {
 };
 
 /** An offer's fields: the id of what to claim (`idKey`), its execution, its tenant and the trace context it carries. */
-function readOffer<K extends 'command_id' | 'stage_id'>(message: unknown, idKey: K): (ScopeFields & Record<K, string> & { execution_id: string; traceparent?: string }) | undefined {
+function readOffer<K extends 'command_id' | 'stage_id'>(
+  message: unknown,
+  idKey: K,
+): (ScopeFields & Record<K, string> & { execution_id: string; traceparent?: string }) | undefined {
   const wire = scoped(message);
   const id = wire && text(wire, idKey);
   const executionId = wire && text(wire, 'execution_id');
   if (!wire || id === undefined || executionId === undefined) return undefined;
   const traceparent = text(wire, 'traceparent');
-  const offer = { execution_id: executionId, tenant_id: wire.tenant_id, organization_id: wire.organization_id, ...(traceparent !== undefined ? { traceparent } : {}) };
+  const offer = {
+    execution_id: executionId,
+    tenant_id: wire.tenant_id,
+    organization_id: wire.organization_id,
+    ...(traceparent !== undefined ? { traceparent } : {}),
+  };
   return Object.assign(offer, { [idKey]: id } as Record<K, string>);
 }

@@ -38,7 +38,10 @@ describe('CatalogService: the stored model', () => {
   const update = (sql: string): Promise<unknown> => db.query(`UPDATE noetl.catalog SET ${sql} WHERE catalog_id = $1::bigint`, [catalogId]);
 
   it('stores the parsed model at this format beside the YAML, in its key order', async () => {
-    const [row] = await db.query<{ model: string; model_format: number }>('SELECT model::text AS model, model_format FROM noetl.catalog WHERE catalog_id = $1::bigint', [catalogId]);
+    const [row] = await db.query<{ model: string; model_format: number }>(
+      'SELECT model::text AS model, model_format FROM noetl.catalog WHERE catalog_id = $1::bigint',
+      [catalogId],
+    );
     expect(row!.model_format).toBe(PLAYBOOK_MODEL_FORMAT);
     expect(JSON.stringify(JSON.parse(row!.model))).toBe(JSON.stringify(await freshlyRead(db, catalogId)));
     expect(Object.keys((await freshlyRead(db, catalogId)).workload)).toEqual(['zeta', 'alpha']);

@@ -44,8 +44,14 @@ export class CatalogService {
     const { playbook, problems } = parsePlaybook(content);
     if (!playbook) {
       const first = problems[0];
-      const where = first ? `${first.line !== undefined ? `line ${first.line}: ` : ''}${first.path ? `${first.path} ` : ''}${first.message}` : 'invalid';
-      throw new RuntimeError('invalid_playbook', `playbook is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}; first: ${where})`, problems);
+      const where = first
+        ? `${first.line !== undefined ? `line ${first.line}: ` : ''}${first.path ? `${first.path} ` : ''}${first.message}`
+        : 'invalid';
+      throw new RuntimeError(
+        'invalid_playbook',
+        `playbook is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}; first: ${where})`,
+        problems,
+      );
     }
     const checksum = canonicalChecksum(content);
     return this.db.transaction(async (q) => {

@@ -24,9 +24,17 @@ export interface PlaybookGraph {
 export function playbookGraph(playbook: Playbook): PlaybookGraph {
   return {
     entry: playbook.executor.entryStep,
-    steps: playbook.steps.map((step) => ({ step: step.name, tools: step.tool?.tasks.map((task) => task.kind) ?? [], loop: step.loop !== undefined })),
+    steps: playbook.steps.map((step) => ({
+      step: step.name,
+      tools: step.tool?.tasks.map((task) => task.kind) ?? [],
+      loop: step.loop !== undefined,
+    })),
     arcs: playbook.steps.flatMap((step) =>
-      step.next.arcs.map((arc) => ({ from: step.name, to: arc.step, ...(arc.when !== undefined && arc.when !== true ? { when: String(arc.when) } : {}) })),
+      step.next.arcs.map((arc) => ({
+        from: step.name,
+        to: arc.step,
+        ...(arc.when !== undefined && arc.when !== true ? { when: String(arc.when) } : {}),
+      })),
     ),
   };
 }

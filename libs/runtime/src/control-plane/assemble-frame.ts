@@ -29,7 +29,10 @@ export async function assembleFrame(deps: LocalControlPlaneDeps, scopeOf: ScopeO
     const found = state?.loops[stage.loop_id];
     if (!state || !found) throw new Error(`stage ${stageId} has no loop ${stage.loop_id} in its execution's state`);
     // What the frame needs of the loop; the collection is only sliced below, never changed.
-    return { catalogId: state.catalogId, loop: { collection: found.collection, collectionRef: found.collectionRef, size: found.size, runId: found.runId } };
+    return {
+      catalogId: state.catalogId,
+      loop: { collection: found.collection, collectionRef: found.collectionRef, size: found.size, runId: found.runId },
+    };
   });
   const playbook = await catalog.playbook(catalogId);
   const step = playbook.steps.find((candidate) => candidate.name === stage.step_name);

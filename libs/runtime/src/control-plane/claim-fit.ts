@@ -15,6 +15,9 @@ export function assertClaimFits(what: string, request: ClaimRequest, work: WorkN
     throw new RuntimeError('wrong_pool', `${what} is for ${wanted}; worker ${request.worker_id} serves ${has}`);
   }
   if (request.tools && !runsAll({ tools: request.tools }, work.kinds)) {
-    throw new RuntimeError('tool_not_allowed', `${what} runs ${work.kinds.join(', ')}; worker ${request.worker_id} runs only ${request.tools.join(', ')}`);
+    throw new RuntimeError(
+      'tool_not_allowed',
+      `${what} runs ${work.kinds.join(', ')}; worker ${request.worker_id} runs only ${request.tools.join(', ')}`,
+    );
   }
 }

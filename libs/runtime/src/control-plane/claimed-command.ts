@@ -13,7 +13,10 @@ export interface ClaimScopeDeps {
 }
 
 /** The columns of a command row its claim hands to the worker. */
-export type ClaimableCommand = Pick<CommandRow, 'command_id' | 'execution_id' | 'step' | 'run_id' | 'kind' | 'attempt' | 'max_attempts' | 'spec' | 'loop_id' | 'iteration'>;
+export type ClaimableCommand = Pick<
+  CommandRow,
+  'command_id' | 'execution_id' | 'step' | 'run_id' | 'kind' | 'attempt' | 'max_attempts' | 'spec' | 'loop_id' | 'iteration'
+>;
 
 /** A lease just granted: the token only its claimer receives, and its end. */
 export interface GrantedLease {
@@ -61,7 +64,12 @@ export async function claimedCommand(
   const loop = command.loop_id === null ? undefined : state.loops[command.loop_id];
   const shard: ShardItem | undefined =
     loop && command.iteration !== null
-      ? { loop_id: loop.loopId, index: command.iteration, total: loop.size, item: toPlainJson((await loopItems(loop, command.iteration, 1, payloads, via))[0] ?? null) }
+      ? {
+          loop_id: loop.loopId,
+          index: command.iteration,
+          total: loop.size,
+          item: toPlainJson((await loopItems(loop, command.iteration, 1, payloads, via))[0] ?? null),
+        }
       : undefined;
   const extra = chunk ? { chunk: chunkView(chunk, await payloads.readOnce(chunk.rows_ref, via)) } : {};
   return {

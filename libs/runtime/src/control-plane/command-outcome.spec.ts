@@ -27,7 +27,13 @@ describe('terminalDraft', () => {
       { task: 'post', attempts: 1, duration_ms: 5, status: 'ok' as const },
     ];
     const draft = terminalDraft(command, { status: 'COMPLETED', result: { n: 1 }, calls, durationMs: 40 }, { result: { n: 1 } });
-    expect(draft).toMatchObject({ type: EventType.CommandCompleted, executionId: '7', step: 'fetch', commandId: '11', payload: { result: { n: 1 }, duration_ms: 40, calls } });
+    expect(draft).toMatchObject({
+      type: EventType.CommandCompleted,
+      executionId: '7',
+      step: 'fetch',
+      commandId: '11',
+      payload: { result: { n: 1 }, duration_ms: 40, calls },
+    });
   });
 
   it('lists the failing call with its error in command.failed', () => {

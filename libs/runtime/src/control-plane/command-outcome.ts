@@ -1,4 +1,14 @@
-import { EventType, type EventCall, type EventDraft, type EventError, type EventOutputLine, type EventTypeName, type Json, type JsonObject, type PayloadRef } from '@noetl/event-kernel';
+import {
+  EventType,
+  type EventCall,
+  type EventDraft,
+  type EventError,
+  type EventOutputLine,
+  type EventTypeName,
+  type Json,
+  type JsonObject,
+  type PayloadRef,
+} from '@noetl/event-kernel';
 import { putJson, type PayloadStore, type TenantScope } from '@noetl/storage';
 import type { CommandRow } from '@noetl/storage';
 

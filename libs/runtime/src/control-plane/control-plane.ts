@@ -156,10 +156,7 @@ export interface ChildOutcomeRequest extends Pick<NestedChildRequest, 'worker_id
   return_step?: string;
 }
 
-export type ChildOutcomeView =
-  | { status: 'RUNNING' }
-  | { status: 'COMPLETED'; result: Json }
-  | { status: 'FAILED'; error: EventError };
+export type ChildOutcomeView = { status: 'RUNNING' } | { status: 'COMPLETED'; result: Json } | { status: 'FAILED'; error: EventError };
 
 export interface PartialRequest extends Holder {
   /** From 0, in the order the chunks were read. */

@@ -20,13 +20,21 @@ export interface FrameCommitReport {
 }
 
 export function where(frame: FrameRow): FrameWhere {
-  return { executionId: frame.execution_id, step: frame.step_name, loopId: frame.loop_id, stageId: frame.stage_id, frameId: frame.frame_id };
+  return {
+    executionId: frame.execution_id,
+    step: frame.step_name,
+    loopId: frame.loop_id,
+    stageId: frame.stage_id,
+    frameId: frame.frame_id,
+  };
 }
 
 /** The `frame.committed` of a commit whose frame is locked. */
 export function committedDraft(commit: FrameCommitReport, frame: LockedFrame): EventDraft<EventTypeName> {
   const { request, rows, output } = commit;
-  const failedRows: RowOutcome[] = rows.filter((row) => row.status !== 'ok').map((row) => ({ index: row.index, status: 'error', ...(row.error ? { error: row.error } : {}) }));
+  const failedRows: RowOutcome[] = rows
+    .filter((row) => row.status !== 'ok')
+    .map((row) => ({ index: row.index, status: 'error', ...(row.error ? { error: row.error } : {}) }));
   return draft(where(frame), EventType.FrameCommitted, {
     frame_id: frame.frame_id,
     stage_id: frame.stage_id,

@@ -27,6 +27,9 @@ export function liveFrame(frameId: string, row: LockedFrame | undefined): Locked
  */
 export function assertFrameHolder(frame: FrameRow, holder: Holder): void {
   if (frame.status === 'PENDING' || !holdsLease({ worker_id: frame.owner_worker, lease_token: frame.lease_token }, holder)) {
-    throw new RuntimeError('already_terminal', `frame ${frame.frame_id} is not held by worker ${holder.worker_id} with this lease (${frame.status}): its attempt is over`);
+    throw new RuntimeError(
+      'already_terminal',
+      `frame ${frame.frame_id} is not held by worker ${holder.worker_id} with this lease (${frame.status}): its attempt is over`,
+    );
   }
 }

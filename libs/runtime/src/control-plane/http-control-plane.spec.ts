@@ -25,7 +25,12 @@ class FakeApi {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      this.received.push({ method: req.method ?? '', url: req.url ?? '', contentType: req.headers['content-type'], body: text ? JSON.parse(text) : undefined });
+      this.received.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        contentType: req.headers['content-type'],
+        body: text ? JSON.parse(text) : undefined,
+      });
       const reply = this.replies.shift() ?? { status: 200, body: {} };
       if (reply === 'hang') return;
       res.writeHead(reply.status, { 'content-type': 'application/json' });
@@ -94,25 +99,43 @@ describe('HttpControlPlane', () => {
     );
 
     await expect(plane.claim('11', { worker_id: 'w1', lease_ms: 5_000 })).resolves.toEqual(claimed);
-    await expect(plane.heartbeat('11', { worker_id: 'w1', lease_token: 'tok' })).resolves.toEqual({ lease_until: '2030-01-01T00:00:30.000Z', cancelled: true });
-    await expect(plane.complete('11', { worker_id: 'w1', lease_token: 'tok', result: { rows: 2 }, ctx: { 'a.b': 1 }, calls, duration_ms: 9 })).resolves.toBeUndefined();
-    await expect(plane.fail('11', { worker_id: 'w1', lease_token: 'tok', error: { kind: 'http', message: 'boom', status: 500 } })).resolves.toBeUndefined();
-    await expect(plane.startChild('11', { worker_id: 'w1', lease_token: 'tok', path: 'child/flow', version: 2, payload: { x: 1 } })).resolves.toEqual({ execution_id: '99' });
+    await expect(plane.heartbeat('11', { worker_id: 'w1', lease_token: 'tok' })).resolves.toEqual({
+      lease_until: '2030-01-01T00:00:30.000Z',
+      cancelled: true,
+    });
+    await expect(
+      plane.complete('11', { worker_id: 'w1', lease_token: 'tok', result: { rows: 2 }, ctx: { 'a.b': 1 }, calls, duration_ms: 9 }),
+    ).resolves.toBeUndefined();
+    await expect(
+      plane.fail('11', { worker_id: 'w1', lease_token: 'tok', error: { kind: 'http', message: 'boom', status: 500 } }),
+    ).resolves.toBeUndefined();
+    await expect(
+      plane.startChild('11', { worker_id: 'w1', lease_token: 'tok', path: 'child/flow', version: 2, payload: { x: 1 } }),
+    ).resolves.toEqual({ execution_id: '99' });
     await expect(plane.recordCalls('11', { worker_id: 'w1', lease_token: 'tok', calls })).resolves.toBeUndefined();
     const chunk = { chunk_index: 0, has_more: false, columns: ['n'], rows: [{ n: 1 }] };
     await expect(plane.reportPartial('11', { worker_id: 'w1', lease_token: 'tok', ...chunk })).resolves.toEqual({ pending_chunks: 2 });
     await expect(plane.streamBacklog('11', { worker_id: 'w1', lease_token: 'tok' })).resolves.toEqual({ pending_chunks: 1 });
-    await expect(plane.resolveCredential('11', { worker_id: 'w1', lease_token: 'tok', name: 'pg' })).resolves.toEqual({ type: 'postgres', data: { password: 'pw' } });
+    await expect(plane.resolveCredential('11', { worker_id: 'w1', lease_token: 'tok', name: 'pg' })).resolves.toEqual({
+      type: 'postgres',
+      data: { password: 'pw' },
+    });
 
     expect(api.received).toEqual(
       [
         ['/api/commands/11/claim', { worker_id: 'w1', lease_ms: 5_000 }],
         ['/api/commands/11/heartbeat', { worker_id: 'w1', lease_token: 'tok' }],
-        ['/api/commands/11/complete', { worker_id: 'w1', lease_token: 'tok', result: { rows: 2 }, ctx: { 'a.b': 1 }, calls, duration_ms: 9 }],
+        [
+          '/api/commands/11/complete',
+          { worker_id: 'w1', lease_token: 'tok', result: { rows: 2 }, ctx: { 'a.b': 1 }, calls, duration_ms: 9 },
+        ],
         ['/api/commands/11/fail', { worker_id: 'w1', lease_token: 'tok', error: { kind: 'http', message: 'boom', status: 500 } }],
         ['/api/commands/11/child', { worker_id: 'w1', lease_token: 'tok', path: 'child/flow', version: 2, payload: { x: 1 } }],
         ['/api/events', { command_id: '11', worker_id: 'w1', lease_token: 'tok', calls }],
-        ['/api/commands/11/partial', { worker_id: 'w1', lease_token: 'tok', chunk_index: 0, has_more: false, columns: ['n'], rows: [{ n: 1 }] }],
+        [
+          '/api/commands/11/partial',
+          { worker_id: 'w1', lease_token: 'tok', chunk_index: 0, has_more: false, columns: ['n'], rows: [{ n: 1 }] },
+        ],
         ['/api/commands/11/stream-backlog', { worker_id: 'w1', lease_token: 'tok' }],
         ['/api/commands/11/credential', { worker_id: 'w1', lease_token: 'tok', name: 'pg' }],
       ].map(([url, body]) => ({ method: 'POST', url, contentType: 'application/json', body })),
@@ -209,9 +232,17 @@ describe('HttpControlPlane', () => {
   });
 
   it("asks GET /api/workers/ledger for the ledger's identity, and retries it like any call", async () => {
-    api.answer({ status: 503 }, { status: 200, body: { cluster: '7301', started_at: '2026-11-28 01:00:00+00', oid: '16384', name: 'noetl' } });
+    api.answer(
+      { status: 503 },
+      { status: 200, body: { cluster: '7301', started_at: '2026-11-28 01:00:00+00', oid: '16384', name: 'noetl' } },
+    );
 
-    await expect(plane.ledgerIdentity()).resolves.toEqual({ cluster: '7301', startedAt: '2026-11-28 01:00:00+00', oid: '16384', name: 'noetl' });
+    await expect(plane.ledgerIdentity()).resolves.toEqual({
+      cluster: '7301',
+      startedAt: '2026-11-28 01:00:00+00',
+      oid: '16384',
+      name: 'noetl',
+    });
     expect(api.received.map((r) => [r.method, r.url, r.body])).toEqual([
       ['GET', '/api/workers/ledger', undefined],
       ['GET', '/api/workers/ledger', undefined],
@@ -221,6 +252,8 @@ describe('HttpControlPlane', () => {
   it('refuses a ledger identity of another shape, naming the GET', async () => {
     api.answer({ status: 200, body: { cluster: 7301 } });
 
-    await expect(plane.ledgerIdentity()).rejects.toThrow(`GET ${baseUrl}/api/workers/ledger answered 200 with a body of an unexpected shape`);
+    await expect(plane.ledgerIdentity()).rejects.toThrow(
+      `GET ${baseUrl}/api/workers/ledger answered 200 with a body of an unexpected shape`,
+    );
   });
 });

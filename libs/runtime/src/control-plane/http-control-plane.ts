@@ -101,7 +101,11 @@ export class HttpControlPlane implements ControlPlane {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.attempts = Math.max(1, options.attempts ?? DEFAULT_ATTEMPTS);
     this.retryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
-    this.headers = { 'content-type': 'application/json', accept: 'application/json', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) };
+    this.headers = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+    };
   }
 
   claim(commandId: string, request: ClaimRequest): Promise<ClaimedCommand> {
@@ -198,7 +202,12 @@ export class HttpControlPlane implements ControlPlane {
     return this.call('POST', path, JSON.stringify(body), accepts);
   }
 
-  private async call<T>(method: 'GET' | 'POST', path: string, body: string | undefined, accepts: (value: unknown) => value is T): Promise<T> {
+  private async call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body: string | undefined,
+    accepts: (value: unknown) => value is T,
+  ): Promise<T> {
     const url = `${this.baseUrl}${path}`;
     const answer = await this.send(method, url, body);
     if (answer.status >= 400) throw errorFromAnswer(method, url, answer, this.headers.authorization !== undefined);
@@ -248,7 +257,9 @@ function framePath(frameId: string, action: string): string {
 }
 
 function isChildOutcome(value: unknown): value is ChildOutcomeView {
-  return isObject(value) && (value.status === 'RUNNING' || value.status === 'COMPLETED' || (value.status === 'FAILED' && isObject(value.error)));
+  return (
+    isObject(value) && (value.status === 'RUNNING' || value.status === 'COMPLETED' || (value.status === 'FAILED' && isObject(value.error)))
+  );
 }
 
 /** `POST /api/stages/{id}/frames/claim` answers `{frame: ClaimedFrame | null}`. */
@@ -257,7 +268,12 @@ function isFrameClaim(value: unknown): value is { frame: ClaimedFrame | null } {
   const frame = value.frame;
   return (
     frame === null ||
-    (isObject(frame) && typeof frame.frame_id === 'string' && typeof frame.lease_token === 'string' && Array.isArray(frame.rows) && isObject(frame.spec) && isObject(frame.scope))
+    (isObject(frame) &&
+      typeof frame.frame_id === 'string' &&
+      typeof frame.lease_token === 'string' &&
+      Array.isArray(frame.rows) &&
+      isObject(frame.spec) &&
+      isObject(frame.scope))
   );
 }
 
@@ -265,7 +281,10 @@ function errorFromAnswer(method: string, url: string, answer: Answer, presentsKe
   const body = parseJson(answer.text);
   if (isObject(body) && isRuntimeErrorCode(body.code)) {
     const message = typeof body.message === 'string' ? body.message : body.code;
-    const hint = body.code === 'unauthenticated' && !presentsKey ? ' (this process presents no key: set NOETL_API_KEY, or keep a worker key in NOETL_HOME/worker.key)' : '';
+    const hint =
+      body.code === 'unauthenticated' && !presentsKey
+        ? ' (this process presents no key: set NOETL_API_KEY, or keep a worker key in NOETL_HOME/worker.key)'
+        : '';
     return new RuntimeError(body.code, `${message}${hint}`, body.details);
   }
   return new Error(`${method} ${url} answered HTTP ${answer.status}${describeErrorBody(answer.text)}`);

@@ -14,7 +14,10 @@ export function newLeaseToken(): { token: string; hash: string } {
 }
 
 /** Whether `holder` is the one the row's lease was given to. */
-export function holdsLease(row: { worker_id: string | null; lease_token: string | null }, holder: { worker_id: string; lease_token?: string }): boolean {
+export function holdsLease(
+  row: { worker_id: string | null; lease_token: string | null },
+  holder: { worker_id: string; lease_token?: string },
+): boolean {
   if (row.worker_id !== holder.worker_id || row.lease_token === null || typeof holder.lease_token !== 'string') return false;
   const presented = Buffer.from(hashOf(holder.lease_token), 'hex');
   const kept = Buffer.from(row.lease_token, 'hex');

@@ -32,7 +32,9 @@ describe('LocalControlPlane', () => {
 
   it('gives a command to one worker only; the holder may claim again with its token, no one with the worker id alone', async () => {
     const { commandId } = await issuedCommand();
-    const claims = await Promise.allSettled(['w1', 'w2', 'w3'].map((worker) => t.engine.own.controlPlane.claim(commandId, { worker_id: worker })));
+    const claims = await Promise.allSettled(
+      ['w1', 'w2', 'w3'].map((worker) => t.engine.own.controlPlane.claim(commandId, { worker_id: worker })),
+    );
     const won = claims.filter((claim) => claim.status === 'fulfilled');
     expect(won).toHaveLength(1);
     expect(claims.filter((claim) => claim.status === 'rejected').map((claim) => (claim as PromiseRejectedResult).reason.code)).toEqual([
@@ -42,23 +44,36 @@ describe('LocalControlPlane', () => {
     const holder = (won[0] as PromiseFulfilledResult<{ command_id: string; lease_token: string }>).value;
     const winner = ['w1', 'w2', 'w3'][claims.indexOf(won[0]!)]!;
     await expect(t.engine.own.controlPlane.claim(commandId, { worker_id: winner })).rejects.toMatchObject({ code: 'already_claimed' });
-    await expect(t.engine.own.controlPlane.claim(commandId, { worker_id: winner, lease_token: holder.lease_token })).resolves.toMatchObject({
-      command_id: holder.command_id,
-      lease_token: holder.lease_token,
-    });
+    await expect(t.engine.own.controlPlane.claim(commandId, { worker_id: winner, lease_token: holder.lease_token })).resolves.toMatchObject(
+      {
+        command_id: holder.command_id,
+        lease_token: holder.lease_token,
+      },
+    );
   });
 
   it("tells a child's outcome only to the holder of the command whose call started it", async () => {
     const { commandId } = await issuedCommand();
     const { lease_token } = await t.engine.own.controlPlane.claim(commandId, { worker_id: 'w1' });
     const asHolder = { worker_id: 'w1', lease_token, holder: { kind: 'command' as const, id: commandId } };
-    const { execution_id: child } = await t.engine.own.controlPlane.startNestedChild({ ...asHolder, key: 'call-1', path: 'tests/control-plane' });
-    await expect(t.engine.own.controlPlane.childOutcome(child, asHolder)).resolves.toMatchObject({ status: expect.stringMatching(/^(RUNNING|COMPLETED)$/) });
+    const { execution_id: child } = await t.engine.own.controlPlane.startNestedChild({
+      ...asHolder,
+      key: 'call-1',
+      path: 'tests/control-plane',
+    });
+    await expect(t.engine.own.controlPlane.childOutcome(child, asHolder)).resolves.toMatchObject({
+      status: expect.stringMatching(/^(RUNNING|COMPLETED)$/),
+    });
     // Without the lease: refused, whoever the worker says it is.
-    await expect(t.engine.own.controlPlane.childOutcome(child, { ...asHolder, lease_token: 'x'.repeat(32) })).rejects.toMatchObject({ code: 'lease_lost' });
+    await expect(t.engine.own.controlPlane.childOutcome(child, { ...asHolder, lease_token: 'x'.repeat(32) })).rejects.toMatchObject({
+      code: 'lease_lost',
+    });
     // With the lease, another execution (not a child of this command's): as if there were none.
     const { executionId: stranger } = await issuedCommand();
-    await expect(t.engine.own.controlPlane.childOutcome(stranger, asHolder)).rejects.toMatchObject({ code: 'not_found', message: `execution ${stranger} not found` });
+    await expect(t.engine.own.controlPlane.childOutcome(stranger, asHolder)).rejects.toMatchObject({
+      code: 'not_found',
+      message: `execution ${stranger} not found`,
+    });
   });
 
   it('completes once: a duplicate or late report is already_terminal and appends nothing', async () => {
@@ -66,7 +81,9 @@ describe('LocalControlPlane', () => {
     const { lease_token } = await t.engine.own.controlPlane.claim(commandId, { worker_id: 'w1' });
     await t.engine.own.controlPlane.complete(commandId, { worker_id: 'w1', lease_token, result: { ok: true } });
     const before = (await t.engine.own.executions.events(executionId, { limit: 1000 })).events.length;
-    await expect(t.engine.own.controlPlane.complete(commandId, { worker_id: 'w1', lease_token, result: { ok: false } })).rejects.toMatchObject({ code: 'already_terminal' });
+    await expect(
+      t.engine.own.controlPlane.complete(commandId, { worker_id: 'w1', lease_token, result: { ok: false } }),
+    ).rejects.toMatchObject({ code: 'already_terminal' });
     await expect(
       t.engine.own.controlPlane.fail(commandId, { worker_id: 'w2', lease_token, error: { kind: 'internal', message: 'late' } }),
     ).rejects.toMatchObject({ code: 'already_terminal' });
@@ -79,17 +96,25 @@ describe('LocalControlPlane', () => {
 
   it('refuses heartbeats and reports from a worker that does not hold the lease, or presents another token', async () => {
     const { executionId, commandId } = await issuedCommand();
-    await expect(t.engine.own.controlPlane.heartbeat(commandId, { worker_id: 'w1', lease_token: 'guess' })).rejects.toMatchObject({ code: 'lease_lost' });
+    await expect(t.engine.own.controlPlane.heartbeat(commandId, { worker_id: 'w1', lease_token: 'guess' })).rejects.toMatchObject({
+      code: 'lease_lost',
+    });
     const { lease_token } = await t.engine.own.controlPlane.claim(commandId, { worker_id: 'w1' });
-    await expect(t.engine.own.controlPlane.complete(commandId, { worker_id: 'w2', lease_token })).rejects.toMatchObject({ code: 'lease_lost' });
+    await expect(t.engine.own.controlPlane.complete(commandId, { worker_id: 'w2', lease_token })).rejects.toMatchObject({
+      code: 'lease_lost',
+    });
     // Issue 15 defect 2: the worker id is in the events; with it and no token, a forged result is refused.
     const claimed = (await t.engine.own.executions.events(executionId, { type: [EventType.CommandClaimed] })).events[0]!;
     const publicWorkerId = String((claimed.payload as { worker_id: string }).worker_id);
     expect(JSON.stringify(claimed.payload)).not.toContain(lease_token);
-    await expect(t.engine.own.controlPlane.complete(commandId, { worker_id: publicWorkerId, lease_token: 'forged', result: { forged: true } })).rejects.toMatchObject({
+    await expect(
+      t.engine.own.controlPlane.complete(commandId, { worker_id: publicWorkerId, lease_token: 'forged', result: { forged: true } }),
+    ).rejects.toMatchObject({
       code: 'lease_lost',
     });
-    await expect(t.engine.own.controlPlane.heartbeat(commandId, { worker_id: 'w1', lease_token, lease_ms: 60_000 })).resolves.toMatchObject({ cancelled: false });
+    await expect(t.engine.own.controlPlane.heartbeat(commandId, { worker_id: 'w1', lease_token, lease_ms: 60_000 })).resolves.toMatchObject(
+      { cancelled: false },
+    );
   });
 
   it('tells the holder at its heartbeat that the execution was cancelled', async () => {
@@ -98,8 +123,12 @@ describe('LocalControlPlane', () => {
     await t.engine.own.executions.cancel(executionId, { reason: 'test' });
     const detail = await t.engine.waitForTerminal(executionId, { timeoutMs: 10_000 });
     expect(detail.status).toBe('CANCELLED');
-    await expect(t.engine.own.controlPlane.heartbeat(commandId, { worker_id: 'w1', lease_token })).resolves.toMatchObject({ cancelled: true });
-    await expect(t.engine.own.controlPlane.complete(commandId, { worker_id: 'w1', lease_token })).rejects.toMatchObject({ code: 'already_terminal' });
+    await expect(t.engine.own.controlPlane.heartbeat(commandId, { worker_id: 'w1', lease_token })).resolves.toMatchObject({
+      cancelled: true,
+    });
+    await expect(t.engine.own.controlPlane.complete(commandId, { worker_id: 'w1', lease_token })).rejects.toMatchObject({
+      code: 'already_terminal',
+    });
   });
 
   it('abandons a command whose lease ran out and issues the next one', async () => {
@@ -113,7 +142,9 @@ describe('LocalControlPlane', () => {
     expect(next).not.toBe(commandId);
     const abandoned = (await t.engine.own.executions.events(executionId, { type: [EventType.CommandAbandoned] })).events;
     expect(abandoned.map((event) => event.command_id)).toEqual([commandId]);
-    await expect(t.engine.own.controlPlane.complete(commandId, { worker_id: 'w1', lease_token })).rejects.toMatchObject({ code: 'already_terminal' });
+    await expect(t.engine.own.controlPlane.complete(commandId, { worker_id: 'w1', lease_token })).rejects.toMatchObject({
+      code: 'already_terminal',
+    });
   });
 
   it('stores a result above the inline limit in the payload store and reads it back', async () => {

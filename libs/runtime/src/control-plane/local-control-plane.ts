@@ -120,8 +120,15 @@ export class LocalControlPlane implements ControlPlane {
 
   async resolveFrameCredential(frameId: string, request: CredentialRequest): Promise<ResolvedCredential> {
     const frame = await this.frames.held(frameId, request);
-    assertNamesCredential(frame.credentials === null ? null : { names: frame.credentials, templated: false }, request.name, `frame ${frameId}`);
-    return this.deps.credentials.resolve(request.name, await this.credentialUse(frame.execution_id, frame.step_name, { kind: 'frame', id: frameId }, request.worker_id));
+    assertNamesCredential(
+      frame.credentials === null ? null : { names: frame.credentials, templated: false },
+      request.name,
+      `frame ${frameId}`,
+    );
+    return this.deps.credentials.resolve(
+      request.name,
+      await this.credentialUse(frame.execution_id, frame.step_name, { kind: 'frame', id: frameId }, request.worker_id),
+    );
   }
 
   /**
@@ -141,7 +148,11 @@ export class LocalControlPlane implements ControlPlane {
       assertClaimFits(`command ${commandId}`, request, workOf(command.spec ?? {}));
       if (command.status !== 'ISSUED') {
         // A repeated claim gets its lease back only with the token the first one returned: a worker id is public.
-        if ((command.status === 'RUNNING' || command.status === 'CLAIMED') && request.lease_token !== undefined && holdsLease(command, request as Holder)) {
+        if (
+          (command.status === 'RUNNING' || command.status === 'CLAIMED') &&
+          request.lease_token !== undefined &&
+          holdsLease(command, request as Holder)
+        ) {
           claimed = { command, leaseUntil: command.lease_until ?? ledger.now(), token: request.lease_token };
           return command.execution_id;
         }
@@ -150,14 +161,19 @@ export class LocalControlPlane implements ControlPlane {
       const leaseUntil = new Date(ledger.now().getTime() + leaseMs);
       const token = newLeaseToken();
       const lease = { worker_id: request.worker_id, lease_until: leaseUntil.toISOString() };
-      await ledger.append(q, [this.draft(command, EventType.CommandClaimed, { ...lease, attempt: command.attempt, started: true })], { defer: true });
+      await ledger.append(q, [this.draft(command, EventType.CommandClaimed, { ...lease, attempt: command.attempt, started: true })], {
+        defer: true,
+      });
       await this.deps.commandRows.markRunning(q, commandId, { workerId: request.worker_id, leaseUntil, tokenHash: token.hash });
       this.deps.metrics.claimLatency.observe((ledger.now().getTime() - command.created_at.getTime()) / 1000);
       claimed = { command, leaseUntil, token: token.token };
       return command.execution_id;
     };
     const fromPlan = async (q: Queryable, _executionId: string, planned: PlannedPass | undefined): Promise<undefined> => {
-      assembled = planned && claimed ? await claimedCommand(claimed.command, claimed, planned.state, this.deps, this.deps.payloadStoreWithin(q)) : undefined;
+      assembled =
+        planned && claimed
+          ? await claimedCommand(claimed.command, claimed, planned.state, this.deps, this.deps.payloadStoreWithin(q))
+          : undefined;
       return undefined;
     };
     // Without the scheduler here a claim is not planned (nor announced): the report that follows it is.
@@ -279,7 +295,9 @@ export class LocalControlPlane implements ControlPlane {
       detail,
       ...(returnStep !== undefined ? { returnStep, stepResult: await executions.stepResult(executionId, returnStep) } : {}),
     });
-    return outcome.status === 'COMPLETED' ? { status: 'COMPLETED', result: outcome.result ?? null } : { status: 'FAILED', error: outcome.error };
+    return outcome.status === 'COMPLETED'
+      ? { status: 'COMPLETED', result: outcome.result ?? null }
+      : { status: 'FAILED', error: outcome.error };
   }
 
   /** The execution of the command or frame `request` proves its worker holds (read without a lock: it changes nothing). */
@@ -339,7 +357,11 @@ export class LocalControlPlane implements ControlPlane {
       const locked = await this.locked(q, commandId);
       assertCommandHolder(locked, request);
       await ledger.append(q, [
-        this.draft(locked, EventType.CommandReleased, { worker_id: request.worker_id, attempt: locked.attempt, reason: 'released by its worker' }),
+        this.draft(locked, EventType.CommandReleased, {
+          worker_id: request.worker_id,
+          attempt: locked.attempt,
+          reason: 'released by its worker',
+        }),
       ]);
       await this.deps.commandRows.release(q, commandId);
       return locked;
@@ -366,11 +388,19 @@ export class LocalControlPlane implements ControlPlane {
     const command = usableCommand(commandId, await this.deps.commandRows.read(this.deps.db, this.deps.ledger.scope, commandId));
     assertCommandHolder(command, request);
     assertNamesCredential(credentialRefs(command.spec ?? {}), request.name, `command ${commandId}`);
-    return this.deps.credentials.resolve(request.name, await this.credentialUse(command.execution_id, command.step, { kind: 'command', id: commandId }, request.worker_id));
+    return this.deps.credentials.resolve(
+      request.name,
+      await this.credentialUse(command.execution_id, command.step, { kind: 'command', id: commandId }, request.worker_id),
+    );
   }
 
   /** The use a credential is resolved for: the held work, and its execution's playbook path that the binding is checked against. */
-  private async credentialUse(executionId: string, step: string, holder: CredentialUse['holder'], workerId: string): Promise<CredentialUse> {
+  private async credentialUse(
+    executionId: string,
+    step: string,
+    holder: CredentialUse['holder'],
+    workerId: string,
+  ): Promise<CredentialUse> {
     const path = await this.deps.states.read(this.deps.db, executionId, (state) => {
       if (!state) throw notFound('execution', executionId);
       return state.path;

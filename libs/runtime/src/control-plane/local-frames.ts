@@ -1,5 +1,13 @@
 import { EventType, type Json } from '@noetl/event-kernel';
-import { putFrameOutput, type FrameOutputRow, type FrameRow, type LedgerTransaction, type LockedFrame, type PendingFrame, type Queryable } from '@noetl/storage';
+import {
+  putFrameOutput,
+  type FrameOutputRow,
+  type FrameRow,
+  type LedgerTransaction,
+  type LockedFrame,
+  type PendingFrame,
+  type Queryable,
+} from '@noetl/storage';
 import type { HandOver, SlotReservation } from '../scheduler/eager-claims';
 import { notifyExecution } from '../bus/bus';
 import { assembleFrame, type FrameClaim, type ScopeOf } from './assemble-frame';
@@ -70,14 +78,22 @@ export class LocalFrames {
    * the stage refuses (another pool, a tool kind the worker lacks) fails alone.
    */
   async claim(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null> {
-    const claimed = await new Promise<FrameClaim | undefined>((resolve, reject) => this.claims.add(stageId, { request, settle: { resolve, reject } }));
+    const claimed = await new Promise<FrameClaim | undefined>((resolve, reject) =>
+      this.claims.add(stageId, { request, settle: { resolve, reject } }),
+    );
     return claimed ? assembleFrame(this.deps, this.scopeOf, claimed) : null;
   }
 
   /** One transaction for `batch` (see `claim`), or one per claim when that fails; settles each claim, never throws. */
   private async claimBatch(stageId: string, batch: readonly QueuedClaim[]): Promise<void> {
     try {
-      const claims = await this.deps.db.transaction((q) => this.claimWithin(q, stageId, batch.map((claim) => claim.request)));
+      const claims = await this.deps.db.transaction((q) =>
+        this.claimWithin(
+          q,
+          stageId,
+          batch.map((claim) => claim.request),
+        ),
+      );
       for (const [i, claim] of batch.entries()) claim.settle.resolve(claims[i]);
     } catch (error) {
       if (batch.length === 1) batch[0]!.settle.reject(error);
@@ -92,7 +108,12 @@ export class LocalFrames {
    * time); none when none is claimable now. `executionId`: the stage's
    * execution, when the caller knows it.
    */
-  private async claimWithin(q: LedgerTransaction, stageId: string, requests: readonly ClaimRequest[], executionId?: string): Promise<FrameClaim[]> {
+  private async claimWithin(
+    q: LedgerTransaction,
+    stageId: string,
+    requests: readonly ClaimRequest[],
+    executionId?: string,
+  ): Promise<FrameClaim[]> {
     const { ledger, frameRows, stageRows } = this.deps;
     const stage = await stageRows.lock(q, ledger.scope, stageId, executionId);
     if (!stage) throw notFound('stage', stageId);
@@ -106,20 +127,33 @@ export class LocalFrames {
       const leaseMs = request.lease_ms ?? frameLeaseMs(stage.frame_policy, DEFAULT_FRAME_LEASE_MS);
       const token = newLeaseToken();
       const leaseUntil = new Date(ledger.now().getTime() + leaseMs).toISOString();
-      return { stage, frame, leaseMs, leaseUntil, attempt: frame.attempts + 1, token: token.token, tokenHash: token.hash, workerId: request.worker_id };
+      return {
+        stage,
+        frame,
+        leaseMs,
+        leaseUntil,
+        attempt: frame.attempts + 1,
+        token: token.token,
+        tokenHash: token.hash,
+        workerId: request.worker_id,
+      };
     });
     if (claims.length === 0) return [];
     // A frame starts with its dispatch (its worker holds it from here); no `frame.started` beside it.
     await ledger.append(
       q,
       claims.map(({ frame, leaseUntil, attempt, workerId }) =>
-        draft({ executionId: stage.execution_id, step: stage.step_name, loopId: stage.loop_id, stageId, frameId: frame.frame_id }, EventType.FrameDispatched, {
-          frame_id: frame.frame_id,
-          stage_id: stageId,
-          worker_id: workerId,
-          lease_until: leaseUntil,
-          attempt,
-        }),
+        draft(
+          { executionId: stage.execution_id, step: stage.step_name, loopId: stage.loop_id, stageId, frameId: frame.frame_id },
+          EventType.FrameDispatched,
+          {
+            frame_id: frame.frame_id,
+            stage_id: stageId,
+            worker_id: workerId,
+            lease_until: leaseUntil,
+            attempt,
+          },
+        ),
       ),
     );
     for (const { frame, leaseUntil, attempt, tokenHash, workerId } of claims) {
@@ -135,8 +169,12 @@ export class LocalFrames {
       const frame = await this.locked(q, frameId);
       if (frame.execution_ended) return { lease_until: ledger.now().toISOString(), cancelled: true };
       assertFrameHolder(frame, request);
-      const leaseUntil = new Date(ledger.now().getTime() + (request.lease_ms ?? frameLeaseMs(frame.frame_policy, DEFAULT_FRAME_LEASE_MS))).toISOString();
-      await ledger.append(q, [draft(where(frame), EventType.FrameHeartbeat, { frame_id: frameId, worker_id: request.worker_id, lease_until: leaseUntil })]);
+      const leaseUntil = new Date(
+        ledger.now().getTime() + (request.lease_ms ?? frameLeaseMs(frame.frame_policy, DEFAULT_FRAME_LEASE_MS)),
+      ).toISOString();
+      await ledger.append(q, [
+        draft(where(frame), EventType.FrameHeartbeat, { frame_id: frameId, worker_id: request.worker_id, lease_until: leaseUntil }),
+      ]);
       await this.deps.frameRows.setLease(q, frameId, leaseUntil);
       return { lease_until: leaseUntil, cancelled: false };
     });
@@ -166,10 +204,18 @@ export class LocalFrames {
       (rows.at(-1)?.index ?? 0) < inlineLoopResults && Buffer.byteLength(JSON.stringify(results)) <= inlineLimitBytes
         ? { results }
         : // Content-addressed: a retried commit stores the same bytes once.
-          { outputRef: await putFrameOutput(payloadStore, rows.map(({ error, ...row }): FrameOutputRow => ({ ...row, ...(error ? { error: { ...error } as Json } : {}) })), ledger.scope) };
+          {
+            outputRef: await putFrameOutput(
+              payloadStore,
+              rows.map(({ error, ...row }): FrameOutputRow => ({ ...row, ...(error ? { error: { ...error } as Json } : {}) })),
+              ledger.scope,
+            ),
+          };
     const executionId = this.executions.of(frameId) ?? (await frameRows.executionOf(db, ledger.scope, frameId));
     if (executionId === undefined) throw notFound('frame', frameId);
-    await new Promise<void>((resolve, reject) => this.commits.add(executionId, { frameId, request, rows, output, settle: { resolve, reject } }));
+    await new Promise<void>((resolve, reject) =>
+      this.commits.add(executionId, { frameId, request, rows, output, settle: { resolve, reject } }),
+    );
   }
 
   /** One transaction for `batch` (see `commit`); settles each commit, never throws. */
@@ -179,7 +225,12 @@ export class LocalFrames {
     let committed: LockedFrame[] = [];
     const report = async (q: LedgerTransaction): Promise<string> => {
       refused.clear();
-      const locked = await frameRows.lockOfExecution(q, ledger.scope, executionId, batch.map((commit) => commit.frameId));
+      const locked = await frameRows.lockOfExecution(
+        q,
+        ledger.scope,
+        executionId,
+        batch.map((commit) => commit.frameId),
+      );
       const landing: { commit: QueuedCommit; frame: LockedFrame }[] = [];
       for (const commit of batch) {
         try {
@@ -191,10 +242,18 @@ export class LocalFrames {
         }
       }
       // Deferred: they go in with the next frames' dispatch or the scheduler's decisions, in one statement.
-      const appended = await ledger.append(q, landing.map(({ commit, frame }) => committedDraft(commit, frame)), { defer: true });
+      const appended = await ledger.append(
+        q,
+        landing.map(({ commit, frame }) => committedDraft(commit, frame)),
+        { defer: true },
+      );
       for (const [i, { commit, frame }] of landing.entries()) {
         const outputRef = 'outputRef' in commit.output ? commit.output.outputRef : null;
-        await frameRows.markCommitted(q, frame.frame_id, { outputRef, rowCount: commit.rows.length, eventId: appended[i]?.event.event_id ?? null });
+        await frameRows.markCommitted(q, frame.frame_id, {
+          outputRef,
+          rowCount: commit.rows.length,
+          eventId: appended[i]?.event.event_id ?? null,
+        });
       }
       committed = landing.map(({ frame }) => frame);
       return executionId;
@@ -220,7 +279,14 @@ export class LocalFrames {
       if (slot) slot.slots++;
       else offered.set(frame.stage_id, { frame, slots: 1 });
     }
-    for (const { frame, slots } of offered.values()) void this.deps.offers.stage({ stageId: frame.stage_id, executionId: frame.execution_id, slots, kinds: frame.tools, pool: frame.pool });
+    for (const { frame, slots } of offered.values())
+      void this.deps.offers.stage({
+        stageId: frame.stage_id,
+        executionId: frame.execution_id,
+        slots,
+        kinds: frame.tools,
+        pool: frame.pool,
+      });
   }
 
   /**
@@ -233,7 +299,12 @@ export class LocalFrames {
    * assembly fails after the commit is not run: its lease runs out and the
    * reaper gives it back.
    */
-  private async nextFramesFor(q: LedgerTransaction, executionId: string, done: readonly LockedFrame[], handedOn: Set<string>): Promise<HandOver | undefined> {
+  private async nextFramesFor(
+    q: LedgerTransaction,
+    executionId: string,
+    done: readonly LockedFrame[],
+    handedOn: Set<string>,
+  ): Promise<HandOver | undefined> {
     const byStage = new Map<string, { frame: LockedFrame; reservation: SlotReservation }[]>();
     const reservations: SlotReservation[] = [];
     const giveBack = (): void => {
@@ -252,7 +323,12 @@ export class LocalFrames {
       const runs: (() => void)[] = [];
       for (const [stageId, slots] of byStage) {
         // The slot was reserved for the frame's pool and kinds (`reserve` checked them): its claim is of that pool.
-        const claims = await this.claimWithin(q, stageId, slots.map(({ frame, reservation }) => ({ worker_id: reservation.workerId, ...(frame.pool ? { pool: frame.pool } : {}) })), executionId);
+        const claims = await this.claimWithin(
+          q,
+          stageId,
+          slots.map(({ frame, reservation }) => ({ worker_id: reservation.workerId, ...(frame.pool ? { pool: frame.pool } : {}) })),
+          executionId,
+        );
         for (const [i, { frame, reservation }] of slots.entries()) {
           const claimed = claims[i];
           if (!claimed) {
@@ -304,7 +380,12 @@ export class LocalFrames {
       const locked = await this.lockedLive(q, frameId);
       assertFrameHolder(locked, request);
       await ledger.append(q, [
-        draft(where(locked), EventType.FrameAbandoned, { frame_id: frameId, worker_id: request.worker_id, attempt: locked.attempts, reason: 'released by its worker' }),
+        draft(where(locked), EventType.FrameAbandoned, {
+          frame_id: frameId,
+          worker_id: request.worker_id,
+          attempt: locked.attempts,
+          reason: 'released by its worker',
+        }),
       ]);
       await this.deps.frameRows.release(q, frameId, { refundAttempt: true });
       return locked;
@@ -327,7 +408,13 @@ export class LocalFrames {
   /** The scheduler plans the frame's end (or release); the stage's next frame is offered. */
   private afterTerminal(frame: FrameRow): void {
     notifyExecution(this.deps.bus, this.deps.ledger.scope, frame.execution_id);
-    void this.deps.offers.stage({ stageId: frame.stage_id, executionId: frame.execution_id, slots: 1, kinds: frame.tools, pool: frame.pool });
+    void this.deps.offers.stage({
+      stageId: frame.stage_id,
+      executionId: frame.execution_id,
+      slots: 1,
+      kinds: frame.tools,
+      pool: frame.pool,
+    });
   }
 
   /** A cursor stage's next frame slot, unless a claim already came back empty (the cursor is drained). */

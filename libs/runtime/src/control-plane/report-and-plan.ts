@@ -58,7 +58,8 @@ export async function reportAndPlan(
       if (error instanceof RuntimeError) throw error;
       // The report must not wait on the plan: it goes again alone, and the scheduler's own pass plans
       // (a render too heavy for the event loop among them: see Scheduler.settleRender).
-      if (!(error instanceof RenderSliceExceeded)) deps.logger.warn({ err: error, reported }, 'a report and its planning failed together; the report goes again alone');
+      if (!(error instanceof RenderSliceExceeded))
+        deps.logger.warn({ err: error, reported }, 'a report and its planning failed together; the report goes again alone');
     }
   }
   const executionId = await db.transaction(report);

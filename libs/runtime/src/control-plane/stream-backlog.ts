@@ -17,7 +17,11 @@ export interface StreamBacklog {
  * not ended. A chunk no arc fires for is done once planned. The two sets
  * are apart: a chunk's runs are entered by the pass that plans it.
  */
-export async function streamBacklog(deps: { db: Database; ledger: Ledger; states: ExecutionStates }, executionId: string, commandId: string): Promise<StreamBacklog> {
+export async function streamBacklog(
+  deps: { db: Database; ledger: Ledger; states: ExecutionStates },
+  executionId: string,
+  commandId: string,
+): Promise<StreamBacklog> {
   const unplanned = await deps.ledger.unplannedPartials(deps.db, executionId, commandId);
   const consuming = await deps.states.read(deps.db, executionId, (state) => (state ? chunksBeingConsumed(state, commandId) : 0));
   return { pending_chunks: unplanned + consuming };

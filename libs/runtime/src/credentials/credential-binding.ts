@@ -11,12 +11,18 @@ export function assertPathGlobs(name: string, globs: readonly string[]): void {
   }
   for (const glob of globs) {
     if (typeof glob !== 'string' || glob.trim() === '' || glob.length > MAX_GLOB_LENGTH) {
-      throw new RuntimeError('invalid_request', `credential "${name}": each of allowed_paths must be a glob of 1-${MAX_GLOB_LENGTH} characters`);
+      throw new RuntimeError(
+        'invalid_request',
+        `credential "${name}": each of allowed_paths must be a glob of 1-${MAX_GLOB_LENGTH} characters`,
+      );
     }
     try {
       picomatch(glob, { strictBrackets: true });
     } catch (error) {
-      throw new RuntimeError('invalid_request', `credential "${name}": allowed_paths glob "${glob}" is not valid: ${error instanceof Error ? error.message : String(error)}`);
+      throw new RuntimeError(
+        'invalid_request',
+        `credential "${name}": allowed_paths glob "${glob}" is not valid: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 }
@@ -30,8 +36,14 @@ export function assertBound(name: string, binding: { allowed_paths: string[] | n
   const globs = binding.allowed_paths;
   if (globs === null) {
     if (!binding.require_binding) return;
-    throw new RuntimeError('credential_not_allowed', `credential "${name}" is bound to no playbook, and this tenant requires binding: give it allowed_paths`);
+    throw new RuntimeError(
+      'credential_not_allowed',
+      `credential "${name}" is bound to no playbook, and this tenant requires binding: give it allowed_paths`,
+    );
   }
   if (globs.some((glob) => picomatch.isMatch(path, glob))) return;
-  throw new RuntimeError('credential_not_allowed', `credential "${name}" is not bound to playbook "${path}" (allowed_paths: ${globs.join(', ')})`);
+  throw new RuntimeError(
+    'credential_not_allowed',
+    `credential "${name}" is not bound to playbook "${path}" (allowed_paths: ${globs.join(', ')})`,
+  );
 }

@@ -31,7 +31,13 @@ describe('PgCredentialStore', () => {
   it('stores, lists, shows, resolves and deletes a credential, never listing its data', async () => {
     const store = await openCredentialStore(db, newKey(), newScope());
     const summary = await store.put({ name: 'pg_main', type: 'postgres', data: PG_DATA });
-    expect(summary).toEqual({ name: 'pg_main', type: 'postgres', allowed_paths: null, created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(summary).toEqual({
+      name: 'pg_main',
+      type: 'postgres',
+      allowed_paths: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
     expect(await store.list()).toEqual([summary]);
     expect(await store.get('pg_main')).toEqual(summary);
     expect(await store.resolve('pg_main', USE)).toEqual({ type: 'postgres', data: PG_DATA });
@@ -60,7 +66,16 @@ describe('PgCredentialStore', () => {
       message: 'credential "warehouse" is not bound to playbook "scratch/exfiltrate" (allowed_paths: etl/**, reports/weekly)',
     });
     expect(await store.uses('warehouse', 10)).toEqual([
-      { name: 'warehouse', execution_id: '41', path: 'etl/daily', step: 'load', holder_kind: 'command', holder_id: '42', worker_id: 'w-1', used_at: expect.any(String) },
+      {
+        name: 'warehouse',
+        execution_id: '41',
+        path: 'etl/daily',
+        step: 'load',
+        holder_kind: 'command',
+        holder_id: '42',
+        worker_id: 'w-1',
+        used_at: expect.any(String),
+      },
     ]);
     await expect(store.put({ name: 'bad', type: 'http', data: {}, allowed_paths: [] })).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(store.uses('nosuch', 10)).rejects.toMatchObject({ code: 'not_found' });
@@ -72,7 +87,10 @@ describe('PgCredentialStore', () => {
     expect(await store.settings()).toEqual({ require_binding: false });
     expect((await store.resolve('loose', USE)).data).toEqual({ token: 'tok-123456' });
     expect(await store.updateSettings({ require_binding: true })).toEqual({ require_binding: true });
-    await expect(store.resolve('loose', USE)).rejects.toMatchObject({ code: 'credential_not_allowed', message: expect.stringContaining('this tenant requires binding') });
+    await expect(store.resolve('loose', USE)).rejects.toMatchObject({
+      code: 'credential_not_allowed',
+      message: expect.stringContaining('this tenant requires binding'),
+    });
     await store.put({ name: 'loose', type: 'http', data: { token: 'tok-123456' }, allowed_paths: ['etl/*'] });
     expect((await store.resolve('loose', USE)).data).toEqual({ token: 'tok-123456' });
   });

@@ -5,7 +5,14 @@ import { RuntimeError } from '../runtime-error';
 import { CredentialCipher } from './credential-cipher';
 import { assertCredentialName } from './credential-name';
 import { assertBound, assertPathGlobs } from './credential-binding';
-import type { CredentialInput, CredentialSettings, CredentialStore, CredentialSummary, CredentialUse, CredentialUseView } from './credential-types';
+import type {
+  CredentialInput,
+  CredentialSettings,
+  CredentialStore,
+  CredentialSummary,
+  CredentialUse,
+  CredentialUseView,
+} from './credential-types';
 
 const LOCKED_HINT = 'set NOETL_ENCRYPTION_KEY (32 bytes as 64 hex characters or base64)';
 
@@ -132,5 +139,11 @@ function credentialNotFound(name: string): RuntimeError {
 }
 
 function toSummary(row: CredentialSummaryRow): CredentialSummary {
-  return { name: row.name, type: row.type, allowed_paths: row.allowed_paths, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
+  return {
+    name: row.name,
+    type: row.type,
+    allowed_paths: row.allowed_paths,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
 }

@@ -12,9 +12,7 @@ import { definitionOf, fireStateAfter } from './schedule-definition';
  * unless the declaration says `paused` itself.
  */
 export class DeclaredSchedules {
-  constructor(
-    private readonly deps: { rows: ScheduleRepository; ids: IdGenerator; scope: TenantScope; now: () => Date },
-  ) {}
+  constructor(private readonly deps: { rows: ScheduleRepository; ids: IdGenerator; scope: TenantScope; now: () => Date }) {}
 
   async apply(q: Queryable, playbook: Playbook): Promise<void> {
     const { rows, scope } = this.deps;
@@ -31,6 +29,11 @@ export class DeclaredSchedules {
       return;
     }
     const scheduleId = this.deps.ids.next();
-    await rows.insert(q, scope, { schedule_id: scheduleId, source: 'playbook', ...definition, ...fireStateAfter(scheduleId, undefined, definition, now) });
+    await rows.insert(q, scope, {
+      schedule_id: scheduleId,
+      source: 'playbook',
+      ...definition,
+      ...fireStateAfter(scheduleId, undefined, definition, now),
+    });
   }
 }

@@ -28,7 +28,11 @@ describe('fireStateAfter', () => {
 
   it('starts over from now when the timing or the jitter changes, or a pause ends', () => {
     const before = { ...definition({ cron: '*/5 * * * *' }), ...held };
-    const restarted = { next_fire_at: new Date('2025-06-01T12:01:00.000Z'), next_due_at: new Date('2025-06-01T12:01:00.000Z'), buffered_fire_at: null };
+    const restarted = {
+      next_fire_at: new Date('2025-06-01T12:01:00.000Z'),
+      next_due_at: new Date('2025-06-01T12:01:00.000Z'),
+      buffered_fire_at: null,
+    };
     expect(fireStateAfter('1', before, definition({ cron: '* * * * *' }), now)).toEqual(restarted);
     expect(fireStateAfter('1', { ...before, paused: true }, definition({ cron: '*/5 * * * *' }), now)).toEqual({
       ...restarted,
@@ -42,14 +46,32 @@ describe('fireStateAfter', () => {
 
   it('drops a held fire time when paused', () => {
     const before = { ...definition({ cron: '*/5 * * * *', overlap: 'buffer_one' }), ...held };
-    expect(fireStateAfter('1', before, definition({ cron: '*/5 * * * *', overlap: 'buffer_one', paused: true }), now)).toEqual({ ...held, buffered_fire_at: null });
+    expect(fireStateAfter('1', before, definition({ cron: '*/5 * * * *', overlap: 'buffer_one', paused: true }), now)).toEqual({
+      ...held,
+      buffered_fire_at: null,
+    });
   });
 });
 
 describe('fieldsOf', () => {
   it('gives back the fields a definition was read from', () => {
-    const fields = { cron: '0 2 * * *', timezone: 'Europe/Berlin', payload: { a: 1 }, overlap: 'allow', catchup_seconds: 90, jitter_seconds: 5, paused: true };
+    const fields = {
+      cron: '0 2 * * *',
+      timezone: 'Europe/Berlin',
+      payload: { a: 1 },
+      overlap: 'allow',
+      catchup_seconds: 90,
+      jitter_seconds: 5,
+      paused: true,
+    };
     expect(fieldsOf(definition(fields))).toEqual(fields);
-    expect(fieldsOf(definition({ interval_seconds: 30 }))).toEqual({ interval_seconds: 30, payload: {}, overlap: 'skip', catchup_seconds: 60, jitter_seconds: 0, paused: false });
+    expect(fieldsOf(definition({ interval_seconds: 30 }))).toEqual({
+      interval_seconds: 30,
+      payload: {},
+      overlap: 'skip',
+      catchup_seconds: 60,
+      jitter_seconds: 0,
+      paused: false,
+    });
   });
 });

@@ -8,7 +8,11 @@ export function scheduleSpecOf(fields: Record<string, unknown>): ScheduleSpec {
   const problems: { path: string; message: string }[] = [];
   const spec = readSchedule(fields, '', (path, message) => problems.push({ path, message }));
   if (!spec) {
-    throw new RuntimeError('invalid_request', `invalid schedule: ${problems.map((p) => `${p.path || 'schedule'}: ${p.message}`).join('; ')}`, problems);
+    throw new RuntimeError(
+      'invalid_request',
+      `invalid schedule: ${problems.map((p) => `${p.path || 'schedule'}: ${p.message}`).join('; ')}`,
+      problems,
+    );
   }
   return spec;
 }
@@ -33,7 +37,9 @@ export function definitionOf(path: string, version: number | null, spec: Schedul
 /** A row's schedule fields as written: what a PATCH is laid over. */
 export function fieldsOf(definition: ScheduleDefinition): Record<string, unknown> {
   return {
-    ...(definition.cron !== null ? { cron: definition.cron, timezone: definition.timezone } : { interval_seconds: definition.interval_seconds }),
+    ...(definition.cron !== null
+      ? { cron: definition.cron, timezone: definition.timezone }
+      : { interval_seconds: definition.interval_seconds }),
     payload: definition.payload,
     overlap: definition.overlap,
     catchup_seconds: definition.catchup_seconds,

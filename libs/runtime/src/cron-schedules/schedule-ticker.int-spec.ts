@@ -45,10 +45,21 @@ describe('ScheduleTicker', () => {
 
   beforeAll(async () => {
     testDatabase = await createTestDatabase();
-    const config = loadConfig({ DATABASE_URL: testDatabase.url, LOG_LEVEL: 'silent', NOETL_SWEEP_MS: '100', NOETL_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY });
+    const config = loadConfig({
+      DATABASE_URL: testDatabase.url,
+      LOG_LEVEL: 'silent',
+      NOETL_SWEEP_MS: '100',
+      NOETL_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    });
     database = await Database.connect(testDatabase.url);
     engine = await Engine.start({ config, database, roles: ['scheduler', 'worker'], schedules: false });
-    ledger = new Ledger(new PgEventStore(database), new SnowflakeIds(1023, () => Date.now()), config.tenancy, 'ticker-spec', new RuntimeMetrics());
+    ledger = new Ledger(
+      new PgEventStore(database),
+      new SnowflakeIds(1023, () => Date.now()),
+      config.tenancy,
+      'ticker-spec',
+      new RuntimeMetrics(),
+    );
     await engine.own.catalog.register(NOOP);
     await engine.own.catalog.register(PARKED);
   });
@@ -80,7 +91,11 @@ describe('ScheduleTicker', () => {
     const fireTimes = started.map((detail) => detail.schedule?.fire_time);
     expect(fireTimes).toEqual(Array.from({ length: 8 }, (_, k) => at(first, k * 10).toISOString()));
     expect(started.every((detail) => detail.schedule?.schedule_id === schedule.schedule_id && !detail.schedule.manual)).toBe(true);
-    expect(await engine.own.schedules.get(schedule.schedule_id)).toMatchObject({ fired: 8, skipped: 0, next_fire_time: at(first, 80).toISOString() });
+    expect(await engine.own.schedules.get(schedule.schedule_id)).toMatchObject({
+      fired: 8,
+      skipped: 0,
+      next_fire_time: at(first, 80).toISOString(),
+    });
     await engine.own.schedules.delete(schedule.schedule_id);
   });
 
@@ -95,13 +110,20 @@ describe('ScheduleTicker', () => {
     clock = at(first, 20);
     expect(await tick.fireDue()).toBe(0);
     const [running] = await fires('ticks/parked');
-    expect(await engine.own.schedules.get(schedule.schedule_id)).toMatchObject({ fired: 1, skipped: 2, last_execution_id: running!.execution_id });
+    expect(await engine.own.schedules.get(schedule.schedule_id)).toMatchObject({
+      fired: 1,
+      skipped: 2,
+      last_execution_id: running!.execution_id,
+    });
 
     await engine.own.executions.signal(running!.execution_id, 'release', {});
     await engine.waitForTerminal(running!.execution_id, { timeoutMs: 10_000 });
     clock = at(first, 30);
     expect(await tick.fireDue()).toBe(1);
-    expect((await fires('ticks/parked')).map((d) => d.schedule?.fire_time)).toEqual([at(first, 0).toISOString(), at(first, 30).toISOString()]);
+    expect((await fires('ticks/parked')).map((d) => d.schedule?.fire_time)).toEqual([
+      at(first, 0).toISOString(),
+      at(first, 30).toISOString(),
+    ]);
     await engine.own.schedules.delete(schedule.schedule_id);
     await cancelRunning('ticks/parked');
   });
@@ -114,7 +136,10 @@ describe('ScheduleTicker', () => {
     await tick.fireDue();
     clock = at(first, 20);
     expect(await tick.fireDue()).toBe(0);
-    expect(await engine.own.schedules.get(schedule.schedule_id)).toMatchObject({ buffered_fire_time: at(first, 10).toISOString(), skipped: 1 });
+    expect(await engine.own.schedules.get(schedule.schedule_id)).toMatchObject({
+      buffered_fire_time: at(first, 10).toISOString(),
+      skipped: 1,
+    });
 
     const running = (await fires('ticks/parked')).find((d) => d.status === 'RUNNING')!;
     await engine.own.executions.signal(running.execution_id, 'release', {});
@@ -137,7 +162,10 @@ describe('ScheduleTicker', () => {
     const started = (await fires('ticks/noop')).filter((d) => d.schedule?.schedule_id === schedule.schedule_id);
     expect(started.map((d) => d.schedule?.fire_time)).toEqual([3570, 3580, 3590, 3600].map((s) => at(first, s).toISOString()));
     expect((await fires('ticks/noop')).length).toBe(before + 4);
-    expect(await engine.own.schedules.get(schedule.schedule_id)).toMatchObject({ last_missed_time: at(first, 3560).toISOString(), next_fire_time: at(first, 3610).toISOString() });
+    expect(await engine.own.schedules.get(schedule.schedule_id)).toMatchObject({
+      last_missed_time: at(first, 3560).toISOString(),
+      next_fire_time: at(first, 3610).toISOString(),
+    });
     await engine.own.schedules.delete(schedule.schedule_id);
   });
 
@@ -153,19 +181,40 @@ describe('ScheduleTicker', () => {
   });
 
   it('starts a manual trigger now, marked manual, paused or not', async () => {
-    const schedule = await engine.own.schedules.create({ path: 'ticks/noop', cron: '0 3 * * *', timezone: 'Asia/Tokyo', paused: true, payload: { from: 'schedule' } });
+    const schedule = await engine.own.schedules.create({
+      path: 'ticks/noop',
+      cron: '0 3 * * *',
+      timezone: 'Asia/Tokyo',
+      paused: true,
+      payload: { from: 'schedule' },
+    });
     const triggered = await engine.own.schedules.trigger(schedule.schedule_id);
     const detail = await engine.waitForTerminal(triggered.execution_id, { timeoutMs: 10_000 });
-    expect(detail).toMatchObject({ status: 'COMPLETED', workload: { from: 'schedule' }, schedule: { schedule_id: schedule.schedule_id, fire_time: triggered.fire_time, manual: true } });
-    expect(await engine.own.schedules.get(schedule.schedule_id)).toMatchObject({ fired: 1, last_execution_id: triggered.execution_id, paused: true });
+    expect(detail).toMatchObject({
+      status: 'COMPLETED',
+      workload: { from: 'schedule' },
+      schedule: { schedule_id: schedule.schedule_id, fire_time: triggered.fire_time, manual: true },
+    });
+    expect(await engine.own.schedules.get(schedule.schedule_id)).toMatchObject({
+      fired: 1,
+      last_execution_id: triggered.execution_id,
+      paused: true,
+    });
     await engine.own.schedules.delete(schedule.schedule_id);
   });
 
-  it('applies a playbook\'s metadata.schedule at registration: created, rewritten by a new version, deleted by one without it', async () => {
+  it("applies a playbook's metadata.schedule at registration: created, rewritten by a new version, deleted by one without it", async () => {
     const declaring = (cron: string) => playbook('ticks/declared', '{kind: noop}', `, schedule: {cron: "${cron}", overlap: allow}`);
     await engine.own.catalog.register(declaring('0 * * * *'));
     const [created] = (await engine.own.schedules.list({ path: 'ticks/declared' })).schedules;
-    expect(created).toMatchObject({ source: 'playbook', cron: '0 * * * *', timezone: 'UTC', overlap: 'allow', version: null, paused: false });
+    expect(created).toMatchObject({
+      source: 'playbook',
+      cron: '0 * * * *',
+      timezone: 'UTC',
+      overlap: 'allow',
+      version: null,
+      paused: false,
+    });
 
     await engine.own.schedules.update(created!.schedule_id, { paused: true });
     await engine.own.catalog.register(declaring('30 * * * *'));
@@ -188,12 +237,16 @@ describe('ScheduleTicker', () => {
     expect(declared).toMatchObject({ source: 'playbook', interval_seconds: 3600 });
     // Registering it once more rewrites the same schedule: its next fire time stays.
     await engine.own.catalog.register(content);
-    expect((await engine.own.schedules.list({ path: 'ticks/run-first' })).schedules).toEqual([{ ...declared, updated_at: expect.any(String) }]);
+    expect((await engine.own.schedules.list({ path: 'ticks/run-first' })).schedules).toEqual([
+      { ...declared, updated_at: expect.any(String) },
+    ]);
   });
 
   it('rejects a schedule of an unknown playbook or with bad fields, listing every problem', async () => {
     await expect(engine.own.schedules.create({ path: 'ticks/missing', interval_seconds: 10 })).rejects.toMatchObject({ code: 'not_found' });
-    await expect(engine.own.schedules.create({ path: 'ticks/noop', cron: '* * *', interval_seconds: 0, timezone: 'Nowhere/Land' })).rejects.toMatchObject({
+    await expect(
+      engine.own.schedules.create({ path: 'ticks/noop', cron: '* * *', interval_seconds: 0, timezone: 'Nowhere/Land' }),
+    ).rejects.toMatchObject({
       code: 'invalid_request',
       details: [{ path: 'interval_seconds', message: 'give exactly one of "cron" and "interval_seconds"' }],
     });
@@ -204,6 +257,9 @@ describe('ScheduleTicker', () => {
     for (const detail of await fires(path)) {
       if (detail.status === 'RUNNING') await engine.own.executions.cancel(detail.execution_id, {});
     }
-    await waitFor(async () => (await fires(path)).every((d) => d.status !== 'RUNNING'), { timeoutMs: 10_000, description: `no ${path} execution running` });
+    await waitFor(async () => (await fires(path)).every((d) => d.status !== 'RUNNING'), {
+      timeoutMs: 10_000,
+      description: `no ${path} execution running`,
+    });
   }
 });

@@ -67,13 +67,19 @@ export class ScheduleTicker {
         missed_at: plan.lastMissed,
       });
       if (plan.lastMissed) {
-        this.deps.logger.warn({ schedule_id: scheduleId, last_missed: plan.lastMissed.toISOString() }, 'schedule fire times missed: reached after their catch-up window');
+        this.deps.logger.warn(
+          { schedule_id: scheduleId, last_missed: plan.lastMissed.toISOString() },
+          'schedule fire times missed: reached after their catch-up window',
+        );
       }
       return fired;
     });
     for (const result of started) {
       executions.announce(result);
-      this.deps.logger.info({ schedule_id: scheduleId, execution_id: result.executionId, fire_time: result.fireAt.toISOString() }, 'schedule fired');
+      this.deps.logger.info(
+        { schedule_id: scheduleId, execution_id: result.executionId, fire_time: result.fireAt.toISOString() },
+        'schedule fired',
+      );
     }
     return started.length;
   }

@@ -27,7 +27,8 @@ export class ScheduleService {
 
   async create(input: ScheduleInput): Promise<ScheduleView> {
     const { db, ledger, rows } = this.deps;
-    if (typeof input.path !== 'string' || input.path === '') throw new RuntimeError('invalid_request', 'a schedule needs the "path" of a registered playbook');
+    if (typeof input.path !== 'string' || input.path === '')
+      throw new RuntimeError('invalid_request', 'a schedule needs the "path" of a registered playbook');
     const spec = scheduleSpecOf(scheduleFields(input));
     const version = input.version ?? null;
     await this.assertRegistered(input.path, version);

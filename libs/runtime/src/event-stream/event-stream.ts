@@ -43,7 +43,8 @@ export function replicasOn(nc: NatsConnection, wanted: number): number {
 /** `replicasOn`, saying at warn level when the count is not the one wanted. */
 export function streamReplicas(nc: NatsConnection, wanted: number, logger: Logger): number {
   const count = replicasOn(nc, wanted);
-  if (count !== wanted) logger.warn(`NOETL_JETSTREAM_REPLICAS is ${wanted} but the NATS server is not clustered: streams and consumers get ${count} replica`);
+  if (count !== wanted)
+    logger.warn(`NOETL_JETSTREAM_REPLICAS is ${wanted} but the NATS server is not clustered: streams and consumers get ${count} replica`);
   return count;
 }
 

@@ -59,7 +59,9 @@ describe('JetStream replicas on a 3-node cluster', () => {
       expect([replicasOn(nc, 3), replicasOn(nc, 1), replicasOn(single, 3), replicasOn(single, 1)]).toEqual([3, 1, 1, 1]);
       // What the runtime would meet without it: the single server refuses an R3 stream.
       const jsm = await single.jetstreamManager();
-      await expect(jsm.streams.add({ name: `R3_REFUSED_${process.pid}`, subjects: [`noetl-test.r3-refused.${process.pid}`], num_replicas: 3 })).rejects.toThrow('replicas > 1 not supported in non-clustered mode');
+      await expect(
+        jsm.streams.add({ name: `R3_REFUSED_${process.pid}`, subjects: [`noetl-test.r3-refused.${process.pid}`], num_replicas: 3 }),
+      ).rejects.toThrow('replicas > 1 not supported in non-clustered mode');
     } finally {
       await single.close();
     }
@@ -90,14 +92,23 @@ describe('JetStream replicas on a 3-node cluster', () => {
     const fresh = { tenantId: 'fresh', organizationId: 'o' };
     const existing = { tenantId: 'existing', organizationId: 'o' };
     // A consumer made before the setting (R1): it must keep its name and acks, and get 3 copies.
-    await jsm.consumers.add(EVENTS_STREAM, { durable_name: projectorDurable(existing, 0, 1), filter_subject: shardFilter(0, existing), ack_policy: AckPolicy.Explicit, num_replicas: 1 });
+    await jsm.consumers.add(EVENTS_STREAM, {
+      durable_name: projectorDurable(existing, 0, 1),
+      filter_subject: shardFilter(0, existing),
+      ack_policy: AckPolicy.Explicit,
+      num_replicas: 1,
+    });
     const projector = projectorOf([fresh, existing]);
     projector.start();
     try {
       const replicas = await waitFor(
         async () => {
-          const infos = await Promise.all([fresh, existing].map((scope) => jsm.consumers.info(EVENTS_STREAM, projectorDurable(scope, 0, 1))));
-          return infos.every((info) => info.config.num_replicas === 3 && info.cluster?.replicas?.length === 2) ? infos.map((info) => info.config.num_replicas) : undefined;
+          const infos = await Promise.all(
+            [fresh, existing].map((scope) => jsm.consumers.info(EVENTS_STREAM, projectorDurable(scope, 0, 1))),
+          );
+          return infos.every((info) => info.config.num_replicas === 3 && info.cluster?.replicas?.length === 2)
+            ? infos.map((info) => info.config.num_replicas)
+            : undefined;
         },
         { timeoutMs: 30_000, intervalMs: 200, description: 'both consumers at R3' },
       );
@@ -116,9 +127,15 @@ describe('JetStream replicas on a 3-node cluster', () => {
     const shard = (): StreamProjector => projectorOf([scope], folded);
     const first = shard();
     first.start();
-    await waitFor(() => jsm.consumers.info(EVENTS_STREAM, durable), { timeoutMs: 30_000, intervalMs: 100, description: 'the shard consumer' });
+    await waitFor(() => jsm.consumers.info(EVENTS_STREAM, durable), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      description: 'the shard consumer',
+    });
     await first.stop();
-    await nc.jetstream().publish('noetl.events.lost.o.9.0', new TextEncoder().encode(JSON.stringify({ event_id: 'lost-in-transit' })), { msgID: 'lost-in-transit' });
+    await nc.jetstream().publish('noetl.events.lost.o.9.0', new TextEncoder().encode(JSON.stringify({ event_id: 'lost-in-transit' })), {
+      msgID: 'lost-in-transit',
+    });
     // Delivered, and never acked nor refused: what JetStream sees when the delivery dies with its node.
     // (The stopped shard's last pull may still wait on the server for a moment, and take it first: that is a lost delivery too, redelivered after the ack wait.)
     const raw = await nc.jetstream().consumers.get(EVENTS_STREAM, durable);
@@ -134,7 +151,11 @@ describe('JetStream replicas on a 3-node cluster', () => {
     const second = shard();
     second.start();
     try {
-      await waitFor(async () => folded.includes('lost-in-transit'), { timeoutMs: 20_000, intervalMs: 100, description: 'the lost delivery folded' });
+      await waitFor(async () => folded.includes('lost-in-transit'), {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+        description: 'the lost delivery folded',
+      });
     } finally {
       await second.stop();
     }
@@ -147,14 +168,21 @@ describe('JetStream replicas on a 3-node cluster', () => {
     const durable = projectorDurable(scope, 0, 1);
     const folded: string[] = [];
     const projector = projectorOf([scope], folded);
-    const publish = (eventId: string) => nc.jetstream().publish('noetl.events.regone.o.7.0', new TextEncoder().encode(JSON.stringify({ event_id: eventId })), { msgID: eventId });
+    const publish = (eventId: string) =>
+      nc
+        .jetstream()
+        .publish('noetl.events.regone.o.7.0', new TextEncoder().encode(JSON.stringify({ event_id: eventId })), { msgID: eventId });
     projector.start();
     try {
       await publish('before');
       await waitFor(async () => folded.includes('before'), { timeoutMs: 30_000, intervalMs: 100, description: 'the first event folded' });
       await jsm.consumers.delete(EVENTS_STREAM, durable);
       await publish('after');
-      await waitFor(async () => folded.includes('after'), { timeoutMs: 30_000, intervalMs: 100, description: 'an event published after the consumer was deleted, folded' });
+      await waitFor(async () => folded.includes('after'), {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+        description: 'an event published after the consumer was deleted, folded',
+      });
       expect((await jsm.consumers.info(EVENTS_STREAM, durable)).config.num_replicas).toBe(3);
     } finally {
       await projector.stop();

@@ -64,12 +64,24 @@ export function timelineOf(events: readonly LedgerEvent[]): TimelineBar[] {
         break;
       case EventType.StepExit: {
         const entered = stepRuns.get(event.payload.run_id);
-        if (event.payload.signal && entered) open({ kind: 'wait', id: event.payload.run_id, step: event.payload.step, status: 'SIGNALLED', begin: entered, end: at });
+        if (event.payload.signal && entered)
+          open({ kind: 'wait', id: event.payload.run_id, step: event.payload.step, status: 'SIGNALLED', begin: entered, end: at });
         break;
       }
       case EventType.CommandIssued: {
         const { command_id, step, attempt, max_attempts, iteration } = event.payload;
-        commands.set(command_id, open({ kind: 'command', id: command_id, step, attempt, max_attempts, ...(iteration !== undefined ? { index: iteration } : {}), begin: at }));
+        commands.set(
+          command_id,
+          open({
+            kind: 'command',
+            id: command_id,
+            step,
+            attempt,
+            max_attempts,
+            ...(iteration !== undefined ? { index: iteration } : {}),
+            begin: at,
+          }),
+        );
         break;
       }
       case EventType.CommandClaimed: {
@@ -92,7 +104,15 @@ export function timelineOf(events: readonly LedgerEvent[]): TimelineBar[] {
         const bar = frames.get(event.payload.frame_id);
         if (!bar) break;
         if ('frame_index' in event.payload) bar.index = event.payload.frame_index;
-        Object.assign(bar, { status: event.event_type === EventType.FrameCommitted ? 'COMMITTED' : event.event_type === EventType.FrameFailed ? 'FAILED' : 'ABANDONED', end: at });
+        Object.assign(bar, {
+          status:
+            event.event_type === EventType.FrameCommitted
+              ? 'COMMITTED'
+              : event.event_type === EventType.FrameFailed
+                ? 'FAILED'
+                : 'ABANDONED',
+          end: at,
+        });
         break;
       }
       case EventType.RetryScheduled: {

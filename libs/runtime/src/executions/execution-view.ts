@@ -15,28 +15,30 @@ export function executionDetail(state: ExecutionState, result: Json | null, reru
     result,
     ...(state.resultRef ? { result_ref: state.resultRef } : {}),
     error: state.error ? { step: state.error.step ?? null, kind: state.error.kind, message: state.error.message } : null,
-    steps: inExecutionOrder(Object.values(state.steps)).map(
-      (step): StepView => ({
-        step: step.step,
-        status: stepStatus(state, step),
-        attempts: step.attempts,
-        started_at: step.startedAt,
-        completed_at: step.completedAt ?? null,
-      }),
-    ),
-    loops: Object.values(state.loops).map(
-      (loop): LoopView => ({
-        step: loop.step,
-        loop_id: loop.loopId,
-        total: loop.size,
-        done: loop.succeededRows,
-        failed: loop.failedRows,
-        completed: loop.status === 'DONE',
-      }),
-    ),
-    schedule: state.schedule ? { schedule_id: state.schedule.scheduleId, fire_time: state.schedule.fireTime, manual: state.schedule.manual === true } : null,
+    steps: inExecutionOrder(Object.values(state.steps)).map((step): StepView => ({
+      step: step.step,
+      status: stepStatus(state, step),
+      attempts: step.attempts,
+      started_at: step.startedAt,
+      completed_at: step.completedAt ?? null,
+    })),
+    loops: Object.values(state.loops).map((loop): LoopView => ({
+      step: loop.step,
+      loop_id: loop.loopId,
+      total: loop.size,
+      done: loop.succeededRows,
+      failed: loop.failedRows,
+      completed: loop.status === 'DONE',
+    })),
+    schedule: state.schedule
+      ? { schedule_id: state.schedule.scheduleId, fire_time: state.schedule.fireTime, manual: state.schedule.manual === true }
+      : null,
     rerun_of: state.rerunOf
-      ? { execution_id: state.rerunOf.executionId, from_step: state.rerunOf.fromStep ?? null, as_of_event_id: state.rerunOf.asOfEventId ?? null }
+      ? {
+          execution_id: state.rerunOf.executionId,
+          from_step: state.rerunOf.fromStep ?? null,
+          as_of_event_id: state.rerunOf.asOfEventId ?? null,
+        }
       : null,
     reruns,
   };

@@ -114,7 +114,10 @@ export class ExecutionService {
       // Under the original's stream lock, which a purge takes too: the copy reads its events all before a purge, or what one left.
       await this.ledger.lockStream(q, executionId);
       if (!(await this.ledger.hasEnded(q, executionId))) {
-        throw new RuntimeError('execution_running', `execution ${executionId} is still running; cancel it (or let it end) before re-running it`);
+        throw new RuntimeError(
+          'execution_running',
+          `execution ${executionId} is still running; cancel it (or let it end) before re-running it`,
+        );
       }
       const rerun = await rerunSource(q, this.ledger, this.catalog, executionId, request.from_step);
       return this.startWithin(q, { catalog_id: rerun.catalogId, ...(request.payload ? { payload: request.payload } : {}) }, { rerun });
@@ -126,7 +129,11 @@ export class ExecutionService {
    * A first plan that needs a render too heavy for the event loop does not wait for it in the transaction: the execution
    * starts again without it, and the scheduler's own pass plans it (see Scheduler.settleRender).
    */
-  private async startInTransaction(startIn: (q: LedgerTransaction) => Promise<StartedWithin>, within?: (q: Queryable) => Promise<void>, plans = true): Promise<StartedExecution> {
+  private async startInTransaction(
+    startIn: (q: LedgerTransaction) => Promise<StartedWithin>,
+    within?: (q: Queryable) => Promise<void>,
+    plans = true,
+  ): Promise<StartedExecution> {
     let planned: PlannedPass | undefined;
     let started: StartedWithin;
     try {
@@ -174,34 +181,42 @@ export class ExecutionService {
     await this.ledger.lockNewStream(q, executionId);
     // A start without a key cannot be a duplicate: its events go with the transaction's next statement (the plan's).
     const defer = idempotencyKey === null;
-    const [result] = await this.ledger.append(q, [
-      {
-        type: EventType.ExecutionStarted,
-        executionId,
-        parentExecutionId: parent?.executionId ?? null,
-        idempotencyKey,
-        payload: {
-          path: entry.path,
-          version: entry.version,
-          catalog_id: entry.catalog_id,
-          workload,
-          ...(parent ? { parent_execution_id: parent.executionId } : {}),
-          ...(parent?.commandId ? { parent_command_id: parent.commandId } : {}),
-          ...(rerun ? { rerun_of: rerun.origin } : {}),
-          ...(rerun?.seed ? { seed: { results: rerun.seed.results, ctx: deepMerge(rerun.seed.ctx, payload as JsonObject) } } : {}),
+    const [result] = await this.ledger.append(
+      q,
+      [
+        {
+          type: EventType.ExecutionStarted,
+          executionId,
+          parentExecutionId: parent?.executionId ?? null,
+          idempotencyKey,
+          payload: {
+            path: entry.path,
+            version: entry.version,
+            catalog_id: entry.catalog_id,
+            workload,
+            ...(parent ? { parent_execution_id: parent.executionId } : {}),
+            ...(parent?.commandId ? { parent_command_id: parent.commandId } : {}),
+            ...(rerun ? { rerun_of: rerun.origin } : {}),
+            ...(rerun?.seed ? { seed: { results: rerun.seed.results, ctx: deepMerge(rerun.seed.ctx, payload as JsonObject) } } : {}),
+          },
         },
-      },
-      ...(schedule
-        ? [
-            {
-              type: EventType.ScheduleFired,
-              executionId,
-              idempotencyKey: `fired:${scheduleFireKey(schedule)}`,
-              payload: { schedule_id: schedule.scheduleId, fire_time: schedule.fireTime.toISOString(), ...(schedule.manual ? { manual: true } : {}) },
-            } as const,
-          ]
-        : []),
-    ], { defer });
+        ...(schedule
+          ? [
+              {
+                type: EventType.ScheduleFired,
+                executionId,
+                idempotencyKey: `fired:${scheduleFireKey(schedule)}`,
+                payload: {
+                  schedule_id: schedule.scheduleId,
+                  fire_time: schedule.fireTime.toISOString(),
+                  ...(schedule.manual ? { manual: true } : {}),
+                },
+              } as const,
+            ]
+          : []),
+      ],
+      { defer },
+    );
     if (!result) throw new Error('append returned no result');
     if (result.duplicate) return { executionId: result.event.execution_id, created: false };
     await this.executionRows.insert(q, this.ledger.scope, {
@@ -249,7 +264,10 @@ export class ExecutionService {
     }
     const children = await this.executionRows.childCount(q, parentId);
     if (children > childExecutions) {
-      throw new RuntimeError('limit_exceeded', `execution ${parentId} would start its child execution number ${children}; the limit is ${childExecutions} (NOETL_MAX_CHILD_EXECUTIONS)`);
+      throw new RuntimeError(
+        'limit_exceeded',
+        `execution ${parentId} would start its child execution number ${children}; the limit is ${childExecutions} (NOETL_MAX_CHILD_EXECUTIONS)`,
+      );
     }
   }
 
@@ -271,24 +289,23 @@ export class ExecutionService {
 
   async list(query: ListExecutionsQuery): Promise<ExecutionPage> {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), MAX_PAGE);
-    if (query.cursor !== undefined && !ID.test(query.cursor)) throw new RuntimeError('invalid_request', 'cursor is not one this API returned');
+    if (query.cursor !== undefined && !ID.test(query.cursor))
+      throw new RuntimeError('invalid_request', 'cursor is not one this API returned');
     const rows = await this.executionRows.list(this.db, this.ledger.scope, {
       ...countFilterOf(query),
       ...(query.status !== undefined ? { status: query.status } : {}),
       ...(query.cursor !== undefined ? { before: query.cursor } : {}),
       limit,
     });
-    const page = rows.slice(0, limit).map(
-      (row): ExecutionSummary => ({
-        execution_id: row.execution_id,
-        parent_execution_id: row.parent_execution_id,
-        path: row.path,
-        version: row.version,
-        status: row.status,
-        started_at: row.started_at?.toISOString() ?? null,
-        completed_at: row.completed_at?.toISOString() ?? null,
-      }),
-    );
+    const page = rows.slice(0, limit).map((row): ExecutionSummary => ({
+      execution_id: row.execution_id,
+      parent_execution_id: row.parent_execution_id,
+      path: row.path,
+      version: row.version,
+      status: row.status,
+      started_at: row.started_at?.toISOString() ?? null,
+      completed_at: row.completed_at?.toISOString() ?? null,
+    }));
     return { executions: page, next_cursor: rows.length > limit ? (page[page.length - 1]?.execution_id ?? null) : null };
   }
 
@@ -302,7 +319,8 @@ export class ExecutionService {
   async events(executionId: string, query: ListEventsQuery): Promise<EventPage> {
     if (!ID.test(executionId) || !(await this.exists(executionId))) throw notFound('execution', executionId);
     if (query.after !== undefined && !ID.test(query.after)) throw new RuntimeError('invalid_request', '"after" must be an event id');
-    if (query.after !== undefined && query.afterPosition !== undefined) throw new RuntimeError('invalid_request', 'give at most one of after and after_position');
+    if (query.after !== undefined && query.afterPosition !== undefined)
+      throw new RuntimeError('invalid_request', 'give at most one of after and after_position');
     const limit = Math.min(Math.max(query.limit ?? 100, 1), MAX_PAGE);
     const stored = await this.ledger.page(this.db, executionId, {
       ...(query.after !== undefined ? { afterEventId: query.after } : {}),
@@ -318,7 +336,7 @@ export class ExecutionService {
   async timeline(executionId: string): Promise<TimelineBar[]> {
     if (!ID.test(executionId) || !(await this.exists(executionId))) throw notFound('execution', executionId);
     const events: LedgerEvent[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await this.ledger.readAfter(this.db, executionId, after, MAX_PAGE);
       events.push(...page);
       if (page.length < MAX_PAGE) return timelineOf(events);
@@ -343,7 +361,11 @@ export class ExecutionService {
         },
       ]),
     );
-    if (result?.duplicate && isTerminalExecutionEvent(result.event.event_type) && result.event.event_type !== EventType.ExecutionCancelled) {
+    if (
+      result?.duplicate &&
+      isTerminalExecutionEvent(result.event.event_type) &&
+      result.event.event_type !== EventType.ExecutionCancelled
+    ) {
       throw new RuntimeError('already_terminal', `execution ${executionId} already ended (${result.event.event_type})`);
     }
     notifyExecution(this.bus, this.ledger.scope, executionId);
@@ -363,12 +385,16 @@ export class ExecutionService {
     }
     const bytes = Buffer.byteLength(JSON.stringify(payload));
     if (bytes > this.signalPayloadLimitBytes) {
-      throw new RuntimeError('invalid_payload', `the signal payload is ${bytes} bytes; at most ${this.signalPayloadLimitBytes} (NOETL_PAYLOAD_INLINE_LIMIT) travel in a signal`);
+      throw new RuntimeError(
+        'invalid_payload',
+        `the signal payload is ${bytes} bytes; at most ${this.signalPayloadLimitBytes} (NOETL_PAYLOAD_INLINE_LIMIT) travel in a signal`,
+      );
     }
     const event = await this.db.transaction(async (q) => {
       await this.ledger.lockStream(q, executionId);
       if (!(await this.executionRows.exists(q, this.ledger.scope, executionId))) throw notFound('execution', executionId);
-      if (await this.ledger.hasEnded(q, executionId)) throw new RuntimeError('already_terminal', `execution ${executionId} already ended; it takes no more signals`);
+      if (await this.ledger.hasEnded(q, executionId))
+        throw new RuntimeError('already_terminal', `execution ${executionId} already ended; it takes no more signals`);
       const [result] = await this.ledger.append(q, [
         {
           type: EventType.SignalReceived,

@@ -24,7 +24,13 @@ export interface RerunSource {
  * the same. A step the playbook lacks, or one the original never entered
  * (or whose events a purge removed), is `invalid_request`.
  */
-export async function rerunSource(q: Queryable, ledger: Ledger, catalog: CatalogService, executionId: string, fromStep: string | undefined): Promise<RerunSource> {
+export async function rerunSource(
+  q: Queryable,
+  ledger: Ledger,
+  catalog: CatalogService,
+  executionId: string,
+  fromStep: string | undefined,
+): Promise<RerunSource> {
   const [first] = await ledger.readAfter(q, executionId, 0, 1);
   if (first?.event_type !== EventType.ExecutionStarted) throw notFound('execution', executionId);
   const { catalog_id: catalogId, workload, path, version } = first.payload;
@@ -39,9 +45,18 @@ export async function rerunSource(q: Queryable, ledger: Ledger, catalog: Catalog
   }
   let reached = false;
   const isEntry = (event: LedgerEvent) => event.event_type === EventType.StepEnter && event.payload.step === fromStep;
-  const folded = await foldLedger(q, ledger, executionId, { state: undefined, version: 0 }, { within: (event) => !(reached ||= isEntry(event)) });
+  const folded = await foldLedger(
+    q,
+    ledger,
+    executionId,
+    { state: undefined, version: 0 },
+    { within: (event) => !(reached ||= isEntry(event)) },
+  );
   if (!reached || !folded.state || !folded.last) {
-    throw new RuntimeError('invalid_request', `step "${fromStep}" never started in execution ${executionId} (or its events were purged): rerun from a step it reached, or from the start`);
+    throw new RuntimeError(
+      'invalid_request',
+      `step "${fromStep}" never started in execution ${executionId} (or its events were purged): rerun from a step it reached, or from the start`,
+    );
   }
   return {
     catalogId,

@@ -112,7 +112,11 @@ describe('rerun', () => {
     expect(original.status).toBe('COMPLETED');
 
     const same = await rerun(original.execution_id, {});
-    expect(same).toMatchObject({ status: 'COMPLETED', workload: { factor: 4, fail_at: 'none' }, rerun_of: { execution_id: original.execution_id, from_step: null, as_of_event_id: null } });
+    expect(same).toMatchObject({
+      status: 'COMPLETED',
+      workload: { factor: 4, fail_at: 'none' },
+      rerun_of: { execution_id: original.execution_id, from_step: null, as_of_event_id: null },
+    });
     expect(await entered(same.execution_id)).toEqual(['start', 'draw', 'scale', 'end']);
     // Every step ran again: a new token.
     expect((same.result as { token: number }).token).not.toBe((original.result as { token: number }).token);
@@ -143,7 +147,11 @@ describe('rerun', () => {
     const { events } = await t.engine.own.executions.events(original.execution_id, { after: asOf, limit: 1 });
     expect(events[0]).toMatchObject({ event_type: EventType.StepEnter, step: 'scale' });
     // ... and the rerun's own first event alone rebuilds it, saying where it came from.
-    const first = await t.engine.own.replay.stateAt({ executionId: fixed.execution_id, asOfPosition: 1, projection: ['execution', 'steps'] });
+    const first = await t.engine.own.replay.stateAt({
+      executionId: fixed.execution_id,
+      asOfPosition: 1,
+      projection: ['execution', 'steps'],
+    });
     expect((first.state.steps as { results: Json }).results).toEqual((before.state.steps as { results: Json }).results);
     expect(first.state.execution).toMatchObject({
       rerunOf: { executionId: original.execution_id, fromStep: 'scale', asOfEventId: asOf, asOfPosition: before.position.stream_version },
@@ -156,7 +164,10 @@ describe('rerun', () => {
     expect(original.result).toMatchObject({ results: [10, 20, 30] });
 
     const again = await rerun(original.execution_id, { from_step: 'each', payload: { bonus: 5 } });
-    expect(again).toMatchObject({ status: 'COMPLETED', result: { results: [15, 25, 35], token: (original.result as { token: number }).token } });
+    expect(again).toMatchObject({
+      status: 'COMPLETED',
+      result: { results: [15, 25, 35], token: (original.result as { token: number }).token },
+    });
     expect(await entered(again.execution_id)).toEqual(['each', 'end']);
     expect(again.loops).toMatchObject([{ step: 'each', total: 3, done: 3, completed: true }]);
     expect(again.loops[0]!.loop_id).not.toBe(original.loops[0]!.loop_id);
@@ -217,7 +228,10 @@ describe('rerun', () => {
       code: 'invalid_request',
       message: expect.stringContaining(`step "end" never started in execution ${failed.execution_id}`),
     });
-    await expect(t.engine.own.executions.rerun(sleepy, {})).rejects.toMatchObject({ code: 'execution_running', message: expect.stringContaining('cancel it') });
+    await expect(t.engine.own.executions.rerun(sleepy, {})).rejects.toMatchObject({
+      code: 'execution_running',
+      message: expect.stringContaining('cancel it'),
+    });
     await expect(t.engine.own.executions.rerun('123456789', {})).rejects.toMatchObject({ code: 'not_found' });
     await expect(t.engine.own.executions.rerun('not-an-id', {})).rejects.toMatchObject({ code: 'not_found' });
     expect((await t.engine.own.executions.list({ limit: 1000 })).executions).toHaveLength(before);

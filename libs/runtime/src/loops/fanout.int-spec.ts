@@ -47,7 +47,13 @@ describe('fan-out shards as independent commands (DSL.md s4.2)', () => {
     server = await startScriptedHttpServer();
     t = await startTestEngine({ env: { NOETL_WORKER_CONCURRENCY: '8' } });
     // A second worker on the same ledger and bus: any worker may claim any shard.
-    second = await Engine.start({ config: t.config, database: t.database, roles: ['worker'], bus: t.engine.bus, workerId: 'second-worker' });
+    second = await Engine.start({
+      config: t.config,
+      database: t.database,
+      roles: ['worker'],
+      bus: t.engine.bus,
+      workerId: 'second-worker',
+    });
     await t.engine.own.catalog.register(FANOUT('tests/fanout'));
   });
 
@@ -75,7 +81,10 @@ describe('fan-out shards as independent commands (DSL.md s4.2)', () => {
     });
     const shardCommands = ofType(events, EventType.CommandIssued).filter((e) => e.step === 'shards');
     expect(shardCommands).toHaveLength(104);
-    const runsOf = (item: number) => shardCommands.filter((e) => (e.payload as { iteration: number }).iteration === item).map((e) => (e.payload as { attempt: number }).attempt);
+    const runsOf = (item: number) =>
+      shardCommands
+        .filter((e) => (e.payload as { iteration: number }).iteration === item)
+        .map((e) => (e.payload as { attempt: number }).attempt);
     expect(runsOf(7)).toEqual([1, 2, 3]);
     expect(runsOf(58)).toEqual([1, 2, 3]);
     expect(runsOf(0)).toEqual([1]);

@@ -104,7 +104,10 @@ workflow:
     const { execution_id } = await t.engine.own.executions.start({ path: 'tests/loop-lean' });
     const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 60_000 });
     expect(detail.status).toBe('COMPLETED');
-    expect(detail.result).toEqual({ results: Array.from({ length: 2500 }, (_, i) => i * 2), stats: { total: 2500, succeeded: 2500, success: 2500, failed: 0 } });
+    expect(detail.result).toEqual({
+      results: Array.from({ length: 2500 }, (_, i) => i * 2),
+      stats: { total: 2500, succeeded: 2500, success: 2500, failed: 0 },
+    });
     const [done] = (await t.engine.own.executions.events(execution_id, { type: [EventType.LoopDone] })).events;
     expect(done?.payload).toMatchObject({ total: 2500, result_ref: { media_type: LOOP_RESULT_MEDIA_TYPE } });
     expect(done?.payload).not.toHaveProperty('results');
@@ -126,7 +129,10 @@ workflow:
     tool: {kind: javascript, code: "return {n: input.r.length, ordered: input.r.every((v, i) => v.i === i)}", input: {r: "{{ each.results }}"}}
 `);
     const { execution_id } = await t.engine.own.executions.start({ path: 'tests/loop-wide-results' });
-    expect(await t.engine.waitForTerminal(execution_id, { timeoutMs: 60_000 })).toMatchObject({ status: 'COMPLETED', result: { n: 40, ordered: true } });
+    expect(await t.engine.waitForTerminal(execution_id, { timeoutMs: 60_000 })).toMatchObject({
+      status: 'COMPLETED',
+      result: { n: 40, ordered: true },
+    });
     const committed = (await t.engine.own.executions.events(execution_id, { type: [EventType.FrameCommitted] })).events;
     expect(committed).toHaveLength(2);
     for (const event of committed) {
@@ -136,7 +142,11 @@ workflow:
   }, 60_000);
 
   it('commits 20 frames concurrently and closes the loop exactly once', async () => {
-    await t.engine.own.catalog.register(LOOP('tests/loop-twenty', 'parallel', 1).replace('max_in_flight: 3', 'max_in_flight: 20').replace('[1, 2, 3, 4, 5, 6, 7]', `[${Array.from({ length: 20 }, (_, i) => i + 1).join(', ')}]`));
+    await t.engine.own.catalog.register(
+      LOOP('tests/loop-twenty', 'parallel', 1)
+        .replace('max_in_flight: 3', 'max_in_flight: 20')
+        .replace('[1, 2, 3, 4, 5, 6, 7]', `[${Array.from({ length: 20 }, (_, i) => i + 1).join(', ')}]`),
+    );
     const { execution_id } = await t.engine.own.executions.start({ path: 'tests/loop-twenty' });
     const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 30_000 });
     expect(detail.status).toBe('COMPLETED');
@@ -263,7 +273,10 @@ describe('frame leases', () => {
 
   /** Runs the `start` command as a worker would, then waits for the loop's stage. */
   async function stageOf(executionId: string): Promise<string> {
-    const start = await waitFor(async () => (await p.engine.own.executions.events(executionId, { type: [EventType.CommandIssued] })).events[0]?.command_id ?? undefined);
+    const start = await waitFor(
+      async () =>
+        (await p.engine.own.executions.events(executionId, { type: [EventType.CommandIssued] })).events[0]?.command_id ?? undefined,
+    );
     const { lease_token } = await p.engine.own.controlPlane.claim(start, { worker_id: 'w0' });
     await p.engine.own.controlPlane.complete(start, { worker_id: 'w0', lease_token, result: {} });
     return waitFor(async () => {
@@ -285,7 +298,11 @@ describe('frame leases', () => {
     expect(retaken).toMatchObject({ frame_id: lost!.frame_id, attempt: 2, rows: [1, 2] });
 
     const before = (await p.engine.own.executions.events(execution_id, { limit: 1000 })).events.length;
-    const late = p.engine.own.controlPlane.commitFrame(lost!.frame_id, { worker_id: 'w1', lease_token: lost!.lease_token, rows: [{ index: 0, status: 'ok', result: 1 }] });
+    const late = p.engine.own.controlPlane.commitFrame(lost!.frame_id, {
+      worker_id: 'w1',
+      lease_token: lost!.lease_token,
+      rows: [{ index: 0, status: 'ok', result: 1 }],
+    });
     await expect(late).rejects.toMatchObject({ code: 'already_terminal' });
     expect((await p.engine.own.executions.events(execution_id, { limit: 1000 })).events).toHaveLength(before);
 
@@ -293,7 +310,11 @@ describe('frame leases', () => {
       p.engine.own.controlPlane.commitFrame(frame.frame_id, {
         worker_id: worker,
         lease_token: frame.lease_token,
-        rows: frame.rows.map((n, i) => ({ index: frame.first_index + i, status: 'ok' as const, result: { sq: (n as number) ** 2, index: frame.first_index + i } })),
+        rows: frame.rows.map((n, i) => ({
+          index: frame.first_index + i,
+          status: 'ok' as const,
+          result: { sq: (n as number) ** 2, index: frame.first_index + i },
+        })),
       });
     await commit(retaken!, 'w2');
     await expect(commit(retaken!, 'w2')).rejects.toMatchObject({ code: 'already_terminal' });
@@ -307,7 +328,9 @@ describe('frame leases', () => {
     const commits = (await p.engine.own.executions.events(execution_id, { type: [EventType.FrameCommitted] })).events;
     expect(commits).toHaveLength(4);
     expect(commits.filter((event) => event.frame_id === lost!.frame_id)).toHaveLength(1);
-    const done = await waitFor(async () => (await p.engine.own.executions.events(execution_id, { type: [EventType.LoopDone] })).events[0] ?? undefined);
+    const done = await waitFor(
+      async () => (await p.engine.own.executions.events(execution_id, { type: [EventType.LoopDone] })).events[0] ?? undefined,
+    );
     expect(done.payload).toMatchObject({ total: 7, succeeded: 7, failed: 0 });
   });
 
@@ -325,7 +348,10 @@ describe('frame leases', () => {
     expect([...together].sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
     const dispatched = (await p.engine.own.executions.events(execution_id, { type: [EventType.FrameDispatched] })).events;
     expect(dispatched).toHaveLength(7);
-    const transactions = await p.database.query<{ tx: string }>(`SELECT DISTINCT tx::text FROM noetl.event WHERE event_id = ANY($1::bigint[])`, [dispatched.map((event) => event.event_id)]);
+    const transactions = await p.database.query<{ tx: string }>(
+      `SELECT DISTINCT tx::text FROM noetl.event WHERE event_id = ANY($1::bigint[])`,
+      [dispatched.map((event) => event.event_id)],
+    );
     expect(transactions).toHaveLength(2);
 
     // A claim the stage refuses, queued with one it takes: the batch is tried one claim at a time, and only the misfit fails.
@@ -346,7 +372,11 @@ describe('frame leases', () => {
     const frames: ClaimedFrame[] = [];
     for (let i = 0; i < 7; i++) frames.push((await p.engine.own.controlPlane.claimFrame(stageId, { worker_id: `w${i}` }))!);
     const commit = (frame: ClaimedFrame, i: number, token = frame.lease_token) =>
-      p.engine.own.controlPlane.commitFrame(frame.frame_id, { worker_id: `w${i}`, lease_token: token, rows: [{ index: frame.first_index, status: 'ok', result: { sq: frame.first_index } }] });
+      p.engine.own.controlPlane.commitFrame(frame.frame_id, {
+        worker_id: `w${i}`,
+        lease_token: token,
+        rows: [{ index: frame.first_index, status: 'ok', result: { sq: frame.first_index } }],
+      });
 
     // Another transaction holds the execution's lock while the seven commits arrive: the first waits for it, the rest queue behind.
     const holder = new Client({ connectionString: p.testDatabase.url });
@@ -354,7 +384,12 @@ describe('frame leases', () => {
     try {
       await holder.query('BEGIN');
       await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`execution/${execution_id}`]);
-      const outcomes = frames.map((frame, i) => commit(frame, i, i === 6 ? 'not-the-token' : frame.lease_token).then(() => 'committed', (error: { code?: string }) => error.code));
+      const outcomes = frames.map((frame, i) =>
+        commit(frame, i, i === 6 ? 'not-the-token' : frame.lease_token).then(
+          () => 'committed',
+          (error: { code?: string }) => error.code,
+        ),
+      );
       await new Promise((resolve) => setTimeout(resolve, 300));
       await holder.query('COMMIT');
       expect(await Promise.all(outcomes)).toEqual([...Array(6).fill('committed'), 'already_terminal']);
@@ -363,7 +398,10 @@ describe('frame leases', () => {
     }
     const committed = (await p.engine.own.executions.events(execution_id, { type: [EventType.FrameCommitted] })).events;
     expect(committed).toHaveLength(6);
-    const transactions = await p.database.query<{ tx: string }>(`SELECT DISTINCT tx::text FROM noetl.event WHERE event_id = ANY($1::bigint[])`, [committed.map((event) => event.event_id)]);
+    const transactions = await p.database.query<{ tx: string }>(
+      `SELECT DISTINCT tx::text FROM noetl.event WHERE event_id = ANY($1::bigint[])`,
+      [committed.map((event) => event.event_id)],
+    );
     expect(transactions).toHaveLength(2);
   });
 });

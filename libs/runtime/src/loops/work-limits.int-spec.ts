@@ -65,12 +65,15 @@ describe('limits on the work one playbook sets off', () => {
   let t: TestEngine;
 
   beforeAll(async () => {
-    t = await startTestEngine({ env: { NOETL_MAX_PLAYBOOK_DEPTH: '4', NOETL_MAX_CHILD_EXECUTIONS: '3', NOETL_MAX_LOOP_ITEMS: '150000', NOETL_MAX_RANGE_ITEMS: '500' } });
+    t = await startTestEngine({
+      env: { NOETL_MAX_PLAYBOOK_DEPTH: '4', NOETL_MAX_CHILD_EXECUTIONS: '3', NOETL_MAX_LOOP_ITEMS: '150000', NOETL_MAX_RANGE_ITEMS: '500' },
+    });
     for (const playbook of [SELF, PIPELINE_OF_CHILDREN, LEAF, BIG_LOOP, RANGE_LOOP]) await t.engine.own.catalog.register(playbook);
   });
   afterAll(async () => t?.close());
 
-  const countRows = async (sql: string, params: unknown[]): Promise<number> => Number((await t.database.query<{ n: string }>(sql, params))[0]?.n ?? 0);
+  const countRows = async (sql: string, params: unknown[]): Promise<number> =>
+    Number((await t.database.query<{ n: string }>(sql, params))[0]?.n ?? 0);
 
   it('stops a playbook that calls itself at the nesting depth, and its whole chain fails saying so', async () => {
     const { execution_id: root } = await t.engine.own.executions.start({ path: 'tests/self' });
@@ -86,7 +89,10 @@ describe('limits on the work one playbook sets off', () => {
     const failed = await t.engine.own.executions.events(String(deepest[0]!.execution_id), { type: [EventType.StepExit] });
     expect(failed.events[0]?.payload).toMatchObject({
       status: 'FAILED',
-      error: { kind: 'limit', message: expect.stringContaining('would run 5 levels below its root execution; the limit is 4 (NOETL_MAX_PLAYBOOK_DEPTH)') },
+      error: {
+        kind: 'limit',
+        message: expect.stringContaining('would run 5 levels below its root execution; the limit is 4 (NOETL_MAX_PLAYBOOK_DEPTH)'),
+      },
     });
   });
 
@@ -102,7 +108,10 @@ describe('limits on the work one playbook sets off', () => {
     const ids = Array.from({ length: 150_001 }, (_, i) => i);
     const { execution_id: id } = await t.engine.own.executions.start({ path: 'tests/big_loop', payload: { ids } });
     const detail = await t.engine.waitForTerminal(id, { timeoutMs: 30_000 });
-    expect(detail).toMatchObject({ status: 'FAILED', error: { step: 'each', kind: 'limit', message: 'the loop of step each has 150001 items; the limit is 150000 (NOETL_MAX_LOOP_ITEMS)' } });
+    expect(detail).toMatchObject({
+      status: 'FAILED',
+      error: { step: 'each', kind: 'limit', message: 'the loop of step each has 150001 items; the limit is 150000 (NOETL_MAX_LOOP_ITEMS)' },
+    });
     expect(await countRows('SELECT count(*) AS n FROM noetl.frame WHERE execution_id = $1::bigint', [id])).toBe(0);
   });
 
@@ -119,20 +128,28 @@ describe('limits on the work one playbook sets off', () => {
   it('closes the stage and cancels every open frame of a cancelled 100,000-item loop at once', async () => {
     const ids = Array.from({ length: 100_000 }, (_, i) => i);
     const { execution_id: id } = await t.engine.own.executions.start({ path: 'tests/big_loop', payload: { ids } });
-    await waitFor(async () => (await t.engine.own.executions.events(id, { type: [EventType.FrameCommitted], limit: 1 })).events.length > 0, {
-      timeoutMs: 60_000,
-      description: 'the loop to be running',
-    });
+    await waitFor(
+      async () => (await t.engine.own.executions.events(id, { type: [EventType.FrameCommitted], limit: 1 })).events.length > 0,
+      {
+        timeoutMs: 60_000,
+        description: 'the loop to be running',
+      },
+    );
     const cancelledAt = Date.now();
     await t.engine.own.executions.cancel(id, { reason: 'enough' });
     expect(await t.engine.waitForTerminal(id, { timeoutMs: 30_000 })).toMatchObject({ status: 'CANCELLED' });
     await waitFor(
       async () =>
-        (await countRows(`SELECT count(*) AS n FROM noetl.frame WHERE execution_id = $1::bigint AND status IN ('PENDING', 'CLAIMED', 'RUNNING')`, [id])) === 0,
+        (await countRows(
+          `SELECT count(*) AS n FROM noetl.frame WHERE execution_id = $1::bigint AND status IN ('PENDING', 'CLAIMED', 'RUNNING')`,
+          [id],
+        )) === 0,
       { timeoutMs: 30_000, description: 'no open frame left' },
     );
     expect(Date.now() - cancelledAt).toBeLessThan(30_000);
     expect(await countRows(`SELECT count(*) AS n FROM noetl.stage WHERE execution_id = $1::bigint AND status = 'OPEN'`, [id])).toBe(0);
-    expect(await countRows(`SELECT count(*) AS n FROM noetl.frame WHERE execution_id = $1::bigint AND status = 'CANCELLED'`, [id])).toBeGreaterThan(90_000);
+    expect(
+      await countRows(`SELECT count(*) AS n FROM noetl.frame WHERE execution_id = $1::bigint AND status = 'CANCELLED'`, [id]),
+    ).toBeGreaterThan(90_000);
   });
 });

@@ -50,13 +50,19 @@ export async function foldLedger(
   for (;;) {
     const wanted = Math.min(PAGE, (options.until ?? Infinity) - version);
     if (wanted <= 0) return done();
-    const { events, changed } = await ledger.readIntactAfter(q, executionId, version, wanted, { verify: options.refuseChanged !== undefined });
+    const { events, changed } = await ledger.readIntactAfter(q, executionId, version, wanted, {
+      verify: options.refuseChanged !== undefined,
+    });
     for (const event of events) {
       if (options.within && !options.within(event)) return done();
       if (options.gapless && event.stream_version !== version + 1) {
-        throw new RuntimeError('ledger_corrupt', `execution ${executionId}'s ledger lacks version ${version + 1}: ${event.event_type} ${event.event_id} is version ${event.stream_version}`, {
-          first_bad_position: event.event_id,
-        });
+        throw new RuntimeError(
+          'ledger_corrupt',
+          `execution ${executionId}'s ledger lacks version ${version + 1}: ${event.event_type} ${event.event_id} is version ${event.stream_version}`,
+          {
+            first_bad_position: event.event_id,
+          },
+        );
       }
       state = applyEvent(state, event);
       options.observe?.(event, state);

@@ -37,7 +37,14 @@ export class LedgerFeed {
       batch: BATCH,
       pollMs: options.pollMs,
       logger: options.logger,
-      deliver: (events, connection) => options.project(events.map(({ event }) => event), undefined, connection).then(() => undefined),
+      deliver: (events, connection) =>
+        options
+          .project(
+            events.map(({ event }) => event),
+            undefined,
+            connection,
+          )
+          .then(() => undefined),
       idle: (connection) => options.flush({}, connection),
     });
   }

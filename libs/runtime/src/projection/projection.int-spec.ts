@@ -57,7 +57,10 @@ describe('projections and replay', () => {
   }
 
   async function ledger(executionId: string): Promise<LedgerEvent[]> {
-    const rows = await t.database.query<EventRow>(`SELECT ${EVENT_SELECT_LIST} FROM noetl.event WHERE execution_id = $1 ORDER BY stream_version`, [executionId]);
+    const rows = await t.database.query<EventRow>(
+      `SELECT ${EVENT_SELECT_LIST} FROM noetl.event WHERE execution_id = $1 ORDER BY stream_version`,
+      [executionId],
+    );
     return rows.map(toLedgerEvent);
   }
 
@@ -65,9 +68,14 @@ describe('projections and replay', () => {
     const { execution_id: executionId } = await t.engine.own.executions.start({ path: 'tests/projection' });
     const detail = await t.engine.waitForTerminal(executionId, { timeoutMs: 20_000 });
     expect(detail.status).toBe('COMPLETED');
-    const [last] = await t.database.query<{ version: string }>(`SELECT max(stream_version) AS version FROM noetl.event WHERE execution_id = $1`, [executionId]);
+    const [last] = await t.database.query<{ version: string }>(
+      `SELECT max(stream_version) AS version FROM noetl.event WHERE execution_id = $1`,
+      [executionId],
+    );
     const lastVersion = Number(last?.version);
-    await waitFor(async () => Number((await stored(executionId))?.version ?? 0) === lastVersion, { description: 'the projection to reach the last event' });
+    await waitFor(async () => Number((await stored(executionId))?.version ?? 0) === lastVersion, {
+      description: 'the projection to reach the last event',
+    });
     return { executionId, lastVersion };
   }
 
@@ -83,7 +91,10 @@ describe('projections and replay', () => {
     expect(replayed.upcaster_digest).toMatch(/^[0-9a-f]{64}$/);
 
     // The read is the projection: change the row by hand (never done in production) and the API shows it.
-    await t.database.query(`UPDATE noetl.projection SET state = jsonb_set(state, '{path}', '"tests/from-the-projection"') WHERE projection_key = $1`, [executionId]);
+    await t.database.query(
+      `UPDATE noetl.projection SET state = jsonb_set(state, '{path}', '"tests/from-the-projection"') WHERE projection_key = $1`,
+      [executionId],
+    );
     expect((await t.engine.own.executions.get(executionId)).path).toBe('tests/from-the-projection');
     await t.database.query(`DELETE FROM noetl.projection WHERE projection_key = $1`, [executionId]);
     expect((await t.engine.own.executions.get(executionId)).path).toBe('tests/projection');
@@ -122,9 +133,22 @@ describe('projections and replay', () => {
     const at = 10;
     const seed = foldEvents(events.slice(0, at))!;
     const scope = t.config.tenancy;
-    await projections.saveSnapshot(t.database, scope, { executionId, version: at, state: seed, checksum: stateChecksum(seed), ...t.engine.own.projector!.folding });
+    await projections.saveSnapshot(t.database, scope, {
+      executionId,
+      version: at,
+      state: seed,
+      checksum: stateChecksum(seed),
+      ...t.engine.own.projector!.folding,
+    });
     // Folded by another reducer: must never seed (its state is garbage on purpose).
-    await projections.saveSnapshot(t.database, scope, { executionId, version: at + 1, state: { ...seed, path: 'wrong' }, checksum: 'x', reducerVersion: 'other', registryDigest: t.engine.own.projector!.folding.registryDigest });
+    await projections.saveSnapshot(t.database, scope, {
+      executionId,
+      version: at + 1,
+      state: { ...seed, path: 'wrong' },
+      checksum: 'x',
+      reducerVersion: 'other',
+      registryDigest: t.engine.own.projector!.folding.registryDigest,
+    });
     const seeded = await t.engine.own.replay.stateAt({ executionId, asOfPosition: lastVersion });
     const fromStart = await t.engine.own.replay.stateAt({ executionId, asOfPosition: lastVersion, snapshots: false });
     expect(seeded.seeded_from_snapshot).toBe(at);
@@ -146,22 +170,27 @@ describe('projections and replay', () => {
     const projected = await t.engine.own.projector!.deliver([events[0]!, events[1]!]);
     expect(projected).toEqual([expect.objectContaining({ executionId, folded: 0, written: false })]);
     expect((await stored(executionId))!.text).toBe(before.text);
-    expect(await t.engine.metrics.registry.getSingleMetricAsString('noetl_projector_stale_total')).toMatch(/noetl_projector_stale_total\{shard="0"\} [1-9]/);
+    expect(await t.engine.metrics.registry.getSingleMetricAsString('noetl_projector_stale_total')).toMatch(
+      /noetl_projector_stale_total\{shard="0"\} [1-9]/,
+    );
 
     // A projector that was delivered only the last event fills the gap from the ledger, never skips it.
     await t.database.query(`DELETE FROM noetl.projection WHERE projection_key = $1`, [executionId]);
     const fresh = standaloneProjector(t.database, t.config);
-    expect(await fresh.deliver([events.at(-1)!])).toEqual([expect.objectContaining({ executionId, from: 0, version: events.length, folded: events.length, written: true })]);
+    expect(await fresh.deliver([events.at(-1)!])).toEqual([
+      expect.objectContaining({ executionId, from: 0, version: events.length, folded: events.length, written: true }),
+    ]);
     expect((await stored(executionId))!.text).toBe(before.text);
   });
 
-  it("reads a row another reducer folded as absent, and the projector writes it over at the same version", async () => {
+  it('reads a row another reducer folded as absent, and the projector writes it over at the same version', async () => {
     const { executionId, lastVersion } = await completedAndProjected();
     const before = (await stored(executionId))!;
     // As an upgrade finds a row of the previous reducer: another shape, at the last version.
-    await t.database.query(`UPDATE noetl.projection SET reducer_version = 'previous', state = jsonb_set(state, '{path}', '"tests/old-shape"') WHERE projection_key = $1`, [
-      executionId,
-    ]);
+    await t.database.query(
+      `UPDATE noetl.projection SET reducer_version = 'previous', state = jsonb_set(state, '{path}', '"tests/old-shape"') WHERE projection_key = $1`,
+      [executionId],
+    );
     expect((await t.engine.own.executions.get(executionId)).path).toBe('tests/projection');
     expect(await projections.get(t.database, t.config.tenancy, executionId)).toBeUndefined();
 
@@ -181,7 +210,9 @@ describe('projections and replay', () => {
     try {
       await superuser.query('BEGIN');
       await superuser.query('SET LOCAL session_replication_role = replica');
-      await superuser.query(`UPDATE noetl.event SET payload = jsonb_set(payload, '{result}', '{"doubled": 400}') WHERE event_id = $1`, [changed.event_id]);
+      await superuser.query(`UPDATE noetl.event SET payload = jsonb_set(payload, '{result}', '{"doubled": 400}') WHERE event_id = $1`, [
+        changed.event_id,
+      ]);
       await superuser.query(`DELETE FROM noetl.projection WHERE projection_key = $1`, [executionId]);
       await superuser.query('COMMIT');
     } finally {
@@ -190,7 +221,9 @@ describe('projections and replay', () => {
     expect(await t.engine.own.projector!.rebuild([executionId])).toBe(1);
     expect(Number((await stored(executionId))!.version)).toBe(changed.stream_version - 1);
     expect(changed.stream_version - 1).toBeLessThan(lastVersion);
-    expect(await t.engine.metrics.registry.getSingleMetricAsString('noetl_projector_corrupt_events_total')).toMatch(/noetl_projector_corrupt_events_total\{shard="0"\} [1-9]/);
+    expect(await t.engine.metrics.registry.getSingleMetricAsString('noetl_projector_corrupt_events_total')).toMatch(
+      /noetl_projector_corrupt_events_total\{shard="0"\} [1-9]/,
+    );
   });
 
   it("refuses a replay of another tenant's execution", async () => {

@@ -29,12 +29,23 @@ export async function openProjectorFeed(parts: {
   const { shardIndex, shardCount } = config.projector;
   const logger = parts.logger.child({ role: 'projector', shard: shardIndex });
   if (!config.nats) {
-    const feed = new LedgerFeed({ db: database, cursors: repositories.ledgerCursors, leadership: repositories.leadership, project, flush, logger, pollMs: config.relay.pollMs });
+    const feed = new LedgerFeed({
+      db: database,
+      cursors: repositories.ledgerCursors,
+      leadership: repositories.leadership,
+      project,
+      flush,
+      logger,
+      pollMs: config.relay.pollMs,
+    });
     return { feed };
   }
   const nats = await connect({ servers: config.nats.servers, name: parts.name, ...NATS_RECONNECT_FOREVER });
   // One consumer per tenant the deployment has: each shard folds only its tenants' events, never another deployment's on the same NATS.
   const scopes = () => repositories.tenantRows.list(database);
   const replicas = streamReplicas(nats, config.nats.replicas, logger);
-  return { feed: new StreamProjector({ nats, project, flush, scopes, metrics: parts.metrics, logger, shardIndex, shardCount, replicas }), nats };
+  return {
+    feed: new StreamProjector({ nats, project, flush, scopes, metrics: parts.metrics, logger, shardIndex, shardCount, replicas }),
+    nats,
+  };
 }

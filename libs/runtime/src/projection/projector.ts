@@ -1,4 +1,12 @@
-import { applyEvent, EventType, isIntact, REDUCER_VERSION, stateChecksum, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
+import {
+  applyEvent,
+  EventType,
+  isIntact,
+  REDUCER_VERSION,
+  stateChecksum,
+  type ExecutionState,
+  type LedgerEvent,
+} from '@noetl/event-kernel';
 import { AdminActions } from '../admin/admin-types';
 import type { Database, ProjectionRepository, ProjectionRow, Queryable } from '@noetl/storage';
 import type { Logger } from 'pino';
@@ -91,7 +99,11 @@ export class Projector {
    * the ledger. Reads and writes go through `q` (a feed's own connection),
    * else the pool.
    */
-  async deliver(events: readonly LedgerEvent[], elided: ReadonlySet<string> = new Set(), q: Queryable = this.options.db): Promise<Projected[]> {
+  async deliver(
+    events: readonly LedgerEvent[],
+    elided: ReadonlySet<string> = new Set(),
+    q: Queryable = this.options.db,
+  ): Promise<Projected[]> {
     const byExecution = new Map<string, LedgerEvent[]>();
     for (const event of events) {
       // A purge rewrote the execution's history (and dropped its row): what this projector holds of it is no longer its fold.
@@ -202,7 +214,11 @@ export class Projector {
       if (!point) continue; // a batch holds it now: that batch writes or defers it
       if (!all && !this.writeDue(executionId, point.state)) continue;
       const version = this.writes.get(executionId)?.version ?? 0;
-      due.push({ executionId, base: { state: undefined, version }, folded: { state: point.state, version: point.version, folded: point.version - version } });
+      due.push({
+        executionId,
+        base: { state: undefined, version },
+        folded: { state: point.state, version: point.version, folded: point.version - version },
+      });
     }
     if (due.length > 0) await this.write(q, due, { deferring: false });
   }

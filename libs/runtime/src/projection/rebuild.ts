@@ -17,7 +17,13 @@ export function standaloneProjector(
 ): Projector {
   const metrics = new RuntimeMetrics();
   // Reads only: the ledger mints no id here.
-  const ledger = new Ledger(new PgEventStore(database), new SnowflakeIds(0, () => Date.now()), options.scope ?? config.tenancy, 'projector', metrics);
+  const ledger = new Ledger(
+    new PgEventStore(database),
+    new SnowflakeIds(0, () => Date.now()),
+    options.scope ?? config.tenancy,
+    'projector',
+    metrics,
+  );
   return new Projector({
     db: database,
     ledger,
@@ -35,6 +41,11 @@ export function standaloneProjector(
  * ledger. A rebuild of the same events gives byte-identical rows. Of the
  * process's own tenant unless `scope` names another.
  */
-export async function rebuildProjections(database: Database, config: NoetlConfig, executionIds?: readonly string[], scope?: TenantScope): Promise<number> {
+export async function rebuildProjections(
+  database: Database,
+  config: NoetlConfig,
+  executionIds?: readonly string[],
+  scope?: TenantScope,
+): Promise<number> {
   return standaloneProjector(database, config, { shard: 'rebuild', ...(scope ? { scope } : {}) }).rebuild(executionIds);
 }

@@ -87,10 +87,14 @@ export class Replay {
   async stateAt(query: ReplayQuery): Promise<ReplayState> {
     const { executionId } = query;
     if (!ID.test(executionId)) throw notFound('execution', executionId);
-    if (query.asOfEventId !== undefined && !ID.test(query.asOfEventId)) throw new RuntimeError('invalid_request', 'as_of_event_id must be an event id');
+    if (query.asOfEventId !== undefined && !ID.test(query.asOfEventId))
+      throw new RuntimeError('invalid_request', 'as_of_event_id must be an event id');
     const cutoff = await this.cutoffVersion(executionId, query);
     const folding = { reducerVersion: REDUCER_VERSION, registryDigest: this.ledger.upcasters.digest() };
-    const snapshot = query.snapshots === false ? undefined : await this.projections.snapshotAtOrBefore<ExecutionState>(this.db, this.ledger.scope, executionId, cutoff, folding);
+    const snapshot =
+      query.snapshots === false
+        ? undefined
+        : await this.projections.snapshotAtOrBefore<ExecutionState>(this.db, this.ledger.scope, executionId, cutoff, folding);
     const from: FoldPoint = snapshot ? { state: snapshot.state, version: snapshot.version } : { state: undefined, version: 0 };
     const folded = await this.fold(executionId, from, cutoff);
     const state = folded.state;
@@ -115,7 +119,12 @@ export class Replay {
   /** Both points replayed (each seeded from a snapshot), and what differs between their states. */
   async diff(executionId: string, from: ReplayCutoff, to: ReplayCutoff): Promise<ReplayDiff> {
     const [before, after] = await Promise.all([this.stateAt({ executionId, ...from }), this.stateAt({ executionId, ...to })]);
-    return { execution_id: executionId, from: before.position, to: after.position, changes: diffStates(before.state as Json, after.state as Json) };
+    return {
+      execution_id: executionId,
+      from: before.position,
+      to: after.position,
+      changes: diffStates(before.state as Json, after.state as Json),
+    };
   }
 
   /**
@@ -133,7 +142,9 @@ export class Replay {
     } catch (error) {
       const verified = await this.verification.verify(executionId);
       if (!verified.ok) {
-        throw new RuntimeError('ledger_corrupt', `execution ${executionId}'s ledger was changed: ${verified.reason}`, { first_bad_position: verified.first_bad_position });
+        throw new RuntimeError('ledger_corrupt', `execution ${executionId}'s ledger was changed: ${verified.reason}`, {
+          first_bad_position: verified.first_bad_position,
+        });
       }
       if (!(error instanceof RuntimeError && error.code === 'ledger_corrupt')) throw error;
       // From the first event: the failed fold may have changed the snapshot's state it started from.

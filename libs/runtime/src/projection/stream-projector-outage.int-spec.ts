@@ -76,10 +76,24 @@ describe('a projector shard started while NATS is away', () => {
 
     const executionId = ids.next();
     const context = { ids, now: () => new Date(), producer: 'stream-projector-outage.int-spec', tenantId: tenant, organizationId: 'o' };
-    const started = buildEvent({ type: EventType.ExecutionStarted, executionId, payload: { path: 'p', version: 1, catalog_id: '1', workload: {} } }, context);
+    const started = buildEvent(
+      { type: EventType.ExecutionStarted, executionId, payload: { path: 'p', version: 1, catalog_id: '1', workload: {} } },
+      context,
+    );
     const [appended] = await new PgEventStore(db).append([started]);
-    await waitFor(() => nc.flush().then(() => true, () => false), { timeoutMs: 10_000, description: 'the connection back' });
-    await nc.jetstream().publish(shardSubject(eventSubject(tenant, 'o', executionId), shardOf(executionId, 1)), JSONCodec().encode(appended!.event), { msgID: started.event_id });
+    await waitFor(
+      () =>
+        nc.flush().then(
+          () => true,
+          () => false,
+        ),
+      { timeoutMs: 10_000, description: 'the connection back' },
+    );
+    await nc
+      .jetstream()
+      .publish(shardSubject(eventSubject(tenant, 'o', executionId), shardOf(executionId, 1)), JSONCodec().encode(appended!.event), {
+        msgID: started.event_id,
+      });
     await waitFor(
       async () => {
         const [row] = await db.query<{ version: string }>('SELECT version FROM noetl.projection WHERE projection_key = $1', [executionId]);

@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@noetl/config';
-import { buildEvent, EventType, foldEvents, SnowflakeIds, stateChecksum, type EventDraft, type EventTypeName, type LedgerEvent } from '@noetl/event-kernel';
+import {
+  buildEvent,
+  EventType,
+  foldEvents,
+  SnowflakeIds,
+  stateChecksum,
+  type EventDraft,
+  type EventTypeName,
+  type LedgerEvent,
+} from '@noetl/event-kernel';
 import { Database, LeadershipRepository, LedgerCursorRepository, PgEventStore, tailBacklog, TAIL_START } from '@noetl/storage';
 import { connect, type NatsConnection } from 'nats';
 import pino from 'pino';
@@ -42,7 +51,9 @@ describe('StreamProjector shards', () => {
     db = await Database.connect(testDb.url, { poolSize: 8 });
     relayNats = await connect({ servers: await requireNats() });
     const cursors = new LedgerCursorRepository();
-    relayMetrics = new RelayMetrics(new Registry(), async () => tailBacklog(db, (await cursors.get(db, relayName(config.tenancy))) ?? TAIL_START, config.tenancy));
+    relayMetrics = new RelayMetrics(new Registry(), async () =>
+      tailBacklog(db, (await cursors.get(db, relayName(config.tenancy))) ?? TAIL_START, config.tenancy),
+    );
     relay = new EventRelay({
       db,
       cursors,
@@ -76,8 +87,20 @@ describe('StreamProjector shards', () => {
   /** A shard on a NATS connection of its own; `folded` collects the executions it folded. */
   async function startShard(shardIndex: number, folded: Set<string>): Promise<{ feed: StreamProjector; nats: NatsConnection }> {
     const nats = await connect({ servers: await requireNats() });
-    const projector = standaloneProjector(db, config, { observe: (event) => void folded.add(event.execution_id), shard: String(shardIndex) });
-    const feed = new StreamProjector({ nats, project: (events, elided) => projector.deliver(events, elided), flush: (options) => projector.flush(options), metrics: new ProjectorMetrics(new Registry()), logger: pino({ level: 'silent' }), scopes: async () => [config.tenancy], shardIndex, shardCount: SHARDS });
+    const projector = standaloneProjector(db, config, {
+      observe: (event) => void folded.add(event.execution_id),
+      shard: String(shardIndex),
+    });
+    const feed = new StreamProjector({
+      nats,
+      project: (events, elided) => projector.deliver(events, elided),
+      flush: (options) => projector.flush(options),
+      metrics: new ProjectorMetrics(new Registry()),
+      logger: pino({ level: 'silent' }),
+      scopes: async () => [config.tenancy],
+      shardIndex,
+      shardCount: SHARDS,
+    });
     feed.start();
     const shard = { feed, nats };
     shards.push(shard);
@@ -92,14 +115,17 @@ describe('StreamProjector shards', () => {
     const started: string[] = [];
     for (let i = 0; i < n; i++) {
       const executionId = ids.next();
-      await store().append([draft({ type: EventType.ExecutionStarted, executionId, payload: { path: 'p', version: 1, catalog_id: '1', workload: { i } } })]);
+      await store().append([
+        draft({ type: EventType.ExecutionStarted, executionId, payload: { path: 'p', version: 1, catalog_id: '1', workload: { i } } }),
+      ]);
       started.push(executionId);
     }
     return started;
   }
 
   async function setCtx(executionIds: readonly string[], value: number): Promise<void> {
-    for (const executionId of executionIds) await store().append([draft({ type: EventType.CtxUpdated, executionId, payload: { set: { value } } })]);
+    for (const executionId of executionIds)
+      await store().append([draft({ type: EventType.CtxUpdated, executionId, payload: { set: { value } } })]);
   }
 
   async function ledgerOf(executionId: string): Promise<LedgerEvent[]> {
@@ -107,7 +133,10 @@ describe('StreamProjector shards', () => {
   }
 
   async function projected(executionId: string): Promise<{ version: number; checksum: string } | undefined> {
-    const [row] = await db.query<{ version: string; checksum: string }>(`SELECT version, checksum FROM noetl.projection WHERE projection_key = $1`, [executionId]);
+    const [row] = await db.query<{ version: string; checksum: string }>(
+      `SELECT version, checksum FROM noetl.projection WHERE projection_key = $1`,
+      [executionId],
+    );
     return row && { version: Number(row.version), checksum: row.checksum };
   }
 
@@ -117,10 +146,17 @@ describe('StreamProjector shards', () => {
     const one = await startShard(1, folded[1]!);
     const executions = await startExecutions(12);
     await setCtx(executions, 1);
-    await waitFor(async () => (await Promise.all(executions.map(projected))).every((p) => p?.version === 2), { timeoutMs: 20_000, description: 'every execution projected' });
+    await waitFor(async () => (await Promise.all(executions.map(projected))).every((p) => p?.version === 2), {
+      timeoutMs: 20_000,
+      description: 'every execution projected',
+    });
     for (const executionId of executions) {
       const owner = shardOf(executionId, SHARDS);
-      expect({ executionId, folded: folded[owner]!.has(executionId), byOther: folded[1 - owner]!.has(executionId) }).toEqual({ executionId, folded: true, byOther: false });
+      expect({ executionId, folded: folded[owner]!.has(executionId), byOther: folded[1 - owner]!.has(executionId) }).toEqual({
+        executionId,
+        folded: true,
+        byOther: false,
+      });
     }
 
     // Shard 1 goes away without a goodbye while events for it flow, then comes back on the same durable consumer.
@@ -129,7 +165,10 @@ describe('StreamProjector shards', () => {
     await setCtx(executions, 3);
     const refolded = new Set<string>();
     await startShard(1, refolded);
-    await waitFor(async () => (await Promise.all(executions.map(projected))).every((p) => p?.version === 4), { timeoutMs: 30_000, description: 'every execution projected after the restart' });
+    await waitFor(async () => (await Promise.all(executions.map(projected))).every((p) => p?.version === 4), {
+      timeoutMs: 30_000,
+      description: 'every execution projected after the restart',
+    });
     for (const executionId of executions) {
       const state = foldEvents(await ledgerOf(executionId))!;
       expect(await projected(executionId)).toEqual({ version: 4, checksum: stateChecksum(state) });
@@ -141,12 +180,23 @@ describe('StreamProjector shards', () => {
     const [executionId] = await startExecutions(1);
     const maxPayload = relayNats.info!.max_payload;
     // The execution's last event, so no later one would reveal a gap: only the elided message says to read the ledger.
-    await store().append([draft({ type: EventType.CtxUpdated, executionId: executionId!, payload: { set: { big: 'x'.repeat(maxPayload) } } })]);
+    await store().append([
+      draft({ type: EventType.CtxUpdated, executionId: executionId!, payload: { set: { big: 'x'.repeat(maxPayload) } } }),
+    ]);
     const after = await startExecutions(3);
-    const state = async (id: string) => ({ version: (await ledgerOf(id)).length, checksum: stateChecksum(foldEvents(await ledgerOf(id))!) });
-    await waitFor(async () => (await projected(executionId!))?.version === 2, { timeoutMs: 20_000, description: 'the oversized event projected' });
+    const state = async (id: string) => ({
+      version: (await ledgerOf(id)).length,
+      checksum: stateChecksum(foldEvents(await ledgerOf(id))!),
+    });
+    await waitFor(async () => (await projected(executionId!))?.version === 2, {
+      timeoutMs: 20_000,
+      description: 'the oversized event projected',
+    });
     expect(await projected(executionId!)).toEqual(await state(executionId!));
     expect((await relayMetrics.elided.get()).values[0]?.value).toBe(1);
-    await waitFor(async () => (await Promise.all(after.map(projected))).every((p) => p?.version === 1), { timeoutMs: 20_000, description: 'the later executions projected' });
+    await waitFor(async () => (await Promise.all(after.map(projected))).every((p) => p?.version === 1), {
+      timeoutMs: 20_000,
+      description: 'the later executions projected',
+    });
   });
 });

@@ -101,7 +101,9 @@ export class StreamProjector {
     let lag = 0;
     for (const scope of scopes) {
       const durable = this.durableOf(scope);
-      const info = this.consuming.has(durable) ? await (await js.consumers.get(EVENTS_STREAM, durable)).info(true).catch(() => undefined) : undefined;
+      const info = this.consuming.has(durable)
+        ? await (await js.consumers.get(EVENTS_STREAM, durable)).info(true).catch(() => undefined)
+        : undefined;
       lag += info ? info.num_pending + info.num_ack_pending : 1;
     }
     return lag;
@@ -138,12 +140,18 @@ export class StreamProjector {
         if (gone(error)) {
           // Deleted, or lost with the JetStream state that held it: fetching it again would fail forever. Made again, it delivers
           // the stream from its start (DeliverPolicy.All); the projector discards what it has folded already.
-          this.options.logger.warn({ err: error, shard: this.shard, tenant: scope.tenantId, durable }, 'the consumer is gone; making it again');
+          this.options.logger.warn(
+            { err: error, shard: this.shard, tenant: scope.tenantId, durable },
+            'the consumer is gone; making it again',
+          );
           await sleep(RETRY_MS);
           consumer = await this.consumer(scope, durable);
           continue;
         }
-        this.options.logger.error({ err: error, shard: this.shard, tenant: scope.tenantId }, 'folding a batch failed; JetStream delivers it again');
+        this.options.logger.error(
+          { err: error, shard: this.shard, tenant: scope.tenantId },
+          'folding a batch failed; JetStream delivers it again',
+        );
         await sleep(RETRY_MS);
       }
     }
@@ -169,7 +177,10 @@ export class StreamProjector {
     await this.options.flush();
     const info = await consumer.info(true);
     this.pending.set(durable, info.num_pending + info.num_ack_pending);
-    this.options.metrics.lagEvents.set({ shard: this.shard }, [...this.pending.values()].reduce((sum, n) => sum + n, 0));
+    this.options.metrics.lagEvents.set(
+      { shard: this.shard },
+      [...this.pending.values()].reduce((sum, n) => sum + n, 0),
+    );
   }
 
   /** The tenant's durable consumer of this shard, once the relay has created the stream; undefined if stopped first. */

@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { buildEvent, EventType, SnowflakeIds, type LedgerEvent } from '@noetl/event-kernel';
-import { Database, LeadershipRepository, LedgerCursorRepository, PgEventStore, tailBacklog, TAIL_START, type Queryable, type TenantScope } from '@noetl/storage';
+import {
+  Database,
+  LeadershipRepository,
+  LedgerCursorRepository,
+  PgEventStore,
+  tailBacklog,
+  TAIL_START,
+  type Queryable,
+  type TenantScope,
+} from '@noetl/storage';
 import { AckPolicy, connect, DeliverPolicy, JSONCodec, type NatsConnection } from 'nats';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -53,7 +62,10 @@ describe('EventRelay', () => {
   /** Events of the tenant committed that its relay has not published. */
   const backlogOf = async (scope: TenantScope) => tailBacklog(db, (await cursors.get(db, relayName(scope))) ?? TAIL_START, scope);
 
-  async function relayFor(tenantId: string, options: { batch?: number } = {}): Promise<{ relay: EventRelay; metrics: RelayMetrics; unpublished: () => Promise<number> }> {
+  async function relayFor(
+    tenantId: string,
+    options: { batch?: number } = {},
+  ): Promise<{ relay: EventRelay; metrics: RelayMetrics; unpublished: () => Promise<number> }> {
     const scope = { tenantId, organizationId: 'o' };
     const metrics = new RelayMetrics(new Registry(), () => backlogOf(scope));
     const relay = new EventRelay({
@@ -75,7 +87,10 @@ describe('EventRelay', () => {
   }
 
   const ctxEvent = (tenantId: string) =>
-    buildEvent({ type: EventType.CtxUpdated, executionId: ids.next(), payload: { set: { held: true } } }, { ids, now: () => new Date(), producer: 'relay.int-spec', tenantId, organizationId: 'o' });
+    buildEvent(
+      { type: EventType.CtxUpdated, executionId: ids.next(), payload: { set: { held: true } } },
+      { ids, now: () => new Date(), producer: 'relay.int-spec', tenantId, organizationId: 'o' },
+    );
 
   /** A transaction on `on` that does `write` and stays open until `commit()` (which resolves with what `write` gave once it committed). */
   function openTransaction<T>(write: (q: Queryable) => Promise<T>, on: Database = db): { written: Promise<void>; commit(): Promise<T> } {
@@ -104,7 +119,9 @@ describe('EventRelay', () => {
     const appended: LedgerEvent[] = [];
     for (let e = 0; e < executions; e++) {
       const executionId = ids.next();
-      const drafts = Array.from({ length: perExecution }, (_, i) => buildEvent({ type: EventType.CtxUpdated, executionId, payload: { set: { i } } }, context));
+      const drafts = Array.from({ length: perExecution }, (_, i) =>
+        buildEvent({ type: EventType.CtxUpdated, executionId, payload: { set: { i } } }, context),
+      );
       for (const result of await store.append(drafts)) appended.push(result.event as LedgerEvent);
     }
     return appended;
@@ -114,7 +131,13 @@ describe('EventRelay', () => {
   async function streamed(tenantId: string): Promise<{ subject: string; msgId: string; event: LedgerEvent }[]> {
     const jsm = await nats.jetstreamManager();
     const name = `check_${randomBytes(4).toString('hex')}`;
-    await jsm.consumers.add(EVENTS_STREAM, { name, filter_subject: `noetl.events.${tenantId}.>`, ack_policy: AckPolicy.None, deliver_policy: DeliverPolicy.All, inactive_threshold: 30_000_000_000 });
+    await jsm.consumers.add(EVENTS_STREAM, {
+      name,
+      filter_subject: `noetl.events.${tenantId}.>`,
+      ack_policy: AckPolicy.None,
+      deliver_policy: DeliverPolicy.All,
+      inactive_threshold: 30_000_000_000,
+    });
     const consumer = await nats.jetstream().consumers.get(EVENTS_STREAM, name);
     const out: { subject: string; msgId: string; event: LedgerEvent }[] = [];
     for (;;) {
@@ -141,7 +164,9 @@ describe('EventRelay', () => {
     });
     expect(got.map((m) => m.msgId).sort()).toEqual(events.map((e) => e.event_id).sort());
     for (const message of got) {
-      expect(message.subject).toBe(shardSubject(eventSubject(tenant, 'o', message.event.execution_id), shardOf(message.event.execution_id, SHARDS)));
+      expect(message.subject).toBe(
+        shardSubject(eventSubject(tenant, 'o', message.event.execution_id), shardOf(message.event.execution_id, SHARDS)),
+      );
       expect(message.event.event_id).toBe(message.msgId);
     }
     for (const executionId of new Set(events.map((e) => e.execution_id))) {
@@ -197,7 +222,10 @@ describe('EventRelay', () => {
     expect((await second.metrics.leader.get()).values[0]?.value ?? 0).toBe(0);
 
     await first.relay.stop();
-    await waitFor(async () => (await second.metrics.leader.get()).values[0]?.value === 1, { timeoutMs: 10_000, description: 'the second relay to take over' });
+    await waitFor(async () => (await second.metrics.leader.get()).values[0]?.value === 1, {
+      timeoutMs: 10_000,
+      description: 'the second relay to take over',
+    });
     const after = await append(tenant, 1, 5);
     await waitFor(async () => (await second.unpublished()) === 0);
     const got = await streamed(tenant);
@@ -208,7 +236,11 @@ describe('EventRelay', () => {
     const tenant = `t${randomBytes(4).toString('hex')}`;
     const relaysOfTenant = [await relayFor(tenant), await relayFor(tenant)];
     for (const { relay } of relaysOfTenant) relay.start();
-    const leaders = async () => (await Promise.all(relaysOfTenant.map(async ({ metrics }) => (await metrics.leader.get()).values[0]?.value ?? 0))).reduce((a, b) => a + b, 0);
+    const leaders = async () =>
+      (await Promise.all(relaysOfTenant.map(async ({ metrics }) => (await metrics.leader.get()).values[0]?.value ?? 0))).reduce(
+        (a, b) => a + b,
+        0,
+      );
     await waitFor(async () => (await leaders()) === 1);
     const before = await append(tenant, 1, 5);
     await waitFor(async () => (await relaysOfTenant[0]!.unpublished()) === 0);
@@ -219,7 +251,10 @@ describe('EventRelay', () => {
     );
     expect(killed).toEqual([{ killed: true }]);
     const after = await append(tenant, 1, 5);
-    await waitFor(async () => (await relaysOfTenant[0]!.unpublished()) === 0, { timeoutMs: 15_000, description: 'a relay to publish again' });
+    await waitFor(async () => (await relaysOfTenant[0]!.unpublished()) === 0, {
+      timeoutMs: 15_000,
+      description: 'a relay to publish again',
+    });
     await waitFor(async () => (await leaders()) === 1);
     const got = await streamed(tenant);
     expect(got.map((m) => m.msgId).sort()).toEqual([...before, ...after].map((e) => e.event_id).sort());
@@ -228,7 +263,9 @@ describe('EventRelay', () => {
   it('replaces a leader that stopped answering once its lease runs out (a SIGSTOPped relay holds nothing)', async () => {
     const tenant = `t${randomBytes(4).toString('hex')}`;
     // What a stopped relay leaves: a lease it no longer renews.
-    await db.query(`INSERT INTO noetl.leadership (role, holder, lease_until) VALUES ($1, 'stopped-relay', now() + interval '3 seconds')`, [`relay:${tenant}:o`]);
+    await db.query(`INSERT INTO noetl.leadership (role, holder, lease_until) VALUES ($1, 'stopped-relay', now() + interval '3 seconds')`, [
+      `relay:${tenant}:o`,
+    ]);
     const { relay, metrics, unpublished } = await relayFor(tenant);
     relay.start();
     const events = await append(tenant, 1, 5);
@@ -236,7 +273,10 @@ describe('EventRelay', () => {
     expect((await metrics.leader.get()).values[0]?.value ?? 0).toBe(0);
     expect(await unpublished()).toBe(events.length);
 
-    await waitFor(async () => (await unpublished()) === 0, { timeoutMs: 15_000, description: 'the relay to take over once the lease ran out' });
+    await waitFor(async () => (await unpublished()) === 0, {
+      timeoutMs: 15_000,
+      description: 'the relay to take over once the lease ran out',
+    });
     const got = await streamed(tenant);
     expect(got.map((m) => m.msgId).sort()).toEqual(events.map((e) => e.event_id).sort());
     const [lease] = await db.query<{ holder: string }>('SELECT holder FROM noetl.leadership WHERE role = $1', [`relay:${tenant}:o`]);
@@ -279,7 +319,9 @@ describe('EventRelay', () => {
     const { relay, unpublished } = await relayFor(tenant);
     relay.start();
     // A transaction with an id of its own (it wrote a row) that writes no event.
-    const holding = openTransaction((q) => q.query(`INSERT INTO noetl.leadership (role, holder, lease_until) VALUES ($1, 'holding', now())`, [`held:${tenant}`]));
+    const holding = openTransaction((q) =>
+      q.query(`INSERT INTO noetl.leadership (role, holder, lease_until) VALUES ($1, 'holding', now())`, [`held:${tenant}`]),
+    );
     await holding.written;
     const events = await append(tenant, 1, 2);
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -302,7 +344,10 @@ describe('EventRelay', () => {
       const elsewhere = openTransaction((q) => q.query('INSERT INTO elsewhere VALUES (1)'), other);
       await elsewhere.written;
       const events = await append(tenant, 1, 2);
-      await waitFor(async () => (await unpublished()) === 0, { timeoutMs: 5_000, description: "the events published while the other database's transaction runs" });
+      await waitFor(async () => (await unpublished()) === 0, {
+        timeoutMs: 5_000,
+        description: "the events published while the other database's transaction runs",
+      });
       expect((await streamed(tenant)).map((m) => m.msgId)).toEqual(events.map((e) => e.event_id));
       await elsewhere.commit();
     } finally {

@@ -113,7 +113,10 @@ export class EventRelay {
    */
   private async publish(event: LedgerEvent): Promise<void> {
     const { js } = this.options;
-    const subject = shardSubject(eventSubject(event.tenant_id, event.organization_id, event.execution_id), shardOf(event.execution_id, this.options.shardCount));
+    const subject = shardSubject(
+      eventSubject(event.tenant_id, event.organization_id, event.execution_id),
+      shardOf(event.execution_id, this.options.shardCount),
+    );
     try {
       await js.publish(subject, codec.encode(event), { msgID: event.event_id });
     } catch (error) {
@@ -122,7 +125,10 @@ export class EventRelay {
       marked.set(PAYLOAD_ELIDED_HEADER, '1');
       await js.publish(subject, codec.encode({ ...event, payload: null }), { msgID: event.event_id, headers: marked });
       this.options.metrics.elided.inc();
-      this.options.logger.warn({ event_id: event.event_id, event_type: event.event_type }, 'an event too large for a NATS message was published without its payload');
+      this.options.logger.warn(
+        { event_id: event.event_id, event_type: event.event_type },
+        'an event too large for a NATS message was published without its payload',
+      );
     }
   }
 }

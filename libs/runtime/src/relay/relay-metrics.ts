@@ -13,12 +13,16 @@ export class RelayMetrics {
 
   constructor(registry: Registry, backlogOf: RelayBacklog) {
     const registers = [registry];
-    this.published = new Counter({ name: 'noetl_relay_published_total', help: 'Events the relay published to JetStream (its rate: published/s)', registers });
+    this.published = new Counter({
+      name: 'noetl_relay_published_total',
+      help: 'Events the relay published to JetStream (its rate: published/s)',
+      registers,
+    });
     this.leader = new Gauge({ name: 'noetl_relay_leader', help: '1 while this process is the relay that publishes the ledger', registers });
     this.errors = new Counter({ name: 'noetl_relay_errors_total', help: 'Relay rounds that failed (retried after a backoff)', registers });
     this.elided = new Counter({
       name: 'noetl_relay_payloads_elided_total',
-      help: "Events too large for a NATS message, published without their payload (readers take them from the ledger)",
+      help: 'Events too large for a NATS message, published without their payload (readers take them from the ledger)',
       registers,
     });
     this.corrupt = new Counter({

@@ -12,7 +12,11 @@ describe('renders moved off the event loop', () => {
     offloaded.push(JSON.stringify(request.value));
     return pool.render(request);
   });
-  const scope = () => ({ fetch: stepResultView({ rows: [1, 2, 3] }), pages: stepResultView({ results: [{ n: 1 }, { n: 2 }] }, { loop: true }), who: 'ada' });
+  const scope = () => ({
+    fetch: stepResultView({ rows: [1, 2, 3] }),
+    pages: stepResultView({ results: [{ n: 1 }, { n: 2 }] }, { loop: true }),
+    who: 'ada',
+  });
 
   afterAll(() => pool.close());
   beforeEach(() => offloaded.splice(0));
@@ -28,7 +32,11 @@ describe('renders moved off the event loop', () => {
   }
 
   it('renders the same value in a thread as inline, step result views and all', async () => {
-    const value = { sum: '{{ (range(3000) | length) + (fetch.data.rows | sum) }}', text: `${LOOP}{{ who }} read {{ pages.data | length }} pages`, plain: '{{ who }}' };
+    const value = {
+      sum: '{{ (range(3000) | length) + (fetch.data.rows | sum) }}',
+      text: `${LOOP}{{ who }} read {{ pages.data | length }} pages`,
+      plain: '{{ who }}',
+    };
     expect(await renderer.renderValue(value, scope())).toEqual(engine.renderValue(value, scope()));
     expect(await renderer.renderValue(value, scope())).toEqual({ sum: 3006, text: 'ada read 2 pages', plain: 'ada' });
     expect(offloaded).toHaveLength(2);
@@ -45,7 +53,13 @@ describe('renders moved off the event loop', () => {
     const inline = await failureOf(() => engine.renderString(template, scope()));
     const thread = await failureOf(() => renderer.renderString(template, scope()));
     expect(offloaded).toHaveLength(1);
-    expect(thread).toMatchObject({ message: inline.message, expression: template, code: 'template_undefined', line: inline.line, column: inline.column });
+    expect(thread).toMatchObject({
+      message: inline.message,
+      expression: template,
+      code: 'template_undefined',
+      line: inline.line,
+      column: inline.column,
+    });
   });
 
   it('fails a render past the full budget in the thread as the engine does inline', async () => {

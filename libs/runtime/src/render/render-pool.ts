@@ -23,7 +23,10 @@ export class RenderPool {
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly expressions: ExpressionEngine, threads: number) {
+  constructor(
+    private readonly expressions: ExpressionEngine,
+    threads: number,
+  ) {
     this.slots = new Array<Slot | undefined>(Math.max(1, threads)).fill(undefined);
     this.threadData = { module: RENDER_REQUEST_MODULE, limits: { ...expressions.limits } };
   }

@@ -51,7 +51,10 @@ export function renderThreadMain(): void {
     try {
       port.postMessage({ id, reply } satisfies RenderThreadReply);
     } catch (error) {
-      port.postMessage({ id, reply: { failure: `the rendered value cannot leave the render thread: ${String(error)}` } } satisfies RenderThreadReply);
+      port.postMessage({
+        id,
+        reply: { failure: `the rendered value cannot leave the render thread: ${String(error)}` },
+      } satisfies RenderThreadReply);
     }
   });
 }

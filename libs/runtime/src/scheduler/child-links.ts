@@ -27,7 +27,8 @@ export class ChildLinks {
   /** Children that ended while their parent command is still open; running children of ended parents. */
   async settle(): Promise<void> {
     const { db, ledger, executionRows } = this.deps;
-    for (const childId of await executionRows.endedChildrenOfRunningCommands(db, ledger.scope, SWEEP_LIMIT)) await this.reportToParent(childId);
+    for (const childId of await executionRows.endedChildrenOfRunningCommands(db, ledger.scope, SWEEP_LIMIT))
+      await this.reportToParent(childId);
     for (const childId of await executionRows.runningChildrenOfEndedParents(db, ledger.scope, SWEEP_LIMIT)) {
       await this.cancelChild(childId, 'the parent execution ended');
     }
@@ -67,7 +68,6 @@ export class ChildLinks {
     });
   }
 }
-
 
 /** `return_step` of the command's single `playbook` task, as written (a literal step name). */
 function returnStepOf(spec: JsonObject | null): string | undefined {

@@ -55,7 +55,9 @@ describe('EagerClaims', () => {
     const local = slots(4);
     const eager = new EagerClaims(local, SCOPE, 30_000, () => NOW);
 
-    expect(eager.claim([issued('c1', { tool: { kind: 'noop' }, run_alone: true })]).map((draft) => draft.type)).toEqual([EventType.CommandIssued]);
+    expect(eager.claim([issued('c1', { tool: { kind: 'noop' }, run_alone: true })]).map((draft) => draft.type)).toEqual([
+      EventType.CommandIssued,
+    ]);
     expect(local.log).toEqual([]);
   });
 
@@ -77,7 +79,10 @@ describe('EagerClaims', () => {
   it('refuses a claim behind a command.issued that came back a duplicate', () => {
     const eager = new EagerClaims(slots(1), SCOPE, 30_000, () => NOW);
     eager.claim([issued('c1')]);
-    const duplicate = { event: { event_type: EventType.CommandIssued, payload: { command_id: 'c1' } } as LedgerEvent, duplicate: true } as AppendResult;
+    const duplicate = {
+      event: { event_type: EventType.CommandIssued, payload: { command_id: 'c1' } } as LedgerEvent,
+      duplicate: true,
+    } as AppendResult;
 
     expect(() => eager.assertIssued([duplicate])).toThrow(/c1 was claimed as it was issued/);
     expect(() => eager.assertIssued([{ ...duplicate, duplicate: false }])).not.toThrow();

@@ -105,7 +105,9 @@ export class EagerClaims {
   assertIssued(results: readonly AppendResult[]): void {
     for (const { event, duplicate } of results) {
       if (duplicate && event.event_type === EventType.CommandIssued && this.claims.has(event.payload.command_id)) {
-        throw new Error(`command ${event.payload.command_id} was claimed as it was issued, but its command.issued was already in the ledger`);
+        throw new Error(
+          `command ${event.payload.command_id} was claimed as it was issued, but its command.issued was already in the ledger`,
+        );
       }
     }
   }
@@ -131,7 +133,10 @@ export class EagerClaims {
         continue;
       }
       const row = { ...issued, loop_id: issued.loop_id ?? null, iteration: issued.iteration ?? null };
-      ready.push({ reservation, command: await claimedCommand(row, { token: claim.token, leaseUntil: claim.lease.leaseUntil }, state, deps, via) });
+      ready.push({
+        reservation,
+        command: await claimedCommand(row, { token: claim.token, leaseUntil: claim.lease.leaseUntil }, state, deps, via),
+      });
     }
     return {
       committed: () => {

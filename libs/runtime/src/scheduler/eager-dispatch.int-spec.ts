@@ -60,7 +60,8 @@ describe('eager dispatch', () => {
       `SELECT event_type, node_name, payload->>'worker_id' AS worker_id, xmin::text AS xid FROM noetl.event WHERE execution_id = $1::bigint ORDER BY stream_version`,
       [executionId],
     );
-  const of = (events: Written[], type: string, step: string): Written => events.find((event) => event.event_type === type && event.node_name === step)!;
+  const of = (events: Written[], type: string, step: string): Written =>
+    events.find((event) => event.event_type === type && event.node_name === step)!;
 
   afterEach(async () => t?.close());
 
@@ -76,23 +77,33 @@ describe('eager dispatch', () => {
       expect(claimed.worker_id).toBe(t.engine.worker!.workerId);
       expect(claimed.xid).toBe(of(events, EventType.CommandIssued, step).xid);
     }
-    for (const [step, next] of [['s0', 's1'], ['s1', 's2']] as const) {
+    for (const [step, next] of [
+      ['s0', 's1'],
+      ['s1', 's2'],
+    ] as const) {
       expect(of(events, EventType.CommandCompleted, step).xid).toBe(of(events, EventType.CommandIssued, next).xid);
     }
-    expect(of(events, EventType.CommandCompleted, 's2').xid).toBe(events.find((event) => event.event_type === EventType.ExecutionCompleted)!.xid);
+    expect(of(events, EventType.CommandCompleted, 's2').xid).toBe(
+      events.find((event) => event.event_type === EventType.ExecutionCompleted)!.xid,
+    );
     expect(events.filter((event) => event.event_type === EventType.CommandStarted)).toEqual([]);
   });
 
   it('goes on with a started execution before it takes the next one waiting: a report hands its slot to the command it leads to', async () => {
     t = await startTestEngine({ env: { NOETL_WORKER_CONCURRENCY: '1' } });
     await t.engine.own.catalog.register(CHAIN);
-    const ids = (await Promise.all(Array.from({ length: 4 }, () => t.engine.own.executions.start({ path: 'tests/eager_chain' })))).map((started) => started.execution_id);
+    const ids = (await Promise.all(Array.from({ length: 4 }, () => t.engine.own.executions.start({ path: 'tests/eager_chain' })))).map(
+      (started) => started.execution_id,
+    );
     for (const id of ids) expect((await t.engine.waitForTerminal(id, { timeoutMs: 30_000 })).status).toBe('COMPLETED');
 
     for (const id of ids) {
       const events = await written(id);
       // With four executions waiting for one slot, each one's s1 and s2 still start in the transaction of the report before them.
-      for (const [step, next] of [['s0', 's1'], ['s1', 's2']] as const) {
+      for (const [step, next] of [
+        ['s0', 's1'],
+        ['s1', 's2'],
+      ] as const) {
         expect(of(events, EventType.CommandClaimed, next).xid).toBe(of(events, EventType.CommandCompleted, step).xid);
       }
     }
@@ -105,7 +116,8 @@ describe('eager dispatch', () => {
     expect((await t.engine.waitForTerminal(id, { timeoutMs: 30_000 })).status).toBe('COMPLETED');
     const events = await written(id);
 
-    const claimedAsIssued = (step: string): boolean => of(events, EventType.CommandClaimed, step).xid === of(events, EventType.CommandIssued, step).xid;
+    const claimedAsIssued = (step: string): boolean =>
+      of(events, EventType.CommandClaimed, step).xid === of(events, EventType.CommandIssued, step).xid;
     expect([claimedAsIssued('slow'), claimedAsIssued('quick')].sort()).toEqual([false, true]);
     expect(events.filter((event) => event.event_type === EventType.CommandClaimed).map((event) => event.worker_id)).toEqual([
       t.engine.worker!.workerId,

@@ -7,6 +7,8 @@ import { scopeOf, type Notifications } from '../bus/bus';
  * `readNotification`): its tenant's scheduler plans the execution's new
  * events. A process without the role for that tenant has no scheduler and ignores it.
  */
-export function planOnNotice(schedulerOf: (scope: TenantScope) => { process(executionId: string): Promise<unknown> } | undefined): (message: Notifications['execution']) => void {
+export function planOnNotice(
+  schedulerOf: (scope: TenantScope) => { process(executionId: string): Promise<unknown> } | undefined,
+): (message: Notifications['execution']) => void {
   return (message) => void schedulerOf(scopeOf(message))?.process(message.execution_id);
 }

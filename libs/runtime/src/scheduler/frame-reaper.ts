@@ -31,7 +31,8 @@ export async function reapExpiredFrames(
   for (const frameId of expired) {
     const reaped = await db.transaction(async (q) => {
       const frame = await frameRows.lock(q, ledger.scope, frameId);
-      if (!frame || (frame.status !== 'CLAIMED' && frame.status !== 'RUNNING') || !frame.lease_until || frame.lease_until >= ledger.now()) return undefined;
+      if (!frame || (frame.status !== 'CLAIMED' && frame.status !== 'RUNNING') || !frame.lease_until || frame.lease_until >= ledger.now())
+        return undefined;
       // An ended execution's frames are not reissued; nothing follows its end.
       if (await ledger.hasEnded(q, frame.execution_id)) return undefined;
       const at = { executionId: frame.execution_id, step: frame.step_name, loopId: frame.loop_id, stageId: frame.stage_id, frameId };
@@ -45,7 +46,11 @@ export async function reapExpiredFrames(
               stage_id: frame.stage_id,
               frame_index: frame.frame_index,
               attempt: frame.attempts,
-              error: { kind: 'lease_expired', message: `frame ${frame.frame_index} lost its lease on each of its ${frame.attempts} attempts`, step: frame.step_name },
+              error: {
+                kind: 'lease_expired',
+                message: `frame ${frame.frame_index} lost its lease on each of its ${frame.attempts} attempts`,
+                step: frame.step_name,
+              },
             },
           },
         ]);
@@ -55,7 +60,12 @@ export async function reapExpiredFrames(
           {
             type: EventType.FrameAbandoned,
             ...at,
-            payload: { frame_id: frameId, attempt: frame.attempts, reason: 'lease expired', ...(frame.owner_worker ? { worker_id: frame.owner_worker } : {}) },
+            payload: {
+              frame_id: frameId,
+              attempt: frame.attempts,
+              reason: 'lease expired',
+              ...(frame.owner_worker ? { worker_id: frame.owner_worker } : {}),
+            },
           },
         ]);
         await frameRows.release(q, frameId);
@@ -71,8 +81,20 @@ export async function reapExpiredFrames(
 }
 
 /** Open stages with pending frames and a free slot that nobody took for a while: offered again. */
-export async function reofferStages(db: Database, ledger: Ledger, stageRows: StageRepository, offers: Offers, afterMs: number): Promise<void> {
+export async function reofferStages(
+  db: Database,
+  ledger: Ledger,
+  stageRows: StageRepository,
+  offers: Offers,
+  afterMs: number,
+): Promise<void> {
   for (const stage of await stageRows.reofferIdle(db, ledger.scope, afterMs, SWEEP_LIMIT)) {
-    await offers.stage({ stageId: stage.stage_id, executionId: stage.execution_id, slots: stage.slots, kinds: stage.tools, pool: stage.pool });
+    await offers.stage({
+      stageId: stage.stage_id,
+      executionId: stage.execution_id,
+      slots: stage.slots,
+      kinds: stage.tools,
+      pool: stage.pool,
+    });
   }
 }

@@ -10,7 +10,10 @@ jest.setTimeout(15 * 60_000);
 
 /** `noop` steps s0 -> s1 -> ... -> s{n-1}: every step a command issued, claimed, run and completed. */
 function chain(steps: number): string {
-  const workflow = Array.from({ length: steps }, (_, i) => `  - step: s${i}\n    tool: {kind: noop}\n${i + 1 < steps ? `    next: [{step: s${i + 1}}]\n` : ''}`);
+  const workflow = Array.from(
+    { length: steps },
+    (_, i) => `  - step: s${i}\n    tool: {kind: noop}\n${i + 1 < steps ? `    next: [{step: s${i + 1}}]\n` : ''}`,
+  );
   return `apiVersion: noetl.io/v2\nkind: Playbook\nmetadata: {name: long_chain, path: tests/long_chain}\nworkflow:\n${workflow.join('')}`;
 }
 
@@ -57,13 +60,18 @@ describe('a 5,000-step chain', () => {
     const last = medianStep(exits.slice(STEPS - WINDOW));
     const ratio = last / first;
     // Printed for the record: what a run measured (median ms per step at the start and the end).
-    process.stdout.write(`long chain: first ${WINDOW} steps ${first.toFixed(1)} ms/step, last ${WINDOW} ${last.toFixed(1)} ms/step (medians), ratio ${ratio.toFixed(2)}\n`);
+    process.stdout.write(
+      `long chain: first ${WINDOW} steps ${first.toFixed(1)} ms/step, last ${WINDOW} ${last.toFixed(1)} ms/step (medians), ratio ${ratio.toFixed(2)}\n`,
+    );
     expect(ratio).toBeLessThanOrEqual(1.5);
   });
 });
 
 /** The median time from one step's exit to the next's, in ms. */
 function medianStep(exits: readonly number[]): number {
-  const steps = exits.slice(1).map((at, i) => at - exits[i]!).sort((a, b) => a - b);
+  const steps = exits
+    .slice(1)
+    .map((at, i) => at - exits[i]!)
+    .sort((a, b) => a - b);
   return steps[Math.floor(steps.length / 2)]!;
 }

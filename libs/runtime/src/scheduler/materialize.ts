@@ -1,7 +1,16 @@
 import { workPool } from '@noetl/dsl';
 import { workOf } from '../bus/offers';
 import { EventType, type ExecutionState, type IdGenerator, type LedgerEvent, type StepRun } from '@noetl/event-kernel';
-import type { CommandRepository, ExecutionRepository, FrameRepository, IssuedLease, Queryable, StageRepository, TenantScope, TimerRepository } from '@noetl/storage';
+import type {
+  CommandRepository,
+  ExecutionRepository,
+  FrameRepository,
+  IssuedLease,
+  Queryable,
+  StageRepository,
+  TenantScope,
+  TimerRepository,
+} from '@noetl/storage';
 import { insertStage } from './stage-rows';
 
 /** The derived tables the scheduler keeps in step with its events. */
@@ -77,21 +86,33 @@ export async function materialize(
     case EventType.CommandIssued: {
       const p = event.payload;
       const lease = world.leaseOf?.(p.command_id);
-      await rows.commandRows.insertIssued(q, scope, {
-        command_id: p.command_id,
-        execution_id: event.execution_id,
-        step: p.step,
-        run_id: p.run_id,
-        kind: p.kind,
-        attempt: p.attempt,
-        max_attempts: p.max_attempts,
-        spec: p.spec,
-        issued_event_id: event.event_id,
-        loop_id: p.loop_id ?? null,
-        iteration: p.iteration ?? null,
-        pool: workPool(p.spec),
-      }, lease);
-      if (!lease) effects.work.push({ command_id: p.command_id, execution_id: event.execution_id, run_id: p.run_id, kind: p.kind, ...workOf(p.spec) });
+      await rows.commandRows.insertIssued(
+        q,
+        scope,
+        {
+          command_id: p.command_id,
+          execution_id: event.execution_id,
+          step: p.step,
+          run_id: p.run_id,
+          kind: p.kind,
+          attempt: p.attempt,
+          max_attempts: p.max_attempts,
+          spec: p.spec,
+          issued_event_id: event.event_id,
+          loop_id: p.loop_id ?? null,
+          iteration: p.iteration ?? null,
+          pool: workPool(p.spec),
+        },
+        lease,
+      );
+      if (!lease)
+        effects.work.push({
+          command_id: p.command_id,
+          execution_id: event.execution_id,
+          run_id: p.run_id,
+          kind: p.kind,
+          ...workOf(p.spec),
+        });
       return;
     }
     case EventType.RetryScheduled:
@@ -120,7 +141,15 @@ export async function materialize(
       const body = await world.loopBody(p.step);
       const slots = await insertStage(q, world, event.execution_id, event.event_id, { ...p, ...body }, state.loops[p.loop_id]);
       const runId = state.loops[p.loop_id]?.runId;
-      if (slots > 0) effects.stages.push({ stage_id: p.stage_id, execution_id: event.execution_id, run_id: runId, slots, kinds: body.tools, pool: body.pool });
+      if (slots > 0)
+        effects.stages.push({
+          stage_id: p.stage_id,
+          execution_id: event.execution_id,
+          run_id: runId,
+          slots,
+          kinds: body.tools,
+          pool: body.pool,
+        });
       return;
     }
     case EventType.StageClosed:

@@ -47,7 +47,10 @@ describe('RetryLane', () => {
   }
 
   async function runRetrying(t: TestEngine, key: string): Promise<string> {
-    const { execution_id } = await t.engine.own.executions.start({ path: 'tests/lane-retry', payload: { url: `${http.url}/fail-first/${key}?times=1` } });
+    const { execution_id } = await t.engine.own.executions.start({
+      path: 'tests/lane-retry',
+      payload: { url: `${http.url}/fail-first/${key}?times=1` },
+    });
     return execution_id;
   }
 
@@ -95,7 +98,10 @@ describe('RetryLane', () => {
         redis.disconnect();
       }
       // The premise: the job was gone before the timer fired.
-      const [timer] = await t.database.query<{ fired_at: Date | null }>('SELECT fired_at FROM noetl.timer WHERE execution_id = $1::bigint', [executionId]);
+      const [timer] = await t.database.query<{ fired_at: Date | null }>(
+        'SELECT fired_at FROM noetl.timer WHERE execution_id = $1::bigint',
+        [executionId],
+      );
       expect(timer?.fired_at).toBeNull();
       const detail = await t.engine.waitForTerminal(executionId, { timeoutMs: 20_000 });
       expect(detail.status).toBe('COMPLETED');

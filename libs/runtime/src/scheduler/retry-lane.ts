@@ -86,7 +86,11 @@ export class RetryLane {
       return;
     }
     try {
-      await this.queue.add(TIMER_DUE_JOB, { timer_id: timerId, tenant_id: scope.tenantId, organization_id: scope.organizationId }, { jobId: jobIdOf(timerId), delay: Math.max(0, dueAt.getTime() - Date.now()) });
+      await this.queue.add(
+        TIMER_DUE_JOB,
+        { timer_id: timerId, tenant_id: scope.tenantId, organization_id: scope.organizationId },
+        { jobId: jobIdOf(timerId), delay: Math.max(0, dueAt.getTime() - Date.now()) },
+      );
     } catch (error) {
       this.logger.warn({ err: error, timer_id: timerId }, 'retry lane: could not schedule on Redis; the timer sweep fires this timer');
     }
@@ -95,7 +99,8 @@ export class RetryLane {
   /** Consumes due jobs: `onDue` fires the timer; its rejection makes BullMQ run the job again after a backoff. */
   start(onDue: (timerId: string, scope: TenantScope) => Promise<void>): void {
     if (this.worker) throw new Error('the retry lane is already started');
-    const due = ({ data }: { data: TimerDueJob }) => onDue(data.timer_id, { tenantId: data.tenant_id, organizationId: data.organization_id });
+    const due = ({ data }: { data: TimerDueJob }) =>
+      onDue(data.timer_id, { tenantId: data.tenant_id, organizationId: data.organization_id });
     this.worker = new Worker<TimerDueJob>(this.queue.name, (job) => this.track(due(job)), {
       connection: { url: this.connection.url },
       prefix: this.connection.prefix,

@@ -32,7 +32,9 @@ describe('Scheduler', () => {
   afterAll(async () => t?.close());
 
   it('runs many executions at once, each to exactly one terminal event', async () => {
-    const started = await Promise.all(Array.from({ length: 12 }, (_, i) => t.engine.own.executions.start({ path: 'tests/chain', payload: { n: i } })));
+    const started = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => t.engine.own.executions.start({ path: 'tests/chain', payload: { n: i } })),
+    );
     const details = await Promise.all(started.map(({ execution_id }) => t.engine.waitForTerminal(execution_id, { timeoutMs: 30_000 })));
     expect(details.map((detail) => detail.status)).toEqual(details.map(() => 'COMPLETED'));
     expect(details.map((detail) => detail.result)).toEqual(started.map((_, i) => ({ final: i * 2 })));
@@ -46,7 +48,9 @@ describe('Scheduler', () => {
 
   it('sleeps on a durable timer fired once, however many sweeps race for it', async () => {
     const { execution_id } = await t.engine.own.executions.start({ path: 'tests/chain' });
-    await waitFor(async () => (await t.engine.own.executions.events(execution_id, { type: [EventType.TimerScheduled] })).events.length === 1);
+    await waitFor(
+      async () => (await t.engine.own.executions.events(execution_id, { type: [EventType.TimerScheduled] })).events.length === 1,
+    );
     await Promise.all([t.engine.sweep(), t.engine.sweep(), t.engine.sweep()]);
     const detail = await t.engine.waitForTerminal(execution_id, { timeoutMs: 10_000 });
     expect(detail.status).toBe('COMPLETED');
@@ -123,5 +127,4 @@ workflow:
       await reporter.stop();
     }
   });
-
 });

@@ -1,5 +1,14 @@
 import { applyEvent, EventType, type EventDraft, type EventTypeName, type ExecutionState, type LedgerEvent } from '@noetl/event-kernel';
-import { plan, plansOn, playbookScopeNames, refsToClose, InlineSlice, RenderSliceExceeded, SettledRenderCache, type PlannerEnv } from '@noetl/dsl';
+import {
+  plan,
+  plansOn,
+  playbookScopeNames,
+  refsToClose,
+  InlineSlice,
+  RenderSliceExceeded,
+  SettledRenderCache,
+  type PlannerEnv,
+} from '@noetl/dsl';
 import type { LedgerTransaction, Queryable } from '@noetl/storage';
 import { refsOfEvent, refsOfState } from '../state/payload-cache';
 import { afterCommit } from './after-commit';
@@ -244,12 +253,19 @@ export class Scheduler {
     const folded = new Set<string>();
     // The stream version of this pass's latest decision: under the stream lock, nothing else lands after what we read.
     let decided = 0;
-    const world = { scope: ledger.scope, ids: ledger.ids, rows: this.deps.rows, loopBody: (step: string) => loopBodyOf(this.deps.catalog, q, state!, step), leaseOf: (id: string) => eager.leaseOf(id) };
+    const world = {
+      scope: ledger.scope,
+      ids: ledger.ids,
+      rows: this.deps.rows,
+      loopBody: (step: string) => loopBodyOf(this.deps.catalog, q, state!, step),
+      leaseOf: (id: string) => eager.leaseOf(id),
+    };
     const fold = async (event: LedgerEvent): Promise<void> => {
       const wasRunning = state?.status === 'RUNNING';
       state = applyEvent(state, event);
       if (event.event_type === EventType.CommandIssued) this.deps.owners.remember(event.payload.command_id, event.execution_id);
-      if (event.event_type === EventType.StepExit && tracingEnabled()) effects.endedRuns.push({ executionId: event.execution_id, run: state.runs[event.payload.run_id]! });
+      if (event.event_type === EventType.StepExit && tracingEnabled())
+        effects.endedRuns.push({ executionId: event.execution_id, run: state.runs[event.payload.run_id]! });
       await materialize(q, world, event, state, effects);
       if (wasRunning && state.status !== 'RUNNING') terminal = state;
     };
@@ -304,7 +320,10 @@ export class Scheduler {
     const playbook = await catalog.playbook(state.catalogId, q);
     // Only results a template of the playbook can name are read: the planner renders nothing else.
     const only = playbookScopeNames(playbook);
-    const resolve = await payloads.resolverFor([...refsOfState(state, { closing: (loop) => refsToClose(playbook, loop), only }), ...refsOfEvent(event)], store);
+    const resolve = await payloads.resolverFor(
+      [...refsOfState(state, { closing: (loop) => refsToClose(playbook, loop), only }), ...refsOfEvent(event)],
+      store,
+    );
     const env: PlannerEnv = {
       now: ledger.now(),
       newId: () => this.plannerId(state.executionId),
@@ -332,11 +351,20 @@ export class Scheduler {
         },
       ];
     }
-    return storePlannedPayloads(drafts, { store, scope: ledger.scope, inlineLimitBytes: this.deps.inlineLimitBytes, offloadItems: this.deps.offloadItems });
+    return storePlannedPayloads(drafts, {
+      store,
+      scope: ledger.scope,
+      inlineLimitBytes: this.deps.inlineLimitBytes,
+      offloadItems: this.deps.offloadItems,
+    });
   }
 
   /** The state at the cursor: the cached one, taken out of the cache (see `planPending`), or folded from the ledger. */
-  private async stateAt(q: Queryable, executionId: string, version: number): Promise<{ state: ExecutionState | undefined; version: number }> {
+  private async stateAt(
+    q: Queryable,
+    executionId: string,
+    version: number,
+  ): Promise<{ state: ExecutionState | undefined; version: number }> {
     const cached = this.states.get(executionId);
     this.states.delete(executionId);
     if (cached && cached.version === version) return { state: cached.state, version };

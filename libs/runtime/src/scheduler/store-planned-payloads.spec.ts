@@ -23,7 +23,17 @@ function started(collection: Json[]): EventDraft<EventTypeName> {
   return {
     type: EventType.LoopStarted,
     executionId: '1',
-    payload: { loop_id: '2', step: 'each', run_id: '3', epoch: 1, size: collection.length, collection, mode: 'parallel', max_in_flight: 2, stage_id: '4' },
+    payload: {
+      loop_id: '2',
+      step: 'each',
+      run_id: '3',
+      epoch: 1,
+      size: collection.length,
+      collection,
+      mode: 'parallel',
+      max_in_flight: 2,
+      stage_id: '4',
+    },
   };
 }
 
@@ -63,7 +73,11 @@ describe('storePlannedPayloads and the payload cache', () => {
   });
 
   it('stores a long list of scalars by blocks, each part canonical JSON of about a MiB, and the cache reads it whole and by range', async () => {
-    const collection: Json[] = [...Array.from({ length: 400_000 }, (_, i) => (i % 3 === 0 ? `item ${i}` : i)), { id: 'last', pad: 'y'.repeat(30_000) }, true];
+    const collection: Json[] = [
+      ...Array.from({ length: 400_000 }, (_, i) => (i % 3 === 0 ? `item ${i}` : i)),
+      { id: 'last', pad: 'y'.repeat(30_000) },
+      true,
+    ];
     const [draft] = await storePlannedPayloads([started(collection)], placement);
     const ref = (draft?.payload as { collection_ref: PayloadRef }).collection_ref;
     const manifest = await getJson<ListParts>(placement.store, ref, scope);
@@ -86,7 +100,10 @@ describe('storePlannedPayloads and the payload cache', () => {
   it("stores what a rule staged on its draft, and the cache reads a loop result's parts as the whole result", async () => {
     const part = await placement.store.put('[10,20]', 'application/json', scope);
     const stats = { total: 5, succeeded: 4, success: 4, failed: 1 };
-    const staged = stagedJson({ items: 5, parts: [{ ref: part, items: 2 }, { nulls: 1 }, { values: [40, 50] }], stats }, LOOP_RESULT_MEDIA_TYPE);
+    const staged = stagedJson(
+      { items: 5, parts: [{ ref: part, items: 2 }, { nulls: 1 }, { values: [40, 50] }], stats },
+      LOOP_RESULT_MEDIA_TYPE,
+    );
     const done: EventDraft<EventTypeName> = {
       type: EventType.LoopDone,
       executionId: '1',

@@ -1,4 +1,13 @@
-import { canonicalJson, EventType, LIST_PARTS_MEDIA_TYPE, type EventDraft, type EventTypeName, type Json, type ListPart, type PayloadRef } from '@noetl/event-kernel';
+import {
+  canonicalJson,
+  EventType,
+  LIST_PARTS_MEDIA_TYPE,
+  type EventDraft,
+  type EventTypeName,
+  type Json,
+  type ListPart,
+  type PayloadRef,
+} from '@noetl/event-kernel';
 import { JSON_MEDIA_TYPE, type PayloadStore, type TenantScope } from '@noetl/storage';
 
 /** Where a planned batch's payloads go, and from what size a collection leaves the event. */
@@ -26,16 +35,24 @@ const PART_BYTES = 1024 * 1024;
  * stored in parts of about PART_BYTES (1 MiB), so a frame reads the part that holds
  * its rows, never the whole list.
  */
-export async function storePlannedPayloads(drafts: EventDraft<EventTypeName>[], placement: PayloadPlacement): Promise<EventDraft<EventTypeName>[]> {
+export async function storePlannedPayloads(
+  drafts: EventDraft<EventTypeName>[],
+  placement: PayloadPlacement,
+): Promise<EventDraft<EventTypeName>[]> {
   const stored: EventDraft<EventTypeName>[] = [];
   for (const draft of drafts) {
     for (const payload of draft.staged ?? []) await placement.store.put(payload.body, payload.ref.media_type, placement.scope);
-    stored.push(draft.type === EventType.LoopStarted ? await offloadCollection(draft as EventDraft<typeof EventType.LoopStarted>, placement) : draft);
+    stored.push(
+      draft.type === EventType.LoopStarted ? await offloadCollection(draft as EventDraft<typeof EventType.LoopStarted>, placement) : draft,
+    );
   }
   return stored;
 }
 
-async function offloadCollection(started: EventDraft<typeof EventType.LoopStarted>, placement: PayloadPlacement): Promise<EventDraft<EventTypeName>> {
+async function offloadCollection(
+  started: EventDraft<typeof EventType.LoopStarted>,
+  placement: PayloadPlacement,
+): Promise<EventDraft<EventTypeName>> {
   const { collection, ...rest } = started.payload;
   if (!collection) return started;
   let ref: PayloadRef;

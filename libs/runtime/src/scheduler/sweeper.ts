@@ -104,7 +104,13 @@ export class Sweeper implements SchedulerFollowUps {
   private async reapFrames(): Promise<void> {
     const { executions, stages } = await reapExpiredFrames(this.deps.db, this.deps.ledger, this.deps.frameRows);
     for (const stage of stages) {
-      await this.deps.offers.stage({ stageId: stage.stage_id, executionId: stage.execution_id, slots: 1, kinds: stage.tools, pool: stage.pool });
+      await this.deps.offers.stage({
+        stageId: stage.stage_id,
+        executionId: stage.execution_id,
+        slots: 1,
+        kinds: stage.tools,
+        pool: stage.pool,
+      });
     }
     for (const executionId of executions) void this.scheduler.process(executionId);
   }
@@ -126,14 +132,16 @@ export class Sweeper implements SchedulerFollowUps {
   }
 
   commandCancelled(commandId: string): void {
-    void this.children.cancelChildOf(commandId).catch((error: unknown) => this.deps.logger.error({ err: error, command_id: commandId }, 'cancelling a child failed'));
+    void this.children
+      .cancelChildOf(commandId)
+      .catch((error: unknown) => this.deps.logger.error({ err: error, command_id: commandId }, 'cancelling a child failed'));
   }
 
   executionEnded(state: ExecutionState): void {
     if (!state.parentCommandId) return;
-    void this.children.reportToParent(state.executionId).catch((error: unknown) =>
-      this.deps.logger.error({ err: error, execution_id: state.executionId }, 'reporting to the parent failed'),
-    );
+    void this.children
+      .reportToParent(state.executionId)
+      .catch((error: unknown) => this.deps.logger.error({ err: error, execution_id: state.executionId }, 'reporting to the parent failed'));
   }
 
   stop(): void {
@@ -238,7 +246,12 @@ export class Sweeper implements SchedulerFollowUps {
   private async renotifyUnclaimed(): Promise<void> {
     const { db, ledger, offers } = this.deps;
     for (const command of await this.deps.commandRows.reofferUnclaimed(db, ledger.scope, this.renotifyAfterMs(), SWEEP_LIMIT)) {
-      await offers.command({ commandId: command.command_id, executionId: command.execution_id, runId: command.run_id, ...workOf(command.spec ?? {}) });
+      await offers.command({
+        commandId: command.command_id,
+        executionId: command.execution_id,
+        runId: command.run_id,
+        ...workOf(command.spec ?? {}),
+      });
     }
   }
 

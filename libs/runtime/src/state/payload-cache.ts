@@ -136,7 +136,10 @@ async function read(ref: PayloadRef, via: PayloadStore, scope: TenantScope): Pro
  * the planner reads when a finished loop closes (`refsToClose`: never a
  * running loop's collection or outputs, which only its frames read).
  */
-export function refsOfState(state: ExecutionState, options: { closing?: (loop: LoopState) => PayloadRef[]; only?: ReadonlySet<string> }): PayloadRef[] {
+export function refsOfState(
+  state: ExecutionState,
+  options: { closing?: (loop: LoopState) => PayloadRef[]; only?: ReadonlySet<string> },
+): PayloadRef[] {
   const refs: PayloadRef[] = [];
   const names = options.only ?? Object.keys(state.results);
   for (const name of names) {
@@ -164,5 +167,10 @@ export function refsOfEvent(event: LedgerEvent): PayloadRef[] {
 }
 
 function isPayloadRef(value: unknown): value is PayloadRef {
-  return typeof value === 'object' && value !== null && typeof (value as PayloadRef).sha256 === 'string' && typeof (value as PayloadRef).media_type === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as PayloadRef).sha256 === 'string' &&
+    typeof (value as PayloadRef).media_type === 'string'
+  );
 }

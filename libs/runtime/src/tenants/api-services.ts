@@ -68,7 +68,9 @@ export function apiServices(scope: TenantScope, shared: SharedParts, core: Ledge
     owners,
     logger: shared.logger.child({ role: 'control-plane', tenant: scope.tenantId }),
     ...(shared.localSlots ? { slots: shared.localSlots } : {}),
-    ...(scheduler ? { planWithin: (q: LedgerTransaction, executionId: string, after?: string) => scheduler.planWithin(q, executionId, after) } : {}),
+    ...(scheduler
+      ? { planWithin: (q: LedgerTransaction, executionId: string, after?: string) => scheduler.planWithin(q, executionId, after) }
+      : {}),
   });
   const { objects } = shared.payloads;
   const objectCollector =
@@ -96,6 +98,13 @@ export function apiServices(scope: TenantScope, shared: SharedParts, core: Ledge
       ...(objectCollector ? { objectCollector } : {}),
     }),
     replay: new Replay(db, ledger, repos.projections, payloads),
-    workers: new WorkerDirectory({ db, workerRows: repos.workerRows, commandRows: repos.commandRows, frameRows: repos.frameRows, scope, freshMs: 3 * WORKER_REPORT_MS }),
+    workers: new WorkerDirectory({
+      db,
+      workerRows: repos.workerRows,
+      commandRows: repos.commandRows,
+      frameRows: repos.frameRows,
+      scope,
+      freshMs: 3 * WORKER_REPORT_MS,
+    }),
   };
 }

@@ -42,7 +42,13 @@ export function tenantScheduler(scope: TenantScope, shared: SharedParts, core: L
 }
 
 /** The scheduler role's safety net for the tenant, built once the services it calls exist; it takes the scheduler's follow-ups from here on. */
-export function tenantSweeper(scope: TenantScope, shared: SharedParts, core: LedgerServices, api: ApiServices, { scheduler, followUps }: TenantPlanning): Sweeper {
+export function tenantSweeper(
+  scope: TenantScope,
+  shared: SharedParts,
+  core: LedgerServices,
+  api: ApiServices,
+  { scheduler, followUps }: TenantPlanning,
+): Sweeper {
   const { config, database: db, repositories: repos } = shared;
   const { ledger } = core;
   const { executions } = api;
@@ -56,7 +62,15 @@ export function tenantSweeper(scope: TenantScope, shared: SharedParts, core: Led
       controlPlane: api.controlPlane,
       logger: shared.logger.child({ role: 'sweeper', tenant: scope.tenantId }),
       ...(shared.firesSchedules
-        ? { schedules: new ScheduleTicker({ db, ledger, rows: repos.scheduleRows, executions, logger: shared.logger.child({ role: 'schedules', tenant: scope.tenantId }) }) }
+        ? {
+            schedules: new ScheduleTicker({
+              db,
+              ledger,
+              rows: repos.scheduleRows,
+              executions,
+              logger: shared.logger.child({ role: 'schedules', tenant: scope.tenantId }),
+            }),
+          }
         : {}),
       // A few sweeps' grace before an unclaimed command is offered again.
       renotifyAfterMs: Math.max(1000, config.scheduler.sweepMs * 5),

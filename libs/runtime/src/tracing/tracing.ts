@@ -1,4 +1,16 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import type { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { IdGenerator, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { TracingConfig } from '@noetl/config';
@@ -51,14 +63,18 @@ export async function startTracing(config: TracingConfig, serviceName: string): 
     import('@opentelemetry/core'),
     import('@opentelemetry/sdk-trace'),
     import('@opentelemetry/resources'),
-    config.protocol === 'http/json' ? import('@opentelemetry/exporter-trace-otlp-http') : import('@opentelemetry/exporter-trace-otlp-proto'),
+    config.protocol === 'http/json'
+      ? import('@opentelemetry/exporter-trace-otlp-http')
+      : import('@opentelemetry/exporter-trace-otlp-proto'),
   ]);
   ids = new ChosenIds(new sdk.RandomIdGenerator());
   propagator = new core.W3CTraceContextPropagator();
   provider = new sdk.TracerProvider({
     resource: resourceFromAttributes({ 'service.name': config.serviceName ?? serviceName, 'process.pid': process.pid }),
     idGenerator: ids,
-    spanProcessors: [new sdk.BatchSpanProcessor({ exporter: new exporters.OTLPTraceExporter({ url: config.url }), scheduledDelayMillis: 1000 })],
+    spanProcessors: [
+      new sdk.BatchSpanProcessor({ exporter: new exporters.OTLPTraceExporter({ url: config.url }), scheduledDelayMillis: 1000 }),
+    ],
   });
   trace.setGlobalTracerProvider(provider);
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -94,22 +110,40 @@ const NO_SPAN: SpanHandle = { set: () => undefined, rename: () => undefined };
  * received over NATS or HTTP, or a span context every process derives, see
  * `stepRunContext`); the span ends with `work`, failed when it throws.
  */
-export function inSpan<T>(name: string, parent: Context | undefined, attributes: Attributes, work: (span: SpanHandle) => Promise<T>): Promise<T> {
+export function inSpan<T>(
+  name: string,
+  parent: Context | undefined,
+  attributes: Attributes,
+  work: (span: SpanHandle) => Promise<T>,
+): Promise<T> {
   if (!tracer) return work(NO_SPAN);
   return runInSpan(name, SpanKind.INTERNAL, parent ?? context.active(), attributes, work);
 }
 
 /** Runs `work` inside a server span for a request whose caller sent `traceparent` (the api serving a worker); `work` may rename it once routed. */
-export function inServerSpan<T>(name: string, traceparent: string | undefined, attributes: Attributes, work: (span: SpanHandle) => Promise<T>): Promise<T> {
+export function inServerSpan<T>(
+  name: string,
+  traceparent: string | undefined,
+  attributes: Attributes,
+  work: (span: SpanHandle) => Promise<T>,
+): Promise<T> {
   if (!tracer || !traceparent) return work(NO_SPAN);
   return runInSpan(name, SpanKind.SERVER, contextOf(traceparent), attributes, work);
 }
 
 /** A span of `kind` under `parent` around `work`, active while it runs; it ends with `work`, failed when it throws. */
-async function runInSpan<T>(name: string, kind: SpanKind, parent: Context, attributes: Attributes, work: (span: SpanHandle) => Promise<T>): Promise<T> {
+async function runInSpan<T>(
+  name: string,
+  kind: SpanKind,
+  parent: Context,
+  attributes: Attributes,
+  work: (span: SpanHandle) => Promise<T>,
+): Promise<T> {
   const span = tracer!.startSpan(name, { attributes, kind }, parent);
   try {
-    return await context.with(trace.setSpan(parent, span), () => work({ set: (more) => span.setAttributes(more), rename: (renamed) => span.updateName(renamed) }));
+    return await context.with(trace.setSpan(parent, span), () =>
+      work({ set: (more) => span.setAttributes(more), rename: (renamed) => span.updateName(renamed) }),
+    );
   } catch (error) {
     failed(span, error);
     throw error;
@@ -124,9 +158,25 @@ async function runInSpan<T>(name: string, kind: SpanKind, parent: Context, attri
  * execution's own (the root). The scheduler records them when the step or
  * the execution ends, from the times in the ledger.
  */
-export function recordSpan(span: { name: string; traceId: string; spanId: string; parentSpanId?: string; start: string; end: string; attributes: Attributes; error?: string }): void {
+export function recordSpan(span: {
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  start: string;
+  end: string;
+  attributes: Attributes;
+  error?: string;
+}): void {
   if (!tracer) return;
-  const parent = span.parentSpanId ? trace.setSpanContext(ROOT_CONTEXT, { traceId: span.traceId, spanId: span.parentSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true }) : ROOT_CONTEXT;
+  const parent = span.parentSpanId
+    ? trace.setSpanContext(ROOT_CONTEXT, {
+        traceId: span.traceId,
+        spanId: span.parentSpanId,
+        traceFlags: TraceFlags.SAMPLED,
+        isRemote: true,
+      })
+    : ROOT_CONTEXT;
   const started = ids.choosing({ traceId: span.traceId, spanId: span.spanId }, () =>
     tracer!.startSpan(span.name, { attributes: span.attributes, startTime: new Date(span.start), root: !span.parentSpanId }, parent),
   );
@@ -157,7 +207,11 @@ export function traceparentOf(of?: Context): string | undefined {
 /** The context a received `traceparent` names; the empty context when tracing is off or there is none. */
 export function contextOf(traceparent: string | undefined): Context {
   if (!tracer || !traceparent) return ROOT_CONTEXT;
-  return propagator.extract(ROOT_CONTEXT, { traceparent }, { get: (carrier, key) => carrier[key as 'traceparent'], keys: () => ['traceparent'] });
+  return propagator.extract(
+    ROOT_CONTEXT,
+    { traceparent },
+    { get: (carrier, key) => carrier[key as 'traceparent'], keys: () => ['traceparent'] },
+  );
 }
 
 function remote(traceId: string, spanId: string): Context {

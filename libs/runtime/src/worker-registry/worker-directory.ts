@@ -83,7 +83,11 @@ export class WorkerDirectory {
    */
   async pools(): Promise<PoolView[]> {
     const { db, scope } = this.deps;
-    const [workers, commands, frames] = await Promise.all([this.list('active'), this.deps.commandRows.backlogOf(db, scope), this.deps.frameRows.backlogOf(db, scope)]);
+    const [workers, commands, frames] = await Promise.all([
+      this.list('active'),
+      this.deps.commandRows.backlogOf(db, scope),
+      this.deps.frameRows.backlogOf(db, scope),
+    ]);
     const pools = new Map<string | null, PoolView>();
     const poolOf = (pool: string | null): PoolView => {
       let view = pools.get(pool);
@@ -101,6 +105,8 @@ export class WorkerDirectory {
     };
     count(commands, 'commands');
     count(frames, 'frames');
-    return [...pools.values()].sort((a, b) => (a.pool === b.pool ? 0 : a.pool === null ? -1 : b.pool === null ? 1 : a.pool.localeCompare(b.pool)));
+    return [...pools.values()].sort((a, b) =>
+      a.pool === b.pool ? 0 : a.pool === null ? -1 : b.pool === null ? 1 : a.pool.localeCompare(b.pool),
+    );
   }
 }

@@ -83,13 +83,25 @@ describe('worker pools', () => {
 
     // Offered again by the sweep (its row stamped), and still nobody's: neither worker-a nor the worker without a pool takes it.
     await waitFor(async () => {
-      const [row] = await database.query<{ reoffered: boolean }>('SELECT notified_at > created_at AS reoffered FROM noetl.command WHERE command_id = $1', [issuedToB]);
+      const [row] = await database.query<{ reoffered: boolean }>(
+        'SELECT notified_at > created_at AS reoffered FROM noetl.command WHERE command_id = $1',
+        [issuedToB],
+      );
       return row?.reoffered === true || undefined;
     });
-    const [row] = await database.query<{ status: string; pool: string | null }>('SELECT status, pool FROM noetl.command WHERE command_id = $1', [issuedToB]);
+    const [row] = await database.query<{ status: string; pool: string | null }>(
+      'SELECT status, pool FROM noetl.command WHERE command_id = $1',
+      [issuedToB],
+    );
     expect(row).toEqual({ status: 'ISSUED', pool: 'b' });
     const pools = await scheduler.own.workers.pools();
-    expect(pools.find((view) => view.pool === 'b')).toEqual({ pool: 'b', workers: 0, slots: 0, free_slots: 0, backlog: { commands: 1, frames: 0 } });
+    expect(pools.find((view) => view.pool === 'b')).toEqual({
+      pool: 'b',
+      workers: 0,
+      slots: 0,
+      free_slots: 0,
+      backlog: { commands: 1, frames: 0 },
+    });
     expect(pools.find((view) => view.pool === 'a')).toMatchObject({ pool: 'a', workers: 1, slots: 4, backlog: { commands: 0, frames: 0 } });
     expect(pools.find((view) => view.pool === null)).toMatchObject({ pool: null, workers: 1 });
     const metrics = await scheduler.metrics.registry.getSingleMetricAsString('noetl_command_backlog_total');
@@ -108,14 +120,21 @@ describe('worker pools', () => {
     const detail = await scheduler.waitForTerminal(executionId, { timeoutMs: 30_000 });
     expect(detail).toMatchObject({ status: 'COMPLETED', result: [10, 20, 30, 40, 50, 60] });
 
-    const events = (await scheduler.own.executions.events(executionId, { type: [EventType.CommandClaimed, EventType.FrameDispatched], limit: 100 })).events;
+    const events = (
+      await scheduler.own.executions.events(executionId, { type: [EventType.CommandClaimed, EventType.FrameDispatched], limit: 100 })
+    ).events;
     const workerOf = (event: (typeof events)[number]): unknown => (isJsonObject(event.payload) ? event.payload['worker_id'] : undefined);
-    const claimedBy = Object.fromEntries(events.filter((event) => event.event_type === EventType.CommandClaimed).map((event) => [event.step, workerOf(event)]));
+    const claimedBy = Object.fromEntries(
+      events.filter((event) => event.event_type === EventType.CommandClaimed).map((event) => [event.step, workerOf(event)]),
+    );
     expect(claimedBy).toEqual({ start: 'worker-a', on_b: 'worker-b', end: 'worker-a' });
     const frameWorkers = events.filter((event) => event.event_type === EventType.FrameDispatched).map(workerOf);
     expect(frameWorkers).toHaveLength(6);
     expect(new Set(frameWorkers)).toEqual(new Set(['worker-b']));
-    expect((await scheduler.own.workers.pools()).find((view) => view.pool === 'b')).toMatchObject({ workers: 1, backlog: { commands: 0, frames: 0 } });
+    expect((await scheduler.own.workers.pools()).find((view) => view.pool === 'b')).toMatchObject({
+      workers: 1,
+      backlog: { commands: 0, frames: 0 },
+    });
   });
 
   it('refuses a frame claim from a worker of another pool', async () => {
@@ -126,10 +145,15 @@ describe('worker pools', () => {
       const payload = opened[0]?.payload;
       return isJsonObject(payload) && typeof payload['stage_id'] === 'string' ? payload['stage_id'] : undefined;
     });
-    await waitFor(async () => ((await scheduler.own.workers.pools()).find((view) => view.pool === 'c')?.backlog.frames === 6) || undefined);
-    await expect(scheduler.own.controlPlane.claimFrame(stageId, { worker_id: 'intruder', pool: 'a' })).rejects.toMatchObject({ code: 'wrong_pool' });
+    await waitFor(async () => (await scheduler.own.workers.pools()).find((view) => view.pool === 'c')?.backlog.frames === 6 || undefined);
+    await expect(scheduler.own.controlPlane.claimFrame(stageId, { worker_id: 'intruder', pool: 'a' })).rejects.toMatchObject({
+      code: 'wrong_pool',
+    });
     await expect(scheduler.own.controlPlane.claimFrame(stageId, { worker_id: 'plain' })).rejects.toMatchObject({ code: 'wrong_pool' });
-    await expect(scheduler.own.controlPlane.claimFrame(stageId, { worker_id: 'of-c', pool: 'c' })).resolves.toMatchObject({ stage_id: stageId, frame_index: 0 });
+    await expect(scheduler.own.controlPlane.claimFrame(stageId, { worker_id: 'of-c', pool: 'c' })).resolves.toMatchObject({
+      stage_id: stageId,
+      frame_index: 0,
+    });
     await scheduler.own.executions.cancel(executionId, {});
   });
 });

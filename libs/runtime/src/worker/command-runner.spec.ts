@@ -5,7 +5,9 @@ import { workerRun } from './command-runner';
 
 describe('workerRun credentials', () => {
   const engine = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() });
-  const render = new OffloadingRenderer(engine, { work: engine.limits.maxWork, ms: Infinity, clock: () => 0 }, async (request) => answerRenderRequest(engine, request));
+  const render = new OffloadingRenderer(engine, { work: engine.limits.maxWork, ms: Infinity, clock: () => 0 }, async (request) =>
+    answerRenderRequest(engine, request),
+  );
   const site = { executionId: '1', step: 'fetch', scope: {} };
   const keychain = {
     keychain: [

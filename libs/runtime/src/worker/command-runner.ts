@@ -30,7 +30,8 @@ export interface CommandRunnerDeps {
   onPartial?(chunk: StreamChunk): Promise<void>;
 }
 
-export type CommandReport = { status: 'COMPLETED'; request: Omit<CompleteRequest, keyof Holder> } | { status: 'FAILED'; request: Omit<FailRequest, keyof Holder> };
+export type CommandReport =
+  { status: 'COMPLETED'; request: Omit<CompleteRequest, keyof Holder> } | { status: 'FAILED'; request: Omit<FailRequest, keyof Holder> };
 
 /**
  * Runs a claimed command's call in process (DSL.md s3, s5): the step's tool
@@ -47,7 +48,10 @@ export async function runCommand(command: ClaimedCommand, signal: AbortSignal, r
     spec = readCallSpec(command.spec, command.step);
     scope = await run.scopeWithKeychain(spec, withResultViews(command.scope, command.result_views ?? {}), signal);
   } catch (error) {
-    const report: CommandReport = { status: 'FAILED', request: { error: eventErrorOf(toCallErrorInfo(error), command.step), duration_ms: Math.round(performance.now() - started) } };
+    const report: CommandReport = {
+      status: 'FAILED',
+      request: { error: eventErrorOf(toCallErrorInfo(error), command.step), duration_ms: Math.round(performance.now() - started) },
+    };
     return run.secrets.scrub(report);
   }
   const outcome = await runStepCall(
@@ -77,7 +81,11 @@ export async function runCommand(command: ClaimedCommand, signal: AbortSignal, r
  * A `playbook` step's child call, rendered (keychain included) and scrubbed: a secret never
  * becomes a child's workload. Undefined `path` when the step names none.
  */
-export async function renderChildCall(command: ClaimedCommand, run: WorkerRun, signal: AbortSignal): Promise<{ path?: string; version?: number; payload: JsonObject }> {
+export async function renderChildCall(
+  command: ClaimedCommand,
+  run: WorkerRun,
+  signal: AbortSignal,
+): Promise<{ path?: string; version?: number; payload: JsonObject }> {
   const spec = readCallSpec(command.spec, command.step);
   const task = spec.tool?.tasks[0];
   const scope = await run.scopeWithKeychain(spec, withResultViews(command.scope, command.result_views ?? {}), signal);
@@ -100,7 +108,11 @@ export interface WorkerRun {
   interpreter: InterpreterDeps;
   secrets: SecretSet;
   /** `scope` plus `keychain`: the spec's keychain entries resolved at the worker (DSL.md s7); throws CallError. */
-  scopeWithKeychain(spec: Pick<CallSpec, 'keychain'>, scope: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
+  scopeWithKeychain(
+    spec: Pick<CallSpec, 'keychain'>,
+    scope: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>>;
 }
 
 export function workerRun(deps: CommandRunnerDeps, at: CallSite): WorkerRun {

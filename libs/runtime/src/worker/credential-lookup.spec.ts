@@ -4,7 +4,9 @@ import { retryableLookup } from './credential-lookup';
 
 describe('retryableLookup', () => {
   it('makes a lookup the API could not answer (restarting, its database down) a retryable connection error', async () => {
-    const lookup = retryableLookup(() => Promise.reject(new Error('POST http://api/api/frames/1/credential failed after 4 attempt(s): HTTP 500')));
+    const lookup = retryableLookup(() =>
+      Promise.reject(new Error('POST http://api/api/frames/1/credential failed after 4 attempt(s): HTTP 500')),
+    );
     const error = await lookup('sink_pg').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CallError);
     expect((error as CallError).info).toMatchObject({ kind: 'connection', retryable: true, code: 'CREDENTIAL_UNAVAILABLE' });

@@ -8,14 +8,21 @@ import { RuntimeError } from '../runtime-error';
  * rather than a final `auth` error. A refusal (unknown credential, not
  * allowed, the lease lost) stays final.
  */
-export function retryableLookup(lookup: (name: string) => Promise<Record<string, unknown>>): (name: string) => Promise<Record<string, unknown>> {
+export function retryableLookup(
+  lookup: (name: string) => Promise<Record<string, unknown>>,
+): (name: string) => Promise<Record<string, unknown>> {
   return async (name) => {
     try {
       return await lookup(name);
     } catch (error) {
       if (error instanceof RuntimeError || error instanceof CallError) throw error;
       const message = error instanceof Error ? error.message : String(error);
-      throw new CallError({ kind: 'connection', message: `credential "${name}" could not be looked up: ${message}`, retryable: true, code: 'CREDENTIAL_UNAVAILABLE' });
+      throw new CallError({
+        kind: 'connection',
+        message: `credential "${name}" could not be looked up: ${message}`,
+        retryable: true,
+        code: 'CREDENTIAL_UNAVAILABLE',
+      });
     }
   };
 }

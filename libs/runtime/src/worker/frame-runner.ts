@@ -14,7 +14,8 @@ import type { Holder, ClaimedFrame, CommitFrameRequest, FailRequest } from '../c
 import { eventErrorOf } from './call-errors';
 import type { WorkerRun } from './command-runner';
 
-export type FrameReport = { status: 'COMMITTED'; request: Omit<CommitFrameRequest, keyof Holder> } | { status: 'FAILED'; request: Omit<FailRequest, keyof Holder> };
+export type FrameReport =
+  { status: 'COMMITTED'; request: Omit<CommitFrameRequest, keyof Holder> } | { status: 'FAILED'; request: Omit<FailRequest, keyof Holder> };
 
 /**
  * Interprets a claimed frame's loop body in process (DSL.md s4.1): its rows,
@@ -64,7 +65,9 @@ async function interpretFrame(frame: ClaimedFrame, signal: AbortSignal, run: Wor
 }
 
 /** A loop body (a frame's, or a fan-out shard command's spec) as the interpreter takes it. */
-export function loopBodyArgs(spec: LoopBodySpec): Omit<FrameArgs, 'rows' | 'firstIndex' | 'total' | 'frameIndex' | 'scope' | 'signal' | 'recordCalls'> {
+export function loopBodyArgs(
+  spec: LoopBodySpec,
+): Omit<FrameArgs, 'rows' | 'firstIndex' | 'total' | 'frameIndex' | 'scope' | 'signal' | 'recordCalls'> {
   return {
     stepName: spec.step,
     tool: spec.tool,
@@ -78,7 +81,13 @@ export function loopBodyArgs(spec: LoopBodySpec): Omit<FrameArgs, 'rows' | 'firs
 }
 
 /** Runs the cursor's claim SQL through the postgres tool; its rows are the frame's rows. */
-async function claimCursorRows(cursor: CursorSpec, maxRows: number, scope: Record<string, unknown>, signal: AbortSignal, deps: InterpreterDeps): Promise<unknown[]> {
+async function claimCursorRows(
+  cursor: CursorSpec,
+  maxRows: number,
+  scope: Record<string, unknown>,
+  signal: AbortSignal,
+  deps: InterpreterDeps,
+): Promise<unknown[]> {
   const claimScope = { ...scope, __frame_max_rows: maxRows };
   const config: Record<string, unknown> = { command: await deps.render.renderString(cursor.claim, claimScope) };
   if (cursor.auth !== undefined) config['auth'] = await deps.render.renderString(cursor.auth, claimScope);

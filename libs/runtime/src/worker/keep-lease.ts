@@ -19,25 +19,28 @@ export function keepLease(
   now: () => number = () => performance.now(),
 ): NodeJS.Timeout {
   let answeredAt = now();
-  const timer = setInterval(() => {
-    beat()
-      .then((result) => {
-        answeredAt = now();
-        if (result.cancelled) {
-          log.info('execution cancelled; aborting');
-          controller.abort();
-        }
-      })
-      .catch((error: unknown) => {
-        if (error instanceof RuntimeError) {
-          log.warn({ code: error.code }, 'lease lost; aborting');
-          controller.abort();
-        } else if (now() - answeredAt >= leaseMs) {
-          log.warn({ err: error }, 'no heartbeat answered for a whole lease; the work is another worker\'s by now: aborting');
-          controller.abort();
-        } else log.warn({ err: error }, 'heartbeat failed; retrying at the next beat');
-      });
-  }, Math.max(100, Math.floor(leaseMs / 3)));
+  const timer = setInterval(
+    () => {
+      beat()
+        .then((result) => {
+          answeredAt = now();
+          if (result.cancelled) {
+            log.info('execution cancelled; aborting');
+            controller.abort();
+          }
+        })
+        .catch((error: unknown) => {
+          if (error instanceof RuntimeError) {
+            log.warn({ code: error.code }, 'lease lost; aborting');
+            controller.abort();
+          } else if (now() - answeredAt >= leaseMs) {
+            log.warn({ err: error }, "no heartbeat answered for a whole lease; the work is another worker's by now: aborting");
+            controller.abort();
+          } else log.warn({ err: error }, 'heartbeat failed; retrying at the next beat');
+        });
+    },
+    Math.max(100, Math.floor(leaseMs / 3)),
+  );
   timer.unref();
   return timer;
 }

@@ -39,7 +39,9 @@ describe('resolveKeychain at the worker', () => {
   const engine = new ExpressionEngine({ now: () => new Date(), uuid: () => randomUUID() });
   const credentials: Record<string, Record<string, unknown>> = { api: { token: 'tok-stored' }, client: { id: 'app', secret: 's3cret' } };
   const deps: KeychainDeps = {
-    render: new OffloadingRenderer(engine, { work: engine.limits.maxWork, ms: Infinity, clock: () => 0 }, async (request) => answerRenderRequest(engine, request)),
+    render: new OffloadingRenderer(engine, { work: engine.limits.maxWork, ms: Infinity, clock: () => 0 }, async (request) =>
+      answerRenderRequest(engine, request),
+    ),
     signal: new AbortController().signal,
     resolveCredential: async (name) => {
       const data = credentials[name];
@@ -82,13 +84,18 @@ describe('resolveKeychain at the worker', () => {
     });
     const client = { name: 'client', credential: 'client' };
     expect((await resolveKeychain([client, entry({})], {}, deps)).token).toEqual({ access_token: 'tok-from-endpoint', expires_in: 60 });
-    expect(endpoint.sent.at(-1)).toEqual({ type: 'application/x-www-form-urlencoded', body: 'grant_type=client_credentials&client_id=app&client_secret=s3cret' });
+    expect(endpoint.sent.at(-1)).toEqual({
+      type: 'application/x-www-form-urlencoded',
+      body: 'grant_type=client_credentials&client_id=app&client_secret=s3cret',
+    });
     await resolveKeychain([client, entry({ 'Content-Type': 'application/json' })], {}, deps);
     expect(JSON.parse(endpoint.sent.at(-1)!.body)).toEqual({ grant_type: 'client_credentials', client_id: 'app', client_secret: 's3cret' });
   });
 
   it('fails the step clearly, without quoting a token, when the endpoint refuses', async () => {
-    const err = await failure(resolveKeychain([{ name: 'token', kind: 'oauth2', endpoint: endpoint.url, data: { client_secret: 'wrong' } }], {}, deps));
+    const err = await failure(
+      resolveKeychain([{ name: 'token', kind: 'oauth2', endpoint: endpoint.url, data: { client_secret: 'wrong' } }], {}, deps),
+    );
     expect(err.info).toMatchObject({ kind: 'auth', code: 'KEYCHAIN', retryable: false });
     expect(err.info.message).toBe(`keychain entry "token": the token request to ${new URL(endpoint.url).host} answered HTTP 401`);
   });

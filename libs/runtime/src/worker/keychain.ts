@@ -25,7 +25,11 @@ const KINDS = ['credential', 'credential_ref', 'static', 'bearer', 'oauth2'] as 
  *   answer, requested form-encoded (JSON when a Content-Type header says so).
  * Nothing is cached: each run resolves afresh. Returns `{name: data}`; throws CallError.
  */
-export async function resolveKeychain(entries: unknown, scope: Record<string, unknown>, deps: KeychainDeps): Promise<Record<string, JsonObject>> {
+export async function resolveKeychain(
+  entries: unknown,
+  scope: Record<string, unknown>,
+  deps: KeychainDeps,
+): Promise<Record<string, JsonObject>> {
   const keychain: Record<string, JsonObject> = {};
   if (!Array.isArray(entries)) return keychain;
   for (const raw of entries) {
@@ -44,8 +48,14 @@ export async function resolveKeychain(entries: unknown, scope: Record<string, un
   return keychain;
 }
 
-async function resolveEntry(name: string, kind: string | undefined, spec: Record<string, unknown>, deps: KeychainDeps): Promise<JsonObject> {
-  const credential = typeof spec['credential'] === 'string' ? spec['credential'] : typeof spec['key'] === 'string' ? spec['key'] : undefined;
+async function resolveEntry(
+  name: string,
+  kind: string | undefined,
+  spec: Record<string, unknown>,
+  deps: KeychainDeps,
+): Promise<JsonObject> {
+  const credential =
+    typeof spec['credential'] === 'string' ? spec['credential'] : typeof spec['key'] === 'string' ? spec['key'] : undefined;
   if (credential !== undefined) {
     try {
       return jsonObject(await deps.resolveCredential(credential));
@@ -59,12 +69,17 @@ async function resolveEntry(name: string, kind: string | undefined, spec: Record
       if (!isRecord(spec['map'])) throw failure(name, 'a static entry needs a "map"', false);
       return jsonObject(spec['map']);
     case 'bearer':
-      if (typeof spec['token'] !== 'string' || spec['token'] === '') throw failure(name, 'a bearer entry needs a "token" (or a "credential")', false);
+      if (typeof spec['token'] !== 'string' || spec['token'] === '')
+        throw failure(name, 'a bearer entry needs a "token" (or a "credential")', false);
       return { access_token: spec['token'], token_type: 'Bearer' };
     case 'oauth2':
       return requestToken(name, spec, deps);
     default:
-      throw failure(name, `kind "${kind ?? ''}" cannot be resolved by this runtime (use one of ${KINDS.join(', ')}, or name a "credential")`, false);
+      throw failure(
+        name,
+        `kind "${kind ?? ''}" cannot be resolved by this runtime (use one of ${KINDS.join(', ')}, or name a "credential")`,
+        false,
+      );
   }
 }
 
@@ -77,7 +92,11 @@ async function requestToken(name: string, spec: Record<string, unknown>, deps: K
   const json = (headers['content-type'] ?? '').includes('json');
   headers['content-type'] ??= 'application/x-www-form-urlencoded';
   headers['accept'] ??= 'application/json';
-  const body = json ? JSON.stringify(data) : new URLSearchParams(Object.entries(data).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString();
+  const body = json
+    ? JSON.stringify(data)
+    : new URLSearchParams(
+        Object.entries(data).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+      ).toString();
   let where: string;
   try {
     where = new URL(endpoint).host;
@@ -97,7 +116,11 @@ async function requestToken(name: string, spec: Record<string, unknown>, deps: K
     text = await response.body.text();
   } catch (error) {
     if (deps.signal.aborted) throw new CallError({ kind: 'cancelled', message: 'cancelled', retryable: false });
-    throw new CallError({ kind: 'connection', message: `keychain entry "${name}": the token request to ${where} failed: ${error instanceof Error ? error.message : String(error)}`, retryable: true });
+    throw new CallError({
+      kind: 'connection',
+      message: `keychain entry "${name}": the token request to ${where} failed: ${error instanceof Error ? error.message : String(error)}`,
+      retryable: true,
+    });
   }
   // The answer is a token: a message never quotes it.
   if (status >= 400) throw failure(name, `the token request to ${where} answered HTTP ${status}`, status >= 500 || status === 429);
@@ -114,7 +137,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function jsonObject(value: unknown): JsonObject {
   const plain = toPlainJson(value);
-  if (!isJsonObject(plain)) throw new CallError({ kind: 'auth', message: 'a keychain entry resolved to something other than an object', retryable: false });
+  if (!isJsonObject(plain))
+    throw new CallError({ kind: 'auth', message: 'a keychain entry resolved to something other than an object', retryable: false });
   return plain;
 }
 

@@ -19,7 +19,8 @@ export async function runNestedChild(
   signal: AbortSignal,
 ): Promise<unknown> {
   const path = config['path'];
-  if (typeof path !== 'string' || path === '') throw new CallError({ kind: 'internal', message: 'a playbook call needs a "path"', retryable: false });
+  if (typeof path !== 'string' || path === '')
+    throw new CallError({ kind: 'internal', message: 'a playbook call needs a "path"', retryable: false });
   const payload = toPlainJson(config['input'] ?? config['payload'] ?? {});
   const returnStep = typeof config['return_step'] === 'string' ? config['return_step'] : undefined;
   const timeoutSeconds = Number(config['timeout']);
@@ -33,7 +34,8 @@ export async function runNestedChild(
     })
     .catch((error: unknown) => {
       // Past the nesting depth or the child count: the call fails, saying which limit.
-      if (error instanceof RuntimeError && error.code === 'limit_exceeded') throw new CallError({ kind: 'limit', message: error.message, retryable: false });
+      if (error instanceof RuntimeError && error.code === 'limit_exceeded')
+        throw new CallError({ kind: 'limit', message: error.message, retryable: false });
       throw error;
     });
   for (;;) {
@@ -45,11 +47,21 @@ export async function runNestedChild(
     });
     if (outcome.status === 'COMPLETED') return outcome.result;
     if (outcome.status === 'FAILED') {
-      throw new CallError({ kind: 'internal', message: outcome.error.message, retryable: outcome.error.retryable ?? false, code: 'CHILD_FAILED' });
+      throw new CallError({
+        kind: 'internal',
+        message: outcome.error.message,
+        retryable: outcome.error.retryable ?? false,
+        code: 'CHILD_FAILED',
+      });
     }
-    if (signal.aborted) throw new CallError({ kind: 'cancelled', message: `cancelled while child execution ${childId} ran`, retryable: false });
+    if (signal.aborted)
+      throw new CallError({ kind: 'cancelled', message: `cancelled while child execution ${childId} ran`, retryable: false });
     if (Date.now() >= deadline) {
-      throw new CallError({ kind: 'timeout', message: `child execution ${childId} (${path}) did not end within ${timeoutSeconds} s`, retryable: false });
+      throw new CallError({
+        kind: 'timeout',
+        message: `child execution ${childId} (${path}) did not end within ${timeoutSeconds} s`,
+        retryable: false,
+      });
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }

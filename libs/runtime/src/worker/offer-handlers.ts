@@ -30,7 +30,14 @@ export function offerHandlers(worker: { offer(offer: Offer): void }): {
 } {
   const traced = (message: { traceparent?: string }) => (message.traceparent !== undefined ? { traceparent: message.traceparent } : {});
   return {
-    work: (message) => worker.offer({ kind: 'command', id: message.command_id, scope: scopeOf(message), ...(message.alone ? { alone: true } : {}), ...traced(message) }),
+    work: (message) =>
+      worker.offer({
+        kind: 'command',
+        id: message.command_id,
+        scope: scopeOf(message),
+        ...(message.alone ? { alone: true } : {}),
+        ...traced(message),
+      }),
     frames: (message) => worker.offer({ kind: 'stage', id: message.stage_id, scope: scopeOf(message), ...traced(message) }),
   };
 }

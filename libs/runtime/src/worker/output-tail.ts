@@ -19,7 +19,8 @@ export class OutputTail {
   /** A chunk of one stream: whole lines, as the tools pass them on. */
   push(stream: EventOutputLine['stream'], text: string): void {
     for (const line of text.replace(/\n$/, '').split('\n')) {
-      const kept = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… (${line.length - MAX_LINE_CHARS} more characters)` : line;
+      const kept =
+        line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… (${line.length - MAX_LINE_CHARS} more characters)` : line;
       this.lines.push({ stream, text: kept });
       this.chars += kept.length;
       while (this.lines.length > OUTPUT_TAIL_LINES || this.chars > MAX_TOTAL_CHARS) {

@@ -11,7 +11,13 @@ import { Worker } from './worker';
 /** The worker of a process (NOETL_WORKER_*), reporting each tenant's work to the control plane `controlPlanes` gives for it. */
 export function processWorker(
   { config, workerId }: EngineOptions,
-  parts: { controlPlanes: (scope: TenantScope) => ControlPlane; tools: ToolRegistry; render: OffloadingRenderer; metrics: RuntimeMetrics; logger: Logger },
+  parts: {
+    controlPlanes: (scope: TenantScope) => ControlPlane;
+    tools: ToolRegistry;
+    render: OffloadingRenderer;
+    metrics: RuntimeMetrics;
+    logger: Logger;
+  },
 ): Worker {
   return new Worker({
     ...(workerId ? { workerId } : {}),

@@ -25,9 +25,15 @@ describe('pythonLedgerRefusal', () => {
     });
 
     it('probes nothing with NOETL_PYTHON_LEDGER_ACCESS=allow, with python off, for a worker of other tools, or in a process without the worker role', async () => {
-      expect(await pythonLedgerRefusal(loadConfig({ DATABASE_URL: url, NOETL_WORKER_TOOLS: 'http,postgres' }), ['worker'], database)).toBeUndefined();
-      expect(await pythonLedgerRefusal(loadConfig({ DATABASE_URL: url, NOETL_WORKER_TOOLS: 'http,python' }), ['worker'], database)).toContain('postgres@127.0.0.1:5432');
-      expect(await pythonLedgerRefusal(loadConfig({ DATABASE_URL: url, NOETL_PYTHON_LEDGER_ACCESS: 'allow' }), ['worker'], database)).toBeUndefined();
+      expect(
+        await pythonLedgerRefusal(loadConfig({ DATABASE_URL: url, NOETL_WORKER_TOOLS: 'http,postgres' }), ['worker'], database),
+      ).toBeUndefined();
+      expect(
+        await pythonLedgerRefusal(loadConfig({ DATABASE_URL: url, NOETL_WORKER_TOOLS: 'http,python' }), ['worker'], database),
+      ).toContain('postgres@127.0.0.1:5432');
+      expect(
+        await pythonLedgerRefusal(loadConfig({ DATABASE_URL: url, NOETL_PYTHON_LEDGER_ACCESS: 'allow' }), ['worker'], database),
+      ).toBeUndefined();
       expect(await pythonLedgerRefusal(loadConfig({ DATABASE_URL: url, NOETL_PYTHON: 'off' }), ['worker'], database)).toBeUndefined();
       expect(await pythonLedgerRefusal(loadConfig({ DATABASE_URL: url }), ['api', 'scheduler', 'projector'], database)).toBeUndefined();
     });

@@ -10,7 +10,11 @@ import { ledgerExposureReason, ledgerLogins, passwordlessLogins, readSocketDirec
  * tries, as a step could, the DSN's address and the server's local sockets as the DSN's user and
  * as `postgres`, without a password. NOETL_PYTHON_LEDGER_ACCESS=allow skips it.
  */
-export async function pythonLedgerRefusal(config: NoetlConfig, roles: readonly Role[], database: Database | undefined): Promise<string | undefined> {
+export async function pythonLedgerRefusal(
+  config: NoetlConfig,
+  roles: readonly Role[],
+  database: Database | undefined,
+): Promise<string | undefined> {
   if (!roles.includes('worker') || !config.worker.python || config.tools.python.ledgerAccess === 'allow') return undefined;
   // A worker restricted to other kinds (NOETL_WORKER_TOOLS) is never offered a python step.
   if (config.worker.tools && !config.worker.tools.includes('python')) return undefined;

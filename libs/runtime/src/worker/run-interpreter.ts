@@ -10,7 +10,10 @@ import type { StreamPacer } from './stream-pacer';
 import type { WorkerOptions } from './worker-options';
 
 /** What every interpreter of a worker's runs shares: its tools and settings, its id, and its streams' pacer (made once, with the worker). */
-export type InterpreterContext = Pick<WorkerOptions, 'tools' | 'render' | 'pythonEnabled' | 'logger'> & { workerId: string; pacer: StreamPacer };
+export type InterpreterContext = Pick<WorkerOptions, 'tools' | 'render' | 'pythonEnabled' | 'logger'> & {
+  workerId: string;
+  pacer: StreamPacer;
+};
 
 /** A claimed command or frame, as its interpreter needs it. */
 export interface HeldRun {
@@ -44,9 +47,16 @@ export function interpreterFor(
         printed?.push(stream, text);
       },
       runChild: (config, signal) =>
-        runNestedChild(controlPlane, { worker_id: context.workerId, lease_token: leaseToken, holder, key: `${attempt}:${children++}` }, config, signal),
+        runNestedChild(
+          controlPlane,
+          { worker_id: context.workerId, lease_token: leaseToken, holder, key: `${attempt}:${children++}` },
+          config,
+          signal,
+        ),
       // Only a step's own command streams; a frame's rows commit as one unit.
-      ...(holder.kind === 'command' ? { onPartial: (chunk: StreamChunk) => reportPartial(context, controlPlane, holder.id, leaseToken, chunk) } : {}),
+      ...(holder.kind === 'command'
+        ? { onPartial: (chunk: StreamChunk) => reportPartial(context, controlPlane, holder.id, leaseToken, chunk) }
+        : {}),
     },
     { executionId, step, scope },
   );
@@ -56,12 +66,27 @@ export function interpreterFor(
  * A chunk of the command's streamed result, paced by its consumers (see
  * StreamPacer); a refused or failed report fails the call (its stream stops).
  */
-async function reportPartial(context: InterpreterContext, controlPlane: ControlPlane, commandId: string, leaseToken: string, chunk: StreamChunk): Promise<void> {
+async function reportPartial(
+  context: InterpreterContext,
+  controlPlane: ControlPlane,
+  commandId: string,
+  leaseToken: string,
+  chunk: StreamChunk,
+): Promise<void> {
   try {
-    await context.pacer.report(controlPlane, commandId, { worker_id: context.workerId, lease_token: leaseToken }, { ...chunk, rows: toPlainRows(chunk.rows) });
+    await context.pacer.report(
+      controlPlane,
+      commandId,
+      { worker_id: context.workerId, lease_token: leaseToken },
+      { ...chunk, rows: toPlainRows(chunk.rows) },
+    );
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new CallError({ kind: 'internal', message: `reporting chunk ${chunk.chunk_index} failed: ${message}`, retryable: !(error instanceof RuntimeError) });
+    throw new CallError({
+      kind: 'internal',
+      message: `reporting chunk ${chunk.chunk_index} failed: ${message}`,
+      retryable: !(error instanceof RuntimeError),
+    });
   }
 }
 

@@ -20,10 +20,23 @@ export async function runShard(command: ClaimedCommand, shard: ShardItem, signal
     spec = readLoopBodySpec(command.spec, command.step);
     scope = await run.scopeWithKeychain(spec, withResultViews(command.scope, command.result_views ?? {}), signal);
   } catch (error) {
-    return run.secrets.scrub({ status: 'FAILED', request: { error: eventErrorOf(toCallErrorInfo(error), command.step), duration_ms: elapsed() } });
+    return run.secrets.scrub({
+      status: 'FAILED',
+      request: { error: eventErrorOf(toCallErrorInfo(error), command.step), duration_ms: elapsed() },
+    });
   }
   const outcome = await runFrame(
-    { ...loopBodyArgs(spec), process: 'row', rows: [shard.item], firstIndex: shard.index, total: shard.total, frameIndex: shard.index, scope, signal, recordCalls: true },
+    {
+      ...loopBodyArgs(spec),
+      process: 'row',
+      rows: [shard.item],
+      firstIndex: shard.index,
+      total: shard.total,
+      frameIndex: shard.index,
+      scope,
+      signal,
+      recordCalls: true,
+    },
     run.interpreter,
   );
   const row = outcome.rows[0];
@@ -32,6 +45,12 @@ export async function runShard(command: ClaimedCommand, shard: ShardItem, signal
   const report: CommandReport =
     row?.status === 'ok'
       ? { status: 'COMPLETED', request: { result: toPlainJson(row.result), ...common } }
-      : { status: 'FAILED', request: { error: eventErrorOf(row?.error ?? { kind: 'internal', message: 'the shard ran no row', retryable: false }, command.step), ...common } };
+      : {
+          status: 'FAILED',
+          request: {
+            error: eventErrorOf(row?.error ?? { kind: 'internal', message: 'the shard ran no row', retryable: false }, command.step),
+            ...common,
+          },
+        };
   return run.secrets.scrub(report);
 }

@@ -45,7 +45,11 @@ function startSlowSink(): Promise<{ server: Server; url: string; received: { ind
       }, CONSUMER_MS);
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/chunk`, received })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/chunk`, received }),
+    ),
+  );
 }
 
 /**
@@ -98,7 +102,11 @@ describe('backpressure of a streamed result', () => {
     expect(Math.max(...inFlight)).toBeGreaterThan(1);
     const peak = await t.engine.metrics.registry.getSingleMetricAsString('noetl_stream_pending_chunks_max');
     expect(peak).toContain(`noetl_stream_pending_chunks_max ${MAX_PENDING}`);
-    const waits = Number(/noetl_stream_backpressure_waits_total (\d+)/.exec(await t.engine.metrics.registry.getSingleMetricAsString('noetl_stream_backpressure_waits_total'))?.[1]);
+    const waits = Number(
+      /noetl_stream_backpressure_waits_total (\d+)/.exec(
+        await t.engine.metrics.registry.getSingleMetricAsString('noetl_stream_backpressure_waits_total'),
+      )?.[1],
+    );
     expect(waits).toBeGreaterThan(0);
 
     // In order in the ledger, each exactly once, and each chunk's rows delivered whole to the sink.
@@ -107,6 +115,8 @@ describe('backpressure of a streamed result', () => {
     await waitFor(async () => sink.received.length === CHUNKS || undefined);
     const byIndex = [...sink.received].sort((a, b) => a.index - b.index);
     expect(byIndex.map((chunk) => chunk.index)).toEqual([...Array(CHUNKS).keys()]);
-    expect(byIndex.flatMap((chunk) => chunk.rows.map((row) => row.n))).toEqual(Array.from({ length: CHUNKS * CHUNK_ROWS }, (_, i) => i + 1));
+    expect(byIndex.flatMap((chunk) => chunk.rows.map((row) => row.n))).toEqual(
+      Array.from({ length: CHUNKS * CHUNK_ROWS }, (_, i) => i + 1),
+    );
   });
 });

@@ -26,7 +26,12 @@ export class StreamPacer {
     private readonly metrics: RuntimeMetrics,
   ) {}
 
-  async report(controlPlane: ControlPlane, commandId: string, holder: Holder, chunk: Omit<PartialRequest, keyof Holder> & { rows: JsonObject[] }): Promise<void> {
+  async report(
+    controlPlane: ControlPlane,
+    commandId: string,
+    holder: Holder,
+    chunk: Omit<PartialRequest, keyof Holder> & { rows: JsonObject[] },
+  ): Promise<void> {
     let { pending_chunks: pending } = await controlPlane.reportPartial(commandId, { ...holder, ...chunk });
     if (pending > this.peak) this.metrics.streamPendingChunks.set((this.peak = pending));
     // After the last chunk nothing more is read: nothing to wait for.

@@ -11,7 +11,11 @@ const MiB = 1024 * 1024;
  * pool, or asked of the API by a worker that holds no connection to it). `pythonRefusal`, when
  * set, refuses every python step (`pythonLedgerRefusal`).
  */
-export function workerToolOptions(config: NoetlConfig, ledgerIdentity: () => Promise<DatabaseIdentity>, pythonRefusal?: string): DefaultToolsOptions {
+export function workerToolOptions(
+  config: NoetlConfig,
+  ledgerIdentity: () => Promise<DatabaseIdentity>,
+  pythonRefusal?: string,
+): DefaultToolsOptions {
   const { javascript, python, http, ledgerAccess } = config.tools;
   return {
     postgres:

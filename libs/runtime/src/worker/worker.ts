@@ -182,7 +182,10 @@ export class Worker {
         start('command run failed', { command_id: command.command_id }, () =>
           this.runHeld(this.options.controlPlanes(scope), command, { kind: 'command', id: command.command_id, scope }, controller),
         ),
-      runFrame: (assemble) => start('frame run failed (a frame not assembled runs again once its lease is reaped)', {}, async () => this.runHeldFrame(this.options.controlPlanes(scope), await assemble(), controller)),
+      runFrame: (assemble) =>
+        start('frame run failed (a frame not assembled runs again once its lease is reaped)', {}, async () =>
+          this.runHeldFrame(this.options.controlPlanes(scope), await assemble(), controller),
+        ),
       cancel: () => {
         if (settled) return;
         settled = true;
@@ -215,7 +218,8 @@ export class Worker {
       this.inFlight.add(controller);
       this.runningAlone = alone;
       const controlPlane = this.options.controlPlanes(offer.scope);
-      const run = offer.kind === 'command' ? this.execute(controlPlane, offer, controller) : this.executeFrame(controlPlane, offer.id, controller);
+      const run =
+        offer.kind === 'command' ? this.execute(controlPlane, offer, controller) : this.executeFrame(controlPlane, offer.id, controller);
       void run
         .catch((error: unknown) => this.options.logger.error({ err: error, [`${offer.kind}_id`]: offer.id }, `${offer.kind} run failed`))
         .finally(() => {
@@ -243,10 +247,12 @@ export class Worker {
   /** Claims a frame of the stage, interprets its rows, commits it; nothing claimable is fine (the offer was stale). */
   private async executeFrame(controlPlane: ControlPlane, stageId: string, controller: AbortController): Promise<void> {
     const { metrics } = this.options;
-    const frame = await metrics.span('claim', () => controlPlane.claimFrame(stageId, this.claimRequest())).catch((error: unknown) => {
-      if (this.staleOffer(error)) return null;
-      throw error;
-    });
+    const frame = await metrics
+      .span('claim', () => controlPlane.claimFrame(stageId, this.claimRequest()))
+      .catch((error: unknown) => {
+        if (this.staleOffer(error)) return null;
+        throw error;
+      });
     if (frame) await this.runHeldFrame(controlPlane, frame, controller);
   }
 
@@ -256,32 +262,51 @@ export class Worker {
     const log = this.options.logger.child({ execution_id: frame.execution_id, step: frame.step, frame_id: frame.frame_id });
     const holder: Holder = { worker_id: this.workerId, lease_token: frame.lease_token };
     const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeatFrame(frame.frame_id, { ...holder, lease_ms: frame.lease_ms });
-    const attributes = { execution_id: frame.execution_id, step: frame.step, frame_id: frame.frame_id, frame_index: frame.frame_index, attempt: frame.attempt, worker_id: this.workerId };
-    await inSpan('frame', frame.run_id ? stepRunContext(frame.execution_id, frame.run_id) : executionContext(frame.execution_id), attributes, async (span) => {
-      const heartbeat = keepLease(beat, frame.lease_ms, controller, log);
-      try {
-        const run = interpreterFor(
-          this.interpreters,
-          controlPlane,
-          { executionId: frame.execution_id, step: frame.step, scope: frame.scope, holder: { kind: 'frame', id: frame.frame_id }, leaseToken: frame.lease_token, attempt: frame.attempt },
-          retryableLookup(async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { ...holder, name })).data),
-        );
-        const report = await metrics.span('run', () => runClaimedFrame(frame, controller.signal, run));
-        if (controller.signal.aborted) {
-          span.set({ outcome: this.releasing ? 'released' : 'aborted' });
-          if (this.releasing) await giveBack(() => controlPlane.releaseFrame(frame.frame_id, holder), log);
-          return;
+    const attributes = {
+      execution_id: frame.execution_id,
+      step: frame.step,
+      frame_id: frame.frame_id,
+      frame_index: frame.frame_index,
+      attempt: frame.attempt,
+      worker_id: this.workerId,
+    };
+    await inSpan(
+      'frame',
+      frame.run_id ? stepRunContext(frame.execution_id, frame.run_id) : executionContext(frame.execution_id),
+      attributes,
+      async (span) => {
+        const heartbeat = keepLease(beat, frame.lease_ms, controller, log);
+        try {
+          const run = interpreterFor(
+            this.interpreters,
+            controlPlane,
+            {
+              executionId: frame.execution_id,
+              step: frame.step,
+              scope: frame.scope,
+              holder: { kind: 'frame', id: frame.frame_id },
+              leaseToken: frame.lease_token,
+              attempt: frame.attempt,
+            },
+            retryableLookup(async (name) => (await controlPlane.resolveFrameCredential(frame.frame_id, { ...holder, name })).data),
+          );
+          const report = await metrics.span('run', () => runClaimedFrame(frame, controller.signal, run));
+          if (controller.signal.aborted) {
+            span.set({ outcome: this.releasing ? 'released' : 'aborted' });
+            if (this.releasing) await giveBack(() => controlPlane.releaseFrame(frame.frame_id, holder), log);
+            return;
+          }
+          span.set({ outcome: report.status, rows: frame.rows.length });
+          const send = (): Promise<void> =>
+            report.status === 'COMMITTED'
+              ? controlPlane.commitFrame(frame.frame_id, { ...holder, ...report.request })
+              : controlPlane.failFrame(frame.frame_id, { ...holder, ...report.request });
+          await metrics.span('report', () => this.reportRun(frame.frame_id, () => deliver(send, frame.lease_ms, log, 'frame report')));
+        } finally {
+          clearInterval(heartbeat);
         }
-        span.set({ outcome: report.status, rows: frame.rows.length });
-        const send = (): Promise<void> =>
-          report.status === 'COMMITTED'
-            ? controlPlane.commitFrame(frame.frame_id, { ...holder, ...report.request })
-            : controlPlane.failFrame(frame.frame_id, { ...holder, ...report.request });
-        await metrics.span('report', () => this.reportRun(frame.frame_id, () => deliver(send, frame.lease_ms, log, 'frame report')));
-      } finally {
-        clearInterval(heartbeat);
-      }
-    });
+      },
+    );
   }
 
   private async execute(controlPlane: ControlPlane, offer: Offer, controller: AbortController): Promise<void> {
@@ -310,10 +335,18 @@ export class Worker {
     }
     // A child of the step run's span: the offer's traceparent says which (over NATS), else every process derives it.
     const parent = offer.traceparent ? contextOf(offer.traceparent) : stepRunContext(command.execution_id, command.run_id);
-    const attributes = { execution_id: command.execution_id, step: command.step, command_id: commandId, attempt: command.attempt, worker_id: this.workerId, tool_kind: command.kind };
+    const attributes = {
+      execution_id: command.execution_id,
+      step: command.step,
+      command_id: commandId,
+      attempt: command.attempt,
+      worker_id: this.workerId,
+      tool_kind: command.kind,
+    };
     await inSpan(`command ${command.kind}`, parent, attributes, async (span) => {
       let shared = false;
-      const beat = (): Promise<HeartbeatResult> => controlPlane.heartbeat(commandId, { ...holder, lease_ms: leaseMs, ...(shared ? { alone: false } : {}) });
+      const beat = (): Promise<HeartbeatResult> =>
+        controlPlane.heartbeat(commandId, { ...holder, lease_ms: leaseMs, ...(shared ? { alone: false } : {}) });
       const heartbeat = keepLease(beat, leaseMs, controller, log);
       const aloneFor = alone
         ? setTimeout(() => {
@@ -335,7 +368,14 @@ export class Worker {
         const run = interpreterFor(
           this.interpreters,
           controlPlane,
-          { executionId: command.execution_id, step: command.step, scope: command.scope, holder: { kind: 'command', id: commandId }, leaseToken: command.lease_token, attempt: command.attempt },
+          {
+            executionId: command.execution_id,
+            step: command.step,
+            scope: command.scope,
+            holder: { kind: 'command', id: commandId },
+            leaseToken: command.lease_token,
+            attempt: command.attempt,
+          },
           retryableLookup(async (name) => (await controlPlane.resolveCredential(commandId, { ...holder, name })).data),
           printed,
         );
@@ -345,7 +385,9 @@ export class Worker {
           span.set({ outcome: 'child_started' });
           return;
         }
-        const report = await metrics.span('run', () => (command.shard ? runShard(command, command.shard, controller.signal, run) : runCommand(command, controller.signal, run)));
+        const report = await metrics.span('run', () =>
+          command.shard ? runShard(command, command.shard, controller.signal, run) : runCommand(command, controller.signal, run),
+        );
         if (controller.signal.aborted) {
           span.set({ outcome: this.releasing ? 'released' : 'aborted' });
           if (this.releasing) await giveBack(() => controlPlane.release(commandId, holder), log);
@@ -373,7 +415,10 @@ export class Worker {
   private staleOffer(error: unknown): boolean {
     if (!(error instanceof RuntimeError)) return false;
     if (error.code === 'unauthenticated' || error.code === 'forbidden') {
-      this.options.logger.error({ code: error.code }, `the API refused this worker's claim (check NOETL_API_KEY, a worker key of its tenant): ${error.message}`);
+      this.options.logger.error(
+        { code: error.code },
+        `the API refused this worker's claim (check NOETL_API_KEY, a worker key of its tenant): ${error.message}`,
+      );
     }
     return true;
   }

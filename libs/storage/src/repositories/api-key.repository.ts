@@ -52,7 +52,10 @@ export class ApiKeyRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (key_id) DO NOTHING`,
       [key.keyId, key.scope.tenantId, key.scope.organizationId, key.role, key.name, key.secretSha256, key.createdBy],
     );
-    const [row] = await q.query<ApiKeyRow & { secret_sha256: Buffer }>(`SELECT ${COLUMNS}, secret_sha256 FROM noetl.api_key WHERE key_id = $1`, [key.keyId]);
+    const [row] = await q.query<ApiKeyRow & { secret_sha256: Buffer }>(
+      `SELECT ${COLUMNS}, secret_sha256 FROM noetl.api_key WHERE key_id = $1`,
+      [key.keyId],
+    );
     if (!row) throw new Error(`API key ${key.keyId} is neither inserted nor found`);
     return row;
   }

@@ -43,7 +43,11 @@ export class CatalogRepository {
   }
 
   /** The path's latest version with its checksum, if any. */
-  async latestVersion(q: Queryable, scope: TenantScope, path: string): Promise<{ catalog_id: string; version: number; checksum: string } | undefined> {
+  async latestVersion(
+    q: Queryable,
+    scope: TenantScope,
+    path: string,
+  ): Promise<{ catalog_id: string; version: number; checksum: string } | undefined> {
     const [row] = await q.query<{ catalog_id: string; version: number; checksum: string }>(
       `SELECT catalog_id, version, checksum FROM noetl.catalog
         WHERE tenant_id = $1 AND organization_id = $2 AND path = $3 ORDER BY version DESC LIMIT 1`,
@@ -56,7 +60,18 @@ export class CatalogRepository {
     await q.query(
       `INSERT INTO noetl.catalog (catalog_id, tenant_id, organization_id, path, version, content, playbook, checksum, model, model_format)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9::json, $10)`,
-      [row.catalogId, scope.tenantId, scope.organizationId, row.path, row.version, row.content, row.document, row.checksum, row.model, row.modelFormat],
+      [
+        row.catalogId,
+        scope.tenantId,
+        scope.organizationId,
+        row.path,
+        row.version,
+        row.content,
+        row.document,
+        row.checksum,
+        row.model,
+        row.modelFormat,
+      ],
     );
   }
 

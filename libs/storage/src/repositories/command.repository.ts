@@ -72,10 +72,16 @@ export function isTerminalCommand(status: CommandStatus): boolean {
   return TERMINAL_COMMAND_STATUSES.includes(status);
 }
 
-const COLUMNS = 'command_id, execution_id, step, run_id, kind, attempt, max_attempts, status, spec, worker_id, lease_until, lease_token, created_at, loop_id, iteration';
+const COLUMNS =
+  'command_id, execution_id, step, run_id, kind, attempt, max_attempts, status, spec, worker_id, lease_until, lease_token, created_at, loop_id, iteration';
 
 function normalise(row: CommandRow): CommandRow {
-  return { ...row, command_id: String(row.command_id), execution_id: String(row.execution_id), loop_id: row.loop_id === null ? null : String(row.loop_id) };
+  return {
+    ...row,
+    command_id: String(row.command_id),
+    execution_id: String(row.execution_id),
+    loop_id: row.loop_id === null ? null : String(row.loop_id),
+  };
 }
 
 const INSERT_ISSUED_SQL = prepared(`
@@ -85,7 +91,9 @@ const INSERT_ISSUED_SQL = prepared(`
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $14::text IS NULL THEN 'ISSUED' ELSE 'RUNNING' END, $10::jsonb, $11, now(), $12, $13,
           $14, $15, $16, CASE WHEN $14::text IS NULL THEN NULL ELSE now() END, CASE WHEN $14::text IS NULL THEN NULL ELSE now() END, $17)
   ON CONFLICT (command_id) DO NOTHING`);
-const OWNER_SQL = prepared('SELECT execution_id FROM noetl.command WHERE command_id = $1::bigint AND tenant_id = $2 AND organization_id = $3');
+const OWNER_SQL = prepared(
+  'SELECT execution_id FROM noetl.command WHERE command_id = $1::bigint AND tenant_id = $2 AND organization_id = $3',
+);
 const LOCK_SQL = prepared(`
   SELECT ${COLUMNS},
          EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = c.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended,
@@ -108,29 +116,25 @@ const END_SQL = prepared(`
 export class CommandRepository {
   /** The row of a `command.issued`: ISSUED, or with `lease` RUNNING already (claimed in the same transaction). */
   async insertIssued(q: Queryable, scope: TenantScope, command: IssuedCommand, lease?: IssuedLease): Promise<void> {
-    await enqueueWrite(
-      q,
-      INSERT_ISSUED_SQL,
-      [
-        command.command_id,
-        command.execution_id,
-        scope.tenantId,
-        scope.organizationId,
-        command.step,
-        command.run_id,
-        command.kind,
-        command.attempt,
-        command.max_attempts,
-        JSON.stringify(command.spec),
-        command.issued_event_id,
-        command.loop_id,
-        command.iteration,
-        lease?.workerId ?? null,
-        lease?.leaseUntil ?? null,
-        lease?.tokenHash ?? null,
-        command.pool,
-      ],
-    );
+    await enqueueWrite(q, INSERT_ISSUED_SQL, [
+      command.command_id,
+      command.execution_id,
+      scope.tenantId,
+      scope.organizationId,
+      command.step,
+      command.run_id,
+      command.kind,
+      command.attempt,
+      command.max_attempts,
+      JSON.stringify(command.spec),
+      command.issued_event_id,
+      command.loop_id,
+      command.iteration,
+      lease?.workerId ?? null,
+      lease?.leaseUntil ?? null,
+      lease?.tokenHash ?? null,
+      command.pool,
+    ]);
   }
 
   /**
@@ -141,13 +145,21 @@ export class CommandRepository {
    */
   async lock(tx: LedgerTransaction, scope: TenantScope, commandId: string, knownOwner?: string): Promise<LockedCommand | undefined> {
     if (!isBigintId(commandId)) return undefined;
-    const owner = knownOwner ?? (await tx.query<{ execution_id: string }>(OWNER_SQL, [commandId, scope.tenantId, scope.organizationId]))[0]?.execution_id;
+    const owner =
+      knownOwner ??
+      (await tx.query<{ execution_id: string }>(OWNER_SQL, [commandId, scope.tenantId, scope.organizationId]))[0]?.execution_id;
     if (owner === undefined) return undefined;
     const stream = streamIdOf({ type: 'execution', id: String(owner) });
     await tx.lockStream(stream);
     // Whether the execution ended rides along (read after the stream lock, so final): one round trip less per report.
     // The stream's head rides along too (read under its lock): the report's append need not read it.
-    const [row] = await tx.query<LockedCommand & { stream_head: number | null }>(LOCK_SQL, [commandId, owner, scope.tenantId, scope.organizationId, stream]);
+    const [row] = await tx.query<LockedCommand & { stream_head: number | null }>(LOCK_SQL, [
+      commandId,
+      owner,
+      scope.tenantId,
+      scope.organizationId,
+      stream,
+    ]);
     if (!row) return undefined;
     const locked = takeStreamHead(tx, stream, row);
     return { ...normalise(locked), execution_ended: locked.execution_ended };
@@ -171,11 +183,7 @@ export class CommandRepository {
   }
 
   async markRunning(q: Queryable, commandId: string, lease: { workerId: string; leaseUntil: Date; tokenHash: string }): Promise<void> {
-    await enqueueWrite(
-      q,
-      MARK_RUNNING_SQL,
-      [commandId, lease.workerId, lease.leaseUntil, lease.tokenHash],
-    );
+    await enqueueWrite(q, MARK_RUNNING_SQL, [commandId, lease.workerId, lease.leaseUntil, lease.tokenHash]);
   }
 
   /** A new lease end; null gives the lease up (a `playbook` command waits for its child with no worker). */
@@ -234,7 +242,9 @@ export class CommandRepository {
 
   /** Commands waiting for a worker, over every tenant, per worker pool (null: no pool), for the `noetl_command_backlog_total` gauge. */
   async backlog(q: Queryable): Promise<PoolCount[]> {
-    return q.query<PoolCount>(`SELECT pool, count(*)::int AS count FROM noetl.command WHERE status = 'ISSUED' GROUP BY pool ORDER BY pool NULLS FIRST`);
+    return q.query<PoolCount>(
+      `SELECT pool, count(*)::int AS count FROM noetl.command WHERE status = 'ISSUED' GROUP BY pool ORDER BY pool NULLS FIRST`,
+    );
   }
 
   /** The tenant's commands waiting for a worker, per worker pool (null: no pool) (idx_command_issued_pool). */

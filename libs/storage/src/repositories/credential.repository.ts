@@ -59,24 +59,32 @@ export class CredentialRepository {
          SET type = EXCLUDED.type, ciphertext = EXCLUDED.ciphertext, iv = EXCLUDED.iv,
              auth_tag = EXCLUDED.auth_tag, allowed_paths = EXCLUDED.allowed_paths, updated_at = now()
        RETURNING ${SUMMARY_COLUMNS}`,
-      [scope.tenantId, scope.organizationId, credential.name, credential.type, credential.ciphertext, credential.iv, credential.authTag, credential.allowedPaths],
+      [
+        scope.tenantId,
+        scope.organizationId,
+        credential.name,
+        credential.type,
+        credential.ciphertext,
+        credential.iv,
+        credential.authTag,
+        credential.allowedPaths,
+      ],
     );
     return row!;
   }
 
   async list(q: Queryable, scope: TenantScope): Promise<CredentialSummaryRow[]> {
-    return q.query<CredentialSummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM noetl.credential WHERE tenant_id = $1 AND organization_id = $2 ORDER BY name`, [
-      scope.tenantId,
-      scope.organizationId,
-    ]);
+    return q.query<CredentialSummaryRow>(
+      `SELECT ${SUMMARY_COLUMNS} FROM noetl.credential WHERE tenant_id = $1 AND organization_id = $2 ORDER BY name`,
+      [scope.tenantId, scope.organizationId],
+    );
   }
 
   async summary(q: Queryable, scope: TenantScope, name: string): Promise<CredentialSummaryRow | undefined> {
-    const [row] = await q.query<CredentialSummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM noetl.credential WHERE tenant_id = $1 AND organization_id = $2 AND name = $3`, [
-      scope.tenantId,
-      scope.organizationId,
-      name,
-    ]);
+    const [row] = await q.query<CredentialSummaryRow>(
+      `SELECT ${SUMMARY_COLUMNS} FROM noetl.credential WHERE tenant_id = $1 AND organization_id = $2 AND name = $3`,
+      [scope.tenantId, scope.organizationId, name],
+    );
     return row;
   }
 
@@ -94,7 +102,11 @@ export class CredentialRepository {
 
   /** Whether it was there to delete. */
   async delete(q: Queryable, scope: TenantScope, name: string): Promise<boolean> {
-    const rows = await q.query(`DELETE FROM noetl.credential WHERE tenant_id = $1 AND organization_id = $2 AND name = $3 RETURNING name`, [scope.tenantId, scope.organizationId, name]);
+    const rows = await q.query(`DELETE FROM noetl.credential WHERE tenant_id = $1 AND organization_id = $2 AND name = $3 RETURNING name`, [
+      scope.tenantId,
+      scope.organizationId,
+      name,
+    ]);
     return rows.length > 0;
   }
 

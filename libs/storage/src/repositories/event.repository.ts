@@ -15,7 +15,9 @@ const READ_CHAIN_SQL = prepared(`
    ORDER BY stream_version LIMIT $5`);
 const WAS_PURGED_SQL = prepared(`
   SELECT 1 FROM noetl.event WHERE execution_id = $1::bigint AND event_type = '${EventType.AdminAction}' AND payload->>'action' = 'purge' LIMIT 1`);
-const HAS_ENDED_SQL = prepared(`SELECT 1 FROM noetl.event WHERE execution_id = $1::bigint AND event_type IN ${TERMINAL_EVENT_TYPES_SQL} LIMIT 1`);
+const HAS_ENDED_SQL = prepared(
+  `SELECT 1 FROM noetl.event WHERE execution_id = $1::bigint AND event_type IN ${TERMINAL_EVENT_TYPES_SQL} LIMIT 1`,
+);
 /** Only the stream's tail past its execution's planned version is read. */
 const UNPLANNED_PARTIALS_SQL = prepared(`
   SELECT count(*)::int AS count FROM noetl.event ev
@@ -59,7 +61,13 @@ export class EventRepository {
   }
 
   async readChainAfter(q: Queryable, scope: TenantScope, streamId: string, afterVersion: number, limit: number): Promise<ChainedEvent[]> {
-    const rows = await q.query<EventRow & { chain_hash: Buffer | null }>(READ_CHAIN_SQL, [streamId, afterVersion, scope.tenantId, scope.organizationId, limit]);
+    const rows = await q.query<EventRow & { chain_hash: Buffer | null }>(READ_CHAIN_SQL, [
+      streamId,
+      afterVersion,
+      scope.tenantId,
+      scope.organizationId,
+      limit,
+    ]);
     return rows.map(({ chain_hash: chainHash, ...row }) => ({ event: toLedgerEvent(row), chainHash }));
   }
 
@@ -71,7 +79,15 @@ export class EventRepository {
           AND stream_version > COALESCE((SELECT stream_version FROM noetl.event WHERE event_id = $4::bigint AND stream_id = $1), $7::bigint, 0)
           AND ($5::text[] IS NULL OR event_type = ANY($5::text[]))
         ORDER BY stream_version LIMIT $6`,
-      [streamId, scope.tenantId, scope.organizationId, query.afterEventId ?? null, query.types && query.types.length > 0 ? query.types : null, query.limit, query.afterPosition ?? null],
+      [
+        streamId,
+        scope.tenantId,
+        scope.organizationId,
+        query.afterEventId ?? null,
+        query.types && query.types.length > 0 ? query.types : null,
+        query.limit,
+        query.afterPosition ?? null,
+      ],
     );
     return rows.map(toLedgerEvent);
   }
@@ -87,12 +103,19 @@ export class EventRepository {
               ($4::bigint IS NULL OR EXISTS (SELECT 1 FROM noetl.event WHERE event_id = $4::bigint AND stream_id = $1)) AS event_known`,
       [streamId, scope.tenantId, scope.organizationId, cutoff.eventId ?? null, cutoff.time ?? null, cutoff.position ?? null],
     );
-    return { version: found?.version === null || found?.version === undefined ? null : Number(found.version), streamExists: found?.exists === true, eventKnown: found?.event_known === true };
+    return {
+      version: found?.version === null || found?.version === undefined ? null : Number(found.version),
+      streamExists: found?.exists === true,
+      eventKnown: found?.event_known === true,
+    };
   }
 
   /** The event at a version of a stream: its id and time. */
   async at(q: Queryable, streamId: string, version: number): Promise<{ eventId: string; eventTime: Date } | undefined> {
-    const [row] = await q.query<{ event_id: string; event_time: Date }>('SELECT event_id, event_time FROM noetl.event WHERE stream_id = $1 AND stream_version = $2', [streamId, version]);
+    const [row] = await q.query<{ event_id: string; event_time: Date }>(
+      'SELECT event_id, event_time FROM noetl.event WHERE stream_id = $1 AND stream_version = $2',
+      [streamId, version],
+    );
     return row && { eventId: String(row.event_id), eventTime: row.event_time };
   }
 
@@ -108,7 +131,13 @@ export class EventRepository {
 
   /** The command's `call.partial` events past its execution's planned version. */
   async unplannedPartials(q: Queryable, scope: TenantScope, streamId: string, executionId: string, commandId: string): Promise<number> {
-    const [row] = await q.query<{ count: number }>(UNPLANNED_PARTIALS_SQL, [streamId, executionId, scope.tenantId, scope.organizationId, commandId]);
+    const [row] = await q.query<{ count: number }>(UNPLANNED_PARTIALS_SQL, [
+      streamId,
+      executionId,
+      scope.tenantId,
+      scope.organizationId,
+      commandId,
+    ]);
     return row?.count ?? 0;
   }
 

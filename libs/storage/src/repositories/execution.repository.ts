@@ -69,7 +69,9 @@ export interface ExecutionCountFilter {
  * The columns are NOT NULL, so this is equality.
  */
 const IN_SCOPE = '(tenant_id, organization_id) IS NOT DISTINCT FROM ($2, $3)';
-const CURSOR_SQL = prepared(`SELECT planned_version, status, ${streamHeadColumn(4)} FROM noetl.execution WHERE execution_id = $1::bigint AND ${IN_SCOPE}`);
+const CURSOR_SQL = prepared(
+  `SELECT planned_version, status, ${streamHeadColumn(4)} FROM noetl.execution WHERE execution_id = $1::bigint AND ${IN_SCOPE}`,
+);
 const SAVE_CURSOR_SQL = prepared(`
   UPDATE noetl.execution
      SET planned_version = $2, status = $3, result = $4::jsonb, result_ref = $5::jsonb, error = $6::jsonb,
@@ -83,23 +85,19 @@ const INSERT_SQL = prepared(`
 export class ExecutionRepository {
   /** Queued (enqueueWrite): it goes with the start's next statement, not in a round trip of its own. */
   async insert(q: Queryable, scope: TenantScope, row: StartedExecutionRow): Promise<void> {
-    await enqueueWrite(
-      q,
-      INSERT_SQL,
-      [
-        row.executionId,
-        scope.tenantId,
-        scope.organizationId,
-        row.parentExecutionId,
-        row.parentCommandId,
-        row.catalogId,
-        row.path,
-        row.version,
-        JSON.stringify(row.workload),
-        row.startedAt,
-        row.rerunOf ?? null,
-      ],
-    );
+    await enqueueWrite(q, INSERT_SQL, [
+      row.executionId,
+      scope.tenantId,
+      scope.organizationId,
+      row.parentExecutionId,
+      row.parentCommandId,
+      row.catalogId,
+      row.path,
+      row.version,
+      JSON.stringify(row.workload),
+      row.startedAt,
+      row.rerunOf ?? null,
+    ]);
   }
 
   /** The executions that re-run `executionId`, oldest first (by idx_execution_rerun_of). */
@@ -126,7 +124,11 @@ export class ExecutionRepository {
    * this tenant. Read under the execution stream's lock, it notes the
    * stream's head too (the pass's first append then need not read it).
    */
-  async cursor(q: Queryable, scope: TenantScope, executionId: string): Promise<{ planned_version: number; status: ExecutionStatus } | undefined> {
+  async cursor(
+    q: Queryable,
+    scope: TenantScope,
+    executionId: string,
+  ): Promise<{ planned_version: number; status: ExecutionStatus } | undefined> {
     const stream = streamIdOf({ type: 'execution', id: executionId });
     const [row] = await q.query<{ planned_version: number; status: ExecutionStatus; stream_head: number | null }>(CURSOR_SQL, [
       executionId,
@@ -138,20 +140,16 @@ export class ExecutionRepository {
   }
 
   async saveCursor(q: Queryable, cursor: ExecutionCursor): Promise<void> {
-    await enqueueWrite(
-      q,
-      SAVE_CURSOR_SQL,
-      [
-        cursor.executionId,
-        cursor.plannedVersion,
-        cursor.status,
-        cursor.result === undefined ? null : JSON.stringify(cursor.result),
-        cursor.resultRef ? JSON.stringify(cursor.resultRef) : null,
-        cursor.error ? JSON.stringify(cursor.error) : null,
-        cursor.completedAt ?? null,
-        cursor.lastEventId,
-      ],
-    );
+    await enqueueWrite(q, SAVE_CURSOR_SQL, [
+      cursor.executionId,
+      cursor.plannedVersion,
+      cursor.status,
+      cursor.result === undefined ? null : JSON.stringify(cursor.result),
+      cursor.resultRef ? JSON.stringify(cursor.resultRef) : null,
+      cursor.error ? JSON.stringify(cursor.error) : null,
+      cursor.completedAt ?? null,
+      cursor.lastEventId,
+    ]);
   }
 
   /** Newest first; one more row than `limit` says whether another page follows. */
@@ -206,7 +204,11 @@ export class ExecutionRepository {
    * is where the following page starts, undefined once the page was the
    * last: a sweep reads at most `limit` executions however many run.
    */
-  async unplanned(q: Queryable, scope: TenantScope, page: { after: string; limit: number }): Promise<{ unplanned: string[]; next: string | undefined }> {
+  async unplanned(
+    q: Queryable,
+    scope: TenantScope,
+    page: { after: string; limit: number },
+  ): Promise<{ unplanned: string[]; next: string | undefined }> {
     const rows = await q.query<{ execution_id: string; unplanned: boolean }>(
       `SELECT e.execution_id,
               EXISTS (SELECT 1 FROM noetl.event ev
@@ -299,14 +301,17 @@ export class ExecutionRepository {
 
   /** The child executions `executionId` has started (by idx_execution_parent). */
   async childCount(q: Queryable, executionId: string): Promise<number> {
-    const [row] = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM noetl.execution WHERE parent_execution_id = $1::bigint', [executionId]);
+    const [row] = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM noetl.execution WHERE parent_execution_id = $1::bigint', [
+      executionId,
+    ]);
     return row?.n ?? 0;
   }
 
   async runningChildrenOfCommand(q: Queryable, commandId: string): Promise<string[]> {
-    const rows = await q.query<{ execution_id: string }>(`SELECT execution_id FROM noetl.execution WHERE parent_command_id = $1::bigint AND status = 'RUNNING'`, [
-      commandId,
-    ]);
+    const rows = await q.query<{ execution_id: string }>(
+      `SELECT execution_id FROM noetl.execution WHERE parent_command_id = $1::bigint AND status = 'RUNNING'`,
+      [commandId],
+    );
     return rows.map((row) => String(row.execution_id));
   }
 }
@@ -316,5 +321,12 @@ const NARROWED_BY_FILTER = `($3::text IS NULL OR path = $3) AND ($4::bigint IS N
   AND ($5::timestamptz IS NULL OR started_at >= $5::timestamptz) AND ($6::timestamptz IS NULL OR started_at < $6::timestamptz)`;
 
 function filterParams(scope: TenantScope, filter: ExecutionCountFilter): unknown[] {
-  return [scope.tenantId, scope.organizationId, filter.path ?? null, filter.parentId ?? null, filter.startedAfter ?? null, filter.startedBefore ?? null];
+  return [
+    scope.tenantId,
+    scope.organizationId,
+    filter.path ?? null,
+    filter.parentId ?? null,
+    filter.startedAfter ?? null,
+    filter.startedBefore ?? null,
+  ];
 }

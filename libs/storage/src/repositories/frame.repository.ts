@@ -53,7 +53,13 @@ const FRAME_COLUMNS = `f.frame_id, f.stage_id, f.execution_id, f.frame_index, f.
 export type LockedFrame = FrameRow & { execution_ended: boolean };
 
 function normalise(row: FrameRow): FrameRow {
-  return { ...row, frame_id: String(row.frame_id), stage_id: String(row.stage_id), execution_id: String(row.execution_id), loop_id: String(row.loop_id) };
+  return {
+    ...row,
+    frame_id: String(row.frame_id),
+    stage_id: String(row.stage_id),
+    execution_id: String(row.execution_id),
+    loop_id: String(row.loop_id),
+  };
 }
 
 const OWNER_SQL = prepared('SELECT execution_id FROM noetl.frame WHERE frame_id = $1::bigint AND tenant_id = $2 AND organization_id = $3');
@@ -111,7 +117,11 @@ export class FrameRepository {
   }
 
   /** A cursor stage's next frame slot (its rows come from the claim SQL at the worker). */
-  async insertCursorFrame(q: Queryable, scope: TenantScope, frame: { frameId: string; stageId: string; executionId: string; frameIndex: number }): Promise<PendingFrame> {
+  async insertCursorFrame(
+    q: Queryable,
+    scope: TenantScope,
+    frame: { frameId: string; stageId: string; executionId: string; frameIndex: number },
+  ): Promise<PendingFrame> {
     await q.query(
       `INSERT INTO noetl.frame (frame_id, tenant_id, organization_id, stage_id, execution_id, frame_index, cursor, row_count)
        VALUES ($1, $2, $3, $4, $5, $6, '{}'::jsonb, 0)`,
@@ -139,7 +149,8 @@ export class FrameRepository {
     const rows = await q.query<{ held: number } & { [K in keyof PendingFrame]: PendingFrame[K] | null }>(CLAIMABLE_SQL, [stageId, limit]);
     const next: PendingFrame[] = [];
     for (const { frame_id, frame_index, cursor, row_count, attempts } of rows) {
-      if (frame_id !== null) next.push({ frame_id: String(frame_id), frame_index: frame_index!, cursor: cursor!, row_count: row_count!, attempts: attempts! });
+      if (frame_id !== null)
+        next.push({ frame_id: String(frame_id), frame_index: frame_index!, cursor: cursor!, row_count: row_count!, attempts: attempts! });
     }
     return { held: rows[0]?.held ?? 0, next };
   }
@@ -175,13 +186,24 @@ export class FrameRepository {
    * stream lock (first): a batch of reports. A frame of another execution
    * or tenant, or unknown, is left out.
    */
-  async lockOfExecution(tx: LedgerTransaction, scope: TenantScope, executionId: string, frameIds: readonly string[]): Promise<Map<string, LockedFrame>> {
+  async lockOfExecution(
+    tx: LedgerTransaction,
+    scope: TenantScope,
+    executionId: string,
+    frameIds: readonly string[],
+  ): Promise<Map<string, LockedFrame>> {
     const ids = frameIds.filter(isBigintId);
     if (ids.length === 0 || !isBigintId(executionId)) return new Map();
     const stream = streamIdOf({ type: 'execution', id: executionId });
     await tx.lockStream(stream);
     // Whether the execution ended rides along (read after the stream lock, so final), and the stream's head: round trips less per report.
-    const rows = await tx.query<LockedFrame & { stream_head: number | null }>(LOCK_OF_EXECUTION_SQL, [ids, stream, executionId, scope.tenantId, scope.organizationId]);
+    const rows = await tx.query<LockedFrame & { stream_head: number | null }>(LOCK_OF_EXECUTION_SQL, [
+      ids,
+      stream,
+      executionId,
+      scope.tenantId,
+      scope.organizationId,
+    ]);
     const locked = new Map<string, LockedFrame>();
     for (const row of rows) {
       const frame = takeStreamHead(tx, stream, row);
@@ -190,7 +212,11 @@ export class FrameRepository {
     return locked;
   }
 
-  async markRunning(q: Queryable, frameId: string, lease: { workerId: string; leaseUntil: string; attempts: number; tokenHash: string }): Promise<void> {
+  async markRunning(
+    q: Queryable,
+    frameId: string,
+    lease: { workerId: string; leaseUntil: string; attempts: number; tokenHash: string },
+  ): Promise<void> {
     await enqueueWrite(q, MARK_RUNNING_SQL, [frameId, lease.workerId, lease.leaseUntil, lease.attempts, lease.tokenHash]);
   }
 
@@ -199,8 +225,17 @@ export class FrameRepository {
   }
 
   /** `outputRef`: the rows as Arrow in the payload store, when their results did not fit inline in the event. */
-  async markCommitted(q: Queryable, frameId: string, commit: { outputRef: PayloadRef | null; rowCount: number; eventId: string | null }): Promise<void> {
-    await enqueueWrite(q, MARK_COMMITTED_SQL, [frameId, commit.outputRef && JSON.stringify(commit.outputRef), commit.rowCount, commit.eventId]);
+  async markCommitted(
+    q: Queryable,
+    frameId: string,
+    commit: { outputRef: PayloadRef | null; rowCount: number; eventId: string | null },
+  ): Promise<void> {
+    await enqueueWrite(q, MARK_COMMITTED_SQL, [
+      frameId,
+      commit.outputRef && JSON.stringify(commit.outputRef),
+      commit.rowCount,
+      commit.eventId,
+    ]);
   }
 
   /** Every open frame of the execution (pending or held) is CANCELLED by its end, in one statement; returns how many. */

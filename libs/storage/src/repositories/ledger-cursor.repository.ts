@@ -9,7 +9,10 @@ import type { TailPosition } from '../ledger-tail';
 export class LedgerCursorRepository {
   /** The reader's cursor; undefined when it has none yet. */
   async get(q: Queryable, name: string): Promise<TailPosition | undefined> {
-    const [row] = await q.query<{ tx: string; event_id: string }>(`SELECT tx::text AS tx, event_id FROM noetl.ledger_cursor WHERE name = $1`, [name]);
+    const [row] = await q.query<{ tx: string; event_id: string }>(
+      `SELECT tx::text AS tx, event_id FROM noetl.ledger_cursor WHERE name = $1`,
+      [name],
+    );
     return row && { tx: row.tx, eventId: String(row.event_id) };
   }
 

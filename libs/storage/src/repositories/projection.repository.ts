@@ -104,7 +104,16 @@ export class ProjectionRepository {
       `INSERT INTO noetl.projection_snapshot (tenant_id, organization_id, aggregate_type, aggregate_id, version, state, reducer_version, registry_digest, checksum)
        VALUES ($1, $2, '${EXECUTION}', $3, $4, $5::jsonb, $6, $7, $8)
        ON CONFLICT (tenant_id, organization_id, aggregate_type, aggregate_id, version) DO NOTHING`,
-      [scope.tenantId, scope.organizationId, row.executionId, row.version, JSON.stringify(row.state), row.reducerVersion, row.registryDigest, row.checksum],
+      [
+        scope.tenantId,
+        scope.organizationId,
+        row.executionId,
+        row.version,
+        JSON.stringify(row.state),
+        row.reducerVersion,
+        row.registryDigest,
+        row.checksum,
+      ],
     );
   }
 

@@ -67,7 +67,11 @@ const COLUMNS = `schedule_id, path, version, source, cron, timezone, interval_se
 const LAST_RUN_STATUS = '(SELECT e.status FROM noetl.execution e WHERE e.execution_id = s.last_execution_id)';
 
 export class ScheduleRepository {
-  async insert(q: Queryable, scope: TenantScope, row: { schedule_id: string; source: ScheduleSource } & ScheduleDefinition & ScheduleFireState): Promise<ScheduleRow> {
+  async insert(
+    q: Queryable,
+    scope: TenantScope,
+    row: { schedule_id: string; source: ScheduleSource } & ScheduleDefinition & ScheduleFireState,
+  ): Promise<ScheduleRow> {
     const [inserted] = await q.query<ScheduleRow>(
       `INSERT INTO noetl.schedule (schedule_id, tenant_id, organization_id, source, ${DEFINITION}, ${FIRE_STATE})
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15, $16, $17)

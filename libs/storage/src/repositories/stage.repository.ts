@@ -100,12 +100,19 @@ export class StageRepository {
   /** The stage row, locked, after its execution's stream lock; `knownOwner`: its execution, as the caller knows it (one look-up less). */
   async lock(tx: LedgerTransaction, scope: TenantScope, stageId: string, knownOwner?: string): Promise<LockedStage | undefined> {
     if (!isBigintId(stageId)) return undefined;
-    const owner = knownOwner ?? (await tx.query<{ execution_id: string }>(OWNER_SQL, [stageId, scope.tenantId, scope.organizationId]))[0]?.execution_id;
+    const owner =
+      knownOwner ?? (await tx.query<{ execution_id: string }>(OWNER_SQL, [stageId, scope.tenantId, scope.organizationId]))[0]?.execution_id;
     if (owner === undefined) return undefined;
     const stream = streamIdOf({ type: 'execution', id: String(owner) });
     await tx.lockStream(stream);
     // Whether the execution ended rides along (read after the stream lock, so final), and the stream's head: round trips less per claim.
-    const [row] = await tx.query<LockedStage & { stream_head: number | null }>(LOCK_SQL, [stageId, stream, owner, scope.tenantId, scope.organizationId]);
+    const [row] = await tx.query<LockedStage & { stream_head: number | null }>(LOCK_SQL, [
+      stageId,
+      stream,
+      owner,
+      scope.tenantId,
+      scope.organizationId,
+    ]);
     if (!row) return undefined;
     const locked = takeStreamHead(tx, stream, row);
     return { ...locked, stage_id: String(locked.stage_id), execution_id: String(locked.execution_id), loop_id: String(locked.loop_id) };
@@ -113,14 +120,17 @@ export class StageRepository {
 
   /** Every open stage of the execution, closed by its end (the execution's terminal event), in one statement. */
   async closeOpenOf(q: Queryable, executionId: string, endEventId: string): Promise<void> {
-    await q.query(`UPDATE noetl.stage SET status = 'CLOSED', ended_at = now(), closed_event_id = $2 WHERE execution_id = $1::bigint AND status = 'OPEN'`, [
-      executionId,
-      endEventId,
-    ]);
+    await q.query(
+      `UPDATE noetl.stage SET status = 'CLOSED', ended_at = now(), closed_event_id = $2 WHERE execution_id = $1::bigint AND status = 'OPEN'`,
+      [executionId, endEventId],
+    );
   }
 
   async close(q: Queryable, stageId: string, closedEventId: string): Promise<void> {
-    await q.query(`UPDATE noetl.stage SET status = 'CLOSED', ended_at = now(), closed_event_id = $2 WHERE stage_id = $1::bigint`, [stageId, closedEventId]);
+    await q.query(`UPDATE noetl.stage SET status = 'CLOSED', ended_at = now(), closed_event_id = $2 WHERE stage_id = $1::bigint`, [
+      stageId,
+      closedEventId,
+    ]);
   }
 
   /** Open stages with claimable frames and a free slot that nobody took for `afterMs`: stamped as offered again, and returned. */

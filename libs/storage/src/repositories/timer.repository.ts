@@ -29,19 +29,36 @@ export class TimerRepository {
     await q.query(
       `INSERT INTO noetl.timer (timer_id, execution_id, tenant_id, organization_id, purpose, due_at, payload, created_event_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) ON CONFLICT (timer_id) DO NOTHING`,
-      [timer.timerId, timer.executionId, scope.tenantId, scope.organizationId, timer.purpose, timer.dueAt, JSON.stringify(timer.payload), timer.createdEventId],
+      [
+        timer.timerId,
+        timer.executionId,
+        scope.tenantId,
+        scope.organizationId,
+        timer.purpose,
+        timer.dueAt,
+        JSON.stringify(timer.payload),
+        timer.createdEventId,
+      ],
     );
   }
 
   /** Due timers, locked (skipping rows another sweep holds), earliest first. */
   async lockDue(q: Queryable, scope: TenantScope, limit: number): Promise<DueTimer[]> {
-    const rows = await q.query<DueTimer>(`${DUE_TIMERS} ORDER BY t.due_at LIMIT $3 FOR UPDATE OF t SKIP LOCKED`, [scope.tenantId, scope.organizationId, limit]);
+    const rows = await q.query<DueTimer>(`${DUE_TIMERS} ORDER BY t.due_at LIMIT $3 FOR UPDATE OF t SKIP LOCKED`, [
+      scope.tenantId,
+      scope.organizationId,
+      limit,
+    ]);
     return rows.map(normalise);
   }
 
   /** One timer, locked, when it is due and unfired and no sweep holds it. */
   async lockDueById(q: Queryable, scope: TenantScope, timerId: string): Promise<DueTimer | undefined> {
-    const [row] = await q.query<DueTimer>(`${DUE_TIMERS} AND t.timer_id = $3::bigint FOR UPDATE OF t SKIP LOCKED`, [scope.tenantId, scope.organizationId, timerId]);
+    const [row] = await q.query<DueTimer>(`${DUE_TIMERS} AND t.timer_id = $3::bigint FOR UPDATE OF t SKIP LOCKED`, [
+      scope.tenantId,
+      scope.organizationId,
+      timerId,
+    ]);
     return row ? normalise(row) : undefined;
   }
 

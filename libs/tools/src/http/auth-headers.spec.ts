@@ -8,7 +8,9 @@ describe('authHeaders', () => {
   });
 
   it('makes a basic header from username and password', () => {
-    expect(authHeaders({ type: 'basic', username: 'u', password: 'p:w' }, 'c')).toEqual({ Authorization: `Basic ${Buffer.from('u:p:w').toString('base64')}` });
+    expect(authHeaders({ type: 'basic', username: 'u', password: 'p:w' }, 'c')).toEqual({
+      Authorization: `Basic ${Buffer.from('u:p:w').toString('base64')}`,
+    });
   });
 
   it('passes headers through and adds api keys under their header', () => {

@@ -34,7 +34,12 @@ export function buildHttpRequest(
   const url = readUrl(config);
   const headers = readHeaders(config.headers);
   appendParams(url, config.params);
-  const plan: HttpRequestPlan = { method, url: url.toString(), headers, ...cappedTimeout('http', config, defaultTimeoutSeconds, maxTimeoutSeconds) };
+  const plan: HttpRequestPlan = {
+    method,
+    url: url.toString(),
+    headers,
+    ...cappedTimeout('http', config, defaultTimeoutSeconds, maxTimeoutSeconds),
+  };
   const source = firstPresent(config, BODY_KEYS);
   if (source) {
     const contentType = headerValue(headers, 'content-type');
@@ -76,13 +81,15 @@ export function safeUrl(url: string): string {
 
 function readMethod(raw: unknown): string {
   if (raw === undefined || raw === null || raw === '') return 'GET';
-  if (typeof raw !== 'string' || !/^[A-Za-z]+$/.test(raw)) throw invalidConfig('http', `method must be an HTTP method name, got ${JSON.stringify(raw)}`);
+  if (typeof raw !== 'string' || !/^[A-Za-z]+$/.test(raw))
+    throw invalidConfig('http', `method must be an HTTP method name, got ${JSON.stringify(raw)}`);
   return raw.toUpperCase();
 }
 
 function readUrl(config: Record<string, unknown>): URL {
   const source = firstPresent(config, ['url', 'endpoint']);
-  if (!source || typeof source.value !== 'string' || source.value.trim() === '') throw invalidConfig('http', 'url (or endpoint) is required');
+  if (!source || typeof source.value !== 'string' || source.value.trim() === '')
+    throw invalidConfig('http', 'url (or endpoint) is required');
   try {
     const url = new URL(source.value.trim());
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');

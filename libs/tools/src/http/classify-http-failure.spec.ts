@@ -5,7 +5,10 @@ const sysError = (code: string, message = code) => Object.assign(new Error(messa
 
 describe('classifyHttpFailure', () => {
   it('reports cancellation first, whatever the error', () => {
-    expect(classifyHttpFailure(sysError('ECONNRESET'), { ...at, cancelled: true, timedOut: true })).toMatchObject({ kind: 'cancelled', retryable: false });
+    expect(classifyHttpFailure(sysError('ECONNRESET'), { ...at, cancelled: true, timedOut: true })).toMatchObject({
+      kind: 'cancelled',
+      retryable: false,
+    });
   });
 
   it('reports the request timeout as a retryable timeout saying "timed out"', () => {
@@ -18,7 +21,9 @@ describe('classifyHttpFailure', () => {
     for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET']) {
       expect(classifyHttpFailure(sysError(code), at)).toMatchObject({ kind: 'connection', retryable: true, code });
     }
-    expect(classifyHttpFailure(Object.assign(new TypeError('fetch failed'), { cause: sysError('ECONNREFUSED') }), at).kind).toBe('connection');
+    expect(classifyHttpFailure(Object.assign(new TypeError('fetch failed'), { cause: sysError('ECONNREFUSED') }), at).kind).toBe(
+      'connection',
+    );
   });
 
   it('reports anything else as a non-retryable internal error', () => {

@@ -55,7 +55,6 @@ function context(signal = new AbortController().signal): ToolContext {
   return testToolContext(credentials, { signal });
 }
 
-
 describe('HttpTool against a local HTTP server', () => {
   let server: Server;
   let base: string;

@@ -5,7 +5,13 @@ import { resolveAuth } from '../shared/resolve-auth';
 import { SecretSet } from '../shared/secret-set';
 import { throwIfAborted } from '../shared/tool-errors';
 import { authHeaders } from './auth-headers';
-import { buildHttpRequest, DEFAULT_HTTP_TIMEOUT_SECONDS, MAX_HTTP_TIMEOUT_SECONDS, type HttpRequestPlan, withDefaultHeaders } from './build-http-request';
+import {
+  buildHttpRequest,
+  DEFAULT_HTTP_TIMEOUT_SECONDS,
+  MAX_HTTP_TIMEOUT_SECONDS,
+  type HttpRequestPlan,
+  withDefaultHeaders,
+} from './build-http-request';
 import { classifyHttpFailure } from './classify-http-failure';
 import { flattenHeaders, type HttpResult, httpStatusError, shapeHttpResult } from './shape-http-response';
 
@@ -41,7 +47,11 @@ export class HttpTool implements Tool {
 
   async run(config: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
     throwIfAborted(ctx.signal, 'http');
-    const plan = buildHttpRequest(config, this.options.defaultTimeoutSeconds ?? DEFAULT_HTTP_TIMEOUT_SECONDS, this.options.maxTimeoutSeconds ?? MAX_HTTP_TIMEOUT_SECONDS);
+    const plan = buildHttpRequest(
+      config,
+      this.options.defaultTimeoutSeconds ?? DEFAULT_HTTP_TIMEOUT_SECONDS,
+      this.options.maxTimeoutSeconds ?? MAX_HTTP_TIMEOUT_SECONDS,
+    );
     const secrets = new SecretSet();
     if (config.auth !== undefined && config.auth !== null) {
       const { data, label } = await resolveAuth('http', config.auth, ctx);
@@ -75,7 +85,13 @@ export class HttpTool implements Tool {
       text = await response.body.text();
     } catch (err) {
       throw new CallError(
-        classifyHttpFailure(err, { method: plan.method, url: plan.url, timeoutText: plan.timeoutText, cancelled: ctx.signal.aborted, timedOut: timeout.aborted }),
+        classifyHttpFailure(err, {
+          method: plan.method,
+          url: plan.url,
+          timeoutText: plan.timeoutText,
+          cancelled: ctx.signal.aborted,
+          timedOut: timeout.aborted,
+        }),
       );
     }
     const finished = this.now();

@@ -15,14 +15,30 @@ describe('parseBody', () => {
 
 describe('shapeHttpResult', () => {
   it('puts the parsed body under both data and body, elapsed in seconds', () => {
-    const result = shapeHttpResult({ status: 200, headers: { a: 'b' }, url: 'http://h/x', elapsedMs: 1234.4, text: '{"next_cursor":null}' });
-    expect(result).toEqual({ status_code: 200, headers: { a: 'b' }, url: 'http://h/x', elapsed: 1.234, data: { next_cursor: null }, body: { next_cursor: null } });
+    const result = shapeHttpResult({
+      status: 200,
+      headers: { a: 'b' },
+      url: 'http://h/x',
+      elapsedMs: 1234.4,
+      text: '{"next_cursor":null}',
+    });
+    expect(result).toEqual({
+      status_code: 200,
+      headers: { a: 'b' },
+      url: 'http://h/x',
+      elapsed: 1.234,
+      data: { next_cursor: null },
+      body: { next_cursor: null },
+    });
   });
 });
 
 describe('flattenHeaders', () => {
   it('lower-cases names, joins repeated values and drops undefined ones', () => {
-    expect(flattenHeaders({ 'Content-Type': 'text/plain', 'set-cookie': ['a=1', 'b=2'], gone: undefined })).toEqual({ 'content-type': 'text/plain', 'set-cookie': 'a=1, b=2' });
+    expect(flattenHeaders({ 'Content-Type': 'text/plain', 'set-cookie': ['a=1', 'b=2'], gone: undefined })).toEqual({
+      'content-type': 'text/plain',
+      'set-cookie': 'a=1, b=2',
+    });
   });
 });
 
@@ -55,8 +71,14 @@ describe('httpStatusError', () => {
   });
 
   it('adds retry_after_ms from Retry-After', () => {
-    expect(httpStatusError(result(429, { 'retry-after': '3' }), 'GET', '', NOW).info).toMatchObject({ kind: 'rate_limit', retryable: true, retry_after_ms: 3000 });
-    expect(httpStatusError(result(503, { 'retry-after': 'Sun, 01 Jun 2025 12:01:00 GMT' }), 'GET', '', NOW).info.retry_after_ms).toBe(60_000);
+    expect(httpStatusError(result(429, { 'retry-after': '3' }), 'GET', '', NOW).info).toMatchObject({
+      kind: 'rate_limit',
+      retryable: true,
+      retry_after_ms: 3000,
+    });
+    expect(httpStatusError(result(503, { 'retry-after': 'Sun, 01 Jun 2025 12:01:00 GMT' }), 'GET', '', NOW).info.retry_after_ms).toBe(
+      60_000,
+    );
   });
 
   it('cuts a long body in the message', () => {

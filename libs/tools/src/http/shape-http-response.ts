@@ -33,7 +33,13 @@ export function parseBody(text: string): unknown {
   }
 }
 
-export function shapeHttpResult(input: { status: number; headers: Record<string, string>; url: string; elapsedMs: number; text: string }): HttpResult {
+export function shapeHttpResult(input: {
+  status: number;
+  headers: Record<string, string>;
+  url: string;
+  elapsedMs: number;
+  text: string;
+}): HttpResult {
   const data = parseBody(input.text);
   return {
     status_code: input.status,

@@ -7,7 +7,6 @@ function context(signal = new AbortController().signal, onOutput?: (stream: Outp
   return testToolContext({}, { signal, ...(onOutput ? { onOutput } : {}) });
 }
 
-
 describe('JavaScriptTool in QuickJS', () => {
   const tool = new JavaScriptTool({ memoryLimitBytes: 8 * 1024 * 1024 });
   const run = (config: Record<string, unknown>, ctx = context()) => tool.run(config, ctx);
@@ -15,7 +14,10 @@ describe('JavaScriptTool in QuickJS', () => {
   afterAll(() => tool.close());
 
   it('returns what the code assigns to result, with inputs as globals and as input', async () => {
-    expect(await run({ code: 'result = { sum: a + b, keys: Object.keys(input) }', input: { a: 2, b: 3 } })).toEqual({ sum: 5, keys: ['a', 'b'] });
+    expect(await run({ code: 'result = { sum: a + b, keys: Object.keys(input) }', input: { a: 2, b: 3 } })).toEqual({
+      sum: 5,
+      keys: ['a', 'b'],
+    });
     expect(await run({ code: 'const result = [input.x, x];', input: { x: 'y' } })).toEqual(['y', 'y']);
   });
 
@@ -40,7 +42,10 @@ describe('JavaScriptTool in QuickJS', () => {
 
   it('passes console output to onOutput, never into the result', async () => {
     const lines: string[] = [];
-    const result = await run({ code: 'console.log("hello", { a: 1 }); console.error("oops"); return 1;' }, context(undefined, (s, t) => lines.push(`${s}:${t}`)));
+    const result = await run(
+      { code: 'console.log("hello", { a: 1 }); console.error("oops"); return 1;' },
+      context(undefined, (s, t) => lines.push(`${s}:${t}`)),
+    );
     expect(result).toBe(1);
     expect(lines).toEqual(['stdout:hello {"a":1}', 'stderr:oops']);
   });
@@ -61,7 +66,9 @@ describe('JavaScriptTool in QuickJS', () => {
   });
 
   it('stops a memory bomb at the memory limit and keeps working afterwards', async () => {
-    const err = await callFailure(run({ code: 'const a = []; while (true) a.push([a.length, a.length, a.length, a.length]);', timeout: 5 }));
+    const err = await callFailure(
+      run({ code: 'const a = []; while (true) a.push([a.length, a.length, a.length, a.length]);', timeout: 5 }),
+    );
     expect(err.info.kind).toBe('code');
     expect(err.info.message).toMatch(/out of memory|sandbox/);
     expect(await run({ code: 'return 1 + 1' })).toBe(2);
@@ -85,7 +92,9 @@ describe('JavaScriptTool in QuickJS', () => {
   it('queues calls beyond its threads and runs them all', async () => {
     const small = new JavaScriptTool({ threads: 2 });
     try {
-      const results = await Promise.all([1, 2, 3, 4, 5].map((n) => small.run({ code: 'let i = 0; while (i < 1e5) i++; return n * 10', input: { n } }, context())));
+      const results = await Promise.all(
+        [1, 2, 3, 4, 5].map((n) => small.run({ code: 'let i = 0; while (i < 1e5) i++; return n * 10', input: { n } }, context())),
+      );
       expect(results).toEqual([10, 20, 30, 40, 50]);
     } finally {
       await small.close();

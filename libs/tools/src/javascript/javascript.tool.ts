@@ -33,7 +33,14 @@ export class JavaScriptTool implements Tool {
     if (!isRecord(input)) throw invalidConfig('javascript', 'input must be a mapping');
     const { timeoutMs, timeoutText } = this.timeout(config);
     const outcome = await this.pool.run({
-      run: { code: wrapJsCode(code), prelude: JS_PRELUDE, inputJson: JSON.stringify(input), globals: globalInputNames(input), timeoutMs, timeoutText },
+      run: {
+        code: wrapJsCode(code),
+        prelude: JS_PRELUDE,
+        inputJson: JSON.stringify(input),
+        globals: globalInputNames(input),
+        timeoutMs,
+        timeoutText,
+      },
       signal: ctx.signal,
       ...(ctx.onOutput ? { onOutput: ctx.onOutput } : {}),
     });

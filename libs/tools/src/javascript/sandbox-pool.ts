@@ -201,7 +201,13 @@ export class SandboxPool {
       const onAbort = (): void => finish({ error: CANCELLED }, true);
       // The call interrupts itself at its deadline; past the grace, QuickJS is stuck where it cannot be interrupted.
       const watchdog = setTimeout(
-        () => finish({ error: { kind: 'timeout', message: `javascript: timed out after ${call.run.timeoutText}`, retryable: true, code: 'TIMEOUT' } }, true),
+        () =>
+          finish(
+            {
+              error: { kind: 'timeout', message: `javascript: timed out after ${call.run.timeoutText}`, retryable: true, code: 'TIMEOUT' },
+            },
+            true,
+          ),
         call.run.timeoutMs + (this.options.graceMs ?? 250),
       );
       thread.on('message', onMessage);

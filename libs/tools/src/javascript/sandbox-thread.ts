@@ -63,7 +63,8 @@ export function sandboxThreadMain(): void {
       recycle = exhausted() || ('error' in outcome && outcome.error.code === 'OutOfMemory');
     } catch (error) {
       // The module itself failed (a host stack overflow inside WebAssembly, an abort): it cannot be used again.
-      const text = error instanceof RangeError ? 'stack overflow (host stack exhausted)' : `sandbox failure: ${String(error).split('\n')[0]}`;
+      const text =
+        error instanceof RangeError ? 'stack overflow (host stack exhausted)' : `sandbox failure: ${String(error).split('\n')[0]}`;
       outcome = { error: { kind: 'code', message: `javascript: ${text}`, retryable: false, code: 'SandboxCrash' } };
       recycle = true;
     }
@@ -92,7 +93,12 @@ export function sandboxThreadMain(): void {
 
           const emit = scope.manage(
             vm.newFunction('emit', (stream, text) => {
-              post({ type: 'output', id: run.id, stream: vm.getString(stream) === 'stderr' ? 'stderr' : 'stdout', text: vm.getString(text) });
+              post({
+                type: 'output',
+                id: run.id,
+                stream: vm.getString(stream) === 'stderr' ? 'stderr' : 'stdout',
+                text: vm.getString(text),
+              });
             }),
           );
           vm.setProp(vm.global, '__noetl_emit', emit);
@@ -125,7 +131,11 @@ export function sandboxThreadMain(): void {
   }
 
   /** Awaits a returned promise by running pending jobs (there is no I/O to wait for). */
-  function settle(vm: QuickJSContext, handle: QuickJSHandle, deadline: number): { value: QuickJSHandle; owned: boolean } | { error: QuickJSHandle } {
+  function settle(
+    vm: QuickJSContext,
+    handle: QuickJSHandle,
+    deadline: number,
+  ): { value: QuickJSHandle; owned: boolean } | { error: QuickJSHandle } {
     let state = vm.getPromiseState(handle);
     while (state.type === 'pending' && Date.now() <= deadline) {
       const jobs = vm.runtime.executePendingJobs();
@@ -147,7 +157,12 @@ export function sandboxThreadMain(): void {
       return { kind: 'timeout', message: `javascript: timed out after ${run.timeoutText}`, retryable: true, code: 'TIMEOUT' };
     }
     if (message === 'out of memory' || ((dumped === null || dumped === undefined) && exhausted())) {
-      return { kind: 'code', message: `javascript: out of memory (limit ${Math.round(data.memoryLimitBytes / MiB)} MiB)`, retryable: false, code: 'OutOfMemory' };
+      return {
+        kind: 'code',
+        message: `javascript: out of memory (limit ${Math.round(data.memoryLimitBytes / MiB)} MiB)`,
+        retryable: false,
+        code: 'OutOfMemory',
+      };
     }
     const stack = typeof record.stack === 'string' ? stackHead(record.stack) : '';
     return { kind: 'code', message: `javascript: ${name}: ${message}${stack ? `\n${stack}` : ''}`, retryable: false, code: name };
@@ -155,7 +170,10 @@ export function sandboxThreadMain(): void {
 
   /** The first frames of a stack (runaway recursion has thousands). */
   function stackHead(stack: string, frames = 8): string {
-    const lines = stack.trim().split('\n').map((line) => line.trim());
+    const lines = stack
+      .trim()
+      .split('\n')
+      .map((line) => line.trim());
     return lines.length > frames ? [...lines.slice(0, frames), `... ${lines.length - frames} more frames`].join('\n') : lines.join('\n');
   }
 }

@@ -1,6 +1,7 @@
 import { classifyPgError } from './classify-pg-error';
 
-const pgError = (code: string, message: string, extra: Record<string, unknown> = {}) => Object.assign(new Error(message), { code, ...extra });
+const pgError = (code: string, message: string, extra: Record<string, unknown> = {}) =>
+  Object.assign(new Error(message), { code, ...extra });
 
 describe('classifyPgError', () => {
   it('reports SQL errors as db with the SQLSTATE, the statement and the detail', () => {
@@ -10,7 +11,9 @@ describe('classifyPgError', () => {
       retryable: false,
       message: 'postgres: statement 2 (command_2) failed [SQLSTATE 42601]: syntax error at or near "SELEC"',
     });
-    expect(classifyPgError(pgError('23505', 'duplicate key', { detail: 'Key (id)=(7) already exists.' })).message).toContain('Key (id)=(7)');
+    expect(classifyPgError(pgError('23505', 'duplicate key', { detail: 'Key (id)=(7) already exists.' })).message).toContain(
+      'Key (id)=(7)',
+    );
   });
 
   it('retries serialization failures and deadlocks', () => {
@@ -19,16 +22,27 @@ describe('classifyPgError', () => {
   });
 
   it('reports connection exceptions, shutdowns and too many connections as retryable connection errors', () => {
-    for (const code of ['08006', '57P01', '53300']) expect(classifyPgError(pgError(code, 'x'))).toMatchObject({ kind: 'connection', retryable: true, code });
+    for (const code of ['08006', '57P01', '53300'])
+      expect(classifyPgError(pgError(code, 'x'))).toMatchObject({ kind: 'connection', retryable: true, code });
   });
 
   it('reports authentication failures as auth and a cancelled statement as timeout', () => {
-    expect(classifyPgError(pgError('28P01', 'password authentication failed for user "u"'))).toMatchObject({ kind: 'auth', retryable: false });
-    expect(classifyPgError(pgError('57014', 'canceling statement due to statement timeout'))).toMatchObject({ kind: 'timeout', retryable: true });
+    expect(classifyPgError(pgError('28P01', 'password authentication failed for user "u"'))).toMatchObject({
+      kind: 'auth',
+      retryable: false,
+    });
+    expect(classifyPgError(pgError('57014', 'canceling statement due to statement timeout'))).toMatchObject({
+      kind: 'timeout',
+      retryable: true,
+    });
   });
 
   it('reports socket errors and pool timeouts as retryable connection errors', () => {
-    expect(classifyPgError(pgError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:1'))).toMatchObject({ kind: 'connection', retryable: true, code: 'ECONNREFUSED' });
+    expect(classifyPgError(pgError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:1'))).toMatchObject({
+      kind: 'connection',
+      retryable: true,
+      code: 'ECONNREFUSED',
+    });
     expect(classifyPgError(new Error('Connection terminated unexpectedly'))).toMatchObject({ kind: 'connection', retryable: true });
     expect(classifyPgError(new Error('timeout exceeded when trying to connect'))).toMatchObject({ kind: 'connection' });
   });

@@ -44,9 +44,10 @@ export function isConnectionLevel(err: unknown): boolean {
 export function classifyPgError(err: unknown, where?: string): CallErrorInfo {
   const code = errorCode(err);
   const base = errorMessage(err);
-  const detail = typeof err === 'object' && err !== null && typeof (err as { detail?: unknown }).detail === 'string'
-    ? ` (${(err as { detail: string }).detail})`
-    : '';
+  const detail =
+    typeof err === 'object' && err !== null && typeof (err as { detail?: unknown }).detail === 'string'
+      ? ` (${(err as { detail: string }).detail})`
+      : '';
   const prefix = where ? `postgres: ${where} failed` : 'postgres';
   if (code !== undefined && SQLSTATE_CODE.test(code)) {
     const message = `${prefix} [SQLSTATE ${code}]: ${base}${detail}`;

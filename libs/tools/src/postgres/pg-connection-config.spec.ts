@@ -26,12 +26,17 @@ describe('pgConnectionFromData', () => {
   });
 
   it('prefers a dsn or connection_string', () => {
-    expect(pgConnectionFromData({ connection_string: ' postgres://u@h/d ', host: 'ignored' }, 'c')).toEqual({ connectionString: 'postgres://u@h/d' });
+    expect(pgConnectionFromData({ connection_string: ' postgres://u@h/d ', host: 'ignored' }, 'c')).toEqual({
+      connectionString: 'postgres://u@h/d',
+    });
     expect(pgConnectionFromData({ dsn: 'postgres://h/d' }, 'c')).toEqual({ connectionString: 'postgres://h/d' });
   });
 
   it('rejects data without a host or dsn, and a bad port, without echoing values', () => {
-    for (const data of [{ user: 'u', password: 'hunter2' }, { host: 'h', port: 'x', password: 'hunter2' }]) {
+    for (const data of [
+      { user: 'u', password: 'hunter2' },
+      { host: 'h', port: 'x', password: 'hunter2' },
+    ]) {
       try {
         pgConnectionFromData(data, 'credential "pg"');
         throw new Error('expected a failure');
@@ -60,4 +65,3 @@ describe('poolKey', () => {
     expect(a).toMatch(/^[0-9a-f]{64}$/);
   });
 });
-

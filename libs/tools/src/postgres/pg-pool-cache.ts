@@ -1,7 +1,15 @@
 import { Pool, type PoolClient } from 'pg';
 import { errorMessage } from '../shared/tool-errors';
 import { clusterPowers } from './cluster-power';
-import { type ProtectedDatabase, protectedClusterError, protectedDatabaseError, readDatabaseIdentity, sameCluster, sameDatabase, type RowsOf } from './database-identity';
+import {
+  type ProtectedDatabase,
+  protectedClusterError,
+  protectedDatabaseError,
+  readDatabaseIdentity,
+  sameCluster,
+  sameDatabase,
+  type RowsOf,
+} from './database-identity';
 import { type PgConnectionConfig, poolKey } from './pg-connection-config';
 import { resultTypes } from './pg-value-parsers';
 

@@ -26,7 +26,10 @@ describe('result value parsers', () => {
 
   it('parses arrays element by element and leaves other types to pg', () => {
     expect(resultTypes.getTypeParser(1016, 'text')('{1,NULL,9007199254740993}')).toEqual([1, null, '9007199254740993']);
-    expect(resultTypes.getTypeParser(1231, 'text')('{{1.5,2},{3,4}}')).toEqual([[1.5, 2], [3, 4]]);
+    expect(resultTypes.getTypeParser(1231, 'text')('{{1.5,2},{3,4}}')).toEqual([
+      [1.5, 2],
+      [3, 4],
+    ]);
     expect(resultTypes.getTypeParser(1082, 'text')('2025-03-04')).toBe('2025-03-04');
     expect(resultTypes.getTypeParser(3802, 'text')('{"a":[1]}')).toEqual({ a: [1] });
     expect(resultTypes.getTypeParser(23, 'text')('7')).toBe(7);

@@ -36,14 +36,16 @@ function context(signal = new AbortController().signal): ToolContext {
   return testToolContext(credentials, { signal });
 }
 
-
 describe('PostgresTool against PostgreSQL', () => {
   const tool = new PostgresTool({ connectTimeoutMs: 3_000 });
   const schema = `noetl_tools_${randomBytes(4).toString('hex')}`;
-  const run = (config: Record<string, unknown>, ctx = context()) => tool.run({ auth: 'pg_noetl', ...config }, ctx) as Promise<Record<string, unknown>>;
+  const run = (config: Record<string, unknown>, ctx = context()) =>
+    tool.run({ auth: 'pg_noetl', ...config }, ctx) as Promise<Record<string, unknown>>;
 
   beforeAll(async () => {
-    await run({ command: `CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.items (id int PRIMARY KEY, name text, doc jsonb, n bigint, amount numeric, at timestamptz);` });
+    await run({
+      command: `CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.items (id int PRIMARY KEY, name text, doc jsonb, n bigint, amount numeric, at timestamptz);`,
+    });
   });
 
   afterAll(async () => {
@@ -70,7 +72,11 @@ describe('PostgresTool against PostgreSQL', () => {
     expect(result).toMatchObject({
       status: 'success',
       statement_count: 5,
-      rows: [{ id: 1, name: 'A' }, { id: 2, name: 'B' }, { id: 3, name: "it's" }],
+      rows: [
+        { id: 1, name: 'A' },
+        { id: 2, name: 'B' },
+        { id: 3, name: "it's" },
+      ],
       row_count: 3,
       columns: ['id', 'name'],
       command_1: { rows: [], row_count: 3, columns: [] },
@@ -92,12 +98,22 @@ describe('PostgresTool against PostgreSQL', () => {
 
   it('reports affected rows for a single DML statement and rows: [] for an empty SELECT', async () => {
     await run({ command: `DELETE FROM ${schema}.items; INSERT INTO ${schema}.items (id) SELECT g FROM generate_series(1, 4) g` });
-    expect(await run({ command: `UPDATE ${schema}.items SET name = 'x' WHERE id <= 3` })).toMatchObject({ rows: [], row_count: 3, statement_count: 1 });
-    expect(await run({ query: `SELECT id FROM ${schema}.items WHERE id > 100` })).toMatchObject({ rows: [], row_count: 0, columns: ['id'] });
+    expect(await run({ command: `UPDATE ${schema}.items SET name = 'x' WHERE id <= 3` })).toMatchObject({
+      rows: [],
+      row_count: 3,
+      statement_count: 1,
+    });
+    expect(await run({ query: `SELECT id FROM ${schema}.items WHERE id > 100` })).toMatchObject({
+      rows: [],
+      row_count: 0,
+      columns: ['id'],
+    });
   });
 
   it('binds params to $1..$n, including LIKE patterns with %', async () => {
-    await run({ command: `DELETE FROM ${schema}.items; INSERT INTO ${schema}.items (id, name) VALUES (1, 'alice@example.com'), (2, 'bob@other.org')` });
+    await run({
+      command: `DELETE FROM ${schema}.items; INSERT INTO ${schema}.items (id, name) VALUES (1, 'alice@example.com'), (2, 'bob@other.org')`,
+    });
     const result = await run({ query: `SELECT id FROM ${schema}.items WHERE name LIKE $1 AND id >= $2;`, params: ['%@example.com', 1] });
     expect(result).toMatchObject({ rows: [{ id: 1 }], row_count: 1 });
     const literal = await run({ query: `SELECT count(*) AS n FROM ${schema}.items WHERE name LIKE '%@%'` });
@@ -109,27 +125,43 @@ describe('PostgresTool against PostgreSQL', () => {
       command: `DELETE FROM ${schema}.items;
         INSERT INTO ${schema}.items VALUES (1, 'a', '{"k": [1, null, "x"]}', 42, 12.50, '2025-01-02 03:04:05.123+00'), (2, 'b', 'null', 9007199254740993, 12345678901234567890.123, NULL)`,
     });
-    const { rows } = await run({ query: `SELECT id, doc, n, amount, at, ARRAY[n, 1]::bigint[] AS ns, DATE '2025-03-04' AS d FROM ${schema}.items ORDER BY id` });
+    const { rows } = await run({
+      query: `SELECT id, doc, n, amount, at, ARRAY[n, 1]::bigint[] AS ns, DATE '2025-03-04' AS d FROM ${schema}.items ORDER BY id`,
+    });
     expect(rows).toEqual([
       { id: 1, doc: { k: [1, null, 'x'] }, n: 42, amount: 12.5, at: '2025-01-02T03:04:05.123Z', ns: [42, 1], d: '2025-03-04' },
-      { id: 2, doc: null, n: '9007199254740993', amount: '12345678901234567890.123', at: null, ns: ['9007199254740993', 1], d: '2025-03-04' },
+      {
+        id: 2,
+        doc: null,
+        n: '9007199254740993',
+        amount: '12345678901234567890.123',
+        at: null,
+        ns: ['9007199254740993', 1],
+        d: '2025-03-04',
+      },
     ]);
   });
 
   it('rolls the whole script back when a statement fails, and names the failing statement', async () => {
     await run({ command: `DELETE FROM ${schema}.items` });
     const err = await callFailure(
-      run({ command: `INSERT INTO ${schema}.items (id) VALUES (1); CREATE TABLE ${schema}.never (x int); SELEC 1; INSERT INTO ${schema}.items (id) VALUES (2)` }),
+      run({
+        command: `INSERT INTO ${schema}.items (id) VALUES (1); CREATE TABLE ${schema}.never (x int); SELEC 1; INSERT INTO ${schema}.items (id) VALUES (2)`,
+      }),
     );
     expect(err.info).toMatchObject({ kind: 'db', code: '42601', retryable: false });
     expect(err.info.message).toContain('statement 2 (command_2)');
     expect(err.data).toMatchObject({ status: 'error', statement_count: 4, errors: [{ statement_index: 2, code: '42601' }] });
-    expect(await run({ query: `SELECT count(*) AS n, to_regclass('${schema}.never') AS t FROM ${schema}.items` })).toMatchObject({ rows: [{ n: 0, t: null }] });
+    expect(await run({ query: `SELECT count(*) AS n, to_regclass('${schema}.never') AS t FROM ${schema}.items` })).toMatchObject({
+      rows: [{ n: 0, t: null }],
+    });
   });
 
   it('keeps earlier statements with transaction: false', async () => {
     await run({ command: `DELETE FROM ${schema}.items` });
-    await callFailure(run({ transaction: false, command: `INSERT INTO ${schema}.items (id) VALUES (1); INSERT INTO ${schema}.items (id) VALUES (1)` }));
+    await callFailure(
+      run({ transaction: false, command: `INSERT INTO ${schema}.items (id) VALUES (1); INSERT INTO ${schema}.items (id) VALUES (1)` }),
+    );
     expect((await run({ query: `SELECT count(*) AS n FROM ${schema}.items` })).rows).toEqual([{ n: 1 }]);
   });
 
@@ -147,16 +179,27 @@ describe('PostgresTool against PostgreSQL', () => {
 
   it('accepts libpq-style keys, a dsn credential, the credential alias, a connection DSN and a commands list', async () => {
     const query = 'SELECT 1 AS one';
-    expect((await tool.run({ auth: 'pg_libpq', query }, context()) as Record<string, unknown>).rows).toEqual([{ one: 1 }]);
-    expect((await tool.run({ credential: 'pg_dsn', query }, context()) as Record<string, unknown>).rows).toEqual([{ one: 1 }]);
-    expect((await tool.run({ auth: { type: 'postgres', credential: 'pg_noetl' }, query }, context()) as Record<string, unknown>).rows).toEqual([{ one: 1 }]);
-    expect((await tool.run({ connection: DATABASE_URL, query }, context()) as Record<string, unknown>).rows).toEqual([{ one: 1 }]);
-    const list = (await tool.run({ connection: DATABASE_URL, commands: ['SELECT 1 AS a; SELECT 2 AS b', 'SELECT 3 AS c'] }, context())) as Record<string, unknown>;
+    expect(((await tool.run({ auth: 'pg_libpq', query }, context())) as Record<string, unknown>).rows).toEqual([{ one: 1 }]);
+    expect(((await tool.run({ credential: 'pg_dsn', query }, context())) as Record<string, unknown>).rows).toEqual([{ one: 1 }]);
+    expect(
+      ((await tool.run({ auth: { type: 'postgres', credential: 'pg_noetl' }, query }, context())) as Record<string, unknown>).rows,
+    ).toEqual([{ one: 1 }]);
+    expect(((await tool.run({ connection: DATABASE_URL, query }, context())) as Record<string, unknown>).rows).toEqual([{ one: 1 }]);
+    const list = (await tool.run(
+      { connection: DATABASE_URL, commands: ['SELECT 1 AS a; SELECT 2 AS b', 'SELECT 3 AS c'] },
+      context(),
+    )) as Record<string, unknown>;
     expect(list).toMatchObject({ statement_count: 3, rows: [{ c: 3 }], command_0: { rows: [{ a: 1 }] }, command_1: { rows: [{ b: 2 }] } });
   });
 
   it('returns an empty success for SQL made only of comments', async () => {
-    expect(await run({ command: '-- nothing to do;\n/* really */' })).toEqual({ status: 'success', statement_count: 0, rows: [], row_count: 0, columns: [] });
+    expect(await run({ command: '-- nothing to do;\n/* really */' })).toEqual({
+      status: 'success',
+      statement_count: 0,
+      rows: [],
+      row_count: 0,
+      columns: [],
+    });
   });
 
   it('runs a single statement outside a transaction block (VACUUM)', async () => {
@@ -177,7 +220,9 @@ describe('PostgresTool against PostgreSQL', () => {
   it('cancels a running statement when the signal aborts and keeps the pool usable', async () => {
     const controller = new AbortController();
     const started = Date.now();
-    const pending = callFailure(run({ command: `INSERT INTO ${schema}.items (id) VALUES (99); SELECT pg_sleep(10)` }, context(controller.signal)));
+    const pending = callFailure(
+      run({ command: `INSERT INTO ${schema}.items (id) VALUES (99); SELECT pg_sleep(10)` }, context(controller.signal)),
+    );
     setTimeout(() => controller.abort(), 200);
     const err = await pending;
     expect(err.info.kind).toBe('cancelled');
@@ -305,11 +350,18 @@ describe('PostgresTool with a protected database (issue 15 defect 7: playbooks r
     ['through localhost', (): string => spelled((u) => (u.hostname = 'localhost'))],
     ['through the machine name', (): string => spelled((u) => (u.hostname = hostname()))],
     ['with the default port left out', (): string => spelled((u) => (u.port = ''))],
-    ['as postgresql:// with extra parameters', (): string => spelled((u) => {
-      u.protocol = 'postgresql:';
-      u.search = '?application_name=innocent&sslmode=disable';
-    })],
-    ['through the unix socket', (): string => `postgres://${new URL(ledger.url).username || 'postgres'}@/${ledger.name}?host=/var/run/postgresql`],
+    [
+      'as postgresql:// with extra parameters',
+      (): string =>
+        spelled((u) => {
+          u.protocol = 'postgresql:';
+          u.search = '?application_name=innocent&sslmode=disable';
+        }),
+    ],
+    [
+      'through the unix socket',
+      (): string => `postgres://${new URL(ledger.url).username || 'postgres'}@/${ledger.name}?host=/var/run/postgresql`,
+    ],
   ])('refuses a DSN %s, with a clear non-retryable error and no statement run', async (_how, dsn) => {
     const err = await callFailure(tool.run({ connection: dsn(), command: 'CREATE TABLE reached_the_ledger (x int)' }, context()));
     expect(err.info).toMatchObject({ kind: 'auth', code: 'PROTECTED_DATABASE', retryable: false });
@@ -325,7 +377,9 @@ describe('PostgresTool with a protected database (issue 15 defect 7: playbooks r
   });
 
   it('runs statements on another database of the same server', async () => {
-    expect(await tool.run({ connection: other.url, query: 'SELECT current_database() AS db' }, context())).toMatchObject({ rows: [{ db: other.name }] });
+    expect(await tool.run({ connection: other.url, query: 'SELECT current_database() AS db' }, context())).toMatchObject({
+      rows: [{ db: other.name }],
+    });
   });
 });
 
@@ -357,7 +411,9 @@ describe('PostgresTool on the cluster of a protected database', () => {
     ledgerClient = new Client({ connectionString: ledger.url });
     ledgerClient.on('error', () => undefined);
     await ledgerClient.connect();
-    await ledgerClient.query(`CREATE ROLE ${roles.ordinary} LOGIN; CREATE ROLE ${roles.program} LOGIN IN ROLE pg_execute_server_program; CREATE ROLE ${roles.granted} LOGIN`);
+    await ledgerClient.query(
+      `CREATE ROLE ${roles.ordinary} LOGIN; CREATE ROLE ${roles.program} LOGIN IN ROLE pg_execute_server_program; CREATE ROLE ${roles.granted} LOGIN`,
+    );
     await ledgerClient.query(`GRANT TEMPORARY ON DATABASE ${ledger.name} TO ${roles.granted}`);
     tool = new PostgresTool({
       connectTimeoutMs: 3_000,
@@ -373,7 +429,9 @@ describe('PostgresTool on the cluster of a protected database', () => {
     await tool?.close();
     await ledgerClient?.end();
     await Promise.all([ledger?.drop(), other?.drop()]);
-    await withAdminClient((admin) => admin.query(`DROP ROLE IF EXISTS ${roles.ordinary}; DROP ROLE IF EXISTS ${roles.program}; DROP ROLE IF EXISTS ${roles.granted}`));
+    await withAdminClient((admin) =>
+      admin.query(`DROP ROLE IF EXISTS ${roles.ordinary}; DROP ROLE IF EXISTS ${roles.program}; DROP ROLE IF EXISTS ${roles.granted}`),
+    );
   });
 
   const refusal = async (connection: string, command: string) => (await callFailure(tool.run({ connection, command }, context()))).info;
@@ -392,21 +450,35 @@ describe('PostgresTool on the cluster of a protected database', () => {
     const check = new Client({ connectionString: other.url });
     await check.connect();
     try {
-      expect((await check.query("SELECT to_regclass('reached') AS t, (SELECT count(*)::int FROM pg_extension WHERE extname = 'dblink') AS dblink")).rows).toEqual([{ t: null, dblink: 0 }]);
+      expect(
+        (
+          await check.query(
+            "SELECT to_regclass('reached') AS t, (SELECT count(*)::int FROM pg_extension WHERE extname = 'dblink') AS dblink",
+          )
+        ).rows,
+      ).toEqual([{ t: null, dblink: 0 }]);
     } finally {
       await check.end();
     }
   });
 
   it('refuses a role that may run server programs, and one granted a privilege on the ledger database', async () => {
-    expect((await refusal(as(roles.program), 'SELECT 1')).message).toContain(`as role "${roles.program}" to the cluster of this runtime's ledger: it may run server programs`);
-    expect((await refusal(as(roles.granted), 'SELECT 1')).message).toContain(`as role "${roles.granted}" to the cluster of this runtime's ledger: it holds a privilege on the ledger's database`);
+    expect((await refusal(as(roles.program), 'SELECT 1')).message).toContain(
+      `as role "${roles.program}" to the cluster of this runtime's ledger: it may run server programs`,
+    );
+    expect((await refusal(as(roles.granted), 'SELECT 1')).message).toContain(
+      `as role "${roles.granted}" to the cluster of this runtime's ledger: it holds a privilege on the ledger's database`,
+    );
   });
 
   it('runs an ordinary role on another database of the cluster, and still refuses it the ledger itself', async () => {
-    expect(await tool.run({ connection: as(roles.ordinary), query: 'SELECT current_user AS who' }, context())).toMatchObject({ rows: [{ who: roles.ordinary }] });
+    expect(await tool.run({ connection: as(roles.ordinary), query: 'SELECT current_user AS who' }, context())).toMatchObject({
+      rows: [{ who: roles.ordinary }],
+    });
     const ledgerAsOrdinary = new URL(ledger.url);
     ledgerAsOrdinary.username = roles.ordinary;
-    expect((await refusal(ledgerAsOrdinary.toString(), 'SELECT 1')).message).toContain(`refusing to connect to database "${ledger.name}": it is the ledger`);
+    expect((await refusal(ledgerAsOrdinary.toString(), 'SELECT 1')).message).toContain(
+      `refusing to connect to database "${ledger.name}": it is the ledger`,
+    );
   });
 });

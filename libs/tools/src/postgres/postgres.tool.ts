@@ -38,11 +38,15 @@ export class PostgresTool implements Tool {
       if (chunkRows !== undefined && ctx.onPartial) {
         const emit = ctx.onPartial.bind(ctx);
         const query = { text: statements[0] ?? '', ...(params ? { values: params } : {}) };
-        return await this.onClient(connection, true, ctx, (client) => streamQuery(client, query, chunkRows, emit).catch((err: unknown) => {
-          throw err instanceof CallError ? err : statementError(err, 0, 1);
-        }));
+        return await this.onClient(connection, true, ctx, (client) =>
+          streamQuery(client, query, chunkRows, emit).catch((err: unknown) => {
+            throw err instanceof CallError ? err : statementError(err, 0, 1);
+          }),
+        );
       }
-      return await this.onClient(connection, config.transaction !== false && statements.length > 1, ctx, (client) => runStatements(client, statements, params));
+      return await this.onClient(connection, config.transaction !== false && statements.length > 1, ctx, (client) =>
+        runStatements(client, statements, params),
+      );
     } catch (err) {
       if (!(err instanceof CallError)) throw err;
       // The password and DSN never leave in a message (the server may quote what it was sent).
@@ -61,7 +65,12 @@ export class PostgresTool implements Tool {
    * abort cancels the running statement from another connection; a
    * connection that saw a cancel or a broken socket never goes back to the pool.
    */
-  private async onClient<T>(connection: PgConnectionConfig, transaction: boolean, ctx: ToolContext, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  private async onClient<T>(
+    connection: PgConnectionConfig,
+    transaction: boolean,
+    ctx: ToolContext,
+    work: (client: PoolClient) => Promise<T>,
+  ): Promise<T> {
     const client = await acquire(this.pools.get(connection), ctx.signal);
     const pid = 'processID' in client && typeof client.processID === 'number' ? client.processID : undefined;
     const onAbort = (): void => {
@@ -114,9 +123,11 @@ function readStream(config: Record<string, unknown>, statementCount: number, ctx
   const stream = config.stream;
   if (stream === undefined || stream === null) return undefined;
   const rows = typeof stream === 'object' && !Array.isArray(stream) ? (stream as Record<string, unknown>).chunk_rows : undefined;
-  if (typeof rows !== 'number' || !Number.isInteger(rows) || rows < 1) throw invalidConfig('postgres', 'stream.chunk_rows must be a positive integer');
+  if (typeof rows !== 'number' || !Number.isInteger(rows) || rows < 1)
+    throw invalidConfig('postgres', 'stream.chunk_rows must be a positive integer');
   if (statementCount !== 1) throw invalidConfig('postgres', `stream reads one query, got ${statementCount} statements`);
-  if (!ctx.onPartial) throw invalidConfig('postgres', 'stream needs a step of its own: a result cannot stream here (a pipeline or a loop body)');
+  if (!ctx.onPartial)
+    throw invalidConfig('postgres', 'stream needs a step of its own: a result cannot stream here (a pipeline or a loop body)');
   return rows;
 }
 
@@ -125,7 +136,8 @@ function readStatements(config: Record<string, unknown>): string[] {
   if (!source) throw invalidConfig('postgres', 'one of query, command or commands is required');
   const texts = Array.isArray(source.value) ? source.value : [source.value];
   return texts.flatMap((text, i) => {
-    if (typeof text !== 'string') throw invalidConfig('postgres', `${source.key}${Array.isArray(source.value) ? `[${i}]` : ''} must be SQL text`);
+    if (typeof text !== 'string')
+      throw invalidConfig('postgres', `${source.key}${Array.isArray(source.value) ? `[${i}]` : ''} must be SQL text`);
     return splitStatements(text);
   });
 }
@@ -161,7 +173,10 @@ async function acquire(pool: Pool, signal: AbortSignal): Promise<PoolClient> {
     return await Promise.race([pending, aborted]);
   } catch (err) {
     if (signal.aborted) {
-      pending.then((client) => client.release(), () => undefined);
+      pending.then(
+        (client) => client.release(),
+        () => undefined,
+      );
       throw cancelledError('postgres');
     }
     if (err instanceof CallError) throw err;

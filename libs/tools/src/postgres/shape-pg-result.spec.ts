@@ -2,7 +2,11 @@ import { jsonValue, shapePostgresResult, shapeStatementResult } from './shape-pg
 
 describe('shapeStatementResult', () => {
   it('returns rows when the statement described fields, whatever it was', () => {
-    expect(shapeStatementResult({ fields: [{ name: 'id' }], rows: [{ id: 1 }], rowCount: 1 })).toEqual({ rows: [{ id: 1 }], row_count: 1, columns: ['id'] });
+    expect(shapeStatementResult({ fields: [{ name: 'id' }], rows: [{ id: 1 }], rowCount: 1 })).toEqual({
+      rows: [{ id: 1 }],
+      row_count: 1,
+      columns: ['id'],
+    });
     expect(shapeStatementResult({ fields: [{ name: 'id' }], rows: [], rowCount: 0 })).toEqual({ rows: [], row_count: 0, columns: ['id'] });
   });
 
@@ -13,7 +17,9 @@ describe('shapeStatementResult', () => {
 
   it('turns leftover dates and buffers into JSON values', () => {
     const row = { d: [new Date('2025-01-02T00:00:00Z')], b: Buffer.from([0xde, 0xad]) };
-    expect(shapeStatementResult({ fields: [{ name: 'd' }, { name: 'b' }], rows: [row] }).rows).toEqual([{ d: ['2025-01-02T00:00:00.000Z'], b: '\\xdead' }]);
+    expect(shapeStatementResult({ fields: [{ name: 'd' }, { name: 'b' }], rows: [row] }).rows).toEqual([
+      { d: ['2025-01-02T00:00:00.000Z'], b: '\\xdead' },
+    ]);
     expect(jsonValue(BigInt(5))).toBe(5);
     expect(jsonValue(BigInt('9007199254740993'))).toBe('9007199254740993');
   });

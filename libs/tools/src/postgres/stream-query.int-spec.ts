@@ -19,7 +19,11 @@ describe('PostgresTool streaming through a cursor', () => {
   }
 
   it('emits the rows in chunks of chunk_rows, in order, the last with has_more false, and returns the totals without the rows', async () => {
-    const { result, chunks } = await stream({ query: 'SELECT g AS n, g * 2 AS twice FROM generate_series(1, $1::int) g ORDER BY g', params: [25], stream: { chunk_rows: 10 } });
+    const { result, chunks } = await stream({
+      query: 'SELECT g AS n, g * 2 AS twice FROM generate_series(1, $1::int) g ORDER BY g',
+      params: [25],
+      stream: { chunk_rows: 10 },
+    });
     expect(chunks.map((c) => [c.chunk_index, c.rows.length, c.has_more])).toEqual([
       [0, 10, true],
       [1, 10, true],
@@ -41,27 +45,44 @@ describe('PostgresTool streaming through a cursor', () => {
   it('waits for each chunk to be taken before it hands on the next (at most two chunks held)', async () => {
     const overlapping: number[] = [];
     let taking = false;
-    const ctx = testToolContext({}, {
-      onPartial: async (chunk) => {
-        if (taking) overlapping.push(chunk.chunk_index);
-        taking = true;
-        // A slow receiver: several turns of the event loop, in which the tool could read on if it did not wait.
-        for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));
-        taking = false;
+    const ctx = testToolContext(
+      {},
+      {
+        onPartial: async (chunk) => {
+          if (taking) overlapping.push(chunk.chunk_index);
+          taking = true;
+          // A slow receiver: several turns of the event loop, in which the tool could read on if it did not wait.
+          for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+          taking = false;
+        },
       },
-    });
-    const result = await tool.run({ connection: DATABASE_URL, query: 'SELECT g FROM generate_series(1, 50) g', stream: { chunk_rows: 10 } }, ctx);
+    );
+    const result = await tool.run(
+      { connection: DATABASE_URL, query: 'SELECT g FROM generate_series(1, 50) g', stream: { chunk_rows: 10 } },
+      ctx,
+    );
     expect(result).toMatchObject({ chunk_count: 5 });
     expect(overlapping).toEqual([]);
   });
 
   it('fails the call with the failing report, and rejects a stream of several statements or without a receiver', async () => {
-    const failing = testToolContext({}, { onPartial: async () => Promise.reject(new CallError({ kind: 'internal', message: 'reporting chunk 0 failed', retryable: true })) });
-    await expect(tool.run({ connection: DATABASE_URL, query: 'SELECT 1', stream: { chunk_rows: 1 } }, failing)).rejects.toMatchObject({ info: { message: 'reporting chunk 0 failed' } });
-    await expect(stream({ command: 'SELECT 1; SELECT 2', stream: { chunk_rows: 1 } })).rejects.toMatchObject({ info: { message: expect.stringContaining('stream reads one query, got 2 statements') } });
-    await expect(tool.run({ connection: DATABASE_URL, query: 'SELECT 1', stream: { chunk_rows: 1 } }, testToolContext({}))).rejects.toMatchObject({
+    const failing = testToolContext(
+      {},
+      { onPartial: async () => Promise.reject(new CallError({ kind: 'internal', message: 'reporting chunk 0 failed', retryable: true })) },
+    );
+    await expect(tool.run({ connection: DATABASE_URL, query: 'SELECT 1', stream: { chunk_rows: 1 } }, failing)).rejects.toMatchObject({
+      info: { message: 'reporting chunk 0 failed' },
+    });
+    await expect(stream({ command: 'SELECT 1; SELECT 2', stream: { chunk_rows: 1 } })).rejects.toMatchObject({
+      info: { message: expect.stringContaining('stream reads one query, got 2 statements') },
+    });
+    await expect(
+      tool.run({ connection: DATABASE_URL, query: 'SELECT 1', stream: { chunk_rows: 1 } }, testToolContext({})),
+    ).rejects.toMatchObject({
       info: { message: expect.stringContaining('a result cannot stream here') },
     });
-    await expect(stream({ query: 'SELECT * FROM no_such_table', stream: { chunk_rows: 1 } })).rejects.toMatchObject({ info: { kind: 'db' } });
+    await expect(stream({ query: 'SELECT * FROM no_such_table', stream: { chunk_rows: 1 } })).rejects.toMatchObject({
+      info: { kind: 'db' },
+    });
   });
 });

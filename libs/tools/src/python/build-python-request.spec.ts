@@ -34,7 +34,10 @@ describe('buildPythonRequest', () => {
   });
 
   it('carries the limits the bootstrap applies before user code', () => {
-    expect(buildPythonRequest({ code: 'c' }, undefined, { cpu_seconds: 11, open_files: 256 }).limits).toEqual({ cpu_seconds: 11, open_files: 256 });
+    expect(buildPythonRequest({ code: 'c' }, undefined, { cpu_seconds: 11, open_files: 256 }).limits).toEqual({
+      cpu_seconds: 11,
+      open_files: 256,
+    });
   });
 
   it('rejects an input that is not a mapping', () => {
@@ -61,9 +64,27 @@ describe('pythonArgs', () => {
 describe('pythonEnv', () => {
   it('keeps what running python needs and drops the rest', () => {
     const env = pythonEnv(
-      { PATH: '/bin', HOME: '/h', LANG: 'C.UTF-8', LC_ALL: 'C', PYENV_ROOT: '/p', DATABASE_URL: 'postgres://u:pw@h/d', NOETL_SECRET_KEY: 'k', https_proxy: 'http://p' },
+      {
+        PATH: '/bin',
+        HOME: '/h',
+        LANG: 'C.UTF-8',
+        LC_ALL: 'C',
+        PYENV_ROOT: '/p',
+        DATABASE_URL: 'postgres://u:pw@h/d',
+        NOETL_SECRET_KEY: 'k',
+        https_proxy: 'http://p',
+      },
       { EXTRA: 'x', PATH: undefined },
     );
-    expect(env).toEqual({ PATH: '/bin', HOME: '/h', LANG: 'C.UTF-8', LC_ALL: 'C', PYENV_ROOT: '/p', https_proxy: 'http://p', EXTRA: 'x', PYTHONDONTWRITEBYTECODE: '1' });
+    expect(env).toEqual({
+      PATH: '/bin',
+      HOME: '/h',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C',
+      PYENV_ROOT: '/p',
+      https_proxy: 'http://p',
+      EXTRA: 'x',
+      PYTHONDONTWRITEBYTECODE: '1',
+    });
   });
 });

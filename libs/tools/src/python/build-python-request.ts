@@ -38,7 +38,11 @@ export function pythonSource(config: Record<string, unknown>): string {
   throw invalidConfig('python', 'code (or an inline script source) is required');
 }
 
-export function buildPythonRequest(config: Record<string, unknown>, scope: Record<string, unknown> | undefined, limits?: PythonLimits): PythonRequest {
+export function buildPythonRequest(
+  config: Record<string, unknown>,
+  scope: Record<string, unknown> | undefined,
+  limits?: PythonLimits,
+): PythonRequest {
   const raw = config.input ?? {};
   if (!isRecord(raw)) throw invalidConfig('python', 'input must be a mapping');
   // A declared input whose template rendered undefined is still bound, as None (RESULT_SHAPES s11:
@@ -90,7 +94,10 @@ const INHERITED_ENV = [
  * (PATH, HOME, locale, TZ, temp dirs, pyenv/venv, PYTHONPATH, CA bundles, proxies), never the
  * worker's secrets (database URLs, encryption keys); `extra` adds to it.
  */
-export function pythonEnv(base: Record<string, string | undefined>, extra: Record<string, string | undefined> = {}): Record<string, string> {
+export function pythonEnv(
+  base: Record<string, string | undefined>,
+  extra: Record<string, string | undefined> = {},
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(base)) {
     if (value !== undefined && INHERITED_ENV.some((re) => re.test(key))) env[key] = value;

@@ -9,7 +9,9 @@ describe('ledgerLogins', () => {
   });
 
   it("adds the server's unix sockets when it runs on this host, skipping abstract ones", () => {
-    const hosts = (url: string) => [...new Set(ledgerLogins(url, ['/var/run/postgresql', ' /tmp', '@abstract']).map((login) => login.host))];
+    const hosts = (url: string) => [
+      ...new Set(ledgerLogins(url, ['/var/run/postgresql', ' /tmp', '@abstract']).map((login) => login.host)),
+    ];
     expect(hosts('postgres://postgres@127.0.0.1/noetl')).toEqual(['127.0.0.1', '/var/run/postgresql', '/tmp']);
     expect(hosts('postgres://u@localhost:5432/noetl')).toEqual(['localhost', '/var/run/postgresql', '/tmp']);
     expect(hosts('postgres://u@[::1]:5432/noetl')).toEqual(['::1', '/var/run/postgresql', '/tmp']);
@@ -26,14 +28,16 @@ describe('ledgerLogins', () => {
   });
 
   it('defaults the port to 5432 and the database to the user', () => {
-    expect(ledgerLogins('postgres://postgres@10.0.0.5', [])).toEqual([{ host: '10.0.0.5', port: 5432, database: 'postgres', user: 'postgres' }]);
+    expect(ledgerLogins('postgres://postgres@10.0.0.5', [])).toEqual([
+      { host: '10.0.0.5', port: 5432, database: 'postgres', user: 'postgres' },
+    ]);
   });
 });
 
 describe('ledgerExposureReason', () => {
   it('names the logins, both ways out and the unsafe setting', () => {
     const reason = ledgerExposureReason(['postgres@127.0.0.1:5432']);
-    expect(reason).toContain('accepts a login without a password from this worker\'s host (postgres@127.0.0.1:5432)');
+    expect(reason).toContain("accepts a login without a password from this worker's host (postgres@127.0.0.1:5432)");
     expect(reason).toContain('pg_hba.conf demand a password');
     expect(reason).toContain('NOETL_SERVER_URL) without DATABASE_URL');
     expect(reason).toContain('NOETL_PYTHON_LEDGER_ACCESS=allow runs python here anyway (unsafe)');
@@ -42,8 +46,13 @@ describe('ledgerExposureReason', () => {
 
 describe('readSocketDirectories', () => {
   it("reads the server's setting, and falls back to the usual directories when the role may not", async () => {
-    expect(await readSocketDirectories(() => Promise.resolve([{ dirs: '/var/run/postgresql, /tmp' }]))).toEqual(['/var/run/postgresql', ' /tmp']);
+    expect(await readSocketDirectories(() => Promise.resolve([{ dirs: '/var/run/postgresql, /tmp' }]))).toEqual([
+      '/var/run/postgresql',
+      ' /tmp',
+    ]);
     expect(await readSocketDirectories(() => Promise.resolve([{ dirs: '' }]))).toEqual([]);
-    expect(await readSocketDirectories(() => Promise.reject(new Error('must be superuser or have privileges of pg_read_all_settings')))).toEqual(['/tmp', '/var/run/postgresql']);
+    expect(
+      await readSocketDirectories(() => Promise.reject(new Error('must be superuser or have privileges of pg_read_all_settings'))),
+    ).toEqual(['/tmp', '/var/run/postgresql']);
   });
 });

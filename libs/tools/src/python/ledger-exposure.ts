@@ -30,7 +30,9 @@ export function ledgerLogins(url: string, socketDirectories: readonly string[]):
   // A multi-host DATABASE_URL (issue 29): every host of the list may be the primary one day.
   const parsed = parseDatabaseUrl(url);
   const logins = parsed.hosts.flatMap((host) => hostLogins(parsed.forHost(host), socketDirectories));
-  return logins.filter((login, i) => logins.findIndex((l) => l.host === login.host && l.port === login.port && l.user === login.user) === i);
+  return logins.filter(
+    (login, i) => logins.findIndex((l) => l.host === login.host && l.port === login.port && l.user === login.user) === i,
+  );
 }
 
 function hostLogins(url: string, socketDirectories: readonly string[]): LedgerLogin[] {

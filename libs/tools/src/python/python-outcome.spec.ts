@@ -43,7 +43,8 @@ describe('pythonExceptionError', () => {
       kind: 'code',
       retryable: false,
       code: 'AssertionError',
-      message: 'python: AssertionError: x should be 2\n  File "<code>", line 2, in check\n    assert x == 2, "x should be 2"\n           ^^^^^^',
+      message:
+        'python: AssertionError: x should be 2\n  File "<code>", line 2, in check\n    assert x == 2, "x should be 2"\n           ^^^^^^',
     });
     expect(err.data).toEqual({ exception: 'AssertionError', message: 'x should be 2', traceback: TRACEBACK });
   });
@@ -55,7 +56,11 @@ describe('pythonExceptionError', () => {
 
 describe('pythonExitError', () => {
   it('says how the process ended and shows the end of stderr', () => {
-    expect(pythonExitError(3, null, 'a\nb\n').info).toMatchObject({ kind: 'code', code: 'PythonExit', message: 'python: the process exited with code 3 without a result\na\nb' });
+    expect(pythonExitError(3, null, 'a\nb\n').info).toMatchObject({
+      kind: 'code',
+      code: 'PythonExit',
+      message: 'python: the process exited with code 3 without a result\na\nb',
+    });
     expect(pythonExitError(null, 'SIGKILL', '').info.message).toBe('python: the process was killed by SIGKILL without a result');
   });
 });

@@ -49,7 +49,12 @@ export function pythonExceptionError(error: PythonException): CallError {
 }
 
 /** The process ended without a result (killed, os._exit, interpreter crash, its CPU time limit). */
-export function pythonExitError(exitCode: number | null, signal: string | null, stderrTail: string, limits?: { cpu_seconds?: number }): CallError {
+export function pythonExitError(
+  exitCode: number | null,
+  signal: string | null,
+  stderrTail: string,
+  limits?: { cpu_seconds?: number },
+): CallError {
   const how =
     signal === 'SIGXCPU'
       ? `used up its CPU time limit (${limits?.cpu_seconds ?? '?'} s)`
@@ -57,7 +62,12 @@ export function pythonExitError(exitCode: number | null, signal: string | null, 
         ? `was killed by ${signal}`
         : `exited with code ${exitCode ?? 'unknown'}`;
   const tail = lastLines(stderrTail, 10);
-  return new CallError({ kind: 'code', message: `python: the process ${how} without a result${tail ? `\n${tail}` : ''}`, retryable: false, code: 'PythonExit' });
+  return new CallError({
+    kind: 'code',
+    message: `python: the process ${how} without a result${tail ? `\n${tail}` : ''}`,
+    retryable: false,
+    code: 'PythonExit',
+  });
 }
 
 /** `  File "<code>", line 3, in <module>` and its source line(s), from a formatted traceback. */

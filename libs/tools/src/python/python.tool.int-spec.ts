@@ -12,7 +12,6 @@ function context(overrides: Partial<ToolContext> = {}): ToolContext {
   return testToolContext({}, overrides);
 }
 
-
 describe('PythonTool with a real python3', () => {
   const tool = new PythonTool();
   const run = (config: Record<string, unknown>, ctx = context()) => tool.run(config, ctx);
@@ -20,7 +19,10 @@ describe('PythonTool with a real python3', () => {
   it('returns the global result, with inputs as globals and print() kept out of the result (hello_world)', async () => {
     const output: string[] = [];
     const result = await run(
-      { code: 'print(f"HELLO_WORLD: {message}")\nresult = {"status": "ok", "data": {"message": message}}', input: { message: 'Hello World' } },
+      {
+        code: 'print(f"HELLO_WORLD: {message}")\nresult = {"status": "ok", "data": {"message": message}}',
+        input: { message: 'Hello World' },
+      },
       context({ onOutput: (stream: OutputStream, text: string) => output.push(`${stream}:${text}`) }),
     );
     expect(result).toEqual({ status: 'ok', data: { message: 'Hello World' } });
@@ -36,11 +38,16 @@ describe('PythonTool with a real python3', () => {
 
   it('calls main() when no result is set, binding arguments by name (fanout_reduce_phase6)', async () => {
     expect(await run({ code: 'def main():\n    return {"normalized": True}' })).toEqual({ normalized: true });
-    expect(await run({ code: 'def main(a, b=10, **rest):\n    return [a, b, sorted(rest)]', input: { a: 1, c: 3, d: 4 } })).toEqual([1, 10, ['c', 'd']]);
+    expect(await run({ code: 'def main(a, b=10, **rest):\n    return [a, b, sorted(rest)]', input: { a: 1, c: 3, d: 4 } })).toEqual([
+      1,
+      10,
+      ['c', 'd'],
+    ]);
   });
 
   it('supports a top-level return, with inputs visible and input_data as the input dict (loop_test)', async () => {
-    const code = "num = input_data.get('num')\nresult = num * 2\nprint(result)\nreturn {\"number\": num, \"doubled\": result, \"same\": num == input_data['num']}";
+    const code =
+      'num = input_data.get(\'num\')\nresult = num * 2\nprint(result)\nreturn {"number": num, "doubled": result, "same": num == input_data[\'num\']}';
     expect(await run({ code, input: { num: 3 } })).toEqual({ number: 3, doubled: 6, same: true });
     expect(await run({ code: 'result = 5\nif x:\n    return', input: { x: true } })).toBe(5);
   });
@@ -69,7 +76,10 @@ describe('PythonTool with a real python3', () => {
   });
 
   it('returns a large result and survives a flood of printed output', async () => {
-    const result = (await run({ code: 'for i in range(5000):\n    print("noise", i)\nresult = {"blob": "x" * 900000, "n": 1}' })) as { blob: string; n: number };
+    const result = (await run({ code: 'for i in range(5000):\n    print("noise", i)\nresult = {"blob": "x" * 900000, "n": 1}' })) as {
+      blob: string;
+      n: number;
+    };
     expect(result.blob).toHaveLength(900_000);
     expect(result.n).toBe(1);
   });
@@ -89,7 +99,8 @@ describe('PythonTool with a real python3', () => {
   });
 
   it('converts tuples, sets, datetimes and NaN to JSON', async () => {
-    const code = 'import decimal\nresult = {"t": (1, 2), "s": {3, 1}, "d": datetime.datetime(2025, 1, 2, 3, 4, 5), "n": float("nan"), "x": decimal.Decimal("1.5"), 7: True}';
+    const code =
+      'import decimal\nresult = {"t": (1, 2), "s": {3, 1}, "d": datetime.datetime(2025, 1, 2, 3, 4, 5), "n": float("nan"), "x": decimal.Decimal("1.5"), 7: True}';
     expect(await run({ code })).toEqual({ t: [1, 2], s: [1, 3], d: '2025-01-02T03:04:05', n: null, x: 1.5, '7': true });
   });
 
@@ -158,7 +169,12 @@ describe('PythonTool with a real python3', () => {
     try {
       const refused = new PythonTool({ refusedBecause: 'the cluster trusts this host', workRoot });
       const err = await callFailure(refused.run({ code: 'open("/tmp/ran", "w")\nresult = 1' }, context()));
-      expect(err.info).toEqual({ kind: 'auth', message: 'python: refused on this worker: the cluster trusts this host', retryable: false, code: 'LEDGER_EXPOSED' });
+      expect(err.info).toEqual({
+        kind: 'auth',
+        message: 'python: refused on this worker: the cluster trusts this host',
+        retryable: false,
+        code: 'LEDGER_EXPOSED',
+      });
       // Nothing ran: no working directory was even made.
       expect(readdirSync(workRoot)).toEqual([]);
     } finally {
@@ -196,7 +212,9 @@ describe('PythonTool isolation (issue 15 defect 6)', () => {
 
   it('runs the step as an unprivileged user, in a private working directory', async () => {
     const result = (await tool.run(
-      { code: 'import pwd\nresult = {"uid": os.getuid(), "euid": os.geteuid(), "gid": os.getgid(), "user": pwd.getpwuid(os.getuid()).pw_name, "cwd": os.getcwd(), "home": os.environ.get("HOME")}' },
+      {
+        code: 'import pwd\nresult = {"uid": os.getuid(), "euid": os.geteuid(), "gid": os.getgid(), "user": pwd.getpwuid(os.getuid()).pw_name, "cwd": os.getcwd(), "home": os.environ.get("HOME")}',
+      },
       testToolContext(),
     )) as Record<string, unknown>;
     expect(result).toMatchObject({ user: 'nobody' });
@@ -226,10 +244,17 @@ describe('PythonTool isolation (issue 15 defect 6)', () => {
   it('applies rlimits before user code: address space, open files and CPU seconds', async () => {
     const limited = new PythonTool({ limits: { addressSpaceBytes: 512 * 1024 * 1024, openFiles: 64 } });
     const result = await limited.run(
-      { code: 'import resource\nresult = [resource.getrlimit(resource.RLIMIT_AS), resource.getrlimit(resource.RLIMIT_NOFILE), resource.getrlimit(resource.RLIMIT_CPU)]', timeout: 7 },
+      {
+        code: 'import resource\nresult = [resource.getrlimit(resource.RLIMIT_AS), resource.getrlimit(resource.RLIMIT_NOFILE), resource.getrlimit(resource.RLIMIT_CPU)]',
+        timeout: 7,
+      },
       testToolContext(),
     );
-    expect(result).toEqual([[536870912, 536870912], [64, 64], [8, 8]]);
+    expect(result).toEqual([
+      [536870912, 536870912],
+      [64, 64],
+      [8, 8],
+    ]);
     const bomb = await callFailure(limited.run({ code: 'x = bytearray(1024 * 1024 * 1024)' }, testToolContext()));
     expect(bomb.info).toMatchObject({ kind: 'code', code: 'MemoryError' });
   });
@@ -241,12 +266,17 @@ describe('PythonTool isolation (issue 15 defect 6)', () => {
     try {
       for (const path of ['"big.bin"', `"${outside}"`]) {
         const failure = await callFailure(limited.run({ code: fill(path) }, testToolContext()));
-        expect({ path, info: failure.info }).toMatchObject({ path, info: { kind: 'code', code: 'OSError', message: expect.stringContaining('File too large') } });
+        expect({ path, info: failure.info }).toMatchObject({
+          path,
+          info: { kind: 'code', code: 'OSError', message: expect.stringContaining('File too large') },
+        });
       }
     } finally {
       rmSync(outside, { force: true });
     }
-    expect(await limited.run({ code: 'import resource\nresult = resource.getrlimit(resource.RLIMIT_FSIZE)' }, testToolContext())).toEqual([1048576, 1048576]);
+    expect(await limited.run({ code: 'import resource\nresult = resource.getrlimit(resource.RLIMIT_FSIZE)' }, testToolContext())).toEqual([
+      1048576, 1048576,
+    ]);
   });
 
   describe('leaves no process behind', () => {

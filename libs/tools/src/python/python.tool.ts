@@ -69,7 +69,12 @@ export class PythonTool implements Tool {
     if (!ctx.pythonEnabled) throw new CallError({ kind: 'internal', message: PYTHON_DISABLED, retryable: false, code: 'PYTHON_DISABLED' });
     if (this.options.refusedBecause !== undefined) throw ledgerExposedError(this.options.refusedBecause);
     throwIfAborted(ctx.signal, 'python');
-    const { timeoutMs, timeoutText } = cappedTimeout('python', config, this.options.defaultTimeoutSeconds ?? 300, this.options.maxTimeoutSeconds ?? 3600);
+    const { timeoutMs, timeoutText } = cappedTimeout(
+      'python',
+      config,
+      this.options.defaultTimeoutSeconds ?? 300,
+      this.options.maxTimeoutSeconds ?? 3600,
+    );
     const user = this.sandboxUser();
     const limits = this.limitsFor(timeoutMs, user);
     const stdin = serializePythonRequest(buildPythonRequest(config, ctx.scope, limits));
@@ -88,11 +93,18 @@ export class PythonTool implements Tool {
         ...(ctx.onOutput ? { onOutput: (stream, text) => ctx.onOutput?.(stream, text) } : {}),
       });
       if (outcome.spawnError) {
-        if (outcome.spawnError.code === 'ENOENT') throw new CallError({ kind: 'internal', message: PYTHON_NOT_FOUND, retryable: false, code: 'PYTHON_NOT_FOUND' });
-        throw new CallError({ kind: 'internal', message: `python: cannot start ${binary}: ${outcome.spawnError.message}`, retryable: false, code: outcome.spawnError.code ?? 'SPAWN_FAILED' });
+        if (outcome.spawnError.code === 'ENOENT')
+          throw new CallError({ kind: 'internal', message: PYTHON_NOT_FOUND, retryable: false, code: 'PYTHON_NOT_FOUND' });
+        throw new CallError({
+          kind: 'internal',
+          message: `python: cannot start ${binary}: ${outcome.spawnError.message}`,
+          retryable: false,
+          code: outcome.spawnError.code ?? 'SPAWN_FAILED',
+        });
       }
       if (outcome.cancelled) throw cancelledError('python');
-      if (outcome.timedOut) throw new CallError({ kind: 'timeout', message: `python: timed out after ${timeoutText}`, retryable: true, code: 'TIMEOUT' });
+      if (outcome.timedOut)
+        throw new CallError({ kind: 'timeout', message: `python: timed out after ${timeoutText}`, retryable: true, code: 'TIMEOUT' });
       const parsed = parsePythonOutcome(outcome.resultText);
       if (!parsed) throw pythonExitError(outcome.exitCode, outcome.exitSignal, outcome.stderrTail, limits);
       if (!parsed.ok) throw pythonExceptionError(parsed.error);
@@ -109,7 +121,12 @@ export class PythonTool implements Tool {
     this.user ??= { resolved: sandboxUser(spec) };
     const resolved = this.user.resolved;
     if (!resolved) {
-      throw new CallError({ kind: 'internal', message: `python: the sandbox user "${spec}" does not exist (NOETL_PYTHON_USER)`, retryable: false, code: 'PYTHON_USER_UNKNOWN' });
+      throw new CallError({
+        kind: 'internal',
+        message: `python: the sandbox user "${spec}" does not exist (NOETL_PYTHON_USER)`,
+        retryable: false,
+        code: 'PYTHON_USER_UNKNOWN',
+      });
     }
     return resolved.uid === 0 ? undefined : resolved;
   }
@@ -133,7 +150,12 @@ export class PythonTool implements Tool {
       if (user) await chown(dir, user.uid, user.gid);
       return dir;
     } catch (err) {
-      throw new CallError({ kind: 'internal', message: `python: cannot make a working directory: ${errorMessage(err)}`, retryable: true, code: 'WORKDIR_FAILED' });
+      throw new CallError({
+        kind: 'internal',
+        message: `python: cannot make a working directory: ${errorMessage(err)}`,
+        retryable: true,
+        code: 'WORKDIR_FAILED',
+      });
     }
   }
 }

@@ -43,7 +43,14 @@ const PIPE_GRACE_MS = 1_000;
  */
 export function runPythonProcess(options: PythonProcessOptions): Promise<PythonProcessResult> {
   return new Promise((resolve) => {
-    const result: PythonProcessResult = { resultText: '', stderrTail: '', exitCode: null, exitSignal: null, timedOut: false, cancelled: false };
+    const result: PythonProcessResult = {
+      resultText: '',
+      stderrTail: '',
+      exitCode: null,
+      exitSignal: null,
+      timedOut: false,
+      cancelled: false,
+    };
     let child: ChildProcess;
     try {
       child = spawn(options.binary, options.args, {

@@ -1,6 +1,12 @@
 import { findSandboxUser } from './sandbox-user';
 
-const PASSWD = ['root:x:0:0:root:/root:/bin/bash', 'nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin', 'app:x:1000:1001::/home/app:/bin/sh', 'broken line', ''].join('\n');
+const PASSWD = [
+  'root:x:0:0:root:/root:/bin/bash',
+  'nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin',
+  'app:x:1000:1001::/home/app:/bin/sh',
+  'broken line',
+  '',
+].join('\n');
 
 describe('findSandboxUser', () => {
   it('finds a user by name, with its primary group', () => {

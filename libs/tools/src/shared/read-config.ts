@@ -18,7 +18,8 @@ export function readTimeoutMs(tool: string, config: Record<string, unknown>, fal
   const raw = config.timeout;
   if (raw === undefined || raw === null || raw === '') return fallbackSeconds * 1000;
   const seconds = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw) : Number.NaN;
-  if (!Number.isFinite(seconds) || seconds <= 0) throw invalidConfig(tool, `timeout must be a positive number of seconds, got ${JSON.stringify(raw)}`);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw invalidConfig(tool, `timeout must be a positive number of seconds, got ${JSON.stringify(raw)}`);
   return Math.round(seconds * 1000);
 }
 
@@ -37,7 +38,10 @@ export function cappedTimeout(tool: string, config: Record<string, unknown>, fal
   const requested = readTimeoutMs(tool, config, fallbackSeconds);
   const ceiling = maxSeconds * 1000;
   if (requested <= ceiling) return { timeoutMs: requested, timeoutText: formatSeconds(requested) };
-  return { timeoutMs: ceiling, timeoutText: `${formatSeconds(ceiling)} (timeout ${formatSeconds(requested)} capped at the ${formatSeconds(ceiling)} ceiling)` };
+  return {
+    timeoutMs: ceiling,
+    timeoutText: `${formatSeconds(ceiling)} (timeout ${formatSeconds(requested)} capped at the ${formatSeconds(ceiling)} ceiling)`,
+  };
 }
 
 /** "0.3s", "8s": seconds for messages. */

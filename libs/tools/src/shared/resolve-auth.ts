@@ -28,7 +28,12 @@ export async function resolveAuth(tool: string, auth: unknown, ctx: ToolContext)
     }
     return { data: auth, label: 'inline auth' };
   }
-  throw new CallError({ kind: 'internal', message: `${tool}: auth must be a credential name or an object`, retryable: false, code: 'INVALID_CONFIG' });
+  throw new CallError({
+    kind: 'internal',
+    message: `${tool}: auth must be a credential name or an object`,
+    retryable: false,
+    code: 'INVALID_CONFIG',
+  });
 }
 
 async function fetchCredential(tool: string, name: string, ctx: ToolContext): Promise<Record<string, unknown>> {

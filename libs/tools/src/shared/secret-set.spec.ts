@@ -19,8 +19,17 @@ describe('SecretSet', () => {
   });
 
   it('collects every string of a credential except where-and-who fields', () => {
-    const secrets = secretsOf({ db_host: 'db.internal', db_port: '5432', db_user: 'etl', db_name: 'warehouse', db_password: 'hunter22', api: { key: 'k-998877' } });
-    expect(secrets.text('etl@db.internal:5432/warehouse with hunter22 and k-998877')).toBe('etl@db.internal:5432/warehouse with *** and ***');
+    const secrets = secretsOf({
+      db_host: 'db.internal',
+      db_port: '5432',
+      db_user: 'etl',
+      db_name: 'warehouse',
+      db_password: 'hunter22',
+      api: { key: 'k-998877' },
+    });
+    expect(secrets.text('etl@db.internal:5432/warehouse with hunter22 and k-998877')).toBe(
+      'etl@db.internal:5432/warehouse with *** and ***',
+    );
   });
 
   it('replaces a secret as written, URL-encoded, form-encoded and JSON-escaped', () => {
@@ -57,7 +66,9 @@ describe('SecretSet', () => {
 
   it('scrubs values and keys of a JSON document, leaving other values alone', () => {
     const secrets = secretsOf({ token: CANARY });
-    expect(secrets.scrub({ [CANARY]: [CANARY, 1, true, null, { h: `Bearer ${CANARY}` }] })).toEqual({ '***': ['***', 1, true, null, { h: 'Bearer ***' }] });
+    expect(secrets.scrub({ [CANARY]: [CANARY, 1, true, null, { h: `Bearer ${CANARY}` }] })).toEqual({
+      '***': ['***', 1, true, null, { h: 'Bearer ***' }],
+    });
   });
 
   it('treats numbers in credential data as secrets, as text and as numbers, but not booleans', () => {

@@ -166,7 +166,9 @@ export function encodedForms(secret: string): string[] {
   // Inside a longer base64 text the secret starts at byte offset 0, 1 or 2 of a 3-byte group: the
   // characters that depend on its bytes alone are the same wherever that text starts.
   for (const offset of [0, 1, 2]) {
-    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64').replace(/=+$/, '');
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes])
+      .toString('base64')
+      .replace(/=+$/, '');
     const first = Math.ceil((offset * 8) / 6);
     const last = Math.floor(((offset + bytes.length) * 8) / 6);
     const core = encoded.slice(first, last);

@@ -16,7 +16,12 @@ function issuesOf(run: () => unknown): { type: string; loc: string[] }[] {
 
 describe('FastAPI-like parameter validation', () => {
   it('applies defaults for absent values and passes strings through, empty included', () => {
-    expect(read({ page: intParam({ default: 1 }), label: strParam('probe'), fail_on: strParam('x'), cursor: optionalStrParam() }, { fail_on: '' })).toEqual({
+    expect(
+      read(
+        { page: intParam({ default: 1 }), label: strParam('probe'), fail_on: strParam('x'), cursor: optionalStrParam() },
+        { fail_on: '' },
+      ),
+    ).toEqual({
       page: 1,
       label: 'probe',
       fail_on: '',
@@ -30,7 +35,9 @@ describe('FastAPI-like parameter validation', () => {
     expect(read(schema, { page: '-3' }).page).toBe(-3);
     expect(read(schema, { page: ' +7 ' }).page).toBe(7);
     for (const bad of ['2.0', '', 'abc', '0x10', '1e3', '1_000', '99999999999999999999']) {
-      expect(issuesOf(() => read(schema, { page: bad }))).toEqual([expect.objectContaining({ type: 'int_parsing', loc: ['query', 'page'] })]);
+      expect(issuesOf(() => read(schema, { page: bad }))).toEqual([
+        expect.objectContaining({ type: 'int_parsing', loc: ['query', 'page'] }),
+      ]);
     }
   });
 

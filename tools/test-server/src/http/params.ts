@@ -123,10 +123,16 @@ function fail(type: string, msg: string): Parsed<never> {
 
 function checkBounds(value: number, bounds: Bounds): Parsed<number> {
   if (bounds.ge !== undefined && !(value >= bounds.ge)) {
-    return { ok: false, issue: { type: 'greater_than_equal', msg: `Input should be greater than or equal to ${bounds.ge}`, ctx: { ge: bounds.ge } } };
+    return {
+      ok: false,
+      issue: { type: 'greater_than_equal', msg: `Input should be greater than or equal to ${bounds.ge}`, ctx: { ge: bounds.ge } },
+    };
   }
   if (bounds.le !== undefined && !(value <= bounds.le)) {
-    return { ok: false, issue: { type: 'less_than_equal', msg: `Input should be less than or equal to ${bounds.le}`, ctx: { le: bounds.le } } };
+    return {
+      ok: false,
+      issue: { type: 'less_than_equal', msg: `Input should be less than or equal to ${bounds.le}`, ctx: { le: bounds.le } },
+    };
   }
   return { ok: true, value };
 }

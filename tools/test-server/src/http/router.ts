@@ -1,9 +1,7 @@
 import type { Method, Route } from './route';
 
 export type RouteMatch =
-  | { kind: 'found'; route: Route; params: Record<string, string> }
-  | { kind: 'method-not-allowed'; allow: string }
-  | { kind: 'not-found' };
+  { kind: 'found'; route: Route; params: Record<string, string> } | { kind: 'method-not-allowed'; allow: string } | { kind: 'not-found' };
 
 type Segment = { literal: string } | { param: string };
 

@@ -51,7 +51,9 @@ export const patientRecordsRoutes: Route[] = [
 
     const paddingChars = Math.max(100, Math.floor((q.payload_kb * 1024) / q.pageSize) - 600);
     const padding = 'M'.repeat(paddingChars);
-    const entry = Array.from({ length: q.pageSize }, (_, i) => medicationEntry(q.patientId, q.page, (q.page - 1) * q.pageSize + i, padding));
+    const entry = Array.from({ length: q.pageSize }, (_, i) =>
+      medicationEntry(q.patientId, q.page, (q.page - 1) * q.pageSize + i, padding),
+    );
 
     const pageUrl = (page: number): string =>
       `${baseUrl}/api/v1/patient-records?patientId=${encodeURIComponent(q.patientId)}&page=${page}&pageSize=${q.pageSize}`;

@@ -53,7 +53,11 @@ function patientRows(dataType: string, pid: number, pageSize: number, patientsPe
 export const pftBatchRoutes: Route[] = [
   get('/api/v1/pft/batch/{data_type}', ({ read }) => {
     const q = read(
-      { patientIds: requiredStrParam(), pageSize: intParam({ default: 10, ge: 1 }), patientsPerFacility: intParam({ default: 1000, ge: 1 }) },
+      {
+        patientIds: requiredStrParam(),
+        pageSize: intParam({ default: 10, ge: 1 }),
+        patientsPerFacility: intParam({ default: 1000, ge: 1 }),
+      },
       { data_type: requiredStrParam() },
     );
     const ids = parsePatientIds(q.patientIds);

@@ -76,7 +76,12 @@ export const referenceChainRoutes: Route[] = [
 
   get('/api/v1/reference-chain/detail/{record_id}', ({ read }) => {
     const q = read(
-      { payload_kb: intParam({ default: 2 }), ref_mode: strParam('linked'), chain_window: intParam({ default: 2 }), parent_ref: strParam('') },
+      {
+        payload_kb: intParam({ default: 2 }),
+        ref_mode: strParam('linked'),
+        chain_window: intParam({ default: 2 }),
+        parent_ref: strParam(''),
+      },
       { record_id: intParam() },
     );
     const id = q.record_id;

@@ -40,11 +40,15 @@ export function fakeDeps(script: Script, options: { maxTaskRuns?: number; inline
     calls,
     sleeps,
     offloaded,
-    render: new OffloadingRenderer(engine, { work: options.inlineWork ?? engine.limits.maxWork, ms: Infinity, clock: () => 0 }, async (request) => {
-      offloaded.push(request.value);
-      structuredClone(request);
-      return answerRenderRequest(engine, request);
-    }),
+    render: new OffloadingRenderer(
+      engine,
+      { work: options.inlineWork ?? engine.limits.maxWork, ms: Infinity, clock: () => 0 },
+      async (request) => {
+        offloaded.push(request.value);
+        structuredClone(request);
+        return answerRenderRequest(engine, request);
+      },
+    ),
     callTool: async (kind, config, signal) => {
       calls.push({ kind, config });
       clock += CALL_MS;

@@ -15,7 +15,9 @@ export function playbookText(steps: string, extra = ''): string {
 export function parseOk(text: string): Playbook {
   const result = parsePlaybook(text);
   if (!result.playbook || result.problems.length > 0) {
-    throw new Error(`expected no problems, got:\n${result.problems.map((p) => `  ${p.line}:${p.column} ${p.path} ${p.message}`).join('\n')}`);
+    throw new Error(
+      `expected no problems, got:\n${result.problems.map((p) => `  ${p.line}:${p.column} ${p.path} ${p.message}`).join('\n')}`,
+    );
   }
   return result.playbook;
 }
@@ -34,7 +36,10 @@ export function problemsOf(text: string): Problem[] {
 
 /** Strips the common leading indentation of a template literal, and its first and last blank lines. */
 export function dedent(text: string): string {
-  const lines = text.replace(/^\s*\n/, '').replace(/\n\s*$/, '').split('\n');
+  const lines = text
+    .replace(/^\s*\n/, '')
+    .replace(/\n\s*$/, '')
+    .split('\n');
   const indent = Math.min(...lines.filter((l) => l.trim() !== '').map((l) => /^ */.exec(l)?.[0].length ?? 0));
   return lines.map((l) => l.slice(indent)).join('\n');
 }

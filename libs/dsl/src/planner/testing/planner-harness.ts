@@ -37,7 +37,6 @@ export function workflow(steps: string, extra = ''): Playbook {
   return playbookOf(`apiVersion: noetl.io/v2\nkind: Playbook\nmetadata: {name: t}\n${extra}\nworkflow:\n${steps}`);
 }
 
-
 export interface HarnessOptions {
   workload?: JsonObject;
   random?: () => number;
@@ -120,7 +119,8 @@ export class PlannerHarness {
     this.events.push(event);
     this.state = applyEvent(this.state, event);
     const decisions = plan(this.playbook, this.state, event, this.env);
-    for (const staged of decisions.flatMap((decision) => decision.staged ?? [])) this.payloads.set(staged.ref.sha256, JSON.parse(staged.body) as Json);
+    for (const staged of decisions.flatMap((decision) => decision.staged ?? []))
+      this.payloads.set(staged.ref.sha256, JSON.parse(staged.body) as Json);
     this.batches.set(event.event_id, decisions);
     for (const decision of decisions) this.append(decision);
     return event;
@@ -247,7 +247,9 @@ export class PlannerHarness {
     // As a worker reports them: a frame's rows are the collection's, from frame index x rows per frame.
     const stepLoop = this.playbook.steps.find((candidate) => candidate.name === step)?.loop;
     const first = extra.firstIndex ?? index * (stepLoop ? maxRowsOf(stepLoop.frame) : 1);
-    const failed = rows.flatMap((row, position) => (isRowError(row) ? [{ index: first + position, status: 'error' as const, error: row.error }] : []));
+    const failed = rows.flatMap((row, position) =>
+      isRowError(row) ? [{ index: first + position, status: 'error' as const, error: row.error }] : [],
+    );
     const results = rows.map((row) => (isRowError(row) ? null : row));
     return this.append({
       type: EventType.FrameCommitted,

@@ -88,7 +88,8 @@ export class AdminController {
   @Access('admin')
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
-    summary: "Retention: delete an ended execution's events but its start, its end and its audits (the ledger's one way out); an admin.action records who and why",
+    summary:
+      "Retention: delete an ended execution's events but its start, its end and its audits (the ledger's one way out); an admin.action records who and why",
   })
   @ApiOkResponse({ type: AdminActionResultDto })
   @ApiBadRequestResponse({ type: ApiErrorDto, description: 'The execution is still running, no reason, or a malformed body' })

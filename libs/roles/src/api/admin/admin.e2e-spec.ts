@@ -12,7 +12,10 @@ describe('admin routes', () => {
 
   beforeAll(async () => {
     api = await startApiTestApp({ NOETL_ROLES: 'api,scheduler', NOETL_SWEEP_MS: '600000' });
-    await request(api.http).post('/api/catalog/register').send({ content: noopPlaybook('admin/one') }).expect(201);
+    await request(api.http)
+      .post('/api/catalog/register')
+      .send({ content: noopPlaybook('admin/one') })
+      .expect(201);
   });
 
   afterAll(async () => {
@@ -27,7 +30,10 @@ describe('admin routes', () => {
   async function issuedCommand(): Promise<{ executionId: string; commandId: string }> {
     const started = await request(api.http).post('/api/execute').send({ path: 'admin/one' }).expect(201);
     const executionId: string = started.body.execution_id;
-    const commandId = await waitFor(async () => (await issuedCommands(executionId))[0], { timeoutMs: 20_000, description: 'the first command' });
+    const commandId = await waitFor(async () => (await issuedCommands(executionId))[0], {
+      timeoutMs: 20_000,
+      description: 'the first command',
+    });
     return { executionId, commandId };
   }
 
@@ -38,9 +44,18 @@ describe('admin routes', () => {
       const res = await request(api.http).get('/api/admin/stuck').query({ kind: 'command' }).expect(200);
       return (res.body.stuck as { id: string; reason: string }[]).find((work) => work.id === commandId);
     });
-    expect(listed).toMatchObject({ kind: 'command', execution_id: executionId, status: 'RUNNING', worker_id: 'w1', reason: 'lease_expired' });
+    expect(listed).toMatchObject({
+      kind: 'command',
+      execution_id: executionId,
+      status: 'RUNNING',
+      worker_id: 'w1',
+      reason: 'lease_expired',
+    });
 
-    const reclaimed = await request(api.http).post(`/api/admin/commands/${commandId}/reclaim`).send({ actor: 'ops', reason: 'host lost' }).expect(200);
+    const reclaimed = await request(api.http)
+      .post(`/api/admin/commands/${commandId}/reclaim`)
+      .send({ actor: 'ops', reason: 'host lost' })
+      .expect(200);
     expect(reclaimed.body).toEqual({
       action: 'reclaim',
       target_type: 'command',
@@ -52,7 +67,10 @@ describe('admin routes', () => {
     await waitFor(async () => (await issuedCommands(executionId)).length === 2, { timeoutMs: 20_000, description: 'the next attempt' });
     const audit = await request(api.http).get(`/api/executions/${executionId}/events`).query({ type: 'admin.action' }).expect(200);
     expect(audit.body.events).toEqual([
-      expect.objectContaining({ event_id: reclaimed.body.event_id, payload: { actor: 'ops', action: 'reclaim', target_type: 'command', target_id: commandId, reason: 'host lost' } }),
+      expect.objectContaining({
+        event_id: reclaimed.body.event_id,
+        payload: { actor: 'ops', action: 'reclaim', target_type: 'command', target_id: commandId, reason: 'host lost' },
+      }),
     ]);
 
     const again = await request(api.http).post(`/api/admin/commands/${commandId}/reclaim`).send({}).expect(409);
@@ -61,8 +79,8 @@ describe('admin routes', () => {
 
   it('documents its routes in Swagger under the admin tag, each POST with its body', async () => {
     const doc = await request(api.http).get('/docs-json').expect(200);
-    const admin = Object.entries(doc.body.paths as Record<string, Record<string, { tags: string[]; requestBody?: unknown }>>).filter(([path]) =>
-      path.startsWith('/api/admin/'),
+    const admin = Object.entries(doc.body.paths as Record<string, Record<string, { tags: string[]; requestBody?: unknown }>>).filter(
+      ([path]) => path.startsWith('/api/admin/'),
     );
     expect(admin.map(([path, methods]) => `${Object.keys(methods).join(',')} ${path}`).sort()).toEqual([
       'get /api/admin/stuck',
@@ -83,11 +101,7 @@ describe('admin routes', () => {
   });
 
   it('answers 404 for unknown targets', async () => {
-    for (const path of [
-      '/api/admin/commands/4242/reclaim',
-      '/api/admin/frames/4242/reclaim',
-      '/api/admin/executions/4242/cancel',
-    ]) {
+    for (const path of ['/api/admin/commands/4242/reclaim', '/api/admin/frames/4242/reclaim', '/api/admin/executions/4242/cancel']) {
       const res = await request(api.http).post(path).send({}).expect(404);
       expect(res.body.code).toBe('not_found');
     }
@@ -99,11 +113,15 @@ describe('admin routes', () => {
   it('answers 400 for a fail or finalize without a reason, an unknown field, a bad query, or an unclaimed command', async () => {
     const { executionId, commandId } = await issuedCommand();
     expect((await request(api.http).post(`/api/admin/commands/${commandId}/fail`).send({}).expect(400)).body.code).toBe('bad_request');
-    expect((await request(api.http).post(`/api/admin/executions/${executionId}/finalize`).send({ actor: 'ops' }).expect(400)).body.code).toBe('bad_request');
+    expect(
+      (await request(api.http).post(`/api/admin/executions/${executionId}/finalize`).send({ actor: 'ops' }).expect(400)).body.code,
+    ).toBe('bad_request');
     await request(api.http).post(`/api/admin/executions/${executionId}/cancel`).send({ by: 'ops' }).expect(400);
     await request(api.http).get('/api/admin/stuck').query({ kind: 'timer' }).expect(400);
     await request(api.http).get('/api/admin/stuck').query({ limit: 0 }).expect(400);
-    expect((await request(api.http).post(`/api/admin/commands/${commandId}/reclaim`).send({}).expect(400)).body.code).toBe('invalid_request');
+    expect((await request(api.http).post(`/api/admin/commands/${commandId}/reclaim`).send({}).expect(400)).body.code).toBe(
+      'invalid_request',
+    );
   });
 
   it('finalizes an execution once; a second finalize or a cancel is 409', async () => {
@@ -114,7 +132,11 @@ describe('admin routes', () => {
       timeoutMs: 20_000,
       description: 'the execution to read FAILED',
     });
-    expect((await request(api.http).post(`/api/admin/executions/${executionId}/finalize`).send({ reason: 'again' }).expect(409)).body.code).toBe('already_terminal');
-    expect((await request(api.http).post(`/api/admin/executions/${executionId}/cancel`).send({}).expect(409)).body.code).toBe('already_terminal');
+    expect(
+      (await request(api.http).post(`/api/admin/executions/${executionId}/finalize`).send({ reason: 'again' }).expect(409)).body.code,
+    ).toBe('already_terminal');
+    expect((await request(api.http).post(`/api/admin/executions/${executionId}/cancel`).send({}).expect(409)).body.code).toBe(
+      'already_terminal',
+    );
   });
 });

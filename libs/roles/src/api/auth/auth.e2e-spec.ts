@@ -8,7 +8,11 @@ import { startApiTestApp, type ApiTestApp } from '../testing/api-test-app';
 const TENANT = { tenantId: 'acme', organizationId: 'eu' };
 
 /** An OIDC issuer on loopback: its JWKS at /jwks.json, and tokens it signs. */
-async function startIssuer(): Promise<{ jwksUrl: string; sign(claims: Record<string, unknown>, options?: { expiresIn?: string; key?: KeyLike }): Promise<string>; close(): Promise<void> }> {
+async function startIssuer(): Promise<{
+  jwksUrl: string;
+  sign(claims: Record<string, unknown>, options?: { expiresIn?: string; key?: KeyLike }): Promise<string>;
+  close(): Promise<void>;
+}> {
   const { publicKey, privateKey } = await generateKeyPair('RS256');
   const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
   const server: Server = createServer((req, res) => {
@@ -62,8 +66,18 @@ describe('authentication over the API', () => {
 
   it('shows a key once, lists keys without their secrets, and refuses a revoked key at once', async () => {
     const admin = await keys.create({ scope: TENANT, role: 'admin', name: 'admin' });
-    const made = await request(api.http).post('/api/keys').set('Authorization', `Bearer ${admin.key}`).send({ name: 'ci', role: 'developer' }).expect(201);
-    expect(made.body).toMatchObject({ role: 'developer', name: 'ci', tenant_id: 'acme', organization_id: 'eu', created_by: `key:${admin.key_id}` });
+    const made = await request(api.http)
+      .post('/api/keys')
+      .set('Authorization', `Bearer ${admin.key}`)
+      .send({ name: 'ci', role: 'developer' })
+      .expect(201);
+    expect(made.body).toMatchObject({
+      role: 'developer',
+      name: 'ci',
+      tenant_id: 'acme',
+      organization_id: 'eu',
+      created_by: `key:${admin.key_id}`,
+    });
     expect(made.body.key).toMatch(/^noetl_[0-9a-f]{16}_[\w-]{43}$/);
     const developer = made.body.key as string;
     await request(api.http).get('/api/catalog').set('Authorization', `Bearer ${developer}`).expect(200);
@@ -103,7 +117,10 @@ describe('authentication over the API', () => {
     const registered = await request(api.http)
       .post('/api/catalog/register')
       .set('Authorization', `Bearer ${token}`)
-      .send({ content: 'apiVersion: noetl.io/v2\nkind: Playbook\nmetadata: {name: jwt, path: jwt/one}\nworkflow:\n  - step: start\n    tool: {kind: noop}\n' })
+      .send({
+        content:
+          'apiVersion: noetl.io/v2\nkind: Playbook\nmetadata: {name: jwt, path: jwt/one}\nworkflow:\n  - step: start\n    tool: {kind: noop}\n',
+      })
       .expect(201);
     // The playbook is globex/us's: acme's keys do not see it.
     const acme = await keys.create({ scope: TENANT, role: 'viewer', name: 'v3' });
@@ -119,13 +136,30 @@ describe('authentication over the API', () => {
     const cases: [Promise<string>, string][] = [
       [issuer.sign(claims, { expiresIn: '-1m' }), 'the bearer token is not valid: it has expired'],
       [issuer.sign(claims, { key: other.privateKey }), 'the bearer token is not valid: its signature does not verify'],
-      [new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer('https://issuer.test/').setAudience('someone-else').setExpirationTime('5m').sign(other.privateKey), 'the bearer token is not valid'],
+      [
+        new SignJWT(claims)
+          .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+          .setIssuer('https://issuer.test/')
+          .setAudience('someone-else')
+          .setExpirationTime('5m')
+          .sign(other.privateKey),
+        'the bearer token is not valid',
+      ],
       [issuer.sign({ noetl_organization: 'us', noetl_role: 'admin' }), 'the bearer token lacks the claim(s) noetl_tenant'],
-      [issuer.sign({ ...claims, noetl_role: 'root' }), 'the bearer token\'s role "root" is not one of admin, operator, developer, viewer, worker'],
-      [issuer.sign({ ...claims, noetl_tenant: 'a.b' }), 'the bearer token names a tenant or organization that is not 1-64 letters, digits, _ or -'],
+      [
+        issuer.sign({ ...claims, noetl_role: 'root' }),
+        'the bearer token\'s role "root" is not one of admin, operator, developer, viewer, worker',
+      ],
+      [
+        issuer.sign({ ...claims, noetl_tenant: 'a.b' }),
+        'the bearer token names a tenant or organization that is not 1-64 letters, digits, _ or -',
+      ],
     ];
     for (const [token, message] of cases) {
-      const res = await request(api.http).get('/api/executions').set('Authorization', `Bearer ${await token}`).expect(401);
+      const res = await request(api.http)
+        .get('/api/executions')
+        .set('Authorization', `Bearer ${await token}`)
+        .expect(401);
       expect(res.body.message).toContain(message);
     }
   });
@@ -135,7 +169,9 @@ describe('authentication over the API', () => {
     await request(api.http).get('/metrics').expect(200);
     const doc = (await request(api.http).get('/docs-json').expect(200)).body;
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>)) {
+    for (const [path, methods] of Object.entries(
+      doc.paths as Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>,
+    )) {
       for (const operation of Object.values(methods)) {
         // /metrics takes a key when NOETL_METRICS_AUTH=key, so it shows the scheme too; the probes, the playbook schema and the sign-in options are open.
         if (!path.startsWith('/health/') && path !== '/api/schema/playbook' && path !== '/api/auth/sign-in-options') {

@@ -30,7 +30,8 @@ export class AuthGuard implements CanActivate {
     if (context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
     const declared = this.reflector.getAllAndOverride<RouteAccess | undefined>(ACCESS_METADATA, [context.getHandler(), context.getClass()]);
-    if (declared === undefined) throw new RuntimeError('forbidden', `${request.method} ${request.path} declares no access, so no one may call it`);
+    if (declared === undefined)
+      throw new RuntimeError('forbidden', `${request.method} ${request.path} declares no access, so no one may call it`);
     const access: Access = declared === 'metrics' ? (this.config.auth.metrics === 'key' ? 'authenticated' : 'public') : declared;
     if (!this.config.auth.enabled) {
       request.principal = localPrincipal(this.config.tenancy);

@@ -63,8 +63,18 @@ const ROUTES: Record<string, Route> = {
   'get /api/executions/counts': { access: 'viewer' },
   'get /api/executions/{id}': { access: 'viewer', param: (ids) => ids.execution },
   'get /api/executions/{id}/events': { access: 'viewer', param: (ids) => ids.execution },
-  'post /api/executions/{id}/rerun': { access: 'developer', param: (ids) => ids.execution, body: () => ({ payload: { matrix: true } }), mutates: true },
-  'post /api/executions/{id}/cancel': { access: 'developer', param: (ids) => ids.execution, body: () => ({ reason: 'matrix' }), mutates: true },
+  'post /api/executions/{id}/rerun': {
+    access: 'developer',
+    param: (ids) => ids.execution,
+    body: () => ({ payload: { matrix: true } }),
+    mutates: true,
+  },
+  'post /api/executions/{id}/cancel': {
+    access: 'developer',
+    param: (ids) => ids.execution,
+    body: () => ({ reason: 'matrix' }),
+    mutates: true,
+  },
   'get /api/replay/state': { access: 'viewer', query: (ids) => ({ execution_id: ids.execution }) },
   'get /api/executions/{id}/verify': { access: 'viewer', param: (ids) => ids.execution },
   'get /api/executions/{id}/timeline': { access: 'viewer', param: (ids) => ids.execution },
@@ -81,9 +91,19 @@ const ROUTES: Record<string, Route> = {
   },
   // Names no tenant's data: the one ledger every tenant's workers must not reach.
   'get /api/workers/ledger': { access: 'worker', otherTenant: 200 },
-  'post /api/commands/{id}/claim': { access: 'worker', param: (ids) => ids.command, body: () => ({ worker_id: 'matrix-worker' }), mutates: true },
+  'post /api/commands/{id}/claim': {
+    access: 'worker',
+    param: (ids) => ids.command,
+    body: () => ({ worker_id: 'matrix-worker' }),
+    mutates: true,
+  },
   'post /api/commands/{id}/heartbeat': { access: 'worker', param: (ids) => ids.command, body: () => holder, mutates: true },
-  'post /api/commands/{id}/complete': { access: 'worker', param: (ids) => ids.command, body: () => ({ ...holder, result: { forged: true } }), mutates: true },
+  'post /api/commands/{id}/complete': {
+    access: 'worker',
+    param: (ids) => ids.command,
+    body: () => ({ ...holder, result: { forged: true } }),
+    mutates: true,
+  },
   'post /api/commands/{id}/fail': { access: 'worker', param: (ids) => ids.command, body: () => ({ ...holder, error }), mutates: true },
   'post /api/commands/{id}/release': { access: 'worker', param: (ids) => ids.command, body: () => holder, mutates: true },
   'post /api/commands/{id}/partial': {
@@ -94,19 +114,44 @@ const ROUTES: Record<string, Route> = {
   },
   // Answers only the lease's holder (409 lease_lost to the matrix's forged one), as a heartbeat does.
   'post /api/commands/{id}/stream-backlog': { access: 'worker', param: (ids) => ids.command, body: () => holder, mutates: true },
-  'post /api/commands/{id}/child': { access: 'worker', param: (ids) => ids.command, body: () => ({ ...holder, path: PATH_A }), mutates: true },
-  'post /api/commands/{id}/credential': { access: 'worker', param: (ids) => ids.command, body: () => ({ ...holder, name: CREDENTIAL_A }), mutates: true },
+  'post /api/commands/{id}/child': {
+    access: 'worker',
+    param: (ids) => ids.command,
+    body: () => ({ ...holder, path: PATH_A }),
+    mutates: true,
+  },
+  'post /api/commands/{id}/credential': {
+    access: 'worker',
+    param: (ids) => ids.command,
+    body: () => ({ ...holder, name: CREDENTIAL_A }),
+    mutates: true,
+  },
   'post /api/events': {
     access: 'worker',
     body: (ids) => ({ ...holder, command_id: ids.command, calls: [{ task: 't', attempts: 1, duration_ms: 1, status: 'ok' }] }),
     mutates: true,
   },
-  'post /api/stages/{id}/frames/claim': { access: 'worker', param: (ids) => ids.stage, body: () => ({ worker_id: 'matrix-worker' }), mutates: true },
+  'post /api/stages/{id}/frames/claim': {
+    access: 'worker',
+    param: (ids) => ids.stage,
+    body: () => ({ worker_id: 'matrix-worker' }),
+    mutates: true,
+  },
   'post /api/frames/{id}/heartbeat': { access: 'worker', param: (ids) => ids.frame, body: () => holder, mutates: true },
-  'post /api/frames/{id}/commit': { access: 'worker', param: (ids) => ids.frame, body: () => ({ ...holder, rows: [{ index: 0, status: 'ok' }] }), mutates: true },
+  'post /api/frames/{id}/commit': {
+    access: 'worker',
+    param: (ids) => ids.frame,
+    body: () => ({ ...holder, rows: [{ index: 0, status: 'ok' }] }),
+    mutates: true,
+  },
   'post /api/frames/{id}/fail': { access: 'worker', param: (ids) => ids.frame, body: () => ({ ...holder, error }), mutates: true },
   'post /api/frames/{id}/release': { access: 'worker', param: (ids) => ids.frame, body: () => holder, mutates: true },
-  'post /api/frames/{id}/credential': { access: 'worker', param: (ids) => ids.frame, body: () => ({ ...holder, name: CREDENTIAL_A }), mutates: true },
+  'post /api/frames/{id}/credential': {
+    access: 'worker',
+    param: (ids) => ids.frame,
+    body: () => ({ ...holder, name: CREDENTIAL_A }),
+    mutates: true,
+  },
   'post /api/children': {
     access: 'worker',
     body: (ids) => ({ ...holder, path: PATH_A, holder: { kind: 'command', id: ids.command }, key: 'matrix' }),
@@ -120,21 +165,60 @@ const ROUTES: Record<string, Route> = {
     mutates: true,
   },
   'get /api/admin/stuck': { access: 'operator' },
-  'post /api/admin/commands/{id}/reclaim': { access: 'operator', param: (ids) => ids.command, body: () => ({ reason: 'matrix' }), mutates: true },
-  'post /api/admin/commands/{id}/fail': { access: 'operator', param: (ids) => ids.command, body: () => ({ reason: 'matrix' }), mutates: true },
-  'post /api/admin/frames/{id}/reclaim': { access: 'operator', param: (ids) => ids.frame, body: () => ({ reason: 'matrix' }), mutates: true },
+  'post /api/admin/commands/{id}/reclaim': {
+    access: 'operator',
+    param: (ids) => ids.command,
+    body: () => ({ reason: 'matrix' }),
+    mutates: true,
+  },
+  'post /api/admin/commands/{id}/fail': {
+    access: 'operator',
+    param: (ids) => ids.command,
+    body: () => ({ reason: 'matrix' }),
+    mutates: true,
+  },
+  'post /api/admin/frames/{id}/reclaim': {
+    access: 'operator',
+    param: (ids) => ids.frame,
+    body: () => ({ reason: 'matrix' }),
+    mutates: true,
+  },
   'post /api/admin/frames/{id}/fail': { access: 'operator', param: (ids) => ids.frame, body: () => ({ reason: 'matrix' }), mutates: true },
-  'post /api/admin/executions/{id}/finalize': { access: 'operator', param: (ids) => ids.loopExecution, body: () => ({ reason: 'matrix' }), mutates: true },
-  'post /api/admin/executions/{id}/purge': { access: 'admin', param: (ids) => ids.loopExecution, body: () => ({ reason: 'matrix' }), mutates: true },
-  'post /api/admin/executions/{id}/cancel': { access: 'operator', param: (ids) => ids.loopExecution, body: () => ({ reason: 'matrix' }), mutates: true },
-  'post /api/credentials': { access: 'operator', body: () => ({ name: 'matrix_scratch', type: 'http', data: { token: 'scratch' } }), mutates: true },
+  'post /api/admin/executions/{id}/finalize': {
+    access: 'operator',
+    param: (ids) => ids.loopExecution,
+    body: () => ({ reason: 'matrix' }),
+    mutates: true,
+  },
+  'post /api/admin/executions/{id}/purge': {
+    access: 'admin',
+    param: (ids) => ids.loopExecution,
+    body: () => ({ reason: 'matrix' }),
+    mutates: true,
+  },
+  'post /api/admin/executions/{id}/cancel': {
+    access: 'operator',
+    param: (ids) => ids.loopExecution,
+    body: () => ({ reason: 'matrix' }),
+    mutates: true,
+  },
+  'post /api/credentials': {
+    access: 'operator',
+    body: () => ({ name: 'matrix_scratch', type: 'http', data: { token: 'scratch' } }),
+    mutates: true,
+  },
   'get /api/credentials': { access: 'developer' },
   'get /api/credentials/{name}': { access: 'developer', param: () => CREDENTIAL_A },
   'delete /api/credentials/{name}': { access: 'operator', param: () => CREDENTIAL_A, mutates: true },
   'get /api/credentials/{name}/uses': { access: 'operator', param: () => CREDENTIAL_A },
   'get /api/settings/credentials': { access: 'developer' },
   'put /api/settings/credentials': { access: 'admin', body: () => ({ require_binding: false }), mutates: true },
-  'post /api/executions/{id}/signals/{name}': { access: 'developer', param: (ids) => ids.execution, body: () => ({ payload: { approved: true } }), mutates: true },
+  'post /api/executions/{id}/signals/{name}': {
+    access: 'developer',
+    param: (ids) => ids.execution,
+    body: () => ({ payload: { approved: true } }),
+    mutates: true,
+  },
   'post /api/schedules': { access: 'developer', body: () => ({ path: PATH_A, interval_seconds: 3600, paused: true }), mutates: true },
   'get /api/schedules': { access: 'viewer' },
   'get /api/schedules/{id}': { access: 'viewer', param: (ids) => ids.schedule },
@@ -193,7 +277,12 @@ describe('the authorization matrix', () => {
 
   beforeAll(async () => {
     // No worker role: commands and frames stay claimable, so tenant B's worker key has real ids of A's to try.
-    api = await startApiTestApp({ NOETL_AUTH: 'on', NOETL_ROLES: 'api,scheduler', NOETL_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, NOETL_SWEEP_MS: '100' });
+    api = await startApiTestApp({
+      NOETL_AUTH: 'on',
+      NOETL_ROLES: 'api,scheduler',
+      NOETL_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      NOETL_SWEEP_MS: '100',
+    });
     database = await Database.connect(api.config.database.url!.reveal());
     const keys = api.app.get(ApiKeys);
     for (const [tenant, scope] of [
@@ -205,33 +294,72 @@ describe('the authorization matrix', () => {
     const asA = (role: Role) => ({ Authorization: `Bearer ${keysOf.a[role]}` });
     await request(api.http).post('/api/catalog/register').set(asA('developer')).send({ content: playbookA }).expect(201);
     await request(api.http).post('/api/catalog/register').set(asA('developer')).send({ content: loopPlaybookA }).expect(201);
-    const execution = (await request(api.http).post('/api/execute').set(asA('developer')).send({ path: PATH_A }).expect(201)).body.execution_id as string;
-    const loopExecution = (await request(api.http).post('/api/execute').set(asA('developer')).send({ path: 'matrix/tenant_a_loop' }).expect(201)).body
+    const execution = (await request(api.http).post('/api/execute').set(asA('developer')).send({ path: PATH_A }).expect(201)).body
       .execution_id as string;
-    await request(api.http).post('/api/credentials').set(asA('operator')).send({ name: CREDENTIAL_A, type: 'http', data: { token: SECRET_A } }).expect(201);
+    const loopExecution = (
+      await request(api.http).post('/api/execute').set(asA('developer')).send({ path: 'matrix/tenant_a_loop' }).expect(201)
+    ).body.execution_id as string;
+    await request(api.http)
+      .post('/api/credentials')
+      .set(asA('operator'))
+      .send({ name: CREDENTIAL_A, type: 'http', data: { token: SECRET_A } })
+      .expect(201);
     await request(api.http)
       .post('/api/workers/worker-of-a/heartbeat')
       .set(asA('worker'))
       .send({ node: 'node-of-a', slots: 4, free_slots: 4, status: 'ACTIVE' })
       .expect(200);
     const command = await waitFor(async () => {
-      const events = (await request(api.http).get(`/api/executions/${execution}/events`).set(asA('viewer')).expect(200)).body.events as { event_type: string; command_id: string | null }[];
+      const events = (await request(api.http).get(`/api/executions/${execution}/events`).set(asA('viewer')).expect(200)).body.events as {
+        event_type: string;
+        command_id: string | null;
+      }[];
       return events.find((event) => event.event_type === EventType.CommandIssued)?.command_id ?? undefined;
     });
     const [frame] = await waitFor(async () => {
-      const rows = await database.query<{ frame_id: string; stage_id: string }>('SELECT frame_id::text, stage_id::text FROM noetl.frame WHERE execution_id = $1 ORDER BY frame_index LIMIT 1', [
-        loopExecution,
-      ]);
+      const rows = await database.query<{ frame_id: string; stage_id: string }>(
+        'SELECT frame_id::text, stage_id::text FROM noetl.frame WHERE execution_id = $1 ORDER BY frame_index LIMIT 1',
+        [loopExecution],
+      );
       return rows.length > 0 && rows;
     });
     const keyId = /^noetl_([0-9a-f]{16})_/.exec(keysOf.a.viewer!)![1]!;
-    const schedule = (await request(api.http).post('/api/schedules').set(asA('developer')).send({ path: PATH_A, interval_seconds: 3600, paused: true }).expect(201)).body
-      .schedule_id as string;
+    const schedule = (
+      await request(api.http)
+        .post('/api/schedules')
+        .set(asA('developer'))
+        .send({ path: PATH_A, interval_seconds: 3600, paused: true })
+        .expect(201)
+    ).body.schedule_id as string;
     ids = { execution, loopExecution, command, stage: frame!.stage_id, frame: frame!.frame_id, keyId, worker: 'worker-of-a', schedule };
     // Tenant B has work of its own, so its lists are not empty by accident.
-    await request(api.http).post('/api/catalog/register').set('Authorization', `Bearer ${keysOf.b.developer}`).send({ content: PLAYBOOK_B_LIKE }).expect(201);
-    await request(api.http).post('/api/execute').set('Authorization', `Bearer ${keysOf.b.developer}`).send({ path: 'matrix/scratch' }).expect(201);
-    markersOfA = [schedule, execution, loopExecution, command, frame!.stage_id, frame!.frame_id, keyId, 'worker-of-a', 'node-of-a', PATH_A, 'tenant_a_loop', CREDENTIAL_A, SECRET_A, 'tenant-a', 'org-a'];
+    await request(api.http)
+      .post('/api/catalog/register')
+      .set('Authorization', `Bearer ${keysOf.b.developer}`)
+      .send({ content: PLAYBOOK_B_LIKE })
+      .expect(201);
+    await request(api.http)
+      .post('/api/execute')
+      .set('Authorization', `Bearer ${keysOf.b.developer}`)
+      .send({ path: 'matrix/scratch' })
+      .expect(201);
+    markersOfA = [
+      schedule,
+      execution,
+      loopExecution,
+      command,
+      frame!.stage_id,
+      frame!.frame_id,
+      keyId,
+      'worker-of-a',
+      'node-of-a',
+      PATH_A,
+      'tenant_a_loop',
+      CREDENTIAL_A,
+      SECRET_A,
+      'tenant-a',
+      'org-a',
+    ];
   });
 
   afterAll(async () => {
@@ -300,12 +428,17 @@ describe('the authorization matrix', () => {
       const asA = { Authorization: `Bearer ${keysOf.a.viewer}` };
       const detail = (await request(api.http).get(`/api/executions/${ids.execution}`).set(asA).expect(200)).body;
       expect(detail.status).toBe('RUNNING');
-      const events = (await request(api.http).get(`/api/executions/${ids.execution}/events`).set(asA).expect(200)).body.events as { event_type: string }[];
+      const events = (await request(api.http).get(`/api/executions/${ids.execution}/events`).set(asA).expect(200)).body.events as {
+        event_type: string;
+      }[];
       expect(events.map((event) => event.event_type)).not.toContain(EventType.CommandClaimed);
       expect((await request(api.http).get(`/api/executions/${ids.loopExecution}`).set(asA).expect(200)).body.status).toBe('RUNNING');
-      const credentials = (await request(api.http).get('/api/credentials').set('Authorization', `Bearer ${keysOf.a.developer}`).expect(200)).body.credentials;
+      const credentials = (await request(api.http).get('/api/credentials').set('Authorization', `Bearer ${keysOf.a.developer}`).expect(200))
+        .body.credentials;
       expect(credentials.map((c: { name: string }) => c.name)).toContain(CREDENTIAL_A);
-      const workers = await database.query<{ node: string; tenant_id: string }>("SELECT node, tenant_id FROM noetl.worker WHERE worker_id = 'worker-of-a' ORDER BY tenant_id");
+      const workers = await database.query<{ node: string; tenant_id: string }>(
+        "SELECT node, tenant_id FROM noetl.worker WHERE worker_id = 'worker-of-a' ORDER BY tenant_id",
+      );
       expect(workers).toEqual([
         { node: 'node-of-a', tenant_id: 'tenant-a' },
         { node: 'intruder', tenant_id: 'tenant-b' },

@@ -13,7 +13,9 @@ import type { Logger } from 'pino';
 export async function bootstrapAuth(keys: ApiKeys, config: NoetlConfig, logger: Logger): Promise<void> {
   const { tenantId, organizationId } = config.tenancy;
   if (!config.auth.enabled) {
-    logger.warn(`NOETL_AUTH=off: the API asks no key; every caller acts as admin of tenant "${tenantId}", organization "${organizationId}"`);
+    logger.warn(
+      `NOETL_AUTH=off: the API asks no key; every caller acts as admin of tenant "${tenantId}", organization "${organizationId}"`,
+    );
     return;
   }
   // The first admin key is made before a worker key is stored: it is made only while no key exists.

@@ -1,5 +1,15 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBody, ApiConsumes, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
 import type { Principal, RegisteredPlaybook } from '@noetl/runtime';
 import { YAML_MEDIA_TYPES } from '../body-parsers';
 import { ApiErrorDto, InvalidPlaybookErrorDto } from '../errors/api-error.dto';

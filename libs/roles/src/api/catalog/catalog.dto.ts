@@ -87,7 +87,7 @@ export class GraphArcDto implements GraphArc {
   @ApiProperty()
   to!: string;
 
-  @ApiPropertyOptional({ description: 'The arc\'s condition, when it has one' })
+  @ApiPropertyOptional({ description: "The arc's condition, when it has one" })
   when?: string;
 }
 

@@ -13,11 +13,20 @@ describe('catalog routes', () => {
   });
 
   it('registers a playbook, keeps its version for identical content, and numbers a change as the next version', async () => {
-    const first = await request(api.http).post('/api/catalog/register').send({ content: noopPlaybook('cat/versions') }).expect(201);
+    const first = await request(api.http)
+      .post('/api/catalog/register')
+      .send({ content: noopPlaybook('cat/versions') })
+      .expect(201);
     expect(first.body).toEqual({ catalog_id: expect.stringMatching(/^\d+$/), path: 'cat/versions', version: 1 });
-    const again = await request(api.http).post('/api/catalog/register').send({ content: noopPlaybook('cat/versions') }).expect(201);
+    const again = await request(api.http)
+      .post('/api/catalog/register')
+      .send({ content: noopPlaybook('cat/versions') })
+      .expect(201);
     expect(again.body).toEqual(first.body);
-    const second = await request(api.http).post('/api/catalog/register').send({ content: noopPlaybook('cat/versions', ['a', 'b']) }).expect(201);
+    const second = await request(api.http)
+      .post('/api/catalog/register')
+      .send({ content: noopPlaybook('cat/versions', ['a', 'b']) })
+      .expect(201);
     expect(second.body).toMatchObject({ path: 'cat/versions', version: 2 });
 
     const versions = await request(api.http).get('/api/catalog/versions').query({ path: 'cat/versions' }).expect(200);
@@ -36,8 +45,14 @@ describe('catalog routes', () => {
   });
 
   it('shows one version of a playbook: its YAML as registered and its graph of steps and arcs', async () => {
-    await request(api.http).post('/api/catalog/register').send({ content: noopPlaybook('cat/source') }).expect(201);
-    await request(api.http).post('/api/catalog/register').send({ content: noopPlaybook('cat/source', ['a', 'b']) }).expect(201);
+    await request(api.http)
+      .post('/api/catalog/register')
+      .send({ content: noopPlaybook('cat/source') })
+      .expect(201);
+    await request(api.http)
+      .post('/api/catalog/register')
+      .send({ content: noopPlaybook('cat/source', ['a', 'b']) })
+      .expect(201);
     const latest = (await request(api.http).get('/api/catalog/playbook').query({ path: 'cat/source' }).expect(200)).body;
     expect(latest).toMatchObject({ path: 'cat/source', version: 2, content: noopPlaybook('cat/source', ['a', 'b']) });
     expect(latest.graph).toEqual({
@@ -50,8 +65,12 @@ describe('catalog routes', () => {
     });
     const first = (await request(api.http).get('/api/catalog/playbook').query({ path: 'cat/source', version: 1 }).expect(200)).body;
     expect(first).toMatchObject({ version: 1, content: noopPlaybook('cat/source') });
-    expect((await request(api.http).get('/api/catalog/playbook').query({ path: 'cat/source', version: 3 }).expect(404)).body.code).toBe('not_found');
-    expect((await request(api.http).get('/api/catalog/playbook').query({ path: 'cat/source', version: 'two' }).expect(400)).body.code).toBe('bad_request');
+    expect((await request(api.http).get('/api/catalog/playbook').query({ path: 'cat/source', version: 3 }).expect(404)).body.code).toBe(
+      'not_found',
+    );
+    expect((await request(api.http).get('/api/catalog/playbook').query({ path: 'cat/source', version: 'two' }).expect(400)).body.code).toBe(
+      'bad_request',
+    );
   });
 
   it.each(['application/yaml', 'application/x-yaml', 'text/yaml'])('registers the raw YAML body of a %s request', async (type) => {
@@ -76,7 +95,9 @@ describe('catalog routes', () => {
 
   it('answers a register request without content, and a versions request without path, with 400', async () => {
     expect((await request(api.http).post('/api/catalog/register').send({}).expect(400)).body.code).toBe('bad_request');
-    expect((await request(api.http).post('/api/catalog/register').set('Content-Type', 'application/yaml').send('').expect(400)).body.code).toBe('bad_request');
+    expect(
+      (await request(api.http).post('/api/catalog/register').set('Content-Type', 'application/yaml').send('').expect(400)).body.code,
+    ).toBe('bad_request');
     expect((await request(api.http).get('/api/catalog/versions').expect(400)).body.code).toBe('bad_request');
   });
 });

@@ -1,12 +1,37 @@
 import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { TenantControlPlanes } from '@noetl/platform';
 import type { ClaimedCommand, HeartbeatResult, Principal, ResolvedCredential, StreamBacklog } from '@noetl/runtime';
 import { Access } from '../auth/access.decorator';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrorDto } from '../errors/api-error.dto';
-import { ClaimDto, CompleteDto, CredentialRequestDto, FailDto, HolderDto, LeaseDto, PartialDto, StartChildDto } from './control-plane-requests.dto';
-import { ChildStartedDto, ClaimedCommandDto, CommandReportedDto, HeartbeatResultDto, PartialRecordedDto, ResolvedCredentialDto, StreamBacklogDto } from './control-plane-responses.dto';
+import {
+  ClaimDto,
+  CompleteDto,
+  CredentialRequestDto,
+  FailDto,
+  HolderDto,
+  LeaseDto,
+  PartialDto,
+  StartChildDto,
+} from './control-plane-requests.dto';
+import {
+  ChildStartedDto,
+  ClaimedCommandDto,
+  CommandReportedDto,
+  HeartbeatResultDto,
+  PartialRecordedDto,
+  ResolvedCredentialDto,
+  StreamBacklogDto,
+} from './control-plane-responses.dto';
 
 /** The worker control plane over HTTP (DESIGN.md s6): each route is one call of the `ControlPlane` port. */
 @ApiTags('control-plane')
@@ -66,7 +91,9 @@ export class CommandsController {
 
   @Post('stream-backlog')
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: "How many of the command's streamed chunks are not yet consumed (backpressure: the worker waits while too many are)" })
+  @ApiOperation({
+    summary: "How many of the command's streamed chunks are not yet consumed (backpressure: the worker waits while too many are)",
+  })
   @ApiOkResponse({ type: StreamBacklogDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost, or already_terminal' })
   streamBacklog(@Caller() caller: Principal, @Param('id') id: string, @Body() body: HolderDto): Promise<StreamBacklog> {

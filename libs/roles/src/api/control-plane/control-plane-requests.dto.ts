@@ -14,7 +14,23 @@ import type {
 } from '@noetl/runtime';
 import { Type } from 'class-transformer';
 import { RawJson } from '../input/raw-json';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { MAX_CHUNK_ROWS, POOL_NAME } from '@noetl/dsl';
 
 /** A day: longer leases would hide a dead worker for longer than any reaper cycle is worth. */
@@ -69,13 +85,19 @@ export class ClaimDto implements ClaimRequest {
   @MaxLength(128)
   lease_token?: string;
 
-  @ApiPropertyOptional({ type: [String], description: 'The tool kinds the worker runs (NOETL_WORKER_TOOLS); work needing another is refused (403 tool_not_allowed)' })
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'The tool kinds the worker runs (NOETL_WORKER_TOOLS); work needing another is refused (403 tool_not_allowed)',
+  })
   @IsOptional()
   @IsArray()
   @IsString({ each: true })
   tools?: string[];
 
-  @ApiPropertyOptional({ description: 'The worker pool it serves (NOETL_WORKER_POOL); work of another pool, or of a pool when it names none, is refused (403 wrong_pool)' })
+  @ApiPropertyOptional({
+    description:
+      'The worker pool it serves (NOETL_WORKER_POOL); work of another pool, or of a pool when it names none, is refused (403 wrong_pool)',
+  })
   @IsOptional()
   @IsString()
   @Matches(POOL_NAME, { message: 'pool must be 1-63 of A-Z a-z 0-9 _ - (not starting with _ or -)' })
@@ -147,7 +169,6 @@ export class CallReportDto implements EventCall {
 
 /** What every terminal report of a worker carries: who reports, the ctx writes and the calls. */
 export class WorkerReportDto extends HolderDto {
-
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: '`set: ctx.*` writes by dotted key, in order' })
   @RawJson({ object: true, optional: true })
   ctx?: JsonObject;
@@ -202,7 +223,6 @@ export class FailDto extends CommandReportDto implements FailRequest {
 }
 
 export class StartChildDto extends HolderDto implements StartChildRequest {
-
   @ApiProperty({ description: 'The child playbook path' })
   @IsString()
   @IsNotEmpty()
@@ -220,7 +240,6 @@ export class StartChildDto extends HolderDto implements StartChildRequest {
 }
 
 export class CredentialRequestDto extends HolderDto implements CredentialRequest {
-
   @ApiProperty({ description: 'The credential name' })
   @IsString()
   @IsNotEmpty()
@@ -256,7 +275,11 @@ export class PartialDto extends HolderDto implements PartialRequest {
   @IsString({ each: true })
   columns!: string[];
 
-  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, description: `The rows (at most ${MAX_CHUNK_ROWS}); they go to the payload store` })
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: `The rows (at most ${MAX_CHUNK_ROWS}); they go to the payload store`,
+  })
   @IsArray()
   @ArrayMaxSize(MAX_CHUNK_ROWS)
   @IsObject({ each: true })

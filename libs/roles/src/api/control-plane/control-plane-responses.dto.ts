@@ -105,7 +105,8 @@ export class PartialRecordedDto {
 export class StreamBacklogDto implements StreamBacklog {
   @ApiProperty({
     type: 'integer',
-    description: 'Chunks reported and not yet consumed: not yet routed by the scheduler, or with a step run of an `on: call.partial` arc still going. The worker reads no further while it is at NOETL_STREAM_MAX_PENDING_CHUNKS',
+    description:
+      'Chunks reported and not yet consumed: not yet routed by the scheduler, or with a step run of an `on: call.partial` arc still going. The worker reads no further while it is at NOETL_STREAM_MAX_PENDING_CHUNKS',
   })
   pending_chunks!: number;
 }

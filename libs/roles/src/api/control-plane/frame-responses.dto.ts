@@ -36,7 +36,11 @@ export class ClaimedFrameDto implements ClaimedFrame {
   @ApiProperty({ type: 'integer', description: 'The lease the frame was given; heartbeat well within it' })
   lease_ms!: number;
 
-  @ApiProperty({ type: 'array', items: {}, description: "The frame's rows, in collection order (empty for a cursor loop: its claim SQL gives them)" })
+  @ApiProperty({
+    type: 'array',
+    items: {},
+    description: "The frame's rows, in collection order (empty for a cursor loop: its claim SQL gives them)",
+  })
   rows!: Json[];
 
   @ApiProperty({ type: 'integer', description: 'Collection index of the first row' })
@@ -45,7 +49,11 @@ export class ClaimedFrameDto implements ClaimedFrame {
   @ApiProperty({ type: 'integer', nullable: true, description: 'Collection size; null for a cursor loop' })
   total!: number | null;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The loop body: tool, input, retry, iterator, process, sink, cursor' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The loop body: tool, input, retry, iterator, process, sink, cursor',
+  })
   spec!: JsonObject;
 
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'The render scope as plain JSON' })

@@ -59,7 +59,7 @@ export class FramesController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Give the frame back whole (a worker shutting down): claimable again, its claim refunded' })
   @ApiOkResponse({ type: FrameReportedDto })
-  @ApiConflictResponse({ type: ApiErrorDto, description: 'already_terminal: the frame is no longer this worker\'s' })
+  @ApiConflictResponse({ type: ApiErrorDto, description: "already_terminal: the frame is no longer this worker's" })
   async release(@Caller() caller: Principal, @Param('id') id: string, @Body() body: LeaseDto): Promise<FrameReportedDto> {
     await this.controlPlane.of(caller.scope).releaseFrame(id, body);
     return { frame_id: id, status: 'PENDING' };

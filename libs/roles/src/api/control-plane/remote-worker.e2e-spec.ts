@@ -69,10 +69,13 @@ describe('a worker on the HTTP control plane, over NATS', () => {
         LOG_LEVEL: 'silent',
         ...env,
       });
-      const app = await NestFactory.createMicroservice(AppRootModule.forRoot(config, (loaded, workerId) => [WorkerModule.forRoot(loaded, workerId)]), {
-        strategy: new QueueGroupNatsServer({ servers: [nats] }),
-        logger: false,
-      });
+      const app = await NestFactory.createMicroservice(
+        AppRootModule.forRoot(config, (loaded, workerId) => [WorkerModule.forRoot(loaded, workerId)]),
+        {
+          strategy: new QueueGroupNatsServer({ servers: [nats] }),
+          logger: false,
+        },
+      );
       await app.listen();
       return app;
     };

@@ -16,12 +16,14 @@ export class WorkerEventsController {
 
   @Post()
   @HttpCode(HttpStatus.ACCEPTED)
-  @ApiOperation({ summary: "Record call.done / call.error events for a command the worker holds, ahead of its terminal report" })
+  @ApiOperation({ summary: 'Record call.done / call.error events for a command the worker holds, ahead of its terminal report' })
   @ApiAcceptedResponse({ type: CallsRecordedDto })
   @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such command' })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'lease_lost or already_terminal' })
   async record(@Caller() caller: Principal, @Body() body: RecordCallsDto): Promise<CallsRecordedDto> {
-    await this.controlPlane.of(caller.scope).recordCalls(body.command_id, { worker_id: body.worker_id, lease_token: body.lease_token, calls: body.calls });
+    await this.controlPlane
+      .of(caller.scope)
+      .recordCalls(body.command_id, { worker_id: body.worker_id, lease_token: body.lease_token, calls: body.calls });
     return { command_id: body.command_id, recorded: body.calls.length };
   }
 }

@@ -23,7 +23,9 @@ export class CredentialSettingsController {
 
   @Put()
   @Access('admin')
-  @ApiOperation({ summary: "Change the tenant's credential settings (require_binding: a credential naming no paths is refused to every playbook)" })
+  @ApiOperation({
+    summary: "Change the tenant's credential settings (require_binding: a credential naming no paths is refused to every playbook)",
+  })
   @ApiOkResponse({ type: CredentialSettingsDto })
   @ApiBadRequestResponse({ type: ApiErrorDto })
   put(@Caller() caller: Principal, @Body() body: CredentialSettingsDto): Promise<CredentialSettings> {

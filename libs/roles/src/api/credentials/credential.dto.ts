@@ -23,7 +23,8 @@ export class PutCredentialDto implements CredentialInput {
   @ApiPropertyOptional({
     type: [String],
     nullable: true,
-    description: 'Catalog paths (globs: etl/**) of the playbooks whose executions may use it; absent or null: any, unless the tenant requires binding',
+    description:
+      'Catalog paths (globs: etl/**) of the playbooks whose executions may use it; absent or null: any, unless the tenant requires binding',
     example: ['etl/**'],
   })
   @IsOptional()
@@ -56,7 +57,9 @@ export class CredentialListDto {
 }
 
 export class CredentialSettingsDto implements CredentialSettings {
-  @ApiProperty({ description: 'Every credential must name the playbook paths that may use it; one that names none is refused to every playbook' })
+  @ApiProperty({
+    description: 'Every credential must name the playbook paths that may use it; one that names none is refused to every playbook',
+  })
   @IsBoolean()
   require_binding!: boolean;
 }

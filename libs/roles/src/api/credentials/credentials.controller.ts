@@ -50,7 +50,9 @@ export class CredentialsController {
 
   @Get(':name/uses')
   @Access('operator')
-  @ApiOperation({ summary: 'The audit of a credential: every time it was handed to a worker, newest first (execution, playbook path, step, worker)' })
+  @ApiOperation({
+    summary: 'The audit of a credential: every time it was handed to a worker, newest first (execution, playbook path, step, worker)',
+  })
   @ApiOkResponse({ type: CredentialUsesDto })
   async uses(@Caller() caller: Principal, @Param('name') name: string, @Query() query: CredentialUsesQueryDto): Promise<CredentialUsesDto> {
     return { uses: await this.credentials.of(caller.scope).uses(name, query.limit ?? 100) };

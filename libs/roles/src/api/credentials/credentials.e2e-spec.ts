@@ -18,16 +18,30 @@ describe('credential routes', () => {
 
   it('stores, lists, shows, replaces and deletes a credential without ever returning its data', async () => {
     const responses: request.Response[] = [];
-    const created = await request(api.http).post('/api/credentials').send({ name: 'pg_main', type: 'postgres', data: { password: SECRET } }).expect(201);
+    const created = await request(api.http)
+      .post('/api/credentials')
+      .send({ name: 'pg_main', type: 'postgres', data: { password: SECRET } })
+      .expect(201);
     responses.push(created);
-    expect(created.body).toEqual({ name: 'pg_main', type: 'postgres', allowed_paths: null, created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(created.body).toEqual({
+      name: 'pg_main',
+      type: 'postgres',
+      allowed_paths: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
 
     responses.push(await request(api.http).get('/api/credentials').expect(200));
     expect(responses.at(-1)!.body).toEqual({ credentials: [created.body] });
     responses.push(await request(api.http).get('/api/credentials/pg_main').expect(200));
     expect(responses.at(-1)!.body).toEqual(created.body);
 
-    responses.push(await request(api.http).post('/api/credentials').send({ name: 'pg_main', type: 'postgres', data: { password: `${SECRET}2` } }).expect(201));
+    responses.push(
+      await request(api.http)
+        .post('/api/credentials')
+        .send({ name: 'pg_main', type: 'postgres', data: { password: `${SECRET}2` } })
+        .expect(201),
+    );
     expect(responses.at(-1)!.body.created_at).toBe(created.body.created_at);
 
     for (const response of responses) expect(response.text).not.toContain(SECRET);
@@ -66,7 +80,11 @@ describe('credentials bound to playbooks', () => {
 
   beforeAll(async () => {
     api = await startApiTestApp({ NOETL_ROLES: 'api,scheduler,worker', NOETL_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
-    for (const path of ['etl/bound', 'scratch/other']) await request(api.http).post('/api/catalog/register').send({ content: keychainPlaybook(path) }).expect(201);
+    for (const path of ['etl/bound', 'scratch/other'])
+      await request(api.http)
+        .post('/api/catalog/register')
+        .send({ content: keychainPlaybook(path) })
+        .expect(201);
   });
 
   afterAll(async () => {
@@ -75,14 +93,22 @@ describe('credentials bound to playbooks', () => {
 
   const run = async (path: string) => {
     const id: string = (await request(api.http).post('/api/execute').send({ path }).expect(201)).body.execution_id;
-    return waitFor(async () => {
-      const detail = (await request(api.http).get(`/api/executions/${id}`).expect(200)).body;
-      return detail.status === 'RUNNING' ? undefined : (detail as { execution_id: string; status: string; error: { message: string } | null });
-    }, { timeoutMs: 20_000 });
+    return waitFor(
+      async () => {
+        const detail = (await request(api.http).get(`/api/executions/${id}`).expect(200)).body;
+        return detail.status === 'RUNNING'
+          ? undefined
+          : (detail as { execution_id: string; status: string; error: { message: string } | null });
+      },
+      { timeoutMs: 20_000 },
+    );
   };
 
   it('runs the playbooks it is bound to, refuses the others with credential_not_allowed, and lists every use', async () => {
-    const stored = await request(api.http).post('/api/credentials').send({ name: 'tok', type: 'http', data: { token: SECRET }, allowed_paths: ['etl/**'] }).expect(201);
+    const stored = await request(api.http)
+      .post('/api/credentials')
+      .send({ name: 'tok', type: 'http', data: { token: SECRET }, allowed_paths: ['etl/**'] })
+      .expect(201);
     expect(stored.body.allowed_paths).toEqual(['etl/**']);
     const bound = await run('etl/bound');
     expect(bound.status).toBe('COMPLETED');
@@ -90,16 +116,25 @@ describe('credentials bound to playbooks', () => {
     expect(other.status).toBe('FAILED');
     expect(other.error?.message).toContain('credential "tok" is not bound to playbook "scratch/other" (allowed_paths: etl/**)');
     const uses = (await request(api.http).get('/api/credentials/tok/uses').expect(200)).body.uses;
-    expect(uses).toEqual([expect.objectContaining({ name: 'tok', execution_id: bound.execution_id, path: 'etl/bound', step: 'use', holder_kind: 'command' })]);
+    expect(uses).toEqual([
+      expect.objectContaining({ name: 'tok', execution_id: bound.execution_id, path: 'etl/bound', step: 'use', holder_kind: 'command' }),
+    ]);
   });
 
   it('refuses a credential that names no playbooks once the tenant requires binding', async () => {
-    await request(api.http).post('/api/credentials').send({ name: 'tok', type: 'http', data: { token: SECRET } }).expect(201);
+    await request(api.http)
+      .post('/api/credentials')
+      .send({ name: 'tok', type: 'http', data: { token: SECRET } })
+      .expect(201);
     expect((await run('etl/bound')).status).toBe('COMPLETED');
-    expect((await request(api.http).put('/api/settings/credentials').send({ require_binding: true }).expect(200)).body).toEqual({ require_binding: true });
+    expect((await request(api.http).put('/api/settings/credentials').send({ require_binding: true }).expect(200)).body).toEqual({
+      require_binding: true,
+    });
     const refused = await run('etl/bound');
     expect(refused.status).toBe('FAILED');
     expect(refused.error?.message).toContain('this tenant requires binding');
-    expect((await request(api.http).put('/api/settings/credentials').send({ require_binding: 'yes' }).expect(400)).body.code).toBe('bad_request');
+    expect((await request(api.http).put('/api/settings/credentials').send({ require_binding: 'yes' }).expect(400)).body.code).toBe(
+      'bad_request',
+    );
   });
 });

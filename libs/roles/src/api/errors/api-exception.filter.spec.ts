@@ -37,7 +37,11 @@ describe('ApiExceptionFilter', () => {
   });
 
   it('keeps the details of a runtime error', () => {
-    expect(answer(new RuntimeError('invalid_request', 'bad', { field: 'x' })).body).toEqual({ code: 'invalid_request', message: 'bad', details: { field: 'x' } });
+    expect(answer(new RuntimeError('invalid_request', 'bad', { field: 'x' })).body).toEqual({
+      code: 'invalid_request',
+      message: 'bad',
+      details: { field: 'x' },
+    });
   });
 
   it('answers invalid_playbook with 422 and its problems as `errors`', () => {
@@ -51,7 +55,11 @@ describe('ApiExceptionFilter', () => {
   it('answers validation failures with 400 bad_request, each message in details', () => {
     expect(answer(new BadRequestException(['a must be a string', 'b should not exist']))).toEqual({
       status: 400,
-      body: { code: 'bad_request', message: 'a must be a string; b should not exist', details: ['a must be a string', 'b should not exist'] },
+      body: {
+        code: 'bad_request',
+        message: 'a must be a string; b should not exist',
+        details: ['a must be a string', 'b should not exist'],
+      },
     });
   });
 
@@ -62,7 +70,10 @@ describe('ApiExceptionFilter', () => {
 
   it("answers a statement the database did not answer in time (pg's query_timeout) with 503 unavailable, logging nothing", () => {
     const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
-    expect(answer(new Error('Query read timeout'))).toEqual({ status: 503, body: { code: 'unavailable', message: 'the database did not answer in time; retry shortly' } });
+    expect(answer(new Error('Query read timeout'))).toEqual({
+      status: 503,
+      body: { code: 'unavailable', message: 'the database did not answer in time; retry shortly' },
+    });
     expect(logged).not.toHaveBeenCalled();
     logged.mockRestore();
   });
@@ -109,7 +120,8 @@ describe('ApiExceptionFilter', () => {
       status: 503,
       body: {
         code: 'in_doubt',
-        message: 'the database connection was lost as the change committed: it may have been applied; retry with the same idempotency key, or check before repeating it',
+        message:
+          'the database connection was lost as the change committed: it may have been applied; retry with the same idempotency key, or check before repeating it',
       },
       headers: { 'Retry-After': '1' },
     });

@@ -1,6 +1,13 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { RuntimeError } from '@noetl/runtime';
-import { InDoubtCommitError, isConnectionLoss, isLockNotAvailable, isPoolWaitTimeout, isQueryTimeout, ObjectStoreError } from '@noetl/storage';
+import {
+  InDoubtCommitError,
+  isConnectionLoss,
+  isLockNotAvailable,
+  isPoolWaitTimeout,
+  isQueryTimeout,
+  ObjectStoreError,
+} from '@noetl/storage';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import { RUNTIME_ERROR_STATUS } from './runtime-error-status';
@@ -44,25 +51,43 @@ export class ApiExceptionFilter implements ExceptionFilter {
   catch(error: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     const [status, body] = this.toBody(error);
-    if (status === HttpStatus.SERVICE_UNAVAILABLE && (body.code === 'busy' || body.code === 'database_unavailable' || body.code === 'in_doubt')) response.setHeader('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
+    if (
+      status === HttpStatus.SERVICE_UNAVAILABLE &&
+      (body.code === 'busy' || body.code === 'database_unavailable' || body.code === 'in_doubt')
+    )
+      response.setHeader('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
     response.status(status).json(body);
   }
 
   private toBody(error: unknown): [number, ApiErrorBody] {
     if (error instanceof RuntimeError) return runtimeErrorBody(error);
     // A lock the request needed stayed held past the database's lock_timeout (a long pass, a stopped process): try again.
-    if (isLockNotAvailable(error)) return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'busy', message: 'the work this request touches is busy; retry shortly' }];
+    if (isLockNotAvailable(error))
+      return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'busy', message: 'the work this request touches is busy; retry shortly' }];
     // Every database connection stayed busy past the pool's wait (a burst of requests): nothing ran, try again.
-    if (isPoolWaitTimeout(error)) return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'busy', message: 'every database connection is busy; retry shortly' }];
+    if (isPoolWaitTimeout(error))
+      return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'busy', message: 'every database connection is busy; retry shortly' }];
     // Issue 29: the ledger's connection died as the change committed. It may have been applied: the caller's retry with
     // the same idempotency key (a worker's report, a signal's key) is recognised as done; without one, look before repeating.
     if (error instanceof InDoubtCommitError) {
-      return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'in_doubt', message: 'the database connection was lost as the change committed: it may have been applied; retry with the same idempotency key, or check before repeating it' }];
+      return [
+        HttpStatus.SERVICE_UNAVAILABLE,
+        {
+          code: 'in_doubt',
+          message:
+            'the database connection was lost as the change committed: it may have been applied; retry with the same idempotency key, or check before repeating it',
+        },
+      ];
     }
     // A statement PostgreSQL did not answer within NOETL_DB_QUERY_TIMEOUT_MS (a partition): its connection is closed; a retry takes another.
-    if (isQueryTimeout(error)) return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'unavailable', message: 'the database did not answer in time; retry shortly' }];
+    if (isQueryTimeout(error))
+      return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'unavailable', message: 'the database did not answer in time; retry shortly' }];
     // The database failed over, restarted or cut the connection; nothing was committed: try again.
-    if (isConnectionLoss(error)) return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'database_unavailable', message: 'the database is unreachable or failing over; retry shortly' }];
+    if (isConnectionLoss(error))
+      return [
+        HttpStatus.SERVICE_UNAVAILABLE,
+        { code: 'database_unavailable', message: 'the database is unreachable or failing over; retry shortly' },
+      ];
     // The payload bucket failed past the client's retries (an outage): the caller's retry, later, can succeed.
     if (error instanceof ObjectStoreError) return [HttpStatus.SERVICE_UNAVAILABLE, { code: 'unavailable', message: error.message }];
     if (error instanceof HttpException) return httpExceptionBody(error);

@@ -43,7 +43,10 @@ export class ExecuteDto {
 }
 
 export class RerunDto {
-  @ApiPropertyOptional({ description: "The step to run from: the original's results of the steps before it are copied. Absent: from the start", maxLength: 200 })
+  @ApiPropertyOptional({
+    description: "The step to run from: the original's results of the steps before it are copied. Absent: from the start",
+    maxLength: 200,
+  })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
@@ -51,7 +54,11 @@ export class RerunDto {
   from_step?: string;
 
   // Checked by the handler, as for execute: a payload that is not an object is 422 invalid_payload.
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: "Deep-merged over the original's workload (and, from a step, its ctx)" })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: "Deep-merged over the original's workload (and, from a step, its ctx)",
+  })
   @RawJson({ optional: true })
   payload?: unknown;
 }
@@ -105,7 +112,11 @@ export class ListEventsQueryDto {
   @Matches(EVENT_ID, { message: 'after must be an event id' })
   after?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Only events after this many of the execution\'s events (an event\'s `position`); not with `after`' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    description: "Only events after this many of the execution's events (an event's `position`); not with `after`",
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -158,5 +169,8 @@ export class SignalDto {
 function splitList(value: unknown): unknown {
   const parts = Array.isArray(value) ? value : [value];
   if (!parts.every((part): part is string => typeof part === 'string')) return value;
-  return parts.flatMap((part) => part.split(',')).map((part) => part.trim()).filter((part) => part !== '');
+  return parts
+    .flatMap((part) => part.split(','))
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
 }

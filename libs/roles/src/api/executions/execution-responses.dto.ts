@@ -78,7 +78,11 @@ export class StepViewDto implements StepView {
   @ApiProperty()
   step!: string;
 
-  @ApiProperty({ enum: STEP_VIEW_STATUSES, description: 'PENDING: no worker claimed its command yet (or a retry is due); WAITING: for a signal or a sleep; CANCELLED: the execution ended while it ran' })
+  @ApiProperty({
+    enum: STEP_VIEW_STATUSES,
+    description:
+      'PENDING: no worker claimed its command yet (or a retry is due); WAITING: for a signal or a sleep; CANCELLED: the execution ended while it ran',
+  })
   status!: StepView['status'];
 
   @ApiProperty()
@@ -115,7 +119,10 @@ export class ExecutionScheduleDto {
   @ApiProperty()
   schedule_id!: string;
 
-  @ApiProperty({ format: 'date-time', description: 'The fire time that started the execution (for a manual trigger, the time of the trigger)' })
+  @ApiProperty({
+    format: 'date-time',
+    description: 'The fire time that started the execution (for a manual trigger, the time of the trigger)',
+  })
   fire_time!: string;
 
   @ApiProperty({ description: 'Started by POST /api/schedules/{id}/trigger' })
@@ -129,7 +136,11 @@ export class RerunOfDto {
   @ApiProperty({ nullable: true, type: String, description: 'The step it ran from; null: from the start' })
   from_step!: string | null;
 
-  @ApiProperty({ nullable: true, type: String, description: "The original's last event before that step: its replay there shows the state the rerun copied" })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: "The original's last event before that step: its replay there shows the state the rerun copied",
+  })
   as_of_event_id!: string | null;
 }
 
@@ -173,10 +184,18 @@ export class ExecutionDetailDto implements ExecutionDetail {
   @ApiProperty({ type: [LoopViewDto] })
   loops!: LoopViewDto[];
 
-  @ApiProperty({ type: ExecutionScheduleDto, nullable: true, description: 'The schedule and fire time that started the execution; null when something else did' })
+  @ApiProperty({
+    type: ExecutionScheduleDto,
+    nullable: true,
+    description: 'The schedule and fire time that started the execution; null when something else did',
+  })
   schedule!: ExecutionScheduleDto | null;
 
-  @ApiProperty({ type: RerunOfDto, nullable: true, description: 'The execution this one re-runs (POST /api/executions/{id}/rerun); null when it is no rerun' })
+  @ApiProperty({
+    type: RerunOfDto,
+    nullable: true,
+    description: 'The execution this one re-runs (POST /api/executions/{id}/rerun); null when it is no rerun',
+  })
   rerun_of!: RerunOfDto | null;
 
   @ApiProperty({ type: [String], description: 'The executions that re-run this one, oldest first' })
@@ -221,7 +240,11 @@ export class EventViewDto implements EventView {
   @ApiProperty({ example: 'command.completed' })
   event_type!: string;
 
-  @ApiProperty({ type: 'integer', minimum: 1, description: "Its place in the execution's ledger, 1 for the first event (a replay's `as_of_position`)" })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    description: "Its place in the execution's ledger, 1 for the first event (a replay's `as_of_position`)",
+  })
   position!: number;
 
   @ApiProperty({ nullable: true, type: String })

@@ -12,7 +12,11 @@ export class TimelinePointDto implements TimelinePoint {
 }
 
 export class TimelineBarDto implements TimelineBar {
-  @ApiProperty({ enum: KINDS, description: "A command's run, a loop frame's run (one bar per attempt), a retry's delay, or a wait (a timer, or a step waiting for a signal)" })
+  @ApiProperty({
+    enum: KINDS,
+    description:
+      "A command's run, a loop frame's run (one bar per attempt), a retry's delay, or a wait (a timer, or a step waiting for a signal)",
+  })
   kind!: TimelineKind;
 
   @ApiProperty({ description: 'The command id, `frame_id#attempt`, the timer id, or the waiting step run' })
@@ -33,7 +37,9 @@ export class TimelineBarDto implements TimelineBar {
   @ApiPropertyOptional({ description: 'The worker that claimed it' })
   worker_id?: string;
 
-  @ApiPropertyOptional({ description: 'How it ended: COMPLETED, FAILED, ABANDONED, CANCELLED, COMMITTED, FIRED or SIGNALLED; absent while open' })
+  @ApiPropertyOptional({
+    description: 'How it ended: COMPLETED, FAILED, ABANDONED, CANCELLED, COMMITTED, FIRED or SIGNALLED; absent while open',
+  })
   status?: string;
 
   @ApiProperty({ type: TimelinePointDto, description: 'The event it began with' })
@@ -50,6 +56,9 @@ export class TimelineBarDto implements TimelineBar {
 }
 
 export class ExecutionTimelineDto {
-  @ApiProperty({ type: [TimelineBarDto], description: 'In the order they began; a page showing position p draws those that began at or before p' })
+  @ApiProperty({
+    type: [TimelineBarDto],
+    description: 'In the order they began; a page showing position p draws those that began at or before p',
+  })
   bars!: TimelineBarDto[];
 }

@@ -27,7 +27,16 @@ import { Access } from '../auth/access.decorator';
 import { Caller } from '../auth/caller.decorator';
 import { ApiErrorDto } from '../errors/api-error.dto';
 import { ExecutionTimelineDto } from './execution-timeline.dto';
-import { CancelDto, ExecuteDto, ExecutionFilterDto, listEventsQueryOf, ListEventsQueryDto, ListExecutionsQueryDto, RerunDto, SignalDto } from './execution-requests.dto';
+import {
+  CancelDto,
+  ExecuteDto,
+  ExecutionFilterDto,
+  listEventsQueryOf,
+  ListEventsQueryDto,
+  ListExecutionsQueryDto,
+  RerunDto,
+  SignalDto,
+} from './execution-requests.dto';
 import {
   CancelledExecutionDto,
   DeliveredSignalDto,
@@ -91,7 +100,10 @@ export class ExecutionsController {
   }
 
   @Get('executions/:id/timeline')
-  @ApiOperation({ summary: "An execution's Gantt: its commands, loop frame attempts, retries and waits, with workers and the events each began and ended with" })
+  @ApiOperation({
+    summary:
+      "An execution's Gantt: its commands, loop frame attempts, retries and waits, with workers and the events each began and ended with",
+  })
   @ApiOkResponse({ type: ExecutionTimelineDto })
   @ApiNotFoundResponse({ type: ApiErrorDto })
   async timeline(@Caller() caller: Principal, @Param('id') id: string): Promise<ExecutionTimelineDto> {
@@ -112,15 +124,23 @@ export class ExecutionsController {
 
   @Post('executions/:id/rerun')
   @Access('developer')
-  @ApiOperation({ summary: 'Re-run an ended execution as a new one linked to it, from the start or from a step (the results of the steps before it copied)' })
+  @ApiOperation({
+    summary:
+      'Re-run an ended execution as a new one linked to it, from the start or from a step (the results of the steps before it copied)',
+  })
   @ApiCreatedResponse({ type: StartedExecutionDto })
-  @ApiBadRequestResponse({ type: ApiErrorDto, description: 'from_step is not a step of the playbook, or the original never started it (invalid_request)' })
+  @ApiBadRequestResponse({
+    type: ApiErrorDto,
+    description: 'from_step is not a step of the playbook, or the original never started it (invalid_request)',
+  })
   @ApiNotFoundResponse({ type: ApiErrorDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'The original still runs: cancel it first (execution_running)' })
   @ApiUnprocessableEntityResponse({ type: ApiErrorDto, description: 'The payload is not a JSON object (invalid_payload)' })
   rerun(@Caller() caller: Principal, @Param('id') id: string, @Body() body: RerunDto): Promise<StartedExecution> {
     const payload = payloadOf(body);
-    return this.executions.of(caller.scope).rerun(id, { ...(body.from_step !== undefined ? { from_step: body.from_step } : {}), ...(payload ? { payload } : {}) });
+    return this.executions
+      .of(caller.scope)
+      .rerun(id, { ...(body.from_step !== undefined ? { from_step: body.from_step } : {}), ...(payload ? { payload } : {}) });
   }
 
   @Post('executions/:id/signals/:name')
@@ -131,10 +151,20 @@ export class ExecutionsController {
   @ApiBadRequestResponse({ type: ApiErrorDto, description: 'Not a signal name' })
   @ApiNotFoundResponse({ type: ApiErrorDto })
   @ApiConflictResponse({ type: ApiErrorDto, description: 'The execution already ended (already_terminal)' })
-  @ApiUnprocessableEntityResponse({ type: ApiErrorDto, description: 'The payload is larger than NOETL_PAYLOAD_INLINE_LIMIT (invalid_payload)' })
+  @ApiUnprocessableEntityResponse({
+    type: ApiErrorDto,
+    description: 'The payload is larger than NOETL_PAYLOAD_INLINE_LIMIT (invalid_payload)',
+  })
   // A parsed JSON body holds only JSON values, so the payload is Json.
-  signal(@Caller() caller: Principal, @Param('id') id: string, @Param('name') name: string, @Body() body: SignalDto): Promise<DeliveredSignal> {
-    return this.executions.of(caller.scope).signal(id, name, body.payload === undefined ? {} : (body.payload as Json), body.idempotency_key);
+  signal(
+    @Caller() caller: Principal,
+    @Param('id') id: string,
+    @Param('name') name: string,
+    @Body() body: SignalDto,
+  ): Promise<DeliveredSignal> {
+    return this.executions
+      .of(caller.scope)
+      .signal(id, name, body.payload === undefined ? {} : (body.payload as Json), body.idempotency_key);
   }
 }
 
@@ -157,7 +187,8 @@ function payloadOf(body: ExecuteDto | RerunDto): JsonObject | undefined {
   // `null` is kept (and rejected below): only an absent payload means none.
   const payload = body.payload !== undefined ? body.payload : workload;
   if (payload === undefined) return undefined;
-  if (!isJsonObject(payload)) throw new RuntimeError('invalid_payload', 'payload must be a JSON object (it is merged over the playbook workload)');
+  if (!isJsonObject(payload))
+    throw new RuntimeError('invalid_payload', 'payload must be a JSON object (it is merged over the playbook workload)');
   return payload;
 }
 

@@ -15,7 +15,10 @@ describe('execution routes', () => {
 
   beforeAll(async () => {
     api = await startApiTestApp({ NOETL_ROLES: 'api,scheduler,worker' });
-    const registered = await request(api.http).post('/api/catalog/register').send({ content: noopPlaybook('exec/three', ['a', 'b', 'c']) }).expect(201);
+    const registered = await request(api.http)
+      .post('/api/catalog/register')
+      .send({ content: noopPlaybook('exec/three', ['a', 'b', 'c']) })
+      .expect(201);
     catalogId = registered.body.catalog_id;
   });
 
@@ -37,7 +40,14 @@ describe('execution routes', () => {
   it('runs a registered playbook to COMPLETED and shows its steps and workload', async () => {
     const id = await runToEnd({ path: 'exec/three', payload: { region: 'eu' } });
     const detail = (await request(api.http).get(`/api/executions/${id}`).expect(200)).body;
-    expect(detail).toMatchObject({ execution_id: id, path: 'exec/three', version: 1, status: 'COMPLETED', error: null, workload: { region: 'eu' } });
+    expect(detail).toMatchObject({
+      execution_id: id,
+      path: 'exec/three',
+      version: 1,
+      status: 'COMPLETED',
+      error: null,
+      workload: { region: 'eu' },
+    });
     expect(detail.steps.map((s: { step: string; status: string }) => [s.step, s.status])).toEqual([
       ['a', 'COMPLETED'],
       ['b', 'COMPLETED'],
@@ -77,7 +87,10 @@ describe('execution routes', () => {
     expect(first.body.executions).toHaveLength(1);
     expect(first.body.executions[0]).toMatchObject({ status: 'COMPLETED', path: 'exec/three' });
     expect(first.body.next_cursor).toEqual(expect.any(String));
-    const second = await request(api.http).get('/api/executions').query({ status: 'COMPLETED', path: 'exec/three', limit: 1, cursor: first.body.next_cursor }).expect(200);
+    const second = await request(api.http)
+      .get('/api/executions')
+      .query({ status: 'COMPLETED', path: 'exec/three', limit: 1, cursor: first.body.next_cursor })
+      .expect(200);
     expect(second.body.executions[0].execution_id).not.toBe(first.body.executions[0].execution_id);
     expect((await request(api.http).get('/api/executions').query({ status: 'DONE' }).expect(400)).body.code).toBe('bad_request');
   });
@@ -85,7 +98,10 @@ describe('execution routes', () => {
   it('filters executions by parent and start time, and counts them per status', async () => {
     const dir = join(__dirname, '..', '..', '..', '..', 'test', 'e2e', 'playbooks');
     for (const file of ['child.yaml', 'parent.yaml']) {
-      await request(api.http).post('/api/catalog/register').send({ content: readFileSync(join(dir, file), 'utf8') }).expect(201);
+      await request(api.http)
+        .post('/api/catalog/register')
+        .send({ content: readFileSync(join(dir, file), 'utf8') })
+        .expect(201);
     }
     const before = new Date().toISOString();
     const parent = await runToEnd({ path: 'e2e/parent' });
@@ -93,13 +109,19 @@ describe('execution routes', () => {
     expect(children).toEqual([expect.objectContaining({ parent_execution_id: parent, path: 'e2e/child', status: 'COMPLETED' })]);
     const since = (await request(api.http).get('/api/executions').query({ started_after: before }).expect(200)).body.executions;
     expect(since.map((e: { execution_id: string }) => e.execution_id).sort()).toEqual([parent, children[0].execution_id].sort());
-    expect((await request(api.http).get('/api/executions').query({ started_before: before, parent }).expect(200)).body.executions).toEqual([]);
+    expect((await request(api.http).get('/api/executions').query({ started_before: before, parent }).expect(200)).body.executions).toEqual(
+      [],
+    );
 
     const counts = (path: string) => request(api.http).get('/api/executions/counts').query({ path }).expect(200);
     expect((await counts('e2e/parent')).body).toEqual({ RUNNING: 0, COMPLETED: 1, FAILED: 0, CANCELLED: 0 });
-    expect((await request(api.http).get('/api/executions/counts').query({ parent, started_after: before }).expect(200)).body).toMatchObject({ COMPLETED: 1 });
+    expect((await request(api.http).get('/api/executions/counts').query({ parent, started_after: before }).expect(200)).body).toMatchObject(
+      { COMPLETED: 1 },
+    );
     expect((await request(api.http).get('/api/executions').query({ parent: 'abc' }).expect(400)).body.code).toBe('bad_request');
-    expect((await request(api.http).get('/api/executions/counts').query({ started_after: 'yesterday' }).expect(400)).body.code).toBe('bad_request');
+    expect((await request(api.http).get('/api/executions/counts').query({ started_after: 'yesterday' }).expect(400)).body.code).toBe(
+      'bad_request',
+    );
   });
 
   it('answers an unknown playbook with 404', async () => {

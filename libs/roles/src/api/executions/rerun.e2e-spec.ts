@@ -48,7 +48,10 @@ describe('POST /api/executions/{id}/rerun', () => {
   });
 
   it('starts a new execution from a step with a new payload, linked to the original both ways', async () => {
-    const res = await request(api.http).post(`/api/executions/${failed}/rerun`).send({ from_step: 'check', payload: { broken: false } }).expect(201);
+    const res = await request(api.http)
+      .post(`/api/executions/${failed}/rerun`)
+      .send({ from_step: 'check', payload: { broken: false } })
+      .expect(201);
     expect(res.body).toEqual({ execution_id: expect.stringMatching(/^\d+$/), status: 'RUNNING' });
     const id: string = res.body.execution_id;
     const detail = await ended(id);
@@ -65,8 +68,13 @@ describe('POST /api/executions/{id}/rerun', () => {
     expect((await request(api.http).get(`/api/executions/${failed}`).expect(200)).body.reruns).toEqual([id]);
 
     const first = (await request(api.http).get(`/api/executions/${id}/events`).query({ limit: 1 }).expect(200)).body.events[0];
-    expect(first).toMatchObject({ event_type: 'execution.started', payload: { rerun_of: { execution_id: failed, from_step: 'check' }, seed: { results: { draw: { value: { token } } } } } });
-    const replayed = (await request(api.http).get('/api/replay/state').query({ execution_id: id, as_of_position: 1, projection: 'execution' }).expect(200)).body;
+    expect(first).toMatchObject({
+      event_type: 'execution.started',
+      payload: { rerun_of: { execution_id: failed, from_step: 'check' }, seed: { results: { draw: { value: { token } } } } },
+    });
+    const replayed = (
+      await request(api.http).get('/api/replay/state').query({ execution_id: id, as_of_position: 1, projection: 'execution' }).expect(200)
+    ).body;
     expect(replayed.state.execution.rerunOf).toMatchObject({ executionId: failed, fromStep: 'check' });
   });
 
@@ -79,7 +87,8 @@ describe('POST /api/executions/{id}/rerun', () => {
 
   it('answers a bad request with a clear error and starts nothing', async () => {
     const before = (await request(api.http).get('/api/executions').query({ limit: 1000 }).expect(200)).body.executions.length;
-    const refused = async (id: string, body: object, status: number) => (await request(api.http).post(`/api/executions/${id}/rerun`).send(body).expect(status)).body;
+    const refused = async (id: string, body: object, status: number) =>
+      (await request(api.http).post(`/api/executions/${id}/rerun`).send(body).expect(status)).body;
 
     expect(await refused(failed, { from_step: 'nosuch' }, 400)).toEqual({
       code: 'invalid_request',
@@ -92,7 +101,10 @@ describe('POST /api/executions/{id}/rerun', () => {
     expect(await refused('123456789', {}, 404)).toMatchObject({ code: 'not_found', message: 'execution 123456789 not found' });
 
     const sleepy: string = (await request(api.http).post('/api/execute').send({ path: 'rerun/sleepy' }).expect(201)).body.execution_id;
-    expect(await refused(sleepy, {}, 409)).toEqual({ code: 'execution_running', message: `execution ${sleepy} is still running; cancel it (or let it end) before re-running it` });
+    expect(await refused(sleepy, {}, 409)).toEqual({
+      code: 'execution_running',
+      message: `execution ${sleepy} is still running; cancel it (or let it end) before re-running it`,
+    });
     await request(api.http).post(`/api/executions/${sleepy}/cancel`).send({}).expect(202);
     expect((await request(api.http).get('/api/executions').query({ limit: 1000 }).expect(200)).body.executions.length).toBe(before + 1);
   });

@@ -19,11 +19,7 @@ export class HealthController {
     redis: RedisHealthIndicator,
     nats: NatsHealthIndicator,
   ) {
-    this.readiness = [
-      () => database.check(),
-      ...redis.checks(),
-      ...nats.checks(),
-    ];
+    this.readiness = [() => database.check(), ...redis.checks(), ...nats.checks()];
   }
 
   /** The process runs; no dependency is consulted (liveness is separate from readiness). */

@@ -61,7 +61,8 @@ function pingRedis(url: string, timeoutMs: number): Promise<void> {
       const replies = received.split('\r\n').slice(0, -1);
       const refused = replies.find((reply) => reply.startsWith('-'));
       if (refused) finish(new Error(refused.slice(1)));
-      else if (replies.length >= commands.length) finish(replies.at(-1) === '+PONG' ? undefined : new Error(`unexpected reply ${replies.at(-1)}`));
+      else if (replies.length >= commands.length)
+        finish(replies.at(-1) === '+PONG' ? undefined : new Error(`unexpected reply ${replies.at(-1)}`));
     });
   });
 }

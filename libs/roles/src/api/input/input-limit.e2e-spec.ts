@@ -3,7 +3,10 @@ import request from 'supertest';
 import { noopPlaybook, startApiTestApp, type ApiTestApp } from '../testing/api-test-app';
 
 const LIMIT = 4096;
-const TOO_LARGE = { code: 'payload_too_large', message: `the request body is over the input limit of ${LIMIT} bytes (NOETL_MAX_INPUT_BYTES); nothing was written` };
+const TOO_LARGE = {
+  code: 'payload_too_large',
+  message: `the request body is over the input limit of ${LIMIT} bytes (NOETL_MAX_INPUT_BYTES); nothing was written`,
+};
 
 /**
  * NOETL_MAX_INPUT_BYTES (issue 25 item 7): an execution's, a signal's or a
@@ -26,7 +29,10 @@ describe('the input limit', () => {
 
   beforeAll(async () => {
     api = await startApiTestApp({ NOETL_ROLES: 'api', NOETL_MAX_INPUT_BYTES: String(LIMIT) });
-    await request(api.http).post('/api/catalog/register').send({ content: noopPlaybook('limits/one', ['a']) }).expect(201);
+    await request(api.http)
+      .post('/api/catalog/register')
+      .send({ content: noopPlaybook('limits/one', ['a']) })
+      .expect(201);
   });
 
   afterAll(async () => {
@@ -34,7 +40,10 @@ describe('the input limit', () => {
   });
 
   it('refuses an execution, a signal and a schedule whose body is over it, writing nothing', async () => {
-    const started = await request(api.http).post('/api/execute').send({ path: 'limits/one', payload: { small: 1 } }).expect(201);
+    const started = await request(api.http)
+      .post('/api/execute')
+      .send({ path: 'limits/one', payload: { small: 1 } })
+      .expect(201);
     const before = await eventCount();
     const id: string = started.body.execution_id;
     for (const [path, body] of [
@@ -50,6 +59,9 @@ describe('the input limit', () => {
   });
 
   it('takes a payload just under it', async () => {
-    await request(api.http).post('/api/execute').send({ path: 'limits/one', payload: { blob: 'x'.repeat(LIMIT - 200) } }).expect(201);
+    await request(api.http)
+      .post('/api/execute')
+      .send({ path: 'limits/one', payload: { blob: 'x'.repeat(LIMIT - 200) } })
+      .expect(201);
   });
 });

@@ -16,13 +16,20 @@ class Report {
 
 describe('raw JSON fields', () => {
   it('lifts them out of the body and puts them back untouched, keys named constructor and __proto__ included', () => {
-    const body = JSON.parse('{"worker_id":"w","ctx":{"constructor":{"a":1}},"rows":[{"index":0,"result":{"__proto__":{"x":1},"constructor":2}},{"index":1}]}') as Record<string, unknown>;
+    const body = JSON.parse(
+      '{"worker_id":"w","ctx":{"constructor":{"a":1}},"rows":[{"index":0,"result":{"__proto__":{"x":1},"constructor":2}},{"index":1}]}',
+    ) as Record<string, unknown>;
     const lifted: Lifted[] = [];
     const rest = liftRawJson(body, Report, lifted) as Record<string, unknown>;
     expect(rest).toEqual({ worker_id: 'w', rows: [{ index: 0 }, { index: 1 }] });
     const dto = structuredClone(rest);
     restoreRawJson(dto, lifted);
-    const sorted = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort()) : v)));
+    const sorted = (value: unknown): unknown =>
+      JSON.parse(
+        JSON.stringify(value, (_key, v: unknown) =>
+          v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort()) : v,
+        ),
+      );
     expect(sorted(dto)).toEqual(sorted(body));
     expect(Object.keys((dto as { ctx: object }).ctx)).toEqual(['constructor']);
     expect(Object.keys((dto as { rows: { result: object }[] }).rows[0]!.result)).toEqual(['__proto__', 'constructor']);

@@ -59,7 +59,8 @@ export function liftRawJson(body: unknown, metatype: unknown, lifted: Lifted[] =
   if (!isPlainObject(body) || typeof metatype !== 'function') return body;
   const prototype = metatype.prototype as Holder;
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(body)) Object.defineProperty(copy, key, { value: body[key], enumerable: true, writable: true, configurable: true });
+  for (const key of Object.keys(body))
+    Object.defineProperty(copy, key, { value: body[key], enumerable: true, writable: true, configurable: true });
   for (const field of prototype[RAW_FIELDS] ?? []) {
     const present = Object.prototype.hasOwnProperty.call(copy, field.key) && copy[field.key] !== undefined;
     if (!present) {
@@ -82,7 +83,8 @@ export function liftRawJson(body: unknown, metatype: unknown, lifted: Lifted[] =
 export function restoreRawJson(dto: unknown, lifted: readonly Lifted[]): void {
   for (const { path, value } of lifted) {
     let node: unknown = dto;
-    for (const step of path.slice(0, -1)) node = typeof node === 'object' && node !== null ? (node as Record<string | number, unknown>)[step] : undefined;
+    for (const step of path.slice(0, -1))
+      node = typeof node === 'object' && node !== null ? (node as Record<string | number, unknown>)[step] : undefined;
     if (typeof node !== 'object' || node === null) continue;
     Object.defineProperty(node, path[path.length - 1]!, { value, enumerable: true, writable: true, configurable: true });
   }
@@ -95,5 +97,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function describe(path: (string | number)[]): string {
-  return path.map((step) => (typeof step === 'number' ? `[${step}]` : step)).join('.').replace(/\.\[/g, '[');
+  return path
+    .map((step) => (typeof step === 'number' ? `[${step}]` : step))
+    .join('.')
+    .replace(/\.\[/g, '[');
 }

@@ -21,12 +21,18 @@ describe('unsafe input', () => {
   });
 
   it('names the place of a NUL, a lone surrogate or a bad key, and the depth past the limit', () => {
-    expect(valueProblem({ payload: { a: ['x', 'y\u0000'] } }, 'body')).toBe('body.payload.a[1]: text may not hold a NUL character or a lone UTF-16 surrogate');
-    expect(valueProblem({ payload: { '\ud800': 1 } }, 'body')).toBe('body.payload: a key may not hold a NUL character or a lone UTF-16 surrogate');
+    expect(valueProblem({ payload: { a: ['x', 'y\u0000'] } }, 'body')).toBe(
+      'body.payload.a[1]: text may not hold a NUL character or a lone UTF-16 surrogate',
+    );
+    expect(valueProblem({ payload: { '\ud800': 1 } }, 'body')).toBe(
+      'body.payload: a key may not hold a NUL character or a lone UTF-16 surrogate',
+    );
     let deep: unknown = 1;
     for (let i = 0; i < 10_000; i++) deep = [deep];
     expect(valueProblem({ payload: deep }, 'body')).toMatch(new RegExp(`nests deeper than ${MAX_INPUT_DEPTH} levels$`));
-    expect(valueProblem(JSON.parse('{"payload": {"x": 1e400}}'), 'body')).toBe('body.payload.x: the number is too large (JSON like 1e400 reads as infinity, which no database stores)');
+    expect(valueProblem(JSON.parse('{"payload": {"x": 1e400}}'), 'body')).toBe(
+      'body.payload.x: the number is too large (JSON like 1e400 reads as infinity, which no database stores)',
+    );
     expect(valueProblem({ payload: { constructor: { a: 1 }, ['__proto__']: 2, text: 'plain ✓ 😀' } }, 'body')).toBeUndefined();
   });
 });

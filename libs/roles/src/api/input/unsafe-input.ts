@@ -24,7 +24,8 @@ export function pathProblem(path: string): string | undefined {
     } catch {
       return `the path segment "${raw}" is not valid percent-encoded UTF-8`;
     }
-    if (segment === '.' || segment === '..' || segment.includes('/') || segment.includes('\\')) return `the path segment ${JSON.stringify(segment)} is not an id or a name`;
+    if (segment === '.' || segment === '..' || segment.includes('/') || segment.includes('\\'))
+      return `the path segment ${JSON.stringify(segment)} is not an id or a name`;
     if (CONTROL.test(segment)) return `the path segment ${JSON.stringify(segment)} holds a control character`;
   }
   return undefined;
@@ -45,7 +46,8 @@ export function valueProblem(value: unknown, root: string): string | undefined {
       if (!storable(node)) return `${shown(path)}: text may not hold a NUL character or a lone UTF-16 surrogate`;
       continue;
     }
-    if (typeof node === 'number' && !Number.isFinite(node)) return `${shown(path)}: the number is too large (JSON like 1e400 reads as infinity, which no database stores)`;
+    if (typeof node === 'number' && !Number.isFinite(node))
+      return `${shown(path)}: the number is too large (JSON like 1e400 reads as infinity, which no database stores)`;
     if (typeof node !== 'object' || node === null) continue;
     if (depth >= MAX_INPUT_DEPTH) return `${shown(path)}: the input nests deeper than ${MAX_INPUT_DEPTH} levels`;
     if (Array.isArray(node)) {

@@ -17,7 +17,9 @@ describe('the OpenAPI document at /docs-json and the playbook schema', () => {
 
   it('names each operation for what it does, once', async () => {
     const doc = await request(api.http).get('/docs-json').expect(200);
-    const ids = Object.values(doc.body.paths as Operations).flatMap((methods) => Object.values(methods).map((operation) => operation.operationId));
+    const ids = Object.values(doc.body.paths as Operations).flatMap((methods) =>
+      Object.values(methods).map((operation) => operation.operationId),
+    );
     expect(ids.filter((id) => !/^[a-z][A-Za-z]+$/.test(id))).toEqual([]);
     expect(new Set(ids).size).toBe(ids.length);
     const paths = doc.body.paths as Operations;

@@ -16,7 +16,11 @@ export class LedgerVerificationDto implements LedgerVerificationView {
   @ApiProperty({ description: 'Events checked' })
   events!: number;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'The position (event id) of the first event found changed, or after a removed one' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'The position (event id) of the first event found changed, or after a removed one',
+  })
   first_bad_position!: string | null;
 
   @ApiPropertyOptional({ type: String, nullable: true, description: 'What was found there' })
@@ -31,7 +35,9 @@ export class LedgerVerificationController {
   constructor(private readonly replay: TenantReplays) {}
 
   @Get(':id/verify')
-  @ApiOperation({ summary: "Whether an execution's ledger is what was written: each event's checksum, the hash chain, and no event missing" })
+  @ApiOperation({
+    summary: "Whether an execution's ledger is what was written: each event's checksum, the hash chain, and no event missing",
+  })
   @ApiOkResponse({ type: LedgerVerificationDto })
   @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such execution in your tenant' })
   verify(@Caller() caller: Principal, @Param('id') id: string): Promise<LedgerVerificationView> {

@@ -45,7 +45,9 @@ export class ReplayQueryDto {
   @IsBoolean()
   payloads?: boolean;
 
-  @ApiPropertyOptional({ description: 'Seed from a matching snapshot (default true); false folds from the first event. The answer is the same' })
+  @ApiPropertyOptional({
+    description: 'Seed from a matching snapshot (default true); false folds from the first event. The answer is the same',
+  })
   @IsOptional()
   @Transform(flag)
   @IsBoolean()

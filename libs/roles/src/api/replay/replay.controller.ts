@@ -18,7 +18,9 @@ export class ReplayController {
   @ApiOperation({
     summary: 'Time travel: an execution as of any of its events, folded from the ledger, with a sha256 per surface and for the whole',
   })
-  @ApiOkResponse({ description: 'The state, its checksums, the reducer version and upcaster digest, the position covered and the payloads it refers to' })
+  @ApiOkResponse({
+    description: 'The state, its checksums, the reducer version and upcaster digest, the position covered and the payloads it refers to',
+  })
   @ApiBadRequestResponse({ type: ApiErrorDto })
   @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such execution in your tenant, or no such event of it' })
   state(@Caller() caller: Principal, @Query() query: ReplayQueryDto): Promise<ReplayState> {
@@ -31,6 +33,8 @@ export class ReplayController {
   @ApiBadRequestResponse({ type: ApiErrorDto })
   @ApiNotFoundResponse({ type: ApiErrorDto, description: 'No such execution in your tenant' })
   diff(@Caller() caller: Principal, @Query() query: ReplayDiffQueryDto): Promise<ReplayDiff> {
-    return this.replay.of(caller.scope).diff(query.execution_id, { asOfPosition: query.from_position }, { asOfPosition: query.to_position });
+    return this.replay
+      .of(caller.scope)
+      .diff(query.execution_id, { asOfPosition: query.from_position }, { asOfPosition: query.to_position });
   }
 }

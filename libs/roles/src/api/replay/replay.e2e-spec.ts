@@ -16,7 +16,10 @@ describe('replay routes', () => {
 
   beforeAll(async () => {
     api = await startApiTestApp({ NOETL_ROLES: 'api,scheduler,worker,projector' });
-    await request(api.http).post('/api/catalog/register').send({ content: noopPlaybook('replay/three', ['a', 'b', 'c']) }).expect(201);
+    await request(api.http)
+      .post('/api/catalog/register')
+      .send({ content: noopPlaybook('replay/three', ['a', 'b', 'c']) })
+      .expect(201);
     executionId = (await request(api.http).post('/api/execute').send({ path: 'replay/three' }).expect(201)).body.execution_id;
     await waitFor(async () => (await request(api.http).get(`/api/executions/${executionId}`).expect(200)).body.status === 'COMPLETED', {
       timeoutMs: 20_000,
@@ -29,7 +32,10 @@ describe('replay routes', () => {
     await api?.close();
   });
 
-  const replay = (query: Record<string, string>) => request(api.http).get('/api/replay/state').query({ execution_id: executionId, ...query });
+  const replay = (query: Record<string, string>) =>
+    request(api.http)
+      .get('/api/replay/state')
+      .query({ execution_id: executionId, ...query });
 
   it('shows the state as of every event of a 3-step execution, each step appearing at its step.enter', async () => {
     let previous: string | undefined;
@@ -51,11 +57,16 @@ describe('replay routes', () => {
     const body = (await replay({ projection: 'commands,steps' }).expect(200)).body;
     expect(Object.keys(body.state).sort()).toEqual(['commands', 'steps']);
     expect(Object.keys(body.checksums).sort()).toEqual(['all', 'commands', 'execution', 'frames', 'loops', 'payloads', 'stages', 'steps']);
-    expect(body).toMatchObject({ reducer_version: expect.any(String), upcaster_digest: expect.stringMatching(/^[0-9a-f]{64}$/), payload_refs: [] });
+    expect(body).toMatchObject({
+      reducer_version: expect.any(String),
+      upcaster_digest: expect.stringMatching(/^[0-9a-f]{64}$/),
+      payload_refs: [],
+    });
   });
 
   it('diffs two positions path by path: RUNNING after the first event, COMPLETED after the last', async () => {
-    const diff = (from: unknown, to: unknown) => request(api.http).get('/api/replay/diff').query({ execution_id: executionId, from_position: from, to_position: to });
+    const diff = (from: unknown, to: unknown) =>
+      request(api.http).get('/api/replay/diff').query({ execution_id: executionId, from_position: from, to_position: to });
     const body = (await diff(1, events.length).expect(200)).body;
     expect(body.from).toMatchObject({ event_id: events[0]!.event_id, stream_version: 1 });
     expect(body.to).toMatchObject({ event_id: events.at(-1)!.event_id, stream_version: events.length });
@@ -65,13 +76,19 @@ describe('replay routes', () => {
     expect((await diff(2, 2).expect(200)).body.changes).toEqual([]);
     expect((await diff(0, 2).expect(400)).body.code).toBe('bad_request');
     expect((await diff('x', 2).expect(400)).body.code).toBe('bad_request');
-    expect((await request(api.http).get('/api/replay/diff').query({ execution_id: '1', from_position: 1, to_position: 2 }).expect(404)).body.code).toBe('not_found');
+    expect(
+      (await request(api.http).get('/api/replay/diff').query({ execution_id: '1', from_position: 1, to_position: 2 }).expect(404)).body
+        .code,
+    ).toBe('not_found');
   });
 
   it('pages the events by position, each with its position', async () => {
     expect(events.map((e) => e.position)).toEqual(events.map((_, i) => i + 1));
     const page = (query: Record<string, unknown>) => request(api.http).get(`/api/executions/${executionId}/events`).query(query);
-    expect((await page({ after_position: 2, limit: 2 }).expect(200)).body.events.map((e: EventView) => e.event_id)).toEqual([events[2]!.event_id, events[3]!.event_id]);
+    expect((await page({ after_position: 2, limit: 2 }).expect(200)).body.events.map((e: EventView) => e.event_id)).toEqual([
+      events[2]!.event_id,
+      events[3]!.event_id,
+    ]);
     expect((await page({ after_position: events.length }).expect(200)).body.events).toEqual([]);
     expect((await page({ after_position: -1 }).expect(400)).body.code).toBe('bad_request');
     expect((await page({ after_position: 1, after: events[0]!.event_id }).expect(400)).body.code).toBe('invalid_request');

@@ -7,18 +7,30 @@ import { RawJson } from '../input/raw-json';
 
 /** The schedule fields both a creation and a change may give (the service checks them together: cron, time zone, ranges). */
 class ScheduleFieldsDto {
-  @ApiPropertyOptional({ type: 'integer', nullable: true, minimum: 1, description: 'Pin a version of the playbook; absent or null: the latest at each fire' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    description: 'Pin a version of the playbook; absent or null: the latest at each fire',
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
   version?: number | null;
 
-  @ApiPropertyOptional({ description: '5 fields: minute hour day-of-month month day-of-week; exactly one of cron and interval_seconds', example: '*/15 * * * *' })
+  @ApiPropertyOptional({
+    description: '5 fields: minute hour day-of-month month day-of-week; exactly one of cron and interval_seconds',
+    example: '*/15 * * * *',
+  })
   @IsOptional()
   @IsString()
   cron?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Fire every this many seconds (at the multiples since the Unix epoch); exactly one of cron and interval_seconds' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    description: 'Fire every this many seconds (at the multiples since the Unix epoch); exactly one of cron and interval_seconds',
+  })
   @IsOptional()
   @IsInt()
   interval_seconds?: number;
@@ -28,21 +40,37 @@ class ScheduleFieldsDto {
   @IsString()
   timezone?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Deep-merged over the playbook workload of every execution' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Deep-merged over the playbook workload of every execution',
+  })
   @RawJson({ object: true, optional: true })
   payload?: JsonObject;
 
-  @ApiPropertyOptional({ enum: OVERLAP_POLICIES, description: 'While the last execution still runs: skip the fire time (default), hold one (buffer_one), or start anyway (allow)' })
+  @ApiPropertyOptional({
+    enum: OVERLAP_POLICIES,
+    description: 'While the last execution still runs: skip the fire time (default), hold one (buffer_one), or start anyway (allow)',
+  })
   @IsOptional()
   @IsIn(OVERLAP_POLICIES)
   overlap?: OverlapPolicy;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 10, description: 'How late a fire time may still start (default 60); later ones (nothing ran) are missed' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 10,
+    description: 'How late a fire time may still start (default 60); later ones (nothing ran) are missed',
+  })
   @IsOptional()
   @IsInt()
   catchup_seconds?: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 86400, description: 'Start each fire time up to this much later (a fixed amount per fire time)' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 86400,
+    description: 'Start each fire time up to this much later (a fixed amount per fire time)',
+  })
   @IsOptional()
   @IsInt()
   jitter_seconds?: number;

@@ -15,7 +15,7 @@ export class ScheduleViewDto implements ScheduleView {
   @ApiProperty({ type: 'integer', nullable: true, description: 'Null: the latest version at each fire' })
   version!: number | null;
 
-  @ApiProperty({ enum: ['api', 'playbook'], description: 'playbook: declared by the playbook\'s metadata.schedule' })
+  @ApiProperty({ enum: ['api', 'playbook'], description: "playbook: declared by the playbook's metadata.schedule" })
   source!: 'api' | 'playbook';
 
   @ApiProperty({ nullable: true, type: String })

@@ -60,7 +60,7 @@ export class SchedulesController {
 
   @Post(':id/trigger')
   @Access('developer')
-  @ApiOperation({ summary: 'Start the schedule\'s playbook now, paused or not, whatever runs' })
+  @ApiOperation({ summary: "Start the schedule's playbook now, paused or not, whatever runs" })
   @ApiCreatedResponse({ type: TriggeredScheduleDto })
   @ApiNotFoundResponse({ type: ApiErrorDto })
   trigger(@Caller() caller: Principal, @Param('id') id: string): Promise<TriggeredSchedule> {

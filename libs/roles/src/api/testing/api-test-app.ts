@@ -27,7 +27,15 @@ export interface ApiTestApp {
 export async function startApiTestApp(env: Record<string, string> = {}): Promise<ApiTestApp> {
   const db = await createTestDatabase();
   try {
-    const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', NOETL_PYTHON: 'off', NOETL_ROLES: 'api', NOETL_AUTH: 'off', ...SUPERUSER_PLAYBOOKS_ENV, ...env });
+    const config = loadConfig({
+      DATABASE_URL: db.url,
+      LOG_LEVEL: 'silent',
+      NOETL_PYTHON: 'off',
+      NOETL_ROLES: 'api',
+      NOETL_AUTH: 'off',
+      ...SUPERUSER_PLAYBOOKS_ENV,
+      ...env,
+    });
     const moduleRef = await Test.createTestingModule({ imports: [AppRootModule.forRoot(config, serverRoles)] }).compile();
     const app = moduleRef.createNestApplication<NestExpressApplication>({ logger: false });
     configureApi(app, config);
@@ -54,5 +62,14 @@ export function noopPlaybook(path: string, steps: string[] = ['start']): string 
     const next = steps[index + 1];
     return [`  - step: ${step}`, '    tool: {kind: noop}', ...(next ? [`    next: ${next}`] : [])].join('\n');
   });
-  return ['apiVersion: noetl.io/v2', 'kind: Playbook', 'metadata:', `  name: ${path.replace(/\W/g, '_')}`, `  path: ${path}`, 'workflow:', ...workflow, ''].join('\n');
+  return [
+    'apiVersion: noetl.io/v2',
+    'kind: Playbook',
+    'metadata:',
+    `  name: ${path.replace(/\W/g, '_')}`,
+    `  path: ${path}`,
+    'workflow:',
+    ...workflow,
+    '',
+  ].join('\n');
 }

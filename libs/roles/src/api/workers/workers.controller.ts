@@ -41,7 +41,10 @@ export class WorkersController {
   /** A worker holds no connection to the ledger (no DATABASE_URL): this is how its postgres steps are refused the ledger all the same. */
   @Get('ledger')
   @Access('worker')
-  @ApiOperation({ summary: 'Which database the ledger is, as its server says: workers refuse it (and its cluster, to a role with power over it) to postgres steps' })
+  @ApiOperation({
+    summary:
+      'Which database the ledger is, as its server says: workers refuse it (and its cluster, to a role with power over it) to postgres steps',
+  })
   @ApiOkResponse({ type: LedgerIdentityDto })
   async ledger(@Caller() caller: Principal): Promise<LedgerIdentityDto> {
     const { cluster, startedAt, oid, name } = await this.controlPlane.of(caller.scope).ledgerIdentity();

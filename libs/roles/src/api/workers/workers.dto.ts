@@ -14,7 +14,7 @@ export class WorkerHeartbeatDto implements Omit<WorkerReport, 'worker_id'> {
   @MaxLength(255)
   node!: string;
 
-  @ApiPropertyOptional({ description: 'Its pool (NOETL_WORKER_POOL): it takes only that pool\'s work' })
+  @ApiPropertyOptional({ description: "Its pool (NOETL_WORKER_POOL): it takes only that pool's work" })
   @IsOptional()
   @IsString()
   @Matches(POOL_NAME, { message: 'pool must be 1-63 of A-Z a-z 0-9 _ - (not starting with _ or -)' })
