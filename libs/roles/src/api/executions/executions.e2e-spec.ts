@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import request from 'supertest';
+import { e2ePlaybook } from '../../../../../test/support/e2e-app';
 import { waitFor } from '../../../../../test/support/wait-for';
 import { noopPlaybook, startApiTestApp, type ApiTestApp } from '../testing/api-test-app';
 
@@ -96,11 +95,10 @@ describe('execution routes', () => {
   });
 
   it('filters executions by parent and start time, and counts them per status', async () => {
-    const dir = join(__dirname, '..', '..', '..', '..', 'test', 'e2e', 'playbooks');
-    for (const file of ['child.yaml', 'parent.yaml']) {
+    for (const name of ['child', 'parent']) {
       await request(api.http)
         .post('/api/catalog/register')
-        .send({ content: readFileSync(join(dir, file), 'utf8') })
+        .send({ content: e2ePlaybook(name) })
         .expect(201);
     }
     const before = new Date().toISOString();
