@@ -9,6 +9,7 @@ export * from './core.module';
 export * from './transport/nest-bus';
 export * from './transport/queue-group-nats.server';
 export * from './transport/on-notification.decorator';
+export * from './transport/shown-dropped';
 export * from './tenant-services';
 export * from './ledger-bypass-warning';
 export * from './user-code-exposure';

@@ -1,6 +1,6 @@
-import { Controller, type Type } from '@nestjs/common';
+import { Controller, Logger, type Type } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { OnNotification } from '@noetl/platform';
+import { OnNotification, shownDropped } from '@noetl/platform';
 import { offerHandlers, QueueGroups, readNotification, Worker, type OfferSubjects } from '@noetl/runtime';
 
 /**
@@ -13,6 +13,7 @@ export function workOffersController(subjects: OfferSubjects): Type<unknown> {
   @Controller()
   class WorkOffersController {
     private readonly offer: ReturnType<typeof offerHandlers>;
+    private readonly logger = new Logger('WorkOffersController');
 
     constructor(worker: Worker) {
       this.offer = offerHandlers(worker);
@@ -22,12 +23,14 @@ export function workOffersController(subjects: OfferSubjects): Type<unknown> {
     onCommand(@Payload() message: unknown): void {
       const offer = readNotification.work(message);
       if (offer) this.offer.work(offer);
+      else this.logger.warn(`dropped a work offer without its command id, execution id or tenant: ${shownDropped(message)}`);
     }
 
     @OnNotification(subjects.frames, QueueGroups.workers)
     onStage(@Payload() message: unknown): void {
       const offer = readNotification.frames(message);
       if (offer) this.offer.frames(offer);
+      else this.logger.warn(`dropped a frames offer without its stage id, execution id or tenant: ${shownDropped(message)}`);
     }
   }
   return WorkOffersController;
