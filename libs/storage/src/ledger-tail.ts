@@ -75,7 +75,14 @@ const READ_SCOPED_TAIL_SQL = prepared(`
   SELECT ${TAIL_COLUMNS} FROM noetl.event
    WHERE (tx, event_id) > ($1::xid8, $2::bigint) AND tx < ${WATERMARK} AND tenant_id = $4 AND organization_id = $5
    ORDER BY tx, event_id LIMIT $3`);
-const HELD_BACK_SQL = prepared(`SELECT 1 FROM noetl.event WHERE tx >= ${WATERMARK} LIMIT 1`);
+/**
+ * Whether any event waits at or past the watermark, as the newest event's tx
+ * against it: one step down `idx_event_tail` from its end. Written as `WHERE
+ * tx >= watermark LIMIT 1`, the planner, which cannot know the watermark,
+ * scanned the whole table hoping for an early match, and a caught-up tail
+ * (none matches) read every event of the ledger on each poll.
+ */
+const HELD_BACK_SQL = prepared(`SELECT (SELECT max(tx) FROM noetl.event) >= ${WATERMARK} AS held_back`);
 
 /** The events committed after `after`, oldest first (`TailRead`); of one tenant's organization when `scope` is given. */
 export async function readTail(q: Queryable, after: TailPosition, limit: number, scope?: TenantScope): Promise<TailRead> {
@@ -86,7 +93,7 @@ export async function readTail(q: Queryable, after: TailPosition, limit: number,
     ...(scope ? [scope.tenantId, scope.organizationId] : []),
   ]);
   const events = rows.map((row) => ({ event: toLedgerEvent(row), position: { tx: row.tx, eventId: String(row.event_id) } }));
-  const heldBack = events.length < limit && (await q.query(HELD_BACK_SQL)).length > 0;
+  const heldBack = events.length < limit && (await q.query<{ held_back: boolean | null }>(HELD_BACK_SQL))[0]?.held_back === true;
   return { events, heldBack };
 }
 
