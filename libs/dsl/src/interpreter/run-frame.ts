@@ -6,6 +6,7 @@ import { runSinkRecorded } from './run-sink';
 import { extendScope } from './run-state';
 import { merged } from './write-path';
 import { runStepCall } from './run-step-call';
+import { directRow, type IterationOutcome } from './direct-row';
 
 export interface FrameArgs {
   stepName: string;
@@ -82,6 +83,8 @@ export async function runFrame(args: FrameArgs, deps: InterpreterDeps): Promise<
   // One outcome per row, and a row's ctx writes only when it made some: a frame's rows stay alive until its commit.
   const rows: RowResult[] = new Array(args.rows.length);
   const ctxWrites: (Record<string, unknown> | undefined)[] = new Array(args.rows.length);
+  // Compiled once for the frame: a body with nothing to decide per row is a direct call.
+  const direct = directRow(args, deps);
   let next = 0;
   let turnBegan = deps.monotonicMs();
   const lane = async (): Promise<void> => {
@@ -92,15 +95,8 @@ export async function runFrame(args: FrameArgs, deps: InterpreterDeps): Promise<
       }
       const position = next++;
       const index = args.firstIndex + position;
-      const item = args.rows[position];
-      const iter = merged(isRecord(args.scope['iter']) ? args.scope['iter'] : {}, {
-        [args.iterator]: item,
-        _index: index,
-        _first: index === 0,
-        _last: args.total !== null && index === args.total - 1,
-      });
-      const scope = extendScope(args.scope, { [args.iterator]: item, iter, loop: { index, length: args.total } });
-      const outcome = await runIteration(args, scope, calls, deps);
+      const scope = (): Record<string, unknown> => rowScope(args, position, index);
+      const outcome = direct ? await direct(scope, calls) : await runIteration(args, scope(), calls, deps);
       rows[position] = outcome.row.status === 'ok' ? { index, status: 'ok', result: outcome.result } : { ...outcome.row, index };
       for (const _ in outcome.ctx) {
         ctxWrites[position] = outcome.ctx;
@@ -120,14 +116,20 @@ export async function runFrame(args: FrameArgs, deps: InterpreterDeps): Promise<
   return { rows, ctx, calls };
 }
 
+/** The render scope of the row at `position`: the iterator bound as `iter.<iterator>` and as the bare name, and `loop`. */
+function rowScope(args: FrameArgs, position: number, index: number): Record<string, unknown> {
+  const item = args.rows[position];
+  const iter = merged(isRecord(args.scope['iter']) ? args.scope['iter'] : {}, {
+    [args.iterator]: item,
+    _index: index,
+    _first: index === 0,
+    _last: args.total !== null && index === args.total - 1,
+  });
+  return extendScope(args.scope, { [args.iterator]: item, iter, loop: { index, length: args.total } });
+}
+
 /** How long a frame's rows run before they let the process's other work in (InterpreterDeps.yieldTurn). */
 const TURN_MS = 5;
-
-interface IterationOutcome {
-  row: Omit<RowResult, 'index' | 'result'>;
-  result?: unknown;
-  ctx: Record<string, unknown>;
-}
 
 /** One iteration: the call with in-process error retry, then the sink (retried the same way). */
 async function runIteration(

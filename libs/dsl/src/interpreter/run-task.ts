@@ -142,7 +142,7 @@ async function attemptCall(
  * rendered with `input`; the input goes in as `config.input`. Values without
  * a template render to copies of themselves, against no scope.
  */
-async function renderConfig(
+export async function renderConfig(
   task: Task,
   stepInput: JsonObject,
   scope: () => Record<string, unknown>,
