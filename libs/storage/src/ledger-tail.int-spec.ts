@@ -41,15 +41,16 @@ describe('the ledger tail', () => {
     try {
       await older.query('BEGIN');
       await older.query('SELECT pg_current_xact_id()');
-      const [{ event }] = (await store.append([ctxUpdated(executionId, 1)])) as [{ event: { event_id: string } }];
+      const [appended] = await store.append([ctxUpdated(executionId, 1)]);
+      const eventId = appended!.event.event_id;
 
       const during = await readTail(db, TAIL_START, 100, TENANT);
-      expect(during.events.map(({ event: e }) => e.event_id)).not.toContain(event.event_id);
+      expect(during.events.map(({ event }) => event.event_id)).not.toContain(eventId);
       expect(during.heldBack).toBe(true);
 
       await older.query('ROLLBACK');
       const after = await readTail(db, TAIL_START, 100, TENANT);
-      expect(after.events.map(({ event: e }) => e.event_id)).toContain(event.event_id);
+      expect(after.events.map(({ event }) => event.event_id)).toContain(eventId);
       expect(after.heldBack).toBe(false);
     } finally {
       await older.end();
@@ -63,12 +64,10 @@ describe('the ledger tail', () => {
     // A caught-up tail (nothing held back) is the common case of every poll: the check must not read every event.
     const heldBack = preparedStatements().filter((statement) => statement.text.includes('held_back'));
     expect(heldBack).toHaveLength(1);
-    const [
-      {
-        'QUERY PLAN': [explained],
-      },
-    ] = await db.query<{ 'QUERY PLAN': [{ Plan: Record<string, unknown> }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${heldBack[0]!.text}`);
-    const onEvent = nodesOf(explained.Plan).filter((node) => node['Relation Name'] === 'event');
+    const [row] = await db.query<{ 'QUERY PLAN': [{ Plan: Record<string, unknown> }] }>(
+      `EXPLAIN (ANALYZE, FORMAT JSON) ${heldBack[0]!.text}`,
+    );
+    const onEvent = nodesOf(row!['QUERY PLAN'][0].Plan).filter((node) => node['Relation Name'] === 'event');
     expect(onEvent.length).toBeGreaterThan(0);
     for (const node of onEvent) {
       expect(node['Node Type']).not.toBe('Seq Scan');
