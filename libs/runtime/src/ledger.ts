@@ -13,6 +13,7 @@ import {
 } from '@noetl/event-kernel';
 import {
   EventRepository,
+  type AppendOptions,
   type AppendResult,
   type EventPageQuery,
   type LedgerTransaction,
@@ -66,8 +67,12 @@ export class Ledger {
     );
   }
 
-  /** `defer`: see AppendOptions (the events go in with the transaction's next append, or before it commits). */
-  async append(q: Queryable, drafts: readonly EventDraft<EventTypeName>[], options: { defer?: boolean } = {}): Promise<AppendResult[]> {
+  /** `defer`, `minted`: see AppendOptions (the events go in with the transaction's next append, or before it commits). */
+  async append(
+    q: Queryable,
+    drafts: readonly EventDraft<EventTypeName>[],
+    options: Pick<AppendOptions, 'defer' | 'minted'> = {},
+  ): Promise<AppendResult[]> {
     if (drafts.length === 0) return [];
     const results = await this.metrics.span('append', () => this.store.appendWithin(q, this.seal(drafts), options));
     for (const result of results) if (!result.duplicate) this.metrics.eventsAppended.inc({ type: result.event.event_type });

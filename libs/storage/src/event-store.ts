@@ -22,6 +22,18 @@ export interface AppendOptions {
    * under the stream's lock; others are inserted at once as ever.
    */
   defer?: boolean;
+  /**
+   * With `defer`: the caller vouches that the batch's unique keys besides
+   * a loop's or an execution's end are new, because it made them in this
+   * transaction under the execution's stream lock: the scheduler's
+   * decisions, each command id minted by its planner and each idempotency
+   * key naming a trigger past the execution's cursor (which moves in the
+   * same transaction). Such events are deferred like events without a key,
+   * so a step's report, its decisions and its next claim go in one round
+   * trip. Were a key taken after all, the unique index fails the
+   * transaction rather than dropping the event (see Scheduler.checkedPlans).
+   */
+  minted?: boolean;
 }
 
 /** The ledger (DESIGN.md invariant 1): append-only, deduplicated at the database. */

@@ -384,6 +384,31 @@ describe('PgEventStore', () => {
       expect(await eventsOf(executionId)).toBe(3);
     });
 
+    it('defers what the caller vouches for (a command issue, an idempotency key) to the commit, never an end; a vouched key found taken fails the commit', async () => {
+      const executionId = ids.next();
+      const count = async (q: Queryable): Promise<number> =>
+        Number((await q.query<{ n: string }>('SELECT count(*) AS n FROM noetl.event WHERE execution_id = $1', [executionId]))[0]!.n);
+      const key = `plan-${executionId}`;
+
+      await db.transaction(async (q) => {
+        await store.appendWithin(q, [commandIssued(executionId, ids.next()), ctxUpdated(executionId, 1, { idempotencyKey: key })], {
+          defer: true,
+          minted: true,
+        });
+        expect(await count(q)).toBe(0);
+        await store.appendWithin(q, [loopDone(executionId)], { defer: true, minted: true });
+        // The loop's end went in at once, and the deferred events with it.
+        expect(await count(q)).toBe(3);
+      });
+      expect(await eventsOf(executionId)).toBe(3);
+
+      const vouched = db.transaction((q) =>
+        store.appendWithin(q, [ctxUpdated(executionId, 2, { idempotencyKey: key })], { defer: true, minted: true }),
+      );
+      await expect(vouched).rejects.toMatchObject({ code: '23505' });
+      expect(await eventsOf(executionId)).toBe(3);
+    });
+
     it('inserts at once what carries a unique key, asked to defer or not', async () => {
       const executionId = ids.next();
       await db.transaction(async (q) => {

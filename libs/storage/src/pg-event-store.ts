@@ -1,4 +1,11 @@
-import { sealEvent, type AnyNewEvent, type EventEnvelope, type LedgerEvent } from '@noetl/event-kernel';
+import {
+  EventType,
+  isTerminalExecutionEvent,
+  sealEvent,
+  type AnyNewEvent,
+  type EventEnvelope,
+  type LedgerEvent,
+} from '@noetl/event-kernel';
 import { isRetryableTransactionError } from './db-errors';
 import type { Database, Queryable } from './database';
 import { EVENT_SELECT_LIST, INSERT_EVENT_SQL, eventInsertParams, normaliseNewEvent, toLedgerEvent, type EventRow } from './event-row';
@@ -101,7 +108,7 @@ export class PgEventStore implements EventStore {
         return sealEvent(event, version, ingestTime);
       });
     };
-    if (options.defer && tx && !expected && normalised.every(hasNoUniqueKey)) {
+    if (options.defer && tx && !expected && normalised.every((event) => deferrable(event, options.minted === true))) {
       const sealed = sealInOrder();
       defer(tx, sealed);
       tx.noteAppended(sealed as LedgerEvent[]);
@@ -191,9 +198,14 @@ function defer(tx: LedgerTransaction, sealed: readonly EventEnvelope[]): void {
   if (tx.defer(sealed)) tx.onBeforeCommit(() => enqueueStrictInsert(tx, tx.takeDeferred()));
 }
 
-/** Whether an event carries no unique key but its id and stream position (what may be deferred). */
-function hasNoUniqueKey(event: AnyNewEvent): boolean {
-  return distinctiveKeys(event).length === 0;
+/**
+ * Whether an event may be deferred: it carries no unique key but its id and
+ * stream position, or (`minted`, see AppendOptions) no key but those the
+ * caller vouches for, its idempotency key and its command's issue.
+ */
+function deferrable(event: AnyNewEvent, minted: boolean): boolean {
+  if (distinctiveKeys(event).length === 0) return true;
+  return minted && event.event_type !== EventType.LoopDone && !isTerminalExecutionEvent(event.event_type);
 }
 
 /**

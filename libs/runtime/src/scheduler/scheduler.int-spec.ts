@@ -1,5 +1,6 @@
-import { EventType } from '@noetl/event-kernel';
+import { buildEvent, EventType, SnowflakeIds } from '@noetl/event-kernel';
 import { Engine, InProcessBus } from '@noetl/runtime';
+import { PgEventStore } from '@noetl/storage';
 import { startTestEngine, type TestEngine } from '../../../../test/support/test-engine';
 import { waitFor } from '../../../../test/support/wait-for';
 
@@ -123,6 +124,52 @@ workflow:
         return events.some((event) => event.step === 'join') ? events : undefined;
       });
       expect(enters.filter((event) => event.step === 'join')).toHaveLength(1);
+    } finally {
+      await reporter.stop();
+    }
+  });
+
+  it('plans again checked when a decision it deferred finds its key taken, instead of failing at every sweep', async () => {
+    await p.engine.own.catalog.register(`
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: taken, path: tests/taken-key}
+workflow:
+  - step: start
+    tool: {kind: noop}
+    next: [{step: after}]
+  - step: after
+    tool: {kind: noop}
+`);
+    const planner = p.engine;
+    const reporter = await Engine.start({ config: p.config, database: p.database, roles: [], bus: new InProcessBus() });
+    try {
+      const { execution_id } = await planner.own.executions.start({ path: 'tests/taken-key' });
+      const issued = async (): Promise<string[]> =>
+        (await planner.own.executions.events(execution_id, { type: [EventType.CommandIssued] })).events.map((event) => event.step!);
+      const first = await waitFor(
+        async () => (await planner.own.executions.events(execution_id, { type: [EventType.CommandIssued] })).events[0],
+      );
+      const { lease_token } = await reporter.own.controlPlane.claim(first.command_id!, { worker_id: 'w' });
+      await reporter.own.controlPlane.complete(first.command_id!, { worker_id: 'w', lease_token });
+      const [completed] = (await planner.own.executions.events(execution_id, { type: [EventType.CommandCompleted] })).events;
+      // Another stream takes the key of the planner's first decision on that report (PlanContext: plan:<trigger>:<n>).
+      const scope = p.config.tenancy;
+      await new PgEventStore(p.database).append([
+        buildEvent(
+          {
+            type: EventType.CtxUpdated,
+            executionId: execution_id,
+            aggregate: { type: 'timer', id: execution_id },
+            payload: { set: {} },
+            idempotencyKey: `plan:${completed!.event_id}:0`,
+          },
+          { ids: new SnowflakeIds(13, () => Date.now()), now: () => new Date(), producer: 'scheduler.int-spec', ...scope },
+        ),
+      ]);
+
+      await planner.sweep();
+      expect(await waitFor(async () => ((await issued()).includes('after') ? issued() : undefined))).toEqual(['start', 'after']);
     } finally {
       await reporter.stop();
     }

@@ -9,7 +9,7 @@ import {
   SettledRenderCache,
   type PlannerEnv,
 } from '@noetl/dsl';
-import type { LedgerTransaction, Queryable } from '@noetl/storage';
+import { isUniqueViolation, type LedgerTransaction, type Queryable } from '@noetl/storage';
 import { refsOfEvent, refsOfState } from '../state/payload-cache';
 import { afterCommit } from './after-commit';
 import { EagerClaims } from './eager-claims';
@@ -53,6 +53,15 @@ export class Scheduler {
    * renders were settled for. They were never committed, so nothing else holds them.
    */
   private readonly replayedIds = new Map<string, { minted: string[]; used: number }>();
+  /**
+   * Executions whose decisions go in checked, one statement that skips a
+   * decision already in the ledger, until a pass of theirs commits. A pass
+   * defers its decisions to its commit, vouching that their keys are new
+   * (AppendOptions.minted); were one taken after all, the commit fails on
+   * the unique index, and the pass runs again checked instead of failing
+   * the same way at every sweep.
+   */
+  private readonly checkedPlans = new Set<string>();
 
   constructor(private readonly deps: SchedulerDeps) {
     this.settledRenders = new SettledRenderCache(deps.renders.offload);
@@ -83,8 +92,17 @@ export class Scheduler {
       try {
         await this.pass(executionId);
         this.inlineRenders.delete(executionId);
+        this.checkedPlans.delete(executionId);
       } catch (error) {
         this.states.delete(executionId);
+        if (isUniqueViolation(error) && !this.checkedPlans.has(executionId)) {
+          this.deps.logger.warn(
+            { err: error, execution_id: executionId },
+            'a decision was in the ledger already; the pass runs again checked',
+          );
+          this.checkedPlans.add(executionId);
+          continue;
+        }
         if (error instanceof RenderSliceExceeded && (await this.settleRender(executionId, error, ++settleRounds))) continue;
         this.deps.logger.error({ err: error, execution_id: executionId }, 'scheduler pass failed; the sweep retries it');
         return;
@@ -276,7 +294,10 @@ export class Scheduler {
         version = event.stream_version;
         if (folded.has(event.event_id)) continue;
         await fold(event);
-        const decisions = await ledger.append(q, eager.claim(await this.decide(q, state!, event)));
+        // The planner minted every command id it issues (plannerId) and keys its decisions by a trigger past the
+        // cursor: they go in with the commit (AppendOptions.minted), unless a pass found one taken (checkedPlans).
+        const minted = !this.checkedPlans.has(executionId);
+        const decisions = await ledger.append(q, eager.claim(await this.decide(q, state!, event)), { defer: true, minted });
         eager.assertIssued(decisions);
         for (const decision of decisions) {
           if (decision.duplicate) continue;
