@@ -1,7 +1,7 @@
 import { CallError, type Step } from '../model';
 import { directRow } from './direct-row';
 import { runFrame, type FrameArgs } from './run-frame';
-import { defaultScope, fakeDeps, stepOf, type Script } from './testing/fake-deps';
+import { fakeDeps, frameArgs, stepOf, type Script } from './testing/fake-deps';
 
 /** Rows 1 and 3 succeed, 2 fails in the tool, 4 fails to render (`missing` is not in scope). */
 const BODY = `
@@ -26,38 +26,22 @@ const script: Script = (_kind, config) => {
   return { doubled: input.n * 2 };
 };
 
-function frameArgs(step: Step, rows: unknown[]): FrameArgs {
-  return {
-    stepName: step.name,
-    tool: step.tool!,
-    stepInput: step.input,
-    retry: step.retry,
-    iterator: step.loop?.iterator ?? 'item',
-    process: 'row',
-    rows,
-    firstIndex: 0,
-    total: rows.length,
-    frameIndex: 0,
-    rowConcurrency: 2,
-    scope: defaultScope(),
-    signal: new AbortController().signal,
-    recordCalls: true,
-  };
-}
+/** The rows of a whole collection, two at a time. */
+const whole = (step: Step, rows: unknown[]): FrameArgs => frameArgs(step, rows, { firstIndex: 0, total: rows.length, rowConcurrency: 2 });
 
 describe('a loop body run as a direct call', () => {
   it('is taken only for one task with nothing to decide per row', () => {
     const deps = fakeDeps(script);
-    expect(directRow(frameArgs(stepOf(BODY), []), deps)).toBeDefined();
-    expect(directRow(frameArgs(stepOf(UNDECIDED), []), deps)).toBeUndefined();
+    expect(directRow(whole(stepOf(BODY), []), deps)).toBeDefined();
+    expect(directRow(whole(stepOf(UNDECIDED), []), deps)).toBeUndefined();
     const retried = stepOf(`${BODY}  retry: [{when: "{{ error }}", then: {do: retry, attempts: 2}}]\n`);
-    expect(directRow(frameArgs(retried, []), deps)).toBeUndefined();
+    expect(directRow(whole(retried, []), deps)).toBeUndefined();
   });
 
   it('gives each row what the general interpreter gives it: results, tool errors, template errors and call records', async () => {
     const rows = [1, 2, 3, 4];
-    const direct = await runFrame(frameArgs(stepOf(BODY), rows), fakeDeps(script));
-    const general = await runFrame(frameArgs(stepOf(UNDECIDED), rows), fakeDeps(script));
+    const direct = await runFrame(whole(stepOf(BODY), rows), fakeDeps(script));
+    const general = await runFrame(whole(stepOf(UNDECIDED), rows), fakeDeps(script));
 
     expect(direct.rows).toEqual(general.rows);
     expect(direct.rows.map((row) => row.status)).toEqual(['ok', 'error', 'ok', 'error']);
@@ -80,7 +64,7 @@ describe('a loop body run as a direct call', () => {
   loop: {in: "{{ items }}", iterator: n}
   tool: {kind: noop, input: {fixed: 1}}
 `);
-    const run = await runFrame(frameArgs(step, ['a', 'b']), deps);
+    const run = await runFrame(whole(step, ['a', 'b']), deps);
     expect(run.rows.map((row) => row.result)).toEqual(['done', 'done']);
     expect(seen).toEqual([{ input: { fixed: 1 } }, { input: { fixed: 1 } }]);
     expect(seen[0]).not.toBe(seen[1]);

@@ -1,27 +1,6 @@
-import { CallError, type Step } from '../model';
-import { runFrame, type FrameArgs } from './run-frame';
-import { defaultScope, fakeDeps, stepOf } from './testing/fake-deps';
-
-function frameArgs(step: Step, rows: unknown[], extra: Partial<FrameArgs> = {}): FrameArgs {
-  return {
-    stepName: step.name,
-    tool: step.tool!,
-    stepInput: step.input,
-    retry: step.retry,
-    iterator: step.loop?.iterator ?? 'item',
-    process: 'row',
-    ...(step.loop?.sink ? { sink: step.loop.sink } : {}),
-    rows,
-    firstIndex: 10,
-    total: 20,
-    frameIndex: 5,
-    rowConcurrency: 1,
-    scope: defaultScope(),
-    signal: new AbortController().signal,
-    recordCalls: true,
-    ...extra,
-  };
-}
+import { CallError } from '../model';
+import { runFrame } from './run-frame';
+import { fakeDeps, frameArgs, stepOf } from './testing/fake-deps';
 
 const BODY = `
 - step: each

@@ -3,6 +3,7 @@ import { answerRenderRequest, OffloadingRenderer } from '../../render';
 import { CallError, httpCallError, type Step, type ToolKind } from '../../model';
 import { stepsOf } from '../../parse/testing/playbook-text';
 import type { InterpreterDeps, StepCallResult } from '../interpreter-deps';
+import type { FrameArgs } from '../run-frame';
 import { runStepCall } from '../run-step-call';
 
 /** One call a fake tool received. */
@@ -96,6 +97,28 @@ export function runYaml(
   const step = stepOf(yaml);
   if (step.tool === undefined) throw new Error('a routing step has no tool');
   return runStepCall({ stepName: step.name, tool: step.tool, stepInput: step.input, retry: step.retry, scope, signal }, deps);
+}
+
+/** A frame of `rows` of `step`'s loop body: rows 10 on of 20, one at a time, calls recorded; `extra` overrides. */
+export function frameArgs(step: Step, rows: unknown[], extra: Partial<FrameArgs> = {}): FrameArgs {
+  return {
+    stepName: step.name,
+    tool: step.tool!,
+    stepInput: step.input,
+    retry: step.retry,
+    iterator: step.loop?.iterator ?? 'item',
+    process: 'row',
+    ...(step.loop?.sink ? { sink: step.loop.sink } : {}),
+    rows,
+    firstIndex: 10,
+    total: 20,
+    frameIndex: 5,
+    rowConcurrency: 1,
+    scope: defaultScope(),
+    signal: new AbortController().signal,
+    recordCalls: true,
+    ...extra,
+  };
 }
 
 export function defaultScope(): Record<string, unknown> {
