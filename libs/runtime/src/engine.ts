@@ -27,6 +27,7 @@ import { rowRepositories, type SharedParts } from './tenants/shared-parts';
 import { scopeKey, TenantRuntime } from './tenants/tenant-runtime';
 import { createRemoteControlPlane, offeredTenant } from './transport-factory';
 import { pythonLedgerRefusal } from './worker/python-ledger-refusal';
+import { retryableLedgerIdentity } from './worker/credential-lookup';
 import { workerToolOptions } from './worker/tool-options';
 import { offerHandlers, offerSubjects } from './worker/offer-handlers';
 import { processWorker } from './worker/process-worker';
@@ -150,7 +151,14 @@ export class Engine {
         );
       }
       // The ledger's identity, which postgres steps are refused, comes from the API too.
-      const tools = options.tools ?? defaultTools(workerToolOptions(config, () => plane.ledgerIdentity()));
+      const tools =
+        options.tools ??
+        defaultTools(
+          workerToolOptions(
+            config,
+            retryableLedgerIdentity(() => plane.ledgerIdentity()),
+          ),
+        );
       const parts = {
         ...partsWith(tools),
         worker: processWorker(options, { controlPlanes: () => plane, tools, render: workerRender(), metrics, logger }),
@@ -163,7 +171,13 @@ export class Engine {
     if (pythonRefusal) logger.error(`python steps are refused: ${pythonRefusal}`);
     const tools =
       options.tools ??
-      defaultTools(workerToolOptions(config, plane ? () => plane.ledgerIdentity() : () => readLedgerIdentity(database), pythonRefusal));
+      defaultTools(
+        workerToolOptions(
+          config,
+          plane ? retryableLedgerIdentity(() => plane.ledgerIdentity()) : () => readLedgerIdentity(database),
+          pythonRefusal,
+        ),
+      );
     const parts = partsWith(tools);
     const repositories = rowRepositories();
     metrics.trackBacklog({
