@@ -27,7 +27,7 @@ import { rowRepositories, type SharedParts } from './tenants/shared-parts';
 import { scopeKey, TenantRuntime } from './tenants/tenant-runtime';
 import { createRemoteControlPlane, offeredTenant } from './transport-factory';
 import { pythonLedgerRefusal } from './worker/python-ledger-refusal';
-import { retryableLedgerIdentity } from './worker/credential-lookup';
+import { retryableLedgerIdentity } from './worker/api-lookups';
 import { workerToolOptions } from './worker/tool-options';
 import { offerHandlers, offerSubjects } from './worker/offer-handlers';
 import { processWorker } from './worker/process-worker';

@@ -7,7 +7,7 @@ import type { SlotReservation } from '../scheduler/eager-claims';
 import { RuntimeError } from '../runtime-error';
 import { runCommand } from './command-runner';
 import { runClaimedFrame } from './frame-runner';
-import { retryableLookup } from './credential-lookup';
+import { retryableLookup } from './api-lookups';
 import { OutputTail } from './output-tail';
 import { keepLease } from './keep-lease';
 import { deliver, giveBack } from './report-delivery';

@@ -1,6 +1,6 @@
 import { CallError } from '@noetl/dsl';
 import { RuntimeError } from '../runtime-error';
-import { retryableLedgerIdentity, retryableLookup } from './credential-lookup';
+import { retryableLedgerIdentity, retryableLookup } from './api-lookups';
 
 describe('retryableLookup', () => {
   it('makes a lookup the API could not answer (restarting, its database down) a retryable connection error', async () => {
