@@ -22,6 +22,7 @@ import {
   type ResolvedCutoff,
   type StreamCutoff,
   type TenantScope,
+  type UnplannedPartials,
 } from '@noetl/storage';
 import type { RuntimeMetrics } from './metrics';
 
@@ -123,8 +124,8 @@ export class Ledger {
     return appended && { before: appended.before, events: appended.events.map((event) => this.upcasters.upcast(event) as LedgerEvent) };
   }
 
-  /** How many of the command's streamed chunks (`call.partial`) the scheduler has not planned yet. */
-  async unplannedPartials(q: Queryable, executionId: string, commandId: string): Promise<number> {
+  /** How many of the command's streamed chunks (`call.partial`) the scheduler has not planned yet, and how far it has planned. */
+  async unplannedPartials(q: Queryable, executionId: string, commandId: string): Promise<UnplannedPartials> {
     return this.events.unplannedPartials(q, this.scope, executionStream(executionId), executionId, commandId);
   }
 

@@ -20,10 +20,18 @@ const HAS_ENDED_SQL = prepared(
 );
 /** Only the stream's tail past its execution's planned version is read. */
 const UNPLANNED_PARTIALS_SQL = prepared(`
-  SELECT count(*)::int AS count FROM noetl.event ev
-   WHERE ev.stream_id = $1 AND ev.tenant_id = $3 AND ev.organization_id = $4
-     AND ev.stream_version > (SELECT x.planned_version FROM noetl.execution x WHERE x.execution_id = $2::bigint)
-     AND ev.event_type = '${EventType.CallPartial}' AND ev.command_id = $5::bigint`);
+  SELECT x.planned_version,
+         (SELECT count(*)::int FROM noetl.event ev
+           WHERE ev.stream_id = $1 AND ev.tenant_id = $3 AND ev.organization_id = $4
+             AND ev.stream_version > x.planned_version
+             AND ev.event_type = '${EventType.CallPartial}' AND ev.command_id = $5::bigint) AS count
+    FROM noetl.execution x WHERE x.execution_id = $2::bigint`);
+
+/** A streamed command's chunks the scheduler has not planned, as of the execution's planned version. */
+export interface UnplannedPartials {
+  count: number;
+  plannedVersion: number;
+}
 
 /** Where a page of a stream starts and which events it lists (`GET /api/executions/{id}/events`). */
 export interface EventPageQuery {
@@ -129,16 +137,22 @@ export class EventRepository {
     return (await q.query(WAS_PURGED_SQL, [executionId])).length > 0;
   }
 
-  /** The command's `call.partial` events past its execution's planned version. */
-  async unplannedPartials(q: Queryable, scope: TenantScope, streamId: string, executionId: string, commandId: string): Promise<number> {
-    const [row] = await q.query<{ count: number }>(UNPLANNED_PARTIALS_SQL, [
+  /** The command's `call.partial` events past its execution's planned version, and that version. */
+  async unplannedPartials(
+    q: Queryable,
+    scope: TenantScope,
+    streamId: string,
+    executionId: string,
+    commandId: string,
+  ): Promise<UnplannedPartials> {
+    const [row] = await q.query<{ count: number; planned_version: number }>(UNPLANNED_PARTIALS_SQL, [
       streamId,
       executionId,
       scope.tenantId,
       scope.organizationId,
       commandId,
     ]);
-    return row?.count ?? 0;
+    return { count: row?.count ?? 0, plannedVersion: row?.planned_version ?? 0 };
   }
 
   /** Every execution of the scope, oldest first. */
