@@ -1,4 +1,4 @@
-import { nanos, StorageType, type JetStreamManager, type NatsConnection } from 'nats';
+import { nanos, NatsError, StorageType, type JetStreamManager, type NatsConnection, type StreamConfig } from 'nats';
 import { EVENTS_SUBJECT_PREFIX } from './event-subjects';
 import type { Logger } from 'pino';
 
@@ -48,10 +48,20 @@ export function streamReplicas(nc: NatsConnection, wanted: number, logger: Logge
   return count;
 }
 
+/** JetStream's error code for a stream that does not exist (JSStreamNotFoundErr); nats.js names none. */
+const STREAM_NOT_FOUND = 10059;
+
 /**
  * Creates the events stream (`EVENTS_STREAM` unless a test names its own),
  * or brings an existing one's limits and replica count to `limits` (a
  * cluster moves an R1 stream to R3 in place, keeping its messages).
+ *
+ * Only an answer that the stream does not exist makes one: a JetStream
+ * without quorum, or electing leaders, answers 503 or not at all, and that
+ * is thrown (the relay retries), never taken for an absent stream. A stream
+ * already as configured is left alone: a relay takes the lead again after
+ * every fault, and re-proposing a stream's assignment while its raft group
+ * recovers is work the cluster need not do then.
  */
 export async function ensureEventStream(jsm: JetStreamManager, limits: EventStreamLimits, name = EVENTS_STREAM): Promise<void> {
   const config = {
@@ -63,7 +73,15 @@ export async function ensureEventStream(jsm: JetStreamManager, limits: EventStre
     duplicate_window: nanos(limits.duplicateWindowMs),
     num_replicas: limits.replicas ?? 1,
   };
-  const existing = await jsm.streams.info(name).catch(() => undefined);
-  if (existing) await jsm.streams.update(name, config);
-  else await jsm.streams.add(config);
+  const existing = await jsm.streams.info(name).catch((error: unknown) => {
+    if (error instanceof NatsError && error.api_error?.err_code === STREAM_NOT_FOUND) return undefined;
+    throw error;
+  });
+  if (!existing) await jsm.streams.add(config);
+  else if (!configured(existing.config, config)) await jsm.streams.update(name, config);
+}
+
+/** Whether every setting the runtime makes is as `wanted` says (JetStream fills in the rest). */
+function configured(current: StreamConfig, wanted: Partial<StreamConfig>): boolean {
+  return (Object.keys(wanted) as (keyof StreamConfig)[]).every((key) => JSON.stringify(current[key]) === JSON.stringify(wanted[key]));
 }

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AckPolicy, connect, type NatsConnection } from 'nats';
+import { AckPolicy, connect, nanos, type NatsConnection } from 'nats';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { startNatsCluster, type NatsCluster } from '../../../../test/chaos/nats-cluster';
@@ -186,6 +186,26 @@ describe('JetStream replicas on a 3-node cluster', () => {
       expect((await jsm.consumers.info(EVENTS_STREAM, durable)).config.num_replicas).toBe(3);
     } finally {
       await projector.stop();
+    }
+  });
+
+  it('the relay taking the lead again leaves a stream as configured alone, and brings one whose limits differ to them', async () => {
+    const jsm = await nc.jetstreamManager();
+    await ensureEventStream(jsm, { ...LIMITS, replicas: 3 });
+    let updates = 0;
+    const advisories = nc.subscribe(`$JS.EVENT.ADVISORY.STREAM.UPDATED.${EVENTS_STREAM}`, { callback: () => void updates++ });
+    try {
+      await nc.flush();
+      // As after every JetStream fault: an update would re-propose the stream's assignment while its raft group may be recovering.
+      await ensureEventStream(jsm, { ...LIMITS, replicas: 3 });
+      await ensureEventStream(jsm, { ...LIMITS, maxAgeMs: 2 * LIMITS.maxAgeMs, replicas: 3 });
+      await waitFor(async () => updates > 0 || undefined, { timeoutMs: 10_000, description: "the change's advisory" });
+      // The server sends its advisories in order, a moment apart: one the unchanged call caused would be here now, or in a moment.
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(updates).toBe(1);
+      expect((await jsm.streams.info(EVENTS_STREAM)).config.max_age).toBe(nanos(2 * LIMITS.maxAgeMs));
+    } finally {
+      advisories.unsubscribe();
     }
   });
 });
