@@ -210,6 +210,34 @@ describe('EventRelay', () => {
     expect(got.map((m) => m.msgId).sort()).toEqual(events.map((e) => e.event_id).sort());
   });
 
+  it('publishes again an event JetStream acks as a duplicate of a message it does not hold (its proposal lost in a leader change)', async () => {
+    const tenant = `t${randomBytes(4).toString('hex')}`;
+    const events = await append(tenant, 1, 4);
+    // Published before, then gone from the stream while JetStream remembers their ids: what nats-server 2.9 leaves when a
+    // leader change loses the proposal of a message it acked or answered with an error (chaos nats-node-loss).
+    const js = nats.jetstream();
+    const jsm = await nats.jetstreamManager();
+    const lost = new Map<string, number>();
+    for (const event of events.slice(0, 2)) {
+      const subject = shardSubject(eventSubject(tenant, 'o', event.execution_id), shardOf(event.execution_id, SHARDS));
+      const { seq } = await js.publish(subject, codec.encode(event), { msgID: event.event_id });
+      lost.set(event.event_id, seq);
+    }
+    // A message after them, so their sequences lie inside the stream and not past its end (which would be a proposal under way).
+    await js.publish(`noetl.events.${tenant}-later.o.1.0`, codec.encode(events[0]!));
+    for (const seq of lost.values()) await jsm.streams.deleteMessage(EVENTS_STREAM, seq);
+
+    const { relay, metrics, unpublished } = await relayFor(tenant);
+    relay.start();
+    await waitFor(async () => (await unpublished()) === 0);
+    const got = await streamed(tenant);
+    expect(got.map((m) => m.event.event_id).sort()).toEqual(events.map((e) => e.event_id).sort());
+    expect(got.map((m) => m.msgId).sort()).toEqual(
+      events.map((e) => (lost.has(e.event_id) ? `${e.event_id}.r${lost.get(e.event_id)}` : e.event_id)).sort(),
+    );
+    expect((await metrics.falseDuplicates.get()).values[0]?.value).toBe(2);
+  });
+
   it('lets one relay of a tenant lead; when it stops, another takes over and nothing is lost', async () => {
     const tenant = `t${randomBytes(4).toString('hex')}`;
     const first = await relayFor(tenant);

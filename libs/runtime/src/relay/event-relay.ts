@@ -1,4 +1,4 @@
-import { ErrorCode, headers, JSONCodec, NatsError, type JetStreamClient, type JetStreamManager } from 'nats';
+import { ErrorCode, headers, JSONCodec, NatsError, type JetStreamClient, type JetStreamManager, type MsgHdrs } from 'nats';
 import { isIntact, type LedgerEvent } from '@noetl/event-kernel';
 import type { Database, LeadershipRepository, LedgerCursorRepository, TailEvent, TenantScope } from '@noetl/storage';
 import type { Logger } from 'pino';
@@ -6,6 +6,7 @@ import { ensureEventStream, PAYLOAD_ELIDED_HEADER, type EventStreamLimits } from
 import { eventSubject, shardOf, shardSubject } from '../event-stream/event-subjects';
 import { LedgerFollower } from '../event-stream/ledger-follower';
 import type { RelayMetrics } from './relay-metrics';
+import { streamHolds } from './stream-holds';
 
 export interface EventRelayOptions {
   db: Database;
@@ -39,7 +40,8 @@ export function relayName(scope?: TenantScope): string {
  * event id as the message id, so a relay that dies between publish and its
  * cursor's move republishes without putting a duplicate in the stream
  * (within its duplicate window; the projector refuses stale versions after
- * it). Its cursor moves once JetStream acked the batch.
+ * it). A duplicate ack is believed only once the stream shows the message
+ * (`publishHeld`). Its cursor moves once JetStream acked the batch.
  */
 export class EventRelay {
   private readonly follower: LedgerFollower;
@@ -112,23 +114,44 @@ export class EventRelay {
    * whole would fail forever and hold back every event behind it.)
    */
   private async publish(event: LedgerEvent): Promise<void> {
-    const { js } = this.options;
     const subject = shardSubject(
       eventSubject(event.tenant_id, event.organization_id, event.execution_id),
       shardOf(event.execution_id, this.options.shardCount),
     );
     try {
-      await js.publish(subject, codec.encode(event), { msgID: event.event_id });
+      await this.publishHeld(subject, codec.encode(event), event.event_id);
     } catch (error) {
       if (!(error instanceof NatsError) || error.code !== ErrorCode.MaxPayloadExceeded) throw error;
       const marked = headers();
       marked.set(PAYLOAD_ELIDED_HEADER, '1');
-      await js.publish(subject, codec.encode({ ...event, payload: null }), { msgID: event.event_id, headers: marked });
+      await this.publishHeld(subject, codec.encode({ ...event, payload: null }), event.event_id, marked);
       this.options.metrics.elided.inc();
       this.options.logger.warn(
         { event_id: event.event_id, event_type: event.event_type },
         'an event too large for a NATS message was published without its payload',
       );
+    }
+  }
+
+  /**
+   * Publishes until the stream holds the message. A duplicate ack is
+   * checked (`streamHolds`); one naming a message the stream does not hold
+   * (its proposal lost in a leader change) has the message published again
+   * under an id made of that ack's sequence, so a repeat of this
+   * republish is deduplicated as the first publish was. A consumer folds
+   * the event once either way (the projector by its version).
+   */
+  private async publishHeld(subject: string, data: Uint8Array, eventId: string, marked?: MsgHdrs): Promise<void> {
+    const { js, jsm, metrics, logger } = this.options;
+    for (let msgID = eventId; ;) {
+      const ack = await js.publish(subject, data, { msgID, ...(marked ? { headers: marked } : {}) });
+      if (!ack.duplicate || (await streamHolds(jsm, ack.stream, ack.seq, msgID))) return;
+      metrics.falseDuplicates.inc();
+      logger.warn(
+        { event_id: eventId, msg_id: msgID, seq: ack.seq },
+        'JetStream acked an event as a duplicate of a message it does not hold (lost in a leader change): publishing it again',
+      );
+      msgID = `${eventId}.r${ack.seq}`;
     }
   }
 }

@@ -10,6 +10,7 @@ export class RelayMetrics {
   readonly errors: Counter;
   readonly elided: Counter;
   readonly corrupt: Counter;
+  readonly falseDuplicates: Counter;
 
   constructor(registry: Registry, backlogOf: RelayBacklog) {
     const registers = [registry];
@@ -28,6 +29,11 @@ export class RelayMetrics {
     this.corrupt = new Counter({
       name: 'noetl_relay_corrupt_events_total',
       help: 'Events whose content no longer matches their checksum (changed behind the runtime): not published; `noetl verify` names them',
+      registers,
+    });
+    this.falseDuplicates = new Counter({
+      name: 'noetl_relay_false_duplicates_total',
+      help: 'Events JetStream acked as duplicates of messages it did not hold (their proposal lost in a leader change), published again',
       registers,
     });
     // Read at each scrape: the same figure from every process.
