@@ -1,4 +1,5 @@
-import { buildEvent, envelopeChecksum, sealEvent } from './envelope';
+import { canonicalChecksum } from './canonical-json';
+import { buildEvent, envelopeChecksum, rowJson, sealEvent, type EventEnvelope } from './envelope';
 import { EventType } from './event-types';
 import { ID_EPOCH_MS, SnowflakeIds } from './ids';
 
@@ -55,5 +56,46 @@ describe('buildEvent', () => {
     expect(envelopeChecksum(sealed)).toBe(sealed.checksum);
     const tampered = { ...sealed, payload: { set: { a: 2 } } };
     expect(envelopeChecksum(tampered)).not.toBe(sealed.checksum);
+  });
+
+  it('checksums the canonical JSON of every member but the checksum, whatever members the object has', () => {
+    const sealed = sealEvent(
+      buildEvent({ type: EventType.CtxUpdated, executionId: '7', payload: { set: { b: [1, { d: null, c: 'x' }], a: true } } }, context),
+      3,
+      new Date(Date.UTC(2026, 0, 1, 0, 0, 1)),
+    );
+    const { checksum, ...members } = sealed;
+    expect(checksum).toBe(canonicalChecksum(members));
+    // A member added or missing (an event from elsewhere) is part of what is checksummed, as canonical JSON writes it.
+    const added = { ...sealed, extra: 1 } as EventEnvelope;
+    const { checksum: _added, ...addedMembers } = added;
+    expect(envelopeChecksum(added)).toBe(canonicalChecksum(addedMembers));
+    expect(envelopeChecksum(added)).not.toBe(checksum);
+    const { meta: _meta, checksum: _missing, ...fewer } = sealed;
+    expect(envelopeChecksum(fewer as EventEnvelope)).toBe(canonicalChecksum(fewer));
+    const { node_name: _node, ...unnamed } = members;
+    expect(envelopeChecksum({ ...sealed, node_name: undefined } as unknown as EventEnvelope)).toBe(canonicalChecksum(unnamed));
+  });
+});
+
+describe('rowJson', () => {
+  const seal = (): EventEnvelope =>
+    sealEvent(
+      buildEvent({ type: EventType.CtxUpdated, executionId: '7', payload: { set: { 'quote"d': "it's", n: 1.5 } } }, context),
+      1,
+      new Date(Date.UTC(2026, 0, 1)),
+    );
+
+  it('writes the sealed event as the JSON object it is, checksum included', () => {
+    const sealed = seal();
+    expect(JSON.parse(rowJson(sealed))).toEqual(JSON.parse(JSON.stringify(sealed)));
+  });
+
+  it('writes an event again from the object once its sealed text was taken, and one it did not seal', () => {
+    const sealed = seal();
+    const first = rowJson(sealed);
+    expect(JSON.parse(rowJson(sealed))).toEqual(JSON.parse(first));
+    const copy = { ...sealed };
+    expect(rowJson(copy)).toBe(JSON.stringify(copy));
   });
 });

@@ -1,4 +1,4 @@
-import { canonicalChecksum } from './canonical-json';
+import { canonicalJson, sha256Hex } from './canonical-json';
 import type { EventPayloads, JsonObject, PayloadRef } from './event-payloads';
 import { EventType, type EventTypeName } from './event-types';
 import type { IdGenerator } from './ids';
@@ -129,10 +129,71 @@ export function buildEvent<T extends EventTypeName>(draft: EventDraft<T>, contex
   };
 }
 
+/**
+ * The members a checksum covers: every member of the envelope but the
+ * checksum (the compiler holds this list to the envelope's type), in the
+ * order canonical JSON writes them, each with its key as written there.
+ */
+const SEALED_MEMBERS = Object.keys({
+  event_id: true,
+  tenant_id: true,
+  organization_id: true,
+  execution_id: true,
+  stream_id: true,
+  stream_version: true,
+  aggregate_type: true,
+  aggregate_id: true,
+  event_type: true,
+  schema_name: true,
+  schema_version: true,
+  event_time: true,
+  ingest_time: true,
+  producer: true,
+  causation_id: true,
+  correlation_id: true,
+  idempotency_key: true,
+  parent_event_id: true,
+  parent_execution_id: true,
+  node_name: true,
+  command_id: true,
+  stage_id: true,
+  frame_id: true,
+  loop_id: true,
+  status: true,
+  payload: true,
+  payload_ref: true,
+  meta: true,
+} satisfies Record<Exclude<keyof EventEnvelope, 'checksum'>, true>).sort() as (keyof EventEnvelope)[];
+const SEALED_KEYS = SEALED_MEMBERS.map((member, i) => `${i === 0 ? '{' : ','}${JSON.stringify(member)}:`);
+
+/**
+ * The canonical JSON of the envelope without its checksum. Every event is
+ * sealed with it and verified again by each reader, so an envelope of
+ * exactly its own members is written from the list above, with no sort of
+ * its keys; anything else (a member missing or added) by `canonicalJson`,
+ * which writes what the object holds, byte for byte as the list would.
+ */
+function sealedJson(event: Omit<EventEnvelope, 'checksum'>): string {
+  const record = event as Record<string, unknown>;
+  const members = Object.keys(record).length - (Object.hasOwn(record, 'checksum') ? 1 : 0);
+  if (members !== SEALED_MEMBERS.length) return canonicalJsonOf(record);
+  let out = '';
+  for (let i = 0; i < SEALED_MEMBERS.length; i++) {
+    const value = record[SEALED_MEMBERS[i]!];
+    if (value === undefined) return canonicalJsonOf(record);
+    out += SEALED_KEYS[i]! + (value === null ? 'null' : canonicalJson(value));
+  }
+  return `${out}}`;
+}
+
+function canonicalJsonOf(record: Record<string, unknown>): string {
+  const { checksum: _ignored, ...rest } = record;
+  return canonicalJson(rest);
+}
+
 /** sha256 of the canonical JSON of the envelope without its checksum. */
 export function envelopeChecksum(event: Omit<EventEnvelope, 'checksum'>): string {
-  const { checksum: _ignored, ...rest } = event as EventEnvelope;
-  return canonicalChecksum(rest);
+  return sha256Hex(sealedJson(event));
 }
 
 /** Whether an event as stored still matches its checksum: false when its row was changed behind the runtime (issue 25). */
@@ -140,8 +201,28 @@ export function isIntact(event: EventEnvelope): boolean {
   return envelopeChecksum(event) === event.checksum;
 }
 
+/** The sealed text of each event `sealEvent` made and no insert took yet (see `rowJson`). */
+const sealedTexts = new WeakMap<object, string>();
+
 /** Completes a new event with what the store assigns at append. */
 export function sealEvent<T extends EventTypeName>(event: NewEvent<T>, streamVersion: number, ingestTime: Date): EventEnvelope<T> {
-  const sealed = { ...event, stream_version: streamVersion, ingest_time: ingestTime.toISOString() };
-  return { ...sealed, checksum: envelopeChecksum(sealed as Omit<EventEnvelope, 'checksum'>) } as EventEnvelope<T>;
+  const sealed = { ...event, stream_version: streamVersion, ingest_time: ingestTime.toISOString(), checksum: '' } as EventEnvelope<T>;
+  const text = sealedJson(sealed);
+  sealed.checksum = sha256Hex(text);
+  sealedTexts.set(sealed, text);
+  return sealed;
+}
+
+/**
+ * A sealed event as one JSON object, what the store's insert reads a row
+ * from: the canonical text its checksum was made of, with the checksum
+ * added, when `sealEvent` made it (taken: an event is inserted once), else
+ * written afresh. The row then holds exactly what was checksummed, and no
+ * event is serialised twice on its way in.
+ */
+export function rowJson(event: EventEnvelope): string {
+  const text = sealedTexts.get(event);
+  if (text === undefined) return JSON.stringify(event);
+  sealedTexts.delete(event);
+  return `{"checksum":${JSON.stringify(event.checksum)},${text.slice(1)}`;
 }

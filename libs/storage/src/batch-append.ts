@@ -1,4 +1,4 @@
-import { EventType, type EventEnvelope, type LedgerEvent } from '@noetl/event-kernel';
+import { EventType, rowJson, type EventEnvelope, type LedgerEvent } from '@noetl/event-kernel';
 import { enqueueWrite, type Queryable } from './database';
 import { EVENT_SELECT_LIST } from './event-row';
 import { TERMINAL_EVENT_TYPES_SQL } from './event-unique-keys';
@@ -71,7 +71,12 @@ INSERT INTO noetl.event (${EVENT_SELECT_LIST}) SELECT ${EVENT_SELECT_LIST} FROM 
 /** Queues the strict insert of `sealed` (see STRICT_INSERT_SQL). */
 export async function enqueueStrictInsert(q: Queryable, sealed: readonly EventEnvelope[]): Promise<void> {
   if (sealed.length === 0) return;
-  await enqueueWrite(q, STRICT_INSERT_SQL, [JSON.stringify(sealed)]);
+  await enqueueWrite(q, STRICT_INSERT_SQL, [rowsJson(sealed)]);
+}
+
+/** The batch's parameter: its envelopes as one JSON array. */
+function rowsJson(sealed: readonly EventEnvelope[]): string {
+  return `[${sealed.map(rowJson).join(',')}]`;
 }
 
 /** A rival still in flight took a key of the batch and left a hole in a stream: the transaction is to be retried as is. */
@@ -90,7 +95,7 @@ export class BatchRaceError extends StorageError {
  * the caller to resolve as duplicates.
  */
 export async function insertBatch(q: Queryable, sealed: readonly EventEnvelope[]): Promise<Map<string, LedgerEvent> | null> {
-  const rows = await q.query<{ event_id: string }>(BATCH_INSERT_SQL, [JSON.stringify(sealed)]);
+  const rows = await q.query<{ event_id: string }>(BATCH_INSERT_SQL, [rowsJson(sealed)]);
   if (rows.length === 0) return null;
   const inserted = new Set(rows.map((row) => String(row.event_id)));
   const stored = new Map(
