@@ -23,6 +23,7 @@ import { ExecutionRerunOf1796300000003 } from './1796300000003-ExecutionRerunOf'
 import { RuntimeRole1796400000000 } from './1796400000000-RuntimeRole';
 import { WorkPools1796400000100 } from './1796400000100-WorkPools';
 import { CatalogModel1796500000000 } from './1796500000000-CatalogModel';
+import { ExpectedReport1796600000000 } from './1796600000000-ExpectedReport';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
@@ -53,4 +54,5 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   RuntimeRole1796400000000,
   WorkPools1796400000100,
   CatalogModel1796500000000,
+  ExpectedReport1796600000000,
 ];

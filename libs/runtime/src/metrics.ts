@@ -77,6 +77,13 @@ export class RuntimeMetrics {
     registers: [this.registry],
   });
 
+  /** Reports sent without a read (ExpectedReport) whose guard found the command or its stream moved on: they went again with a read. */
+  readonly reportsReread = new Counter({
+    name: 'noetl_reports_reread_total',
+    help: 'Reports this process expected to send without a read that its guard sent back to read the command under the lock',
+    registers: [this.registry],
+  });
+
   readonly eventsAppended = new Counter({
     name: 'noetl_events_appended_total',
     help: 'Events appended to the ledger by this process, by type',

@@ -14,6 +14,8 @@ export const SqlState = {
   InsufficientPrivilege: '42501',
   DuplicatePreparedStatement: '42P05',
   ReadOnlyTransaction: '25006',
+  /** The guard of a report sent without a read found the command or its stream not as expected (migration ExpectedReport). */
+  ReportNotAsExpected: 'P0N01',
 } as const;
 
 export type SqlStateCode = (typeof SqlState)[keyof typeof SqlState];

@@ -10,7 +10,7 @@ export interface Holder {
 /** A fresh token for a claim; the row keeps only its hash. */
 export function newLeaseToken(): { token: string; hash: string } {
   const token = randomBytes(24).toString('base64url');
-  return { token, hash: hashOf(token) };
+  return { token, hash: leaseTokenHash(token) };
 }
 
 /** Whether `holder` is the one the row's lease was given to. */
@@ -19,7 +19,7 @@ export function holdsLease(
   holder: { worker_id: string; lease_token?: string },
 ): boolean {
   if (row.worker_id !== holder.worker_id || row.lease_token === null || typeof holder.lease_token !== 'string') return false;
-  const presented = Buffer.from(hashOf(holder.lease_token), 'hex');
+  const presented = Buffer.from(leaseTokenHash(holder.lease_token), 'hex');
   const kept = Buffer.from(row.lease_token, 'hex');
   return presented.length === kept.length && timingSafeEqual(presented, kept);
 }
@@ -30,6 +30,7 @@ export function assertNamesCredential(refs: { names: string[]; templated: boolea
   throw new RuntimeError('credential_not_allowed', `${what} does not name credential "${name}"`);
 }
 
-function hashOf(token: string): string {
+/** What a row keeps of a lease token. */
+export function leaseTokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }

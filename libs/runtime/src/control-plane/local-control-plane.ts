@@ -38,6 +38,7 @@ import { streamBacklog, type StreamBacklog } from './stream-backlog';
 import { LocalFrames } from './local-frames';
 import { readLedgerIdentity } from './ledger-identity';
 import { assertNamesCredential, holdsLease, newLeaseToken, type Holder } from './lease-token';
+import { expectedCommand, reportExpecting, type ExpectedReport, type ExpectReport } from './expected-report';
 import { alreadyTerminal, assertCommandHolder, usableCommand } from './command-holding';
 import { childOutcome } from '../executions/child-outcome';
 import { KEEP_STOPPED_MS } from '../worker-registry/worker-directory';
@@ -87,6 +88,8 @@ export interface LocalControlPlaneDeps extends ReportAndPlanDeps {
   owners: CommandOwners;
   /** This process's worker, when it reports here: a frame's commit claims the stage's next frame for it. */
   slots?: LocalSlots;
+  /** With the scheduler role in this process: what a report may take as known, and so send without a read (ExpectedReport). */
+  expectReport?: ExpectReport;
 }
 
 /**
@@ -242,17 +245,23 @@ export class LocalControlPlane implements ControlPlane {
     const outcome = storableOutcome(reported);
     // A large result is stored first, outside the transaction: a lock holder never waits for a second connection.
     const stored = await storedResult(outcome, { store: payloadStore, scope: ledger.scope, inlineLimitBytes });
-    const report = async (q: LedgerTransaction): Promise<string> => {
-      const command = await this.locked(q, commandId);
-      if (holder !== null) assertCommandHolder(command, holder);
-      const terminal = terminalDraft(command, outcome, stored);
-      // Deferred: they go in with the decisions the scheduler appends in this transaction, in one statement.
-      const appended = await ledger.append(q, [terminal], { defer: true });
-      const event = appended[appended.length - 1]?.event;
-      await this.deps.commandRows.end(q, commandId, outcome.status, event?.event_id ?? null);
-      return command.execution_id;
-    };
-    await reportAndPlan(this.deps, commandId, report);
+    const report =
+      (expected: ExpectedReport | undefined) =>
+      async (q: LedgerTransaction): Promise<string> => {
+        const command =
+          expected && holder
+            ? await expectedCommand(q, this.deps.commandRows, ledger.scope, expected, holder)
+            : await this.locked(q, commandId);
+        if (holder !== null) assertCommandHolder(command, holder);
+        const terminal = terminalDraft(command, outcome, stored);
+        // Deferred: they go in with the decisions the scheduler appends in this transaction, in one statement.
+        const appended = await ledger.append(q, [terminal], { defer: true });
+        const event = appended[appended.length - 1]?.event;
+        await this.deps.commandRows.end(q, commandId, outcome.status, event?.event_id ?? null);
+        return command.execution_id;
+      };
+    const expected = holder ? this.deps.expectReport?.(commandId, holder.worker_id) : undefined;
+    await reportExpecting(this.deps, commandId, expected, report);
     this.deps.owners.forget(commandId);
     this.deps.metrics.commandsFinished.inc({ status: outcome.status });
   }

@@ -1,5 +1,5 @@
 import { RenderSliceExceeded } from '@noetl/dsl';
-import type { Database, LedgerTransaction } from '@noetl/storage';
+import { SqlState, sqlStateOf, type Database, type LedgerTransaction } from '@noetl/storage';
 import type { Logger } from 'pino';
 import { notifyExecution, type Bus } from '../bus/bus';
 import type { Ledger } from '../ledger';
@@ -55,7 +55,8 @@ export async function reportAndPlan(
     } catch (error) {
       planned?.rolledBack();
       handed?.rolledBack();
-      if (error instanceof RuntimeError) throw error;
+      // A refusal of the write is the caller's to answer; so is a report's expectation not met (LocalControlPlane.finish reads and goes again).
+      if (error instanceof RuntimeError || sqlStateOf(error) === SqlState.ReportNotAsExpected) throw error;
       // The report must not wait on the plan: it goes again alone, and the scheduler's own pass plans
       // (a render too heavy for the event loop among them: see Scheduler.settleRender).
       if (!(error instanceof RenderSliceExceeded))

@@ -10,6 +10,7 @@ import {
   type PlannerEnv,
 } from '@noetl/dsl';
 import { isUniqueViolation, type LedgerTransaction, type Queryable } from '@noetl/storage';
+import type { ExpectedReport } from '../control-plane/expected-report';
 import { refsOfEvent, refsOfState } from '../state/payload-cache';
 import { afterCommit } from './after-commit';
 import { EagerClaims } from './eager-claims';
@@ -199,6 +200,23 @@ export class Scheduler {
       this.replayedIds.delete(executionId);
       throw error;
     }
+  }
+
+  /**
+   * What a report of `commandId` by `workerId` may take as known
+   * (ExpectedReport): the execution's state is here, at the head its last
+   * committed pass left (no pass of it is under way: one takes the state
+   * out), and has the command running for that worker. Undefined otherwise,
+   * and the report reads the row. Another process's append since is the
+   * guard's to find.
+   */
+  expectedReport(commandId: string, workerId: string): ExpectedReport | undefined {
+    const executionId = this.deps.owners.ownerOf(commandId);
+    const point = executionId === undefined ? undefined : this.states.get(executionId);
+    const command = point?.state.commands[commandId];
+    if (!point || point.state.status !== 'RUNNING' || command?.status !== 'RUNNING' || command.workerId !== workerId) return undefined;
+    // A copy: a pass of the execution folds into its state in place meanwhile (what the guard then refuses).
+    return { executionId: point.state.executionId, head: point.version, command: { ...command } };
   }
 
   /** `planWithin` once the stream lock is held. */

@@ -69,7 +69,10 @@ export function apiServices(scope: TenantScope, shared: SharedParts, core: Ledge
     logger: shared.logger.child({ role: 'control-plane', tenant: scope.tenantId }),
     ...(shared.localSlots ? { slots: shared.localSlots } : {}),
     ...(scheduler
-      ? { planWithin: (q: LedgerTransaction, executionId: string, after?: string) => scheduler.planWithin(q, executionId, after) }
+      ? {
+          planWithin: (q: LedgerTransaction, executionId: string, after?: string) => scheduler.planWithin(q, executionId, after),
+          expectReport: (commandId: string, workerId: string) => scheduler.expectedReport(commandId, workerId),
+        }
       : {}),
   });
   const { objects } = shared.payloads;

@@ -104,6 +104,7 @@ const READ_SQL = prepared(`
   SELECT ${COLUMNS},
          EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = c.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended
     FROM noetl.command c WHERE command_id = $1::bigint AND tenant_id = $2 AND organization_id = $3`);
+const EXPECT_REPORT_SQL = prepared('SELECT noetl.expect_report($1::bigint, $2::bigint, $3, $4, $5, $6, $7, $8::int)');
 const MARK_RUNNING_SQL = prepared(`
   UPDATE noetl.command SET status = 'RUNNING', worker_id = $2, lease_until = $3, lease_token = $4, claimed_at = now(), started_at = now()
    WHERE command_id = $1::bigint`);
@@ -163,6 +164,36 @@ export class CommandRepository {
     if (!row) return undefined;
     const locked = takeStreamHead(tx, stream, row);
     return { ...normalise(locked), execution_ended: locked.execution_ended };
+  }
+
+  /**
+   * A report's expectation of the row, instead of its read: the worker
+   * `expected.workerId` holds it with the lease token of hash
+   * `expected.tokenHash`, and its execution's stream stands at
+   * `expected.head`. Nothing is sent here: the stream lock and the guard
+   * (migration ExpectedReport) go with the transaction's next statement,
+   * and `head` is the head its appends continue from. When the row or the
+   * stream is not so, that statement fails the transaction with
+   * SqlState.ReportNotAsExpected.
+   */
+  async expectReport(
+    tx: LedgerTransaction,
+    scope: TenantScope,
+    expected: { commandId: string; executionId: string; workerId: string; tokenHash: string; head: number },
+  ): Promise<void> {
+    const stream = streamIdOf({ type: 'execution', id: expected.executionId });
+    await tx.lockStream(stream);
+    await tx.enqueue(EXPECT_REPORT_SQL, [
+      expected.commandId,
+      expected.executionId,
+      scope.tenantId,
+      scope.organizationId,
+      expected.workerId,
+      expected.tokenHash,
+      stream,
+      expected.head,
+    ]);
+    tx.noteHead(stream, expected.head);
   }
 
   /** The row as it stands, unlocked (a lease check that changes nothing); undefined when unknown to this tenant. */

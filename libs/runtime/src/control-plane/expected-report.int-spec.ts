@@ -1,0 +1,104 @@
+import { EventType } from '@noetl/event-kernel';
+import { CommandRepository } from '@noetl/storage';
+import { startTestEngine, type TestEngine } from '../../../../test/support/test-engine';
+import { waitFor } from '../../../../test/support/wait-for';
+
+const PLAYBOOK = `
+apiVersion: noetl.io/v2
+kind: Playbook
+metadata: {name: expected_report, path: tests/expected-report}
+workflow:
+  - step: start
+    tool: {kind: noop}
+    next: [{step: last}]
+  - step: last
+    tool: {kind: noop}
+`;
+
+/** A report planned in its own transaction: the step ends and the next one's command is issued. */
+const REPORTED_AND_PLANNED = [EventType.CommandCompleted, EventType.StepExit, EventType.StepEnter, EventType.CommandIssued];
+
+/**
+ * A report of a command whose execution state this process holds at its
+ * stream's head goes without a read, behind a guard in the database
+ * (noetl.expect_report). The spec plays the worker of an engine with the
+ * scheduler role, and counts the reports that expected the row
+ * (CommandRepository.expectReport, observed, not replaced) and those the
+ * guard sent back to read it (noetl_reports_reread_total).
+ */
+describe('a report sent without a read', () => {
+  let t: TestEngine;
+  const expectations = jest.spyOn(CommandRepository.prototype, 'expectReport');
+
+  beforeAll(async () => {
+    t = await startTestEngine({ roles: ['scheduler'] });
+    await t.engine.own.catalog.register(PLAYBOOK);
+  });
+  beforeEach(() => expectations.mockClear());
+  afterAll(async () => {
+    expectations.mockRestore();
+    await t?.close();
+  });
+
+  const rereads = async (): Promise<number> => {
+    const text = await t.engine.metrics.registry.getSingleMetricAsString('noetl_reports_reread_total');
+    return Number(/noetl_reports_reread_total (\d+)/.exec(text)?.[1]);
+  };
+
+  /** An execution whose first command the spec claimed as worker `w1` (its claim planned here: the state is at the head). */
+  async function claimedCommand(): Promise<{ executionId: string; commandId: string; lease_token: string }> {
+    const { execution_id: executionId } = await t.engine.own.executions.start({ path: 'tests/expected-report' });
+    const commandId = await waitFor(async () => {
+      const page = await t.engine.own.executions.events(executionId, { type: [EventType.CommandIssued] });
+      return page.events[0]?.command_id ?? undefined;
+    });
+    const { lease_token } = await t.engine.own.controlPlane.claim(commandId, { worker_id: 'w1' });
+    return { executionId, commandId, lease_token };
+  }
+
+  const eventTypes = async (executionId: string): Promise<string[]> =>
+    (await t.engine.own.executions.events(executionId, { limit: 1000 })).events.map((event) => event.event_type);
+
+  it('checks the command and the stream in the guard and plans on from the state it holds', async () => {
+    const reread = await rereads();
+    const { executionId, commandId, lease_token } = await claimedCommand();
+    await t.engine.own.controlPlane.complete(commandId, { worker_id: 'w1', lease_token, result: { n: 1 } });
+
+    expect(expectations).toHaveBeenCalledTimes(1);
+    expect(await rereads()).toBe(reread);
+    expect((await eventTypes(executionId)).slice(-REPORTED_AND_PLANNED.length)).toEqual(REPORTED_AND_PLANNED);
+    expect(await t.engine.own.executions.stepResult(executionId, 'start')).toEqual({ n: 1 });
+  });
+
+  it('reads the command under the lock when the stream moved on since the state it holds', async () => {
+    const reread = await rereads();
+    const { executionId, commandId, lease_token } = await claimedCommand();
+    // A heartbeat appends to the stream and plans nothing: this process's state stays a version behind.
+    await t.engine.own.controlPlane.heartbeat(commandId, { worker_id: 'w1', lease_token });
+    await t.engine.own.controlPlane.complete(commandId, { worker_id: 'w1', lease_token, result: { n: 2 } });
+
+    expect(expectations).toHaveBeenCalledTimes(1);
+    expect(await rereads()).toBe(reread + 1);
+    const events = (await t.engine.own.executions.events(executionId, { limit: 1000 })).events;
+    expect(events.map((event) => event.position)).toEqual(events.map((_, i) => i + 1));
+    expect(events.filter((event) => event.event_type === EventType.CommandCompleted)).toHaveLength(1);
+    expect(events.map((event) => event.event_type).slice(-REPORTED_AND_PLANNED.length - 1)).toEqual([
+      EventType.CommandHeartbeat,
+      ...REPORTED_AND_PLANNED,
+    ]);
+    expect(await t.engine.own.executions.stepResult(executionId, 'start')).toEqual({ n: 2 });
+  });
+
+  it("refuses a report with another token of the holder's worker id, and appends nothing", async () => {
+    const reread = await rereads();
+    const { executionId, commandId } = await claimedCommand();
+    const before = await eventTypes(executionId);
+    await expect(
+      t.engine.own.controlPlane.complete(commandId, { worker_id: 'w1', lease_token: 'forged', result: { forged: true } }),
+    ).rejects.toMatchObject({ code: 'lease_lost' });
+
+    expect(expectations).toHaveBeenCalledTimes(1);
+    expect(await rereads()).toBe(reread + 1);
+    expect(await eventTypes(executionId)).toEqual(before);
+  });
+});
