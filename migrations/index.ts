@@ -24,6 +24,7 @@ import { RuntimeRole1796400000000 } from './1796400000000-RuntimeRole';
 import { WorkPools1796400000100 } from './1796400000100-WorkPools';
 import { CatalogModel1796500000000 } from './1796500000000-CatalogModel';
 import { ExpectedReport1796600000000 } from './1796600000000-ExpectedReport';
+import { ExpectedCatalog1796600000001 } from './1796600000001-ExpectedCatalog';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
@@ -55,4 +56,5 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   WorkPools1796400000100,
   CatalogModel1796500000000,
   ExpectedReport1796600000000,
+  ExpectedCatalog1796600000001,
 ];

@@ -16,6 +16,8 @@ export const SqlState = {
   ReadOnlyTransaction: '25006',
   /** The guard of a report sent without a read found the command or its stream not as expected (migration ExpectedReport). */
   ReportNotAsExpected: 'P0N01',
+  /** The guard of a start by path sent without a read of the catalog found a newer version (migration ExpectedCatalog). */
+  PlaybookNotLatest: 'P0N02',
 } as const;
 
 export type SqlStateCode = (typeof SqlState)[keyof typeof SqlState];

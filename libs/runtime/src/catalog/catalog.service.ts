@@ -1,6 +1,15 @@
 import { canonicalChecksum, type IdGenerator } from '@noetl/event-kernel';
 import { parsePlaybook, PLAYBOOK_MODEL_FORMAT, type Playbook } from '@noetl/dsl';
-import { CatalogRepository, type CatalogRow, type Database, type Queryable, type TenantScope } from '@noetl/storage';
+import {
+  CatalogRepository,
+  SqlState,
+  sqlStateOf,
+  type CatalogRow,
+  type Database,
+  type LedgerTransaction,
+  type Queryable,
+  type TenantScope,
+} from '@noetl/storage';
 import { parse as parseYaml } from 'yaml';
 import { RuntimeError } from '../runtime-error';
 import type { CatalogEntry, PlaybookRef, RegisteredPlaybook } from './catalog-types';
@@ -27,6 +36,8 @@ export type ApplyDeclaredSchedule = (q: Queryable, playbook: Playbook) => Promis
 export class CatalogService {
   /** Parsed models by catalog id: a catalog row never changes once written. */
   private readonly parsed = new Map<string, Playbook>();
+  /** The latest row of each path as last read (at most MAX_LATEST): what a start expects instead of reading (`resolve`). */
+  private readonly latest = new Map<string, CatalogRow>();
   private readonly rows = new CatalogRepository();
 
   constructor(
@@ -77,6 +88,7 @@ export class CatalogService {
       });
       if (options.schedule !== false) await this.applySchedule?.(q, playbook);
       this.parsed.set(catalogId, playbook);
+      this.latest.delete(playbook.path);
       return { catalog_id: catalogId, path: playbook.path, version };
     });
   }
@@ -91,11 +103,34 @@ export class CatalogService {
     return (await this.rows.versions(this.db, this.scope, path)).map(toEntry);
   }
 
-  /** The playbook a request names; throws `not_found`. `via`: read on that connection (the caller's transaction). */
-  async resolve(ref: PlaybookRef, via?: Queryable): Promise<ResolvedPlaybook> {
-    const row = await this.findRow(ref, via);
+  /**
+   * The playbook a request names; throws `not_found`. `via`: read on that
+   * connection (the caller's transaction). `expectLatest` (a transaction):
+   * a path's latest version this process read before is not read again,
+   * but checked in that transaction's next statement, which fails with
+   * SqlState.PlaybookNotLatest when a newer version is there; the caller
+   * then asks `forgotStaleLatest` and starts again.
+   */
+  async resolve(ref: PlaybookRef, via?: Queryable, expectLatest?: LedgerTransaction): Promise<ResolvedPlaybook> {
+    const known = expectLatest && isLatestOfPath(ref) ? this.latest.get(ref.path) : undefined;
+    if (known) await this.rows.expectLatest(expectLatest!, this.scope, known);
+    const row = known ?? (await this.findRow(ref, via));
     if (!row) throw new RuntimeError('not_found', `playbook ${describeRef(ref)} is not registered`);
+    if (!known && isLatestOfPath(ref)) this.rememberLatest(row);
     return { entry: toEntry(row), playbook: await this.model(row, via) };
+  }
+
+  /** Whether `error` says a version `resolve` expected is no longer its path's latest: then every version read is forgotten. */
+  forgotStaleLatest(error: unknown): boolean {
+    if (sqlStateOf(error) !== SqlState.PlaybookNotLatest) return false;
+    this.latest.clear();
+    return true;
+  }
+
+  private rememberLatest(row: CatalogRow): void {
+    this.latest.delete(row.path);
+    this.latest.set(row.path, row);
+    if (this.latest.size > MAX_LATEST) this.latest.delete(this.latest.keys().next().value!);
   }
 
   /** A registered playbook's YAML as registered and its graph (the execution explorer's view); throws `not_found`. */
@@ -138,6 +173,14 @@ export class CatalogService {
     this.parsed.set(row.catalog_id, playbook);
     return playbook;
   }
+}
+
+/** Paths whose latest version a process keeps (`CatalogService.latest`). */
+const MAX_LATEST = 1024;
+
+/** A request for a path's latest version (no version, no catalog id). */
+function isLatestOfPath(ref: PlaybookRef): ref is PlaybookRef & { path: string } {
+  return ref.catalog_id === undefined && ref.path !== undefined && ref.version === undefined;
 }
 
 function documentOf(content: string): unknown {

@@ -94,7 +94,7 @@ export class ExecutionService {
    * runs in the same transaction when the execution is new.
    */
   start(request: StartExecutionRequest, parent?: ParentLink, within?: (q: Queryable) => Promise<void>): Promise<StartedExecution> {
-    return this.startInTransaction((q) => this.startWithin(q, request, parent ? { parent } : {}), within);
+    return this.startInTransaction((q) => this.startWithin(q, request, parent ? { parent } : {}, true), within);
   }
 
   /**
@@ -148,6 +148,8 @@ export class ExecutionService {
     } catch (error) {
       planned?.rolledBack();
       if (error instanceof RenderSliceExceeded) return this.startInTransaction(startIn, within, false);
+      // A newer version of the path was registered since this process read it: the catalog is read this time.
+      if (this.catalog.forgotStaleLatest(error)) return this.startInTransaction(startIn, within, plans);
       throw error;
     }
     if (planned) {
@@ -166,15 +168,21 @@ export class ExecutionService {
    * `schedule.fired` right after it for a schedule's fire time. Its
    * idempotency key (`child-of:<key>`, `schedule:<id>:<fire time>`) makes a
    * repeated start return the first execution, `created: false`. The caller
-   * commits, then calls `announce`.
+   * commits, then calls `announce`. `expectLatest`: a path's latest version
+   * is checked, not read (CatalogService.resolve, forgotStaleLatest).
    */
-  async startWithin(q: LedgerTransaction, request: StartExecutionRequest, origin: StartOrigin): Promise<StartedWithin> {
+  async startWithin(
+    q: LedgerTransaction,
+    request: StartExecutionRequest,
+    origin: StartOrigin,
+    expectLatest = false,
+  ): Promise<StartedWithin> {
     const payload: unknown = request.payload ?? {};
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
       throw new RuntimeError('invalid_payload', 'payload must be a JSON object (it is merged over the playbook workload)');
     }
     const { parent, schedule, rerun } = origin;
-    const { entry, playbook } = await this.catalog.resolve(request, q);
+    const { entry, playbook } = await this.catalog.resolve(request, q, expectLatest ? q : undefined);
     const executionId = this.ledger.ids.next();
     const workload = deepMerge(rerun?.workload ?? playbook.workload, payload as JsonObject);
     const idempotencyKey = parent ? `child-of:${parent.key}` : schedule ? scheduleFireKey(schedule) : null;

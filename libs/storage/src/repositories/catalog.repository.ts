@@ -1,4 +1,5 @@
 import type { Queryable } from '../database';
+import type { LedgerTransaction } from '../ledger-transaction';
 import { prepared } from '../prepared-statements';
 import type { TenantScope } from '../storage-error';
 
@@ -31,6 +32,7 @@ const ENTRY_SQL = `SELECT ${ENTRY_COLUMNS} FROM noetl.catalog WHERE tenant_id = 
 const BY_ID_SQL = prepared(`${ENTRY_SQL} AND catalog_id = $3::bigint`);
 const LATEST_SQL = prepared(`${ENTRY_SQL} AND path = $3 ORDER BY version DESC LIMIT 1`);
 const VERSION_SQL = prepared(`${ENTRY_SQL} AND path = $3 AND version = $4::int`);
+const EXPECT_LATEST_SQL = prepared('SELECT noetl.expect_latest_playbook($1, $2, $3, $4::int)');
 /** A row's stored model when it is of format $2, else its content to parse (never both: a model is the larger read). */
 const STORED_MODEL_SQL = `SELECT CASE WHEN model_format = $2 THEN model END AS model, CASE WHEN model_format IS DISTINCT FROM $2 THEN content END AS content
                             FROM noetl.catalog WHERE catalog_id = $1::bigint`;
@@ -105,6 +107,16 @@ export class CatalogRepository {
         ? await q.query<CatalogRow>(LATEST_SQL, [scope.tenantId, scope.organizationId, path])
         : await q.query<CatalogRow>(VERSION_SQL, [scope.tenantId, scope.organizationId, path, version]);
     return row;
+  }
+
+  /**
+   * A read of the path's latest version, expected to be `row` instead: the
+   * guard (migration ExpectedCatalog) goes with the transaction's next
+   * statement, and fails it with SqlState.PlaybookNotLatest when a newer
+   * version is there.
+   */
+  async expectLatest(tx: LedgerTransaction, scope: TenantScope, row: CatalogRow): Promise<void> {
+    await tx.enqueue(EXPECT_LATEST_SQL, [scope.tenantId, scope.organizationId, row.path, row.version]);
   }
 
   /** The YAML as registered. */
