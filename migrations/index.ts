@@ -25,6 +25,7 @@ import { WorkPools1796400000100 } from './1796400000100-WorkPools';
 import { CatalogModel1796500000000 } from './1796500000000-CatalogModel';
 import { ExpectedReport1796600000000 } from './1796600000000-ExpectedReport';
 import { ExpectedCatalog1796600000001 } from './1796600000001-ExpectedCatalog';
+import { ExpectedClaim1796600000002 } from './1796600000002-ExpectedClaim';
 
 /**
  * Every migration, oldest first. Listed by import rather than found by glob, so
@@ -57,4 +58,5 @@ export const MIGRATIONS: ReadonlyArray<new () => MigrationInterface> = [
   CatalogModel1796500000000,
   ExpectedReport1796600000000,
   ExpectedCatalog1796600000001,
+  ExpectedClaim1796600000002,
 ];

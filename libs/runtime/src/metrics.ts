@@ -77,10 +77,10 @@ export class RuntimeMetrics {
     registers: [this.registry],
   });
 
-  /** Reports sent without a read (ExpectedReport) whose guard found the command or its stream moved on: they went again with a read. */
-  readonly reportsReread = new Counter({
-    name: 'noetl_reports_reread_total',
-    help: 'Reports this process expected to send without a read that its guard sent back to read the command under the lock',
+  /** Reports and claims sent without a read (expected-writes.ts) whose guard found the command or its stream moved on: they went again with a read. */
+  readonly rereads = new Counter({
+    name: 'noetl_control_plane_rereads_total',
+    help: 'Reports and claims this process sent without a read that their guard sent back to read the command under the lock',
     registers: [this.registry],
   });
 

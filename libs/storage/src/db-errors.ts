@@ -14,8 +14,8 @@ export const SqlState = {
   InsufficientPrivilege: '42501',
   DuplicatePreparedStatement: '42P05',
   ReadOnlyTransaction: '25006',
-  /** The guard of a report sent without a read found the command or its stream not as expected (migration ExpectedReport). */
-  ReportNotAsExpected: 'P0N01',
+  /** The guard of a report or claim sent without a read found the command or its stream not as expected (migrations ExpectedReport, ExpectedClaim). */
+  NotAsExpected: 'P0N01',
   /** The guard of a start by path sent without a read of the catalog found a newer version (migration ExpectedCatalog). */
   PlaybookNotLatest: 'P0N02',
 } as const;

@@ -38,7 +38,7 @@ import { streamBacklog, type StreamBacklog } from './stream-backlog';
 import { LocalFrames } from './local-frames';
 import { readLedgerIdentity } from './ledger-identity';
 import { assertNamesCredential, holdsLease, newLeaseToken, type Holder } from './lease-token';
-import { expectedCommand, reportExpecting, type ExpectedReport, type ExpectReport } from './expected-report';
+import { ExpectedWrites, type HeldState, type RowOf } from './expected-writes';
 import { alreadyTerminal, assertCommandHolder, usableCommand } from './command-holding';
 import { childOutcome } from '../executions/child-outcome';
 import { KEEP_STOPPED_MS } from '../worker-registry/worker-directory';
@@ -88,8 +88,8 @@ export interface LocalControlPlaneDeps extends ReportAndPlanDeps {
   owners: CommandOwners;
   /** This process's worker, when it reports here: a frame's commit claims the stage's next frame for it. */
   slots?: LocalSlots;
-  /** With the scheduler role in this process: what a report may take as known, and so send without a read (ExpectedReport). */
-  expectReport?: ExpectReport;
+  /** With the scheduler role in this process: the execution states it holds, from which a report or claim may be sent without a read (expected-writes.ts). */
+  held?: (executionId: string) => HeldState | undefined;
 }
 
 /**
@@ -100,9 +100,14 @@ export interface LocalControlPlaneDeps extends ReportAndPlanDeps {
  */
 export class LocalControlPlane implements ControlPlane {
   private readonly frames: LocalFrames;
+  private readonly writes: ExpectedWrites;
 
   constructor(private readonly deps: LocalControlPlaneDeps) {
     this.frames = new LocalFrames(deps, (executionId, spec) => this.scopeOf(executionId, spec));
+    const { held, owners, commandRows, ledger, metrics } = deps;
+    this.writes = new ExpectedWrites(held && { owners, held }, { commandRows, scope: ledger.scope, metrics }, (q, id) =>
+      this.locked(q, id),
+    );
   }
 
   claimFrame(stageId: string, request: ClaimRequest): Promise<ClaimedFrame | null> {
@@ -145,33 +150,35 @@ export class LocalControlPlane implements ControlPlane {
     const leaseMs = request.lease_ms ?? DEFAULT_LEASE_MS;
     let claimed: { command: LockedCommand; leaseUntil: Date; token: string } | undefined;
     let assembled: ClaimedCommand | undefined;
-    const claimIn = async (q: LedgerTransaction): Promise<string> => {
-      assembled = undefined;
-      const command = await this.locked(q, commandId);
-      assertClaimFits(`command ${commandId}`, request, workOf(command.spec ?? {}));
-      if (command.status !== 'ISSUED') {
-        // A repeated claim gets its lease back only with the token the first one returned: a worker id is public.
-        if (
-          (command.status === 'RUNNING' || command.status === 'CLAIMED') &&
-          request.lease_token !== undefined &&
-          holdsLease(command, request as Holder)
-        ) {
-          claimed = { command, leaseUntil: command.lease_until ?? ledger.now(), token: request.lease_token };
-          return command.execution_id;
+    const claimIn =
+      (row: RowOf<LockedCommand>) =>
+      async (q: LedgerTransaction): Promise<string> => {
+        assembled = undefined;
+        const command = await row(q);
+        assertClaimFits(`command ${commandId}`, request, workOf(command.spec ?? {}));
+        if (command.status !== 'ISSUED') {
+          // A repeated claim gets its lease back only with the token the first one returned: a worker id is public.
+          if (
+            (command.status === 'RUNNING' || command.status === 'CLAIMED') &&
+            request.lease_token !== undefined &&
+            holdsLease(command, request as Holder)
+          ) {
+            claimed = { command, leaseUntil: command.lease_until ?? ledger.now(), token: request.lease_token };
+            return command.execution_id;
+          }
+          throw new RuntimeError('already_claimed', `command ${commandId} is ${command.status} (worker ${command.worker_id ?? '-'})`);
         }
-        throw new RuntimeError('already_claimed', `command ${commandId} is ${command.status} (worker ${command.worker_id ?? '-'})`);
-      }
-      const leaseUntil = new Date(ledger.now().getTime() + leaseMs);
-      const token = newLeaseToken();
-      const lease = { worker_id: request.worker_id, lease_until: leaseUntil.toISOString() };
-      await ledger.append(q, [this.draft(command, EventType.CommandClaimed, { ...lease, attempt: command.attempt, started: true })], {
-        defer: true,
-      });
-      await this.deps.commandRows.markRunning(q, commandId, { workerId: request.worker_id, leaseUntil, tokenHash: token.hash });
-      this.deps.metrics.claimLatency.observe((ledger.now().getTime() - command.created_at.getTime()) / 1000);
-      claimed = { command, leaseUntil, token: token.token };
-      return command.execution_id;
-    };
+        const leaseUntil = new Date(ledger.now().getTime() + leaseMs);
+        const token = newLeaseToken();
+        const lease = { worker_id: request.worker_id, lease_until: leaseUntil.toISOString() };
+        await ledger.append(q, [this.draft(command, EventType.CommandClaimed, { ...lease, attempt: command.attempt, started: true })], {
+          defer: true,
+        });
+        await this.deps.commandRows.markRunning(q, commandId, { workerId: request.worker_id, leaseUntil, tokenHash: token.hash });
+        this.deps.metrics.claimLatency.observe((ledger.now().getTime() - command.created_at.getTime()) / 1000);
+        claimed = { command, leaseUntil, token: token.token };
+        return command.execution_id;
+      };
     const fromPlan = async (q: Queryable, _executionId: string, planned: PlannedPass | undefined): Promise<undefined> => {
       assembled =
         planned && claimed
@@ -180,8 +187,8 @@ export class LocalControlPlane implements ControlPlane {
       return undefined;
     };
     // Without the scheduler here a claim is not planned (nor announced): the report that follows it is.
-    if (this.deps.planWithin) await reportAndPlan(this.deps, undefined, claimIn, fromPlan);
-    else await this.deps.db.transaction(claimIn);
+    if (this.deps.planWithin) await this.writes.claim(commandId, (row) => reportAndPlan(this.deps, undefined, claimIn(row), fromPlan));
+    else await this.deps.db.transaction(claimIn((q) => this.locked(q, commandId)));
     const lease = claimed!;
     return (
       assembled ??
@@ -246,12 +253,9 @@ export class LocalControlPlane implements ControlPlane {
     // A large result is stored first, outside the transaction: a lock holder never waits for a second connection.
     const stored = await storedResult(outcome, { store: payloadStore, scope: ledger.scope, inlineLimitBytes });
     const report =
-      (expected: ExpectedReport | undefined) =>
+      (row: RowOf<CommandRow>) =>
       async (q: LedgerTransaction): Promise<string> => {
-        const command =
-          expected && holder
-            ? await expectedCommand(q, this.deps.commandRows, ledger.scope, expected, holder)
-            : await this.locked(q, commandId);
+        const command = await row(q);
         if (holder !== null) assertCommandHolder(command, holder);
         const terminal = terminalDraft(command, outcome, stored);
         // Deferred: they go in with the decisions the scheduler appends in this transaction, in one statement.
@@ -260,8 +264,7 @@ export class LocalControlPlane implements ControlPlane {
         await this.deps.commandRows.end(q, commandId, outcome.status, event?.event_id ?? null);
         return command.execution_id;
       };
-    const expected = holder ? this.deps.expectReport?.(commandId, holder.worker_id) : undefined;
-    await reportExpecting(this.deps, commandId, expected, report);
+    await this.writes.report(commandId, holder, (row) => reportAndPlan(this.deps, commandId, report(row)));
     this.deps.owners.forget(commandId);
     this.deps.metrics.commandsFinished.inc({ status: outcome.status });
   }

@@ -56,7 +56,7 @@ export async function reportAndPlan(
       planned?.rolledBack();
       handed?.rolledBack();
       // A refusal of the write is the caller's to answer; so is a report's expectation not met (LocalControlPlane.finish reads and goes again).
-      if (error instanceof RuntimeError || sqlStateOf(error) === SqlState.ReportNotAsExpected) throw error;
+      if (error instanceof RuntimeError || sqlStateOf(error) === SqlState.NotAsExpected) throw error;
       // The report must not wait on the plan: it goes again alone, and the scheduler's own pass plans
       // (a render too heavy for the event loop among them: see Scheduler.settleRender).
       if (!(error instanceof RenderSliceExceeded))

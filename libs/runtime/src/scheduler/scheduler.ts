@@ -10,7 +10,7 @@ import {
   type PlannerEnv,
 } from '@noetl/dsl';
 import { isUniqueViolation, type LedgerTransaction, type Queryable } from '@noetl/storage';
-import type { ExpectedReport } from '../control-plane/expected-report';
+import type { HeldState } from '../control-plane/expected-writes';
 import { refsOfEvent, refsOfState } from '../state/payload-cache';
 import { afterCommit } from './after-commit';
 import { EagerClaims } from './eager-claims';
@@ -203,20 +203,14 @@ export class Scheduler {
   }
 
   /**
-   * What a report of `commandId` by `workerId` may take as known
-   * (ExpectedReport): the execution's state is here, at the head its last
-   * committed pass left (no pass of it is under way: one takes the state
-   * out), and has the command running for that worker. Undefined otherwise,
-   * and the report reads the row. Another process's append since is the
-   * guard's to find.
+   * The execution's state as this process's last committed pass of it left
+   * it, at its stream's head then; undefined while a pass of it is under
+   * way (it takes the state out) or when none is cached. What a report or
+   * claim may take as known (expected-writes.ts): another process's append
+   * since is its guard's to find.
    */
-  expectedReport(commandId: string, workerId: string): ExpectedReport | undefined {
-    const executionId = this.deps.owners.ownerOf(commandId);
-    const point = executionId === undefined ? undefined : this.states.get(executionId);
-    const command = point?.state.commands[commandId];
-    if (!point || point.state.status !== 'RUNNING' || command?.status !== 'RUNNING' || command.workerId !== workerId) return undefined;
-    // A copy: a pass of the execution folds into its state in place meanwhile (what the guard then refuses).
-    return { executionId: point.state.executionId, head: point.version, command: { ...command } };
+  heldState(executionId: string): HeldState | undefined {
+    return this.states.get(executionId);
   }
 
   /** `planWithin` once the stream lock is held. */
@@ -299,7 +293,7 @@ export class Scheduler {
     const fold = async (event: LedgerEvent): Promise<void> => {
       const wasRunning = state?.status === 'RUNNING';
       state = applyEvent(state, event);
-      if (event.event_type === EventType.CommandIssued) this.deps.owners.remember(event.payload.command_id, event.execution_id);
+      this.deps.owners.observe(event);
       if (event.event_type === EventType.StepExit && tracingEnabled())
         effects.endedRuns.push({ executionId: event.execution_id, run: state.runs[event.payload.run_id]! });
       await materialize(q, world, event, state, effects);

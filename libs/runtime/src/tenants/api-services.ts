@@ -71,7 +71,7 @@ export function apiServices(scope: TenantScope, shared: SharedParts, core: Ledge
     ...(scheduler
       ? {
           planWithin: (q: LedgerTransaction, executionId: string, after?: string) => scheduler.planWithin(q, executionId, after),
-          expectReport: (commandId: string, workerId: string) => scheduler.expectedReport(commandId, workerId),
+          held: (executionId: string) => scheduler.heldState(executionId),
         }
       : {}),
   });

@@ -2,7 +2,7 @@ import { streamIdOf, type CommandStatus, type IssuedCommandFields, type JsonObje
 import { enqueueWrite, type Queryable } from '../database';
 import { TERMINAL_EVENT_TYPES_SQL } from '../event-unique-keys';
 import type { LedgerTransaction } from '../ledger-transaction';
-import { prepared } from '../prepared-statements';
+import { prepared, type Sql } from '../prepared-statements';
 import { streamHeadColumn, takeStreamHead } from '../stream-locks';
 import type { TenantScope } from '../storage-error';
 import { isBigintId } from './bigint-id';
@@ -105,6 +105,7 @@ const READ_SQL = prepared(`
          EXISTS (SELECT 1 FROM noetl.event e WHERE e.execution_id = c.execution_id AND e.event_type IN ${TERMINAL_EVENT_TYPES_SQL}) AS execution_ended
     FROM noetl.command c WHERE command_id = $1::bigint AND tenant_id = $2 AND organization_id = $3`);
 const EXPECT_REPORT_SQL = prepared('SELECT noetl.expect_report($1::bigint, $2::bigint, $3, $4, $5, $6, $7, $8::int)');
+const EXPECT_CLAIM_SQL = prepared('SELECT noetl.expect_claim($1::bigint, $2::bigint, $3, $4, $5, $6::int)');
 const MARK_RUNNING_SQL = prepared(`
   UPDATE noetl.command SET status = 'RUNNING', worker_id = $2, lease_until = $3, lease_token = $4, claimed_at = now(), started_at = now()
    WHERE command_id = $1::bigint`);
@@ -174,26 +175,34 @@ export class CommandRepository {
    * (migration ExpectedReport) go with the transaction's next statement,
    * and `head` is the head its appends continue from. When the row or the
    * stream is not so, that statement fails the transaction with
-   * SqlState.ReportNotAsExpected.
+   * SqlState.NotAsExpected.
    */
   async expectReport(
     tx: LedgerTransaction,
     scope: TenantScope,
     expected: { commandId: string; executionId: string; workerId: string; tokenHash: string; head: number },
   ): Promise<void> {
-    const stream = streamIdOf({ type: 'execution', id: expected.executionId });
-    await tx.lockStream(stream);
-    await tx.enqueue(EXPECT_REPORT_SQL, [
-      expected.commandId,
-      expected.executionId,
-      scope.tenantId,
-      scope.organizationId,
-      expected.workerId,
-      expected.tokenHash,
-      stream,
-      expected.head,
+    const { commandId, executionId, workerId, tokenHash, head } = expected;
+    await expectUnderLock(tx, executionId, head, (stream) => [
+      EXPECT_REPORT_SQL,
+      [commandId, executionId, scope.tenantId, scope.organizationId, workerId, tokenHash, stream, head],
     ]);
-    tx.noteHead(stream, expected.head);
+  }
+
+  /**
+   * A claim's expectation of the row, instead of its read, as
+   * `expectReport`: the row still ISSUED, and the stream at `expected.head`.
+   */
+  async expectClaim(
+    tx: LedgerTransaction,
+    scope: TenantScope,
+    expected: { commandId: string; executionId: string; head: number },
+  ): Promise<void> {
+    const { commandId, executionId, head } = expected;
+    await expectUnderLock(tx, executionId, head, (stream) => [
+      EXPECT_CLAIM_SQL,
+      [commandId, executionId, scope.tenantId, scope.organizationId, stream, head],
+    ]);
   }
 
   /** The row as it stands, unlocked (a lease check that changes nothing); undefined when unknown to this tenant. */
@@ -307,4 +316,17 @@ export class CommandRepository {
     );
     return rows.map(normaliseStuck);
   }
+}
+
+/** The execution's stream lock and `guard` (of that stream), queued; `head` is the head the transaction's appends continue from. */
+async function expectUnderLock(
+  tx: LedgerTransaction,
+  executionId: string,
+  head: number,
+  guard: (stream: string) => [Sql, unknown[]],
+): Promise<void> {
+  const stream = streamIdOf({ type: 'execution', id: executionId });
+  await tx.lockStream(stream);
+  await tx.enqueue(...guard(stream));
+  tx.noteHead(stream, head);
 }
