@@ -1,3 +1,14 @@
+/**
+ * Reports and claims that send no read. With the scheduler in this process,
+ * a command's report or claim may take the command's row as the execution
+ * state this process holds has it, instead of reading it under the lock:
+ * the transaction is then one message, its plan included, behind a guard
+ * that checks under the lock what the read would have
+ * (CommandRepository.expectReport, expectClaim). When the guard finds
+ * otherwise (another process appended, the lease moved), it fails the
+ * transaction with SqlState.NotAsExpected, and the write goes again with
+ * the read (`expecting`).
+ */
 import type { CommandState, ExecutionState, JsonObject } from '@noetl/event-kernel';
 import {
   SqlState,
@@ -11,18 +22,6 @@ import {
 import type { RuntimeMetrics } from '../metrics';
 import type { CommandOwners } from '../state/command-owners';
 import { leaseTokenHash, type Holder } from './lease-token';
-
-/**
- * Reports and claims that send no read. With the scheduler in this process,
- * a command's report or claim may take the command's row as the execution
- * state this process holds has it, instead of reading it under the lock:
- * the transaction is then one message, its plan included, behind a guard
- * that checks under the lock what the read would have
- * (CommandRepository.expectReport, expectClaim). When the guard finds
- * otherwise (another process appended, the lease moved), it fails the
- * transaction with SqlState.NotAsExpected, and the write goes again with
- * the read (`expecting`).
- */
 
 /** An execution's state as this process's scheduler last committed it, at `version`, its stream's head then (Scheduler.heldState). */
 export interface HeldState {
