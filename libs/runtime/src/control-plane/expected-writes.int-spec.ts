@@ -1,7 +1,7 @@
 import { EventType } from '@noetl/event-kernel';
 import { CommandRepository } from '@noetl/storage';
+import { startUntilIssued } from '../../../../test/support/issued-command';
 import { startTestEngine, type TestEngine } from '../../../../test/support/test-engine';
-import { waitFor } from '../../../../test/support/wait-for';
 
 const PLAYBOOK = `
 apiVersion: noetl.io/v2
@@ -52,14 +52,7 @@ describe('reports and claims sent without a read', () => {
   };
 
   /** A new execution's first command, issued (the start planned here: the state is at the head). */
-  async function issuedCommand(): Promise<{ executionId: string; commandId: string }> {
-    const { execution_id: executionId } = await t.engine.own.executions.start({ path: 'tests/expected-writes' });
-    const commandId = await waitFor(async () => {
-      const page = await t.engine.own.executions.events(executionId, { type: [EventType.CommandIssued] });
-      return page.events[0]?.command_id ?? undefined;
-    });
-    return { executionId, commandId };
-  }
+  const issuedCommand = (): Promise<{ executionId: string; commandId: string }> => startUntilIssued(t.engine, 'tests/expected-writes');
 
   /** An execution whose first command the spec claimed as worker `w1` (its claim planned here: the state is at the head). */
   async function claimedCommand(): Promise<{ executionId: string; commandId: string; lease_token: string }> {

@@ -1,4 +1,5 @@
 import { EventType } from '@noetl/event-kernel';
+import { startUntilIssued } from '../../../../test/support/issued-command';
 import { startTestEngine, type TestEngine } from '../../../../test/support/test-engine';
 import { waitFor } from '../../../../test/support/wait-for';
 
@@ -21,14 +22,7 @@ describe('LocalControlPlane', () => {
   });
   afterAll(async () => t?.close());
 
-  async function issuedCommand(): Promise<{ executionId: string; commandId: string }> {
-    const { execution_id: executionId } = await t.engine.own.executions.start({ path: 'tests/control-plane' });
-    const commandId = await waitFor(async () => {
-      const page = await t.engine.own.executions.events(executionId, { type: [EventType.CommandIssued] });
-      return page.events[0]?.command_id ?? undefined;
-    });
-    return { executionId, commandId };
-  }
+  const issuedCommand = (): Promise<{ executionId: string; commandId: string }> => startUntilIssued(t.engine, 'tests/control-plane');
 
   it('gives a command to one worker only; the holder may claim again with its token, no one with the worker id alone', async () => {
     const { commandId } = await issuedCommand();
