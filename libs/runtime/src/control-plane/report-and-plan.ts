@@ -55,7 +55,7 @@ export async function reportAndPlan(
     } catch (error) {
       planned?.rolledBack();
       handed?.rolledBack();
-      // A refusal of the write is the caller's to answer; so is a report's expectation not met (LocalControlPlane.finish reads and goes again).
+      // A refusal of the write is the caller's to answer; so is an expectation of the row not met (ExpectedWrites reads it and goes again).
       if (error instanceof RuntimeError || sqlStateOf(error) === SqlState.NotAsExpected) throw error;
       // The report must not wait on the plan: it goes again alone, and the scheduler's own pass plans
       // (a render too heavy for the event loop among them: see Scheduler.settleRender).
